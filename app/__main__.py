@@ -1,0 +1,16 @@
+"""``python -m app`` and the ``bidstudio`` script: start the desktop app."""
+
+from __future__ import annotations
+
+import sys
+
+
+def main() -> int:
+    """Launch the GUI (imported lazily so the CLI never loads Qt)."""
+    from app.ui.main import run
+
+    return run(sys.argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

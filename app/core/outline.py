@@ -1,0 +1,281 @@
+"""The outline domain: pydantic items and one evented tree that every layer shares.
+
+The tree is addressed by *paths*: tuples of child indexes from the invisible root, so
+``(2, 0)`` is the first child of the third chapter and ``()`` is the root itself.
+Every mutation goes through :class:`Outline` methods, which emit an "about to" event
+before the change and a "done" event after it, so a Qt adapter can call
+``beginInsertRows``/``endInsertRows`` around the real change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Path = tuple[int, ...]
+
+#: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
+EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content")
+
+
+class OutlineNode(BaseModel):
+    """One heading of the outline; ``id`` is renumbered by code (1, 1.1, 1.1.1)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    id: str = Field(default="", description="编号，由程序生成，如 1.2.3")
+    title: str = Field(min_length=1, max_length=60, description="标题")
+    description: str = Field(default="", max_length=400, description="本节应写的内容要点")
+    source_requirement_id: str | None = Field(default=None, description="对应评分项编号，如 R1")
+    source_requirement_title: str | None = Field(default=None, description="对应评分项标题")
+    children: list[OutlineNode] = Field(default_factory=list, max_length=12)
+    content: str = Field(default="", description="正文")
+
+    def walk(self, path: Path = ()) -> Iterator[tuple[Path, OutlineNode]]:
+        """Yield ``(path, node)`` for this node's descendants, depth first."""
+        for i, child in enumerate(self.children):
+            child_path = (*path, i)
+            yield child_path, child
+            yield from child.walk(child_path)
+
+    def depth(self) -> int:
+        """Levels below and including this node (a leaf has depth 1)."""
+        return 1 + max((c.depth() for c in self.children), default=0)
+
+
+class OutlineDocument(BaseModel):
+    """What a structured model call returns and what a project stores: the chapters."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    outline: list[OutlineNode] = Field(default_factory=list, max_length=12)
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True)
+class Inserted:
+    """``count`` nodes were (or are about to be) inserted under ``parent`` at ``index``."""
+
+    parent: Path
+    index: int
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Removed:
+    """``count`` nodes under ``parent`` starting at ``index`` were (or are about to be) removed."""
+
+    parent: Path
+    index: int
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Moved:
+    """A node moved from ``src_parent[src_index]``; ``dst_index`` is Qt-style (before removal)."""
+
+    src_parent: Path
+    src_index: int
+    dst_parent: Path
+    dst_index: int
+
+
+@dataclass(frozen=True)
+class Changed:
+    """Fields of the node at ``path`` changed."""
+
+    path: Path
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Reset:
+    """The whole tree was replaced."""
+
+
+TreeEvent = Inserted | Removed | Moved | Changed | Reset
+Phase = Literal["before", "after"]
+Listener = Callable[[Phase, TreeEvent], None]
+
+
+@dataclass
+class _Listeners:
+    items: list[Listener] = field(default_factory=list)
+
+
+class OutlineError(ValueError):
+    """A tree operation was given a path or index that does not exist."""
+
+
+class Outline:
+    """The single evented outline tree (rule 1 of the architecture).
+
+    Listeners are called ``listener("before", event)`` then ``listener("after", event)``.
+    The root is a virtual :class:`OutlineNode` whose children are the chapters.
+    """
+
+    def __init__(self, chapters: list[OutlineNode] | None = None) -> None:
+        self._root = OutlineNode(title="root", children=list(chapters or []))
+        self._listeners = _Listeners()
+
+    # ---- listening
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call ``listener`` around every change; returns a function that unsubscribes."""
+        self._listeners.items.append(listener)
+
+        def unsubscribe() -> None:
+            if listener in self._listeners.items:
+                self._listeners.items.remove(listener)
+
+        return unsubscribe
+
+    def _emit(self, phase: Phase, event: TreeEvent) -> None:
+        for listener in list(self._listeners.items):
+            listener(phase, event)
+
+    # ---- reading
+    @property
+    def root(self) -> OutlineNode:
+        """The invisible root node; its children are the chapters."""
+        return self._root
+
+    @property
+    def chapters(self) -> list[OutlineNode]:
+        """Top-level chapters (read-only use: mutate through methods)."""
+        return self._root.children
+
+    def node(self, path: Path) -> OutlineNode:
+        """The node at ``path`` (``()`` is the root)."""
+        node = self._root
+        for depth, i in enumerate(path):
+            if not 0 <= i < len(node.children):
+                raise OutlineError(f"no node at {path!r} (index {i} at depth {depth})")
+            node = node.children[i]
+        return node
+
+    def exists(self, path: Path) -> bool:
+        """Whether ``path`` names a node."""
+        try:
+            self.node(path)
+        except OutlineError:
+            return False
+        return True
+
+    def walk(self) -> Iterator[tuple[Path, OutlineNode]]:
+        """All nodes depth first with their paths."""
+        return self._root.walk()
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self.walk())
+
+    def depth(self) -> int:
+        """Levels of the deepest branch (0 for an empty outline)."""
+        return self._root.depth() - 1
+
+    def to_document(self) -> OutlineDocument:
+        """A deep copy as the serialisable document model."""
+        return OutlineDocument(outline=[c.model_copy(deep=True) for c in self._root.children])
+
+    def to_data(self) -> dict[str, Any]:
+        """Plain JSON-able dict ``{"outline": [...]}``."""
+        return self.to_document().model_dump(mode="json")
+
+    # ---- writing
+    def replace(self, chapters: list[OutlineNode]) -> None:
+        """Replace the whole tree (one ``Reset`` event)."""
+        self._emit("before", Reset())
+        self._root.children = list(chapters)
+        self._emit("after", Reset())
+
+    def insert(self, parent: Path, index: int, node: OutlineNode) -> Path:
+        """Insert ``node`` as child ``index`` of ``parent``; ``index == len`` appends."""
+        siblings = self.node(parent).children
+        if not 0 <= index <= len(siblings):
+            raise OutlineError(f"index {index} out of range for {parent!r}")
+        event = Inserted(parent, index, 1)
+        self._emit("before", event)
+        siblings.insert(index, node)
+        self._emit("after", event)
+        return (*parent, index)
+
+    def append(self, parent: Path, node: OutlineNode) -> Path:
+        """Append ``node`` under ``parent`` and return its path."""
+        return self.insert(parent, len(self.node(parent).children), node)
+
+    def remove(self, path: Path) -> OutlineNode:
+        """Remove and return the node at ``path``."""
+        if not path:
+            raise OutlineError("cannot remove the root")
+        parent, index = path[:-1], path[-1]
+        siblings = self.node(parent).children
+        if not 0 <= index < len(siblings):
+            raise OutlineError(f"no node at {path!r}")
+        event = Removed(parent, index, 1)
+        self._emit("before", event)
+        node = siblings.pop(index)
+        self._emit("after", event)
+        return node
+
+    def move(self, path: Path, dst_parent: Path, dst_index: int) -> Path:
+        """Move the node at ``path`` to be child ``dst_index`` of ``dst_parent``.
+
+        ``dst_index`` counts positions *before* the node is taken out (as Qt's
+        ``beginMoveRows`` does); the returned path is where the node ends up.
+        """
+        if not path:
+            raise OutlineError("cannot move the root")
+        if dst_parent[: len(path)] == path:
+            raise OutlineError("cannot move a node into itself")
+        src_parent, src_index = path[:-1], path[-1]
+        src_siblings = self.node(src_parent).children
+        dst_siblings = self.node(dst_parent).children
+        if not 0 <= src_index < len(src_siblings) or not 0 <= dst_index <= len(dst_siblings):
+            raise OutlineError(f"bad move {path!r} -> {dst_parent!r}[{dst_index}]")
+        if src_parent == dst_parent and dst_index in (src_index, src_index + 1):
+            return path
+        # The destination parent's own path may shift when the source is taken out.
+        event = Moved(src_parent, src_index, dst_parent, dst_index)
+        self._emit("before", event)
+        node = src_siblings.pop(src_index)
+        final_index = dst_index - 1 if src_parent == dst_parent and dst_index > src_index else dst_index
+        dst_siblings.insert(final_index, node)
+        self._emit("after", event)
+        return self._path_of(node)
+
+    def update(self, path: Path, **fields: Any) -> None:
+        """Set editable fields of the node at ``path`` (validated by pydantic)."""
+        unknown = set(fields) - set(EDITABLE_FIELDS) - {"id"}
+        if unknown:
+            raise OutlineError(f"unknown fields {sorted(unknown)}")
+        node = self.node(path)
+        changed = tuple(k for k, v in fields.items() if getattr(node, k) != v)
+        if not changed:
+            return
+        event = Changed(path, changed)
+        self._emit("before", event)
+        for key in changed:
+            setattr(node, key, fields[key])
+        self._emit("after", event)
+
+    def renumber(self) -> None:
+        """Give every node its positional id (1, 1.1, 1.1.1); code owns ids."""
+        for path, node in list(self.walk()):
+            wanted = ".".join(str(i + 1) for i in path)
+            if node.id != wanted:
+                self.update(path, id=wanted)
+
+    def _path_of(self, target: OutlineNode) -> Path:
+        for path, node in self.walk():
+            if node is target:
+                return path
+        raise OutlineError("node not in tree")
+
+
+def number_for(path: Path) -> str:
+    """The display number of a path: ``(0, 1)`` -> ``"1.2"``."""
+    return ".".join(str(i + 1) for i in path)

@@ -1,0 +1,150 @@
+"""Structure rules for an outline, checked by code (rule 2 of the architecture).
+
+Schema validity is the floor. These rules catch what weak models do on top of it:
+shallow trees, single children, titles that are only digits, titles that echo the
+prompt ("一级目录"), a section titled like its parent, duplicate siblings and the same
+set of titles repeated under every chapter. Each finding is an :class:`RuleIssue` with a
+JSON pointer and a Chinese message precise enough to hand back to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from app.core.outline import OutlineNode, Path
+from app.core.pointer import path_to_pointer
+
+#: Titles that only echo the prompt's own words.
+ECHO_TITLES = frozenset(
+    {
+        "一级目录", "二级目录", "三级目录", "四级目录", "一级标题", "二级标题", "三级标题",
+        "目录", "标题", "章节", "章节标题", "小节", "子章节", "子标题", "节标题",
+        "title", "chapter", "section", "subsection", "heading", "xxx", "示例", "待定",
+    }
+)
+_PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
+_LEADING_NUMBER = re.compile(
+    r"^\s*(?:第[一二三四五六七八九十百\d]+[章节部分篇]|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s])\s*"
+)
+
+
+@dataclass(frozen=True)
+class OutlineLimits:
+    """Bounds the rules enforce; depth is configurable 2–4."""
+
+    depth: int = 3
+    min_children: int = 2
+    max_chapters: int = 12
+    max_children: int = 10
+    max_title_len: int = 40
+    min_chapters: int = 2
+
+
+@dataclass(frozen=True)
+class RuleIssue:
+    """One broken rule: where (a JSON pointer), which rule, and a message for people and models."""
+
+    pointer: str
+    code: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.pointer or '/outline'}: {self.message}"
+
+
+def normalize_title(title: str) -> str:
+    """A title without leading numbering or spaces, for comparisons."""
+    return _LEADING_NUMBER.sub("", title).strip().lower().replace(" ", "")
+
+
+def strip_numbering(title: str) -> str:
+    """Remove numbering a model put in front of a title ("1.2 设计原则" -> "设计原则")."""
+    stripped = _LEADING_NUMBER.sub("", title).strip()
+    return stripped or title.strip()
+
+
+def title_problem(title: str) -> str | None:
+    """Why a title is unusable, or None."""
+    t = title.strip()
+    if not t:
+        return "标题为空"
+    if _PUNCT_OR_DIGITS.match(t):
+        return f"标题“{t}”只有数字或标点"
+    if normalize_title(t) in ECHO_TITLES or t.lower() in ECHO_TITLES:
+        return f"标题“{t}”只是复述了提示词，不是真正的标题"
+    return None
+
+
+def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> list[RuleIssue]:
+    """All rule violations of an outline, in document order."""
+    lim = limits or OutlineLimits()
+    issues: list[RuleIssue] = []
+    if len(chapters) < lim.min_chapters:
+        issues.append(RuleIssue("/outline", "too_few_chapters", f"一级章节只有 {len(chapters)} 个，至少需要 {lim.min_chapters} 个"))
+    if len(chapters) > lim.max_chapters:
+        issues.append(RuleIssue("/outline", "too_many_chapters", f"一级章节有 {len(chapters)} 个，最多 {lim.max_chapters} 个"))
+    _check_level(chapters, (), None, 1, lim, issues)
+    issues.extend(_repeated_sets(chapters))
+    return issues
+
+
+def _check_level(
+    nodes: list[OutlineNode], parent_path: Path, parent: OutlineNode | None, level: int,
+    lim: OutlineLimits, issues: list[RuleIssue],
+) -> None:
+    seen: dict[str, int] = {}
+    for i, node in enumerate(nodes):
+        path = (*parent_path, i)
+        ptr = path_to_pointer(path)
+        problem = title_problem(node.title)
+        if problem:
+            issues.append(RuleIssue(ptr + "/title", "bad_title", problem))
+        elif len(node.title) > lim.max_title_len:
+            issues.append(RuleIssue(ptr + "/title", "long_title", f"标题过长（{len(node.title)} 字），应不超过 {lim.max_title_len} 字"))
+        key = normalize_title(node.title)
+        if key and key in seen:
+            issues.append(RuleIssue(ptr + "/title", "duplicate_sibling", f"标题“{node.title}”与同级第 {seen[key] + 1} 项重复"))
+        seen.setdefault(key, i)
+        if parent is not None and key and key == normalize_title(parent.title):
+            issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
+        if level < lim.depth:
+            n = len(node.children)
+            if n < lim.min_children:
+                issues.append(RuleIssue(ptr + "/children", "too_few_children",
+                                        f"“{node.title}”下只有 {n} 个子项，第 {level + 1} 级至少需要 {lim.min_children} 个"))
+            elif n > lim.max_children:
+                issues.append(RuleIssue(ptr + "/children", "too_many_children",
+                                        f"“{node.title}”下有 {n} 个子项，最多 {lim.max_children} 个"))
+            _check_level(node.children, path, node, level + 1, lim, issues)
+        elif node.children:
+            issues.append(RuleIssue(ptr + "/children", "too_deep", f"“{node.title}”已是第 {level} 级，不应再有子项（目录共 {lim.depth} 级）"))
+
+
+def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
+    """The same child-title set under three or more different parents is boilerplate."""
+    issues: list[RuleIssue] = []
+    parents: list[tuple[Path, OutlineNode]] = []
+    for i, ch in enumerate(chapters):
+        parents.append(((i,), ch))
+        parents.extend(((i, *p), n) for p, n in ch.walk() if n.children)
+    signatures = Counter()
+    sig_of: dict[Path, frozenset[str]] = {}
+    for path, node in parents:
+        if len(node.children) >= 2:
+            sig = frozenset(normalize_title(c.title) for c in node.children)
+            sig_of[path] = sig
+            signatures[sig] += 1
+    for path, sig in sig_of.items():
+        if signatures[sig] >= 3:
+            issues.append(RuleIssue(path_to_pointer(path, "children"), "repeated_children",
+                                    f"“{_node(chapters, path).title}”的子标题与其他 {signatures[sig] - 1} 处完全相同，应针对本节内容拟写"))
+    return issues
+
+
+def _node(chapters: list[OutlineNode], path: Path) -> OutlineNode:
+    node = chapters[path[0]]
+    for i in path[1:]:
+        node = node.children[i]
+    return node

@@ -1,0 +1,1 @@
+"""BidStudio documents layer."""

@@ -1,0 +1,327 @@
+"""A real local HTTP server speaking the OpenAI chat-completions protocol, for tests.
+
+It listens on a loopback socket; the real ``openai`` client talks to it. Each test scripts
+what the "model" does with :class:`Reply` objects (text, streamed or not, HTTP errors,
+dropped connections, slow answers, truncation) and afterwards inspects the requests the
+server received. It also plays two llama.cpp behaviours: rejecting ``json_schema``
+response formats (as HTTP 400, or as llama-cpp-python's HTTP 500 pydantic error) and
+counting overlapping requests so concurrency limits can be checked.
+
+Usage::
+
+    with OpenAIServer() as server:
+        server.push(Reply.text('{"a": 1}'))
+        client = AsyncOpenAI(base_url=server.base_url, api_key="k")
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+LLAMA_CPP_500_BODY = {
+    "error": {
+        "code": 500,
+        "message": "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+        "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+        "'ctx': {'expected': \"'text' or 'json_object'\"}}]",
+        "type": "internal_server_error",
+    }
+}
+
+
+@dataclass
+class Reply:
+    """One scripted answer of the fake model."""
+
+    content: str = ""
+    finish_reason: str = "stop"
+    status: int = 200
+    body: Any = None  # JSON body for error replies
+    headers: dict[str, str] = field(default_factory=dict)
+    chunk_size: int = 7  # characters per SSE chunk when streaming
+    delay: float = 0.0  # seconds before answering
+    chunk_delay: float = 0.0  # seconds between SSE chunks
+    drop_after: int | None = None  # close the socket after this many characters (streaming)
+    usage: dict[str, int] | None | bool = True  # True: computed; None/False: no usage reported
+    reasoning: str = ""  # sent as reasoning_content deltas before the content
+
+    @classmethod
+    def text(cls, content: str, **kw: Any) -> Reply:
+        """A normal answer (works for streaming and non-streaming requests)."""
+        return cls(content=content, **kw)
+
+    @classmethod
+    def error(cls, status: int, message: str = "error", **kw: Any) -> Reply:
+        """An HTTP error with an OpenAI-style error body."""
+        body = kw.pop("body", None) or {"error": {"message": message, "type": "error", "code": status}}
+        return cls(status=status, body=body, **kw)
+
+    @classmethod
+    def truncated(cls, content: str, **kw: Any) -> Reply:
+        """An answer cut by the token limit (``finish_reason == "length"``)."""
+        return cls(content=content, finish_reason="length", **kw)
+
+    @classmethod
+    def dropped(cls, content: str, after: int, **kw: Any) -> Reply:
+        """A stream whose connection is closed after ``after`` characters."""
+        return cls(content=content, drop_after=after, **kw)
+
+
+@dataclass
+class RecordedRequest:
+    """What the server received, and when."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+    started: float
+    finished: float = 0.0
+    disconnected: bool = False
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """The chat messages of a completion request."""
+        return list(self.body.get("messages", [])) if isinstance(self.body, dict) else []
+
+    @property
+    def prompt_text(self) -> str:
+        """All message contents joined, for asserting on prompts."""
+        return "\n".join(str(m.get("content", "")) for m in self.messages)
+
+
+Handler = Callable[[RecordedRequest], Reply]
+
+
+class OpenAIServer:
+    """The scripted server; a context manager that starts and stops its thread."""
+
+    def __init__(self, models: list[str] | None = None) -> None:
+        self.models = models or ["test-model"]
+        self.requests: list[RecordedRequest] = []
+        self.script: deque[Reply] = deque()
+        self.handler: Handler | None = None
+        self.default: Reply | None = None
+        self.reject_json_schema: str | None = None  # None, "400" or "500"
+        self.require_key: str | None = None  # when set, other keys get 401
+        self.max_concurrent = 0
+        self._inflight = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        """The ``/v1`` base URL to give the client."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> OpenAIServer:
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def push(self, *replies: Reply | str) -> None:
+        """Queue replies; a plain string is ``Reply.text``."""
+        for r in replies:
+            self.script.append(Reply.text(r) if isinstance(r, str) else r)
+
+    @property
+    def completion_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    def _next_reply(self, req: RecordedRequest) -> Reply:
+        with self._lock:
+            if self.script:
+                return self.script.popleft()
+        if self.handler is not None:
+            return self.handler(req)
+        if self.default is not None:
+            return self.default
+        return Reply.error(500, "test server: no scripted reply left")
+
+    def _enter(self) -> None:
+        with self._lock:
+            self._inflight += 1
+            self.max_concurrent = max(self.max_concurrent, self._inflight)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self._inflight -= 1
+
+
+def _usage(req: RecordedRequest, reply: Reply) -> dict[str, int] | None:
+    if reply.usage is True:
+        prompt = max(1, len(req.prompt_text) // 2)
+        completion = max(1, len(reply.content) // 2)
+        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    if isinstance(reply.usage, dict):
+        return reply.usage
+    return None
+
+
+def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
+    class _H(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
+            return
+
+        def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+            data = json.dumps(obj, ensure_ascii=False).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+
+        def _record(self, body: Any) -> RecordedRequest:
+            req = RecordedRequest(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}, body, time.monotonic())
+            with server._lock:
+                server.requests.append(req)
+            return req
+
+        def _auth_ok(self) -> bool:
+            if server.require_key is None:
+                return True
+            if self.headers.get("Authorization") == f"Bearer {server.require_key}":
+                return True
+            self._send_json(401, {"error": {"message": "Incorrect API key provided", "type": "invalid_request_error", "code": "invalid_api_key"}})
+            return False
+
+        def do_GET(self) -> None:
+            req = self._record(None)
+            if not self._auth_ok():
+                return
+            if self.path.rstrip("/").endswith("/models"):
+                self._send_json(200, {"object": "list", "data": [{"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models]})
+            else:
+                self._send_json(404, {"error": {"message": "not found"}})
+            req.finished = time.monotonic()
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {"_raw": raw.decode("utf-8", "replace")}
+            req = self._record(body)
+            if not self._auth_ok():
+                return
+            if not self.path.rstrip("/").endswith("/chat/completions"):
+                self._send_json(404, {"error": {"message": "not found"}})
+                return
+            server._enter()
+            try:
+                self._complete(req, body)
+            except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+                req.disconnected = True
+            finally:
+                req.finished = time.monotonic()
+                server._leave()
+
+        def _complete(self, req: RecordedRequest, body: dict[str, Any]) -> None:
+            rf = body.get("response_format") or {}
+            if server.reject_json_schema and rf.get("type") == "json_schema":
+                if server.reject_json_schema == "500":
+                    self._send_json(500, LLAMA_CPP_500_BODY)
+                else:
+                    self._send_json(400, {"error": {"message": "response_format type json_schema is not supported", "type": "invalid_request_error", "param": "response_format"}})
+                return
+            reply = server._next_reply(req)
+            if reply.delay:
+                time.sleep(reply.delay)
+            if reply.status != 200:
+                self._send_json(reply.status, reply.body, reply.headers)
+                return
+            model = body.get("model", "test-model")
+            if body.get("stream"):
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                self._stream(req, reply, model, include_usage)
+                return
+            message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+            if reply.reasoning:
+                message["reasoning_content"] = reply.reasoning
+            payload: dict[str, Any] = {
+                "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()), "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": reply.finish_reason}],
+            }
+            usage = _usage(req, reply)
+            if usage:
+                payload["usage"] = usage
+            self._send_json(200, payload)
+
+        def _chunk(self, model: str, delta: dict[str, Any], finish: str | None, usage: dict[str, int] | None = None,
+                   choices: bool = True) -> bytes:
+            obj: dict[str, Any] = {"id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0, "model": model,
+                                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}] if choices else []}
+            if usage is not None:
+                obj["usage"] = usage
+            return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\n\n"
+
+        def _stream(self, req: RecordedRequest, reply: Reply, model: str, include_usage: bool) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Cache-Control", "no-cache")
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            w = self.wfile
+            w.write(self._chunk(model, {"role": "assistant", "content": ""}, None))
+            for i in range(0, len(reply.reasoning), reply.chunk_size):
+                w.write(self._chunk(model, {"reasoning_content": reply.reasoning[i:i + reply.chunk_size]}, None))
+            sent = 0
+            text = reply.content
+            step = max(1, reply.chunk_size)
+            while sent < len(text):
+                piece = text[sent:sent + step]
+                if reply.drop_after is not None and sent + len(piece) > reply.drop_after:
+                    piece = piece[: max(0, reply.drop_after - sent)]
+                    if piece:
+                        w.write(self._chunk(model, {"content": piece}, None))
+                    w.flush()
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    req.disconnected = True
+                    return
+                w.write(self._chunk(model, {"content": piece}, None))
+                w.flush()
+                sent += len(piece)
+                if reply.chunk_delay:
+                    time.sleep(reply.chunk_delay)
+            if reply.drop_after is not None:
+                self.connection.shutdown(socket.SHUT_RDWR)
+                req.disconnected = True
+                return
+            w.write(self._chunk(model, {}, reply.finish_reason))
+            usage = _usage(req, reply)
+            if include_usage and usage:
+                w.write(self._chunk(model, {}, None, usage, choices=False))
+            w.write(b"data: [DONE]\n\n")
+            w.flush()
+
+    return _H
