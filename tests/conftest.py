@@ -12,7 +12,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from tests.openai_server import OpenAIServer  # noqa: E402
+from tests.openai_server import OpenAIServer
 
 REPO = Path(__file__).resolve().parent.parent
 TENDERS = REPO.parent / "shared" / "tenders"

@@ -50,7 +50,7 @@ class Reply:
     delay: float = 0.0  # seconds before answering
     chunk_delay: float = 0.0  # seconds between SSE chunks
     drop_after: int | None = None  # close the socket after this many characters (streaming)
-    usage: dict[str, int] | None | bool = True  # True: computed; None/False: no usage reported
+    usage: dict[str, int] | bool | None = True  # True: computed; None/False: no usage reported
     reasoning: str = ""  # sent as reasoning_content deltas before the content
 
     @classmethod
@@ -186,7 +186,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
     class _H(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence stderr
+        def log_message(self, format: str, *args: Any) -> None:
             return
 
         def _send_json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:

@@ -129,7 +129,7 @@ def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
     for i, ch in enumerate(chapters):
         parents.append(((i,), ch))
         parents.extend(((i, *p), n) for p, n in ch.walk() if n.children)
-    signatures = Counter()
+    signatures: Counter[frozenset[str]] = Counter()
     sig_of: dict[Path, frozenset[str]] = {}
     for path, node in parents:
         if len(node.children) >= 2:

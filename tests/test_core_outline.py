@@ -1,0 +1,143 @@
+"""The evented outline tree, JSON pointers and structure rules (app/core)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.outline import Changed, Inserted, Moved, Outline, OutlineError, OutlineNode, Removed, Reset
+from app.core.pointer import PointerError, parse_pointer, path_to_pointer, pointer_to_target
+from app.core.rules import OutlineLimits, check_outline, strip_numbering, title_problem
+
+
+def _tree() -> Outline:
+    def leaf(t: str) -> OutlineNode:
+        return OutlineNode(title=t)
+
+    return Outline([
+        OutlineNode(title="总体方案", children=[
+            OutlineNode(title="设计原则", children=[leaf("安全可靠"), leaf("经济适用")]),
+            OutlineNode(title="技术路线", children=[leaf("系统架构"), leaf("关键技术")]),
+        ]),
+        OutlineNode(title="实施计划", children=[
+            OutlineNode(title="进度安排", children=[leaf("里程碑"), leaf("工期保障")]),
+            OutlineNode(title="人员配置", children=[leaf("项目经理"), leaf("技术团队")]),
+        ]),
+    ])
+
+
+def test_events_come_before_and_after_each_change() -> None:
+    tree = _tree()
+    seen: list[tuple[str, object]] = []
+    tree.subscribe(lambda phase, ev: seen.append((phase, ev)))
+    tree.append((0,), OutlineNode(title="质量保障"))
+    tree.update((0, 2), title="质量保证")
+    tree.move((0, 2), (1,), 0)
+    tree.remove((1, 0))
+    tree.replace([])
+    kinds = [(p, type(e)) for p, e in seen]
+    assert kinds == [
+        ("before", Inserted), ("after", Inserted),
+        ("before", Changed), ("after", Changed),
+        ("before", Moved), ("after", Moved),
+        ("before", Removed), ("after", Removed),
+        ("before", Reset), ("after", Reset),
+    ]
+    assert seen[0][1] == Inserted((0,), 2, 1)
+    assert seen[4][1] == Moved((0,), 2, (1,), 0)
+
+
+def test_move_within_parent_uses_qt_style_destination() -> None:
+    tree = _tree()
+    new_path = tree.move((0, 0), (0,), 2)  # after the second sibling
+    assert new_path == (0, 1)
+    assert [c.title for c in tree.node((0,)).children] == ["技术路线", "设计原则"]
+
+
+def test_cannot_move_into_own_subtree_or_bad_index() -> None:
+    tree = _tree()
+    with pytest.raises(OutlineError):
+        tree.move((0,), (0, 1), 0)
+    with pytest.raises(OutlineError):
+        tree.insert((0,), 9, OutlineNode(title="x"))
+    with pytest.raises(OutlineError):
+        tree.node((5,))
+
+
+def test_renumber_gives_positional_ids() -> None:
+    tree = _tree()
+    tree.renumber()
+    assert tree.node((1, 0, 1)).id == "2.1.2"
+    assert tree.depth() == 3 and len(tree) == 14
+
+
+@pytest.mark.parametrize(
+    ("text", "tokens"),
+    [
+        ("/outline/0/title", ["outline", "0", "title"]),
+        ("/a~1b/c~0d", ["a/b", "c~d"]),
+        ("$.outline[2].children[0].title", ["outline", "2", "children", "0", "title"]),
+        ("outline.1.children", ["outline", "1", "children"]),
+        ("outline[0]['title']", ["outline", "0", "title"]),
+    ],
+)
+def test_pointer_dialects_normalise(text: str, tokens: list[str]) -> None:
+    assert parse_pointer(text) == tokens
+
+
+def test_pointer_to_target_and_back() -> None:
+    t = pointer_to_target(parse_pointer("/outline/2/children/0"))
+    assert (t.path, t.field) == ((2, 0), None)
+    t = pointer_to_target(parse_pointer("/outline/2/children"))
+    assert (t.path, t.field) == ((2,), "children")
+    t = pointer_to_target(parse_pointer("/outline"))
+    assert (t.path, t.field) == ((), "children")
+    assert path_to_pointer((2, 0), "title") == "/outline/2/children/0/title"
+    assert path_to_pointer((), "children") == "/outline"
+    with pytest.raises(PointerError):
+        pointer_to_target(parse_pointer("/outline/x"))
+    with pytest.raises(PointerError):
+        pointer_to_target(parse_pointer("/items/0"))
+
+
+def test_a_good_outline_breaks_no_rule() -> None:
+    assert check_outline(_tree().chapters) == []
+
+
+def test_rules_catch_weak_model_patterns() -> None:
+    bad = [
+        OutlineNode(title="一级目录", children=[
+            OutlineNode(title="二级目录", children=[OutlineNode(title="三级目录"), OutlineNode(title="3")]),
+            OutlineNode(title="二级目录", children=[OutlineNode(title="a"), OutlineNode(title="b")]),
+        ]),
+        OutlineNode(title="实施计划", children=[
+            OutlineNode(title="实施计划", children=[OutlineNode(title="a"), OutlineNode(title="b")]),
+        ]),
+        OutlineNode(title="质量保障", children=[
+            OutlineNode(title="措施", children=[OutlineNode(title="a"), OutlineNode(title="b")]),
+            OutlineNode(title="制度", children=[OutlineNode(title="c", children=[OutlineNode(title="d")])]),
+        ]),
+    ]
+    codes = {(i.code, i.pointer) for i in check_outline(bad)}
+    assert ("bad_title", "/outline/0/title") in codes
+    assert ("bad_title", "/outline/0/children/0/children/1/title") in codes
+    assert ("duplicate_sibling", "/outline/0/children/1/title") in codes
+    assert ("same_as_parent", "/outline/1/children/0/title") in codes
+    assert ("too_few_children", "/outline/1/children") in codes
+    assert ("too_few_children", "/outline/2/children/1/children") in codes
+    assert ("too_deep", "/outline/2/children/1/children/0/children") in codes
+    assert any(c == "repeated_children" for c, _ in codes)
+
+
+def test_depth_is_configurable() -> None:
+    two_levels = [OutlineNode(title=t, children=[OutlineNode(title="甲"), OutlineNode(title="乙")]) for t in ("一", "二")]
+    assert check_outline(two_levels, OutlineLimits(depth=2)) == []
+    assert any(i.code == "too_few_children" for i in check_outline(two_levels, OutlineLimits(depth=3)))
+
+
+def test_title_helpers() -> None:
+    assert strip_numbering("1.2 设计原则") == "设计原则"
+    assert strip_numbering("第三章 实施方案") == "实施方案"
+    assert strip_numbering("（二）保障措施") == "保障措施"
+    assert title_problem("  ") == "标题为空"
+    assert title_problem("...") is not None
+    assert title_problem("项目理解") is None
