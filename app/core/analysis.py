@@ -1,0 +1,84 @@
+"""What the app knows about a tender after analysis: the overview and the scoring groups.
+
+The analysis is produced by ``app.pipeline.analysis`` (model extraction cross-checked
+against the deterministic scoring table) and consumed by the outline pipeline (one-to-one
+chapters come from :class:`ScoringGroup`), the UI (editable analysis table) and exports.
+Differences between the table and the model are kept, never silently resolved.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ScoringCategory = Literal["technical", "business", "price", "other"]
+AnalysisSource = Literal["table", "model", "table+model", "none"]
+
+
+class ProjectOverview(BaseModel):
+    """The project overview (项目概况) the model reads from the located overview section."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    project_name: str = Field(default="", max_length=200, description="项目名称")
+    buyer: str = Field(default="", max_length=200, description="采购人/招标人")
+    summary: str = Field(default="", max_length=2000, description="项目概况")
+    scope: str = Field(default="", max_length=2000, description="采购内容/服务范围")
+    budget: str = Field(default="", max_length=200, description="预算金额")
+    service_period: str = Field(default="", max_length=200, description="服务期/工期/交货期")
+    technical_requirements: list[str] = Field(default_factory=list, description="主要技术要求")
+    source_pages: list[int] = Field(default_factory=list, description="来源页码（从 1 起）")
+
+
+class ScoringGroup(BaseModel):
+    """One technical scoring group (R1, R2, ...): a top-level chapter in one-to-one mode."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    id: str = Field(description="评分项编号，如 R1")
+    title: str = Field(min_length=1, max_length=60, description="评分项名称")
+    description: str = Field(default="", max_length=2000, description="评分标准说明")
+    detail_points: list[str] = Field(default_factory=list, description="评分细则要点，逐条")
+    points: float | None = Field(default=None, description="分值")
+    source_page: int | None = Field(default=None, description="来源页码（从 1 起）")
+    category: ScoringCategory = "technical"
+
+
+class AnalysisDifference(BaseModel):
+    """One disagreement between the deterministic table and the model, kept for the user."""
+
+    group_id: str | None = None
+    field: Literal["title", "points", "missing_in_model", "missing_in_table"]
+    table_value: str | None = None
+    model_value: str | None = None
+    message: str = Field(description="给用户看的中文说明")
+
+
+class Analysis(BaseModel):
+    """Overview + technical scoring groups + cross-check findings for one tender."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    overview: ProjectOverview = Field(default_factory=ProjectOverview)
+    groups: list[ScoringGroup] = Field(default_factory=list)
+    source: AnalysisSource = "none"
+    table_confident: bool = False
+    differences: list[AnalysisDifference] = Field(default_factory=list)
+    technical_requirements: str = Field(default="", description="无技术评分时给自由模式的技术要求原文摘录")
+    notes: list[str] = Field(default_factory=list, description="给用户看的中文提示")
+
+    @property
+    def technical_groups(self) -> list[ScoringGroup]:
+        """Only the technical groups (what one-to-one mode turns into chapters)."""
+        return [g for g in self.groups if g.category == "technical"]
+
+    @property
+    def has_technical_scoring(self) -> bool:
+        """Whether one-to-one mode is possible for this tender."""
+        return bool(self.technical_groups)
+
+
+def renumber_groups(groups: list[ScoringGroup]) -> list[ScoringGroup]:
+    """Give groups code-owned ids R1, R2, ... in order (ids are never trusted from a model)."""
+    return [g.model_copy(update={"id": f"R{i + 1}"}) for i, g in enumerate(groups)]

@@ -1,0 +1,118 @@
+"""Local, model-free repairs of an outline, tried before any model call is spent on a fix.
+
+Weak models number their own titles ("1.2 设计原则"), wrap them in markdown, echo the prompt
+("二级目录"), repeat a sibling, title a child like its parent, or write one level too many.
+Code fixes what code can: strip numbering and decoration, drop unusable children as long
+as at least ``min_children`` remain, cut lists to the limits, cut levels below the depth,
+and renumber. What is left (too few children, repeated child sets) goes back to the model.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.core.outline import OutlineNode
+from app.core.rules import OutlineLimits, check_outline, normalize_title, strip_numbering, title_problem
+
+_DECORATION = re.compile(r"^[\s#*>`\-•·●○◆■□▪、:：|]+|[\s#*`|：:]+$")
+_QUOTES = "\"'“”‘’「」『』《》【】[]"
+
+
+def clean_title(title: str, max_len: int = 40) -> str:
+    """A model title without numbering, markdown, quotes or trailing punctuation."""
+    t = title.replace("\n", " ").strip()
+    for _ in range(3):
+        before = t
+        t = _DECORATION.sub("", t).strip().strip(_QUOTES).strip()
+        t = strip_numbering(t)
+        if t == before:
+            break
+    t = t.rstrip("。；;,，")
+    return t[:max_len].strip()
+
+
+def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str]) -> bool:
+    key = normalize_title(node.title)
+    if title_problem(node.title) is not None:
+        return False
+    if parent_key is not None and key == parent_key:
+        return False
+    return key not in seen
+
+
+def repair_children(children: list[OutlineNode], parent_title: str | None, level: int,
+                    limits: OutlineLimits) -> list[OutlineNode]:
+    """Repaired copies of ``children`` (at ``level``, 1-based) and of their subtrees.
+
+    Unusable children (echo titles, same as the parent, duplicate siblings) are dropped only
+    while at least ``limits.min_children`` good ones remain, so dropping never creates a
+    "too few children" problem that was not there before.
+    """
+    cleaned: list[OutlineNode] = []
+    for child in children:
+        title = clean_title(child.title, limits.max_title_len) or child.title.strip() or "?"
+        cleaned.append(child.model_copy(update={"title": title[:60], "id": child.id}, deep=True))
+    parent_key = normalize_title(parent_title) if parent_title else None
+    good: list[OutlineNode] = []
+    seen: set[str] = set()
+    for node in cleaned:
+        if _node_ok(node, parent_key, seen):
+            good.append(node)
+            seen.add(normalize_title(node.title))
+    kept = good if len(good) >= min(limits.min_children, len(cleaned)) else cleaned
+    max_n = limits.max_chapters if level == 1 else limits.max_children
+    kept = kept[:max_n]
+    out: list[OutlineNode] = []
+    for node in kept:
+        if level >= limits.depth:
+            sub: list[OutlineNode] = []
+        else:
+            sub = repair_children(node.children, node.title, level + 1, limits)
+        out.append(node.model_copy(update={"children": sub}))
+    return out
+
+
+def repair_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = None,
+                   lock_top: bool = False) -> list[OutlineNode]:
+    """A locally repaired, renumbered copy of the whole outline.
+
+    With ``lock_top`` the chapters themselves (one-to-one mode) keep their titles, order and
+    number; only their subtrees are repaired.
+    """
+    lim = limits or OutlineLimits()
+    if lock_top:
+        out = [ch.model_copy(update={"children": repair_children(ch.children, ch.title, 2, lim)}, deep=True)
+               for ch in chapters]
+    else:
+        out = repair_children(chapters, None, 1, lim)
+    renumber_nodes(out)
+    return out
+
+
+def repair_chapter(chapter: OutlineNode, limits: OutlineLimits | None = None) -> OutlineNode:
+    """A copy of one chapter with its subtree repaired (its own title untouched)."""
+    lim = limits or OutlineLimits()
+    return chapter.model_copy(update={"children": repair_children(chapter.children, chapter.title, 2, lim)},
+                              deep=True)
+
+
+def renumber_nodes(chapters: list[OutlineNode], prefix: str = "") -> None:
+    """Set positional ids in place (1, 1.1, 1.1.1): code owns numbering, never the model."""
+    for i, node in enumerate(chapters):
+        node.id = f"{prefix}{i + 1}"
+        renumber_nodes(node.children, node.id + ".")
+
+
+def chapter_issues(chapter: OutlineNode, index: int, limits: OutlineLimits | None = None) -> list[str]:
+    """Rule violations inside one chapter, as messages for a model (chapter-level only)."""
+    lim = limits or OutlineLimits()
+    solo = OutlineLimits(depth=lim.depth, min_children=lim.min_children, max_chapters=lim.max_chapters,
+                         max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=1)
+    issues = check_outline([chapter], solo)
+    prefix = f"/outline/{index}"
+    return [str(i).replace("/outline/0", prefix, 1) for i in issues]
+
+
+def is_valid(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> bool:
+    """Whether the outline breaks no structure rule."""
+    return not check_outline(chapters, limits)
