@@ -1,0 +1,80 @@
+"""Errors of the model client, each carrying a Chinese message for the user.
+
+Three kinds matter to callers: :class:`LLMConfigError` (the user must fix the endpoint
+settings: missing key, 401/403, unknown model or wrong address — never retried),
+:class:`LLMConnectionError` (network trouble or server errors that outlived the bounded
+retries) and :class:`LLMResponseError` (the server answered, but not with something usable).
+"""
+
+from __future__ import annotations
+
+
+class LLMError(Exception):
+    """Base of all model-client errors; ``message_zh`` is shown to the user as is."""
+
+    def __init__(self, message_zh: str, *, detail: str = "", status: int | None = None) -> None:
+        super().__init__(message_zh if not detail else f"{message_zh}（{detail}）")
+        self.message_zh = message_zh
+        self.detail = detail
+        self.status = status
+
+
+class LLMConfigError(LLMError):
+    """The endpoint configuration is wrong (key, model, address); retrying cannot help."""
+
+    @classmethod
+    def missing_key(cls) -> LLMConfigError:
+        """No API key was configured."""
+        return cls("未填写 API 密钥。请在模型设置中填写密钥（本地模型服务可填写任意非空字符串）。")
+
+    @classmethod
+    def missing_model(cls) -> LLMConfigError:
+        """No model name was configured."""
+        return cls("未填写模型名称。请在模型设置中填写要使用的模型。")
+
+    @classmethod
+    def bad_base_url(cls, base_url: str) -> LLMConfigError:
+        """The base URL is not an http(s) address."""
+        return cls(f"接口地址“{base_url}”无效，应以 http:// 或 https:// 开头，例如 http://127.0.0.1:8080/v1。")
+
+    @classmethod
+    def unauthorized(cls, status: int, detail: str) -> LLMConfigError:
+        """401/403 from the server."""
+        if status == 403:
+            return cls("模型服务拒绝访问（403）：该密钥没有使用此模型或接口的权限，请检查密钥与模型设置。",
+                       detail=detail, status=status)
+        return cls("API 密钥无效或已过期（401），请在模型设置中检查密钥。", detail=detail, status=status)
+
+    @classmethod
+    def unknown_model(cls, model: str, detail: str) -> LLMConfigError:
+        """404 naming the model."""
+        return cls(f"模型服务找不到模型“{model}”（404），请检查模型名称，或先用“获取模型列表”选择。",
+                   detail=detail, status=404)
+
+    @classmethod
+    def not_found(cls, base_url: str, detail: str) -> LLMConfigError:
+        """404 not about the model: the address is probably wrong."""
+        return cls(f"接口地址“{base_url}”不正确（404）。OpenAI 兼容接口通常以 /v1 结尾。",
+                   detail=detail, status=404)
+
+
+class LLMConnectionError(LLMError):
+    """Network failure, timeout or server error after all retries.
+
+    ``partial_text`` holds what a stream had already delivered before it was cut, so a
+    caller that consumed part of a stream can decide how to resume.
+    """
+
+    def __init__(self, message_zh: str, *, detail: str = "", status: int | None = None,
+                 attempts: int = 1, partial_text: str = "") -> None:
+        super().__init__(message_zh, detail=detail, status=status)
+        self.attempts = attempts
+        self.partial_text = partial_text
+
+
+class LLMResponseError(LLMError):
+    """The server answered but the request was refused or the answer is unusable."""
+
+
+class ResponseFormatRejected(LLMResponseError):
+    """The endpoint does not support the response format that was sent (internal signal)."""
