@@ -1,0 +1,122 @@
+"""The one entry point for reading a tender: ``load_tender(path)``.
+
+The format is decided from the file's first bytes (a ".pdf" that is really a Word file
+is read as Word; a ".pdf" that is something else is reported as such), after the size
+checks. Every failure is a :class:`app.documents.errors.DocumentError` with a Chinese
+message; problems that leave some text usable become diagnostics on the document.
+"""
+
+from __future__ import annotations
+
+import time
+import zipfile
+from pathlib import Path
+
+from app.documents.docx_reader import read_docx
+from app.documents.errors import (
+    CorruptedFileError,
+    DocumentNotFoundError,
+    EmptyFileError,
+    FileTooLargeError,
+    UnsupportedFormatError,
+)
+from app.documents.legacy_convert import convert_and_read
+from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
+from app.documents.pdf_reader import read_pdf
+from app.documents.text_reader import read_text
+
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
+LEGACY_SUFFIXES = frozenset({".doc", ".wps", ".wpt", ".dot", ".rtf"})
+SUPPORTED_SUFFIXES = frozenset({".pdf", ".docx", *TEXT_SUFFIXES, *LEGACY_SUFFIXES})
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+
+
+def _size_text(n: int) -> str:
+    """Bytes as MB with one decimal, for messages."""
+    return f"{n / (1024 * 1024):.1f} MB"
+
+
+def sniff_kind(path: Path, head: bytes) -> str:
+    """"pdf", "docx", "legacy" or "text" from the first bytes and the suffix (raises when neither fits)."""
+    suffix = path.suffix.lower()
+    if b"%PDF-" in head[:1024]:
+        return "pdf"
+    if head.startswith(b"PK\x03\x04"):
+        try:
+            with zipfile.ZipFile(path) as zf:
+                names = set(zf.namelist())
+        except (zipfile.BadZipFile, OSError) as exc:
+            raise CorruptedFileError("文件已损坏：压缩包结构无法读取", path=str(path), detail=str(exc)) from exc
+        if "word/document.xml" in names:
+            return "docx"
+        if suffix == ".docx":
+            raise CorruptedFileError("该文件扩展名为 .docx，但不是有效的 Word 文档", path=str(path))
+        raise UnsupportedFormatError(_unsupported_message(path), path=str(path))
+    if head.startswith(_OLE_MAGIC) or (suffix == ".rtf" and head.startswith(b"{\\rtf")):
+        return "legacy"
+    if suffix == ".pdf":
+        raise CorruptedFileError("该文件扩展名为 .pdf，但内容不是 PDF（可能已损坏或被改了扩展名）", path=str(path))
+    if suffix == ".docx":
+        raise CorruptedFileError("该文件扩展名为 .docx，但内容不是 Word 文档（可能已损坏或被改了扩展名）", path=str(path))
+    if suffix in LEGACY_SUFFIXES:
+        raise CorruptedFileError(f"该文件扩展名为 {suffix}，但内容不是 Word/WPS 文档，文件可能已损坏", path=str(path))
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    raise UnsupportedFormatError(_unsupported_message(path), path=str(path))
+
+
+def _unsupported_message(path: Path) -> str:
+    """Chinese message for a file type the app cannot read."""
+    kind = path.suffix or "无扩展名"
+    return f"不支持的文件类型（{kind}）。请打开 PDF、Word（.docx/.doc）、WPS（.wps）或文本（.txt/.md）格式的招标文件"
+
+
+def load_tender(
+    path: str | Path, password: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+) -> TenderDocument:
+    """Read a tender file of any supported type into a TenderDocument.
+
+    ``password`` opens PDFs with a user password. Raises a DocumentError subclass with
+    ``code`` and ``message_zh`` when the file cannot be read at all.
+    """
+    t0 = time.perf_counter()
+    p = Path(path).expanduser()
+    if not p.exists():
+        raise DocumentNotFoundError(f"找不到文件：{p}", path=str(p))
+    if not p.is_file():
+        raise DocumentNotFoundError(f"这不是一个文件：{p}", path=str(p))
+    try:
+        size = p.stat().st_size
+        with p.open("rb") as fh:
+            head = fh.read(2048)
+    except OSError as exc:
+        raise DocumentNotFoundError(f"无法读取文件（权限不足或被占用）：{p}", path=str(p), detail=str(exc)) from exc
+    if size == 0:
+        raise EmptyFileError("文件是空的（0 字节），可能下载未完成，请重新下载招标文件", path=str(p))
+    if size > max_bytes:
+        raise FileTooLargeError(
+            f"文件太大（{_size_text(size)}），超过 {_size_text(max_bytes)} 的上限；请只导入招标文件的正文部分",
+            path=str(p),
+            size=size,
+            limit=max_bytes,
+        )
+    kind = sniff_kind(p, head)
+    if kind == "pdf":
+        doc = read_pdf(p, password)
+    elif kind == "docx":
+        doc = read_docx(p)
+    elif kind == "legacy":
+        doc = convert_and_read(p, read_docx)
+        doc.diagnostics.insert(
+            0,
+            Diagnostic(
+                code=DiagnosticCode.CONVERTED,
+                severity=Severity.INFO,
+                message_zh=f"{p.suffix} 文件已用 LibreOffice 转换为 .docx 后读取，版式和页码可能略有出入",
+            ),
+        )
+    else:
+        doc = read_text(p)
+    doc.timings["load_total"] = time.perf_counter() - t0
+    return doc

@@ -1,0 +1,155 @@
+"""Read a PDF tender with PyMuPDF into a :class:`TenderDocument`.
+
+Text comes block by block in the file's reading order with page numbers; each page is
+judged (scan, vector outlines, garbled, fine) and tables are extracted only on pages
+that may hold the scoring table (see :mod:`app.documents.pdf_tables`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pymupdf as _pymupdf_module
+
+from app.documents.diagnostics import (
+    MIN_TEXT_CHARS,
+    PageFacts,
+    PageState,
+    classify_page,
+    common_cjk_ratio,
+    page_diagnostics,
+)
+from app.documents.errors import CorruptedFileError, PasswordRequiredError, WrongPasswordError
+from app.documents.model import Diagnostic, DiagnosticCode, Heading, Page, Severity, TenderDocument, TextBlock
+from app.documents.pdf_tables import extract_scoring_candidate_tables
+from app.documents.text_patterns import heading_level
+
+pymupdf: Any = _pymupdf_module  # PyMuPDF is only partly typed: use it as a dynamic module
+PdfDocument = Any
+PdfPage = Any
+_WRAPPED_HEADING_CHARS = 26  # a longer first line of a multi-line block is a wrapped paragraph
+
+pymupdf.TOOLS.mupdf_display_errors(False)
+pymupdf.TOOLS.mupdf_display_warnings(False)
+
+
+def _open(path: Path, password: str | None) -> tuple[PdfDocument, list[Diagnostic]]:
+    """Open and unlock the PDF, raising the specific DocumentError when it cannot be."""
+    try:
+        doc = pymupdf.open(str(path), filetype="pdf")
+    except Exception as exc:  # MuPDF raises FileDataError/RuntimeError/ValueError variously
+        raise CorruptedFileError("无法打开该 PDF：文件已损坏或不是有效的 PDF", path=str(path), detail=str(exc)) from exc
+    notes: list[Diagnostic] = []
+    if doc.needs_pass:
+        if not password:
+            doc.close()
+            raise PasswordRequiredError("该 PDF 设有打开密码，请输入密码后再打开", path=str(path))
+        if not doc.authenticate(password):
+            doc.close()
+            raise WrongPasswordError("密码不正确，无法打开该 PDF，请重新输入", path=str(path))
+    elif doc.is_encrypted or (doc.metadata or {}).get("encryption"):
+        notes.append(
+            Diagnostic(
+                code=DiagnosticCode.COPY_RESTRICTED,
+                severity=Severity.INFO,
+                message_zh="该 PDF 设有权限限制（仅所有者密码），已正常打开并提取文字",
+            )
+        )
+    if doc.page_count == 0:
+        doc.close()
+        raise CorruptedFileError("该 PDF 没有任何页面，文件可能已损坏", path=str(path))
+    return doc, notes
+
+
+def _image_coverage(page: PdfPage) -> float:
+    """Share of the page area covered by images (capped at 1)."""
+    area = float(page.rect.width * page.rect.height) or 1.0
+    covered = 0.0
+    for info in page.get_image_info():
+        r = pymupdf.Rect(info["bbox"]) & page.rect
+        covered += float(r.width * r.height) if not r.is_empty else 0.0
+    return min(1.0, covered / area)
+
+
+def _read_page(page: PdfPage, number: int) -> tuple[Page, PageState, list[Heading]]:
+    """Blocks, state and headings of one page."""
+    blocks: list[TextBlock] = []
+    headings: list[Heading] = []
+    try:
+        raw_blocks = page.get_text("blocks")
+    except Exception:  # a damaged content stream: treat the page as having no text
+        raw_blocks = []
+    for b in raw_blocks:
+        if b[6] != 0:
+            continue
+        text = str(b[4]).strip()
+        if not text:
+            continue
+        first = text.split("\n", 1)[0]
+        level = heading_level(first) if first == text or len(first) <= _WRAPPED_HEADING_CHARS else None
+        blocks.append(
+            TextBlock(
+                page=number,
+                text=text,
+                kind="heading" if level is not None and "\n" not in text else "paragraph",
+                bbox=(float(b[0]), float(b[1]), float(b[2]), float(b[3])),
+                heading_level=level,
+            )
+        )
+    text = "".join(b.text for b in blocks)
+    chars = sum(1 for ch in text if not ch.isspace())
+    ratio = common_cjk_ratio(text)
+    if chars < MIN_TEXT_CHARS:
+        facts = PageFacts(
+            char_count=chars,
+            font_count=len(page.get_fonts()),
+            image_coverage=_image_coverage(page),
+            drawing_count=len(page.get_drawings()),
+            cjk_ratio=ratio,
+        )
+    else:
+        facts = PageFacts(chars, 1, 0.0, 0, ratio)
+    state = classify_page(facts)
+    readable = state in (PageState.OK, PageState.BLANK)
+    if readable:
+        for i, blk in enumerate(blocks):
+            if blk.heading_level is not None:
+                headings.append(
+                    Heading(text=blk.text.split("\n", 1)[0].strip(), level=blk.heading_level, page=number, block_index=i)
+                )
+    return Page(number=number, blocks=blocks, readable=readable, char_count=chars, common_cjk_ratio=ratio), state, headings
+
+
+def read_pdf(path: Path, password: str | None = None) -> TenderDocument:
+    """Read a PDF into a TenderDocument (raises DocumentError subclasses when it cannot)."""
+    t0 = time.perf_counter()
+    doc, notes = _open(path, password)
+    with doc:
+        pages: list[Page] = []
+        states: dict[int, PageState] = {}
+        headings: list[Heading] = []
+        for index in range(doc.page_count):
+            try:
+                page = doc[index]
+            except Exception as exc:
+                raise CorruptedFileError(
+                    f"该 PDF 第{index + 1}页已损坏，无法读取", path=str(path), detail=str(exc)
+                ) from exc
+            p, state, heads = _read_page(page, index + 1)
+            pages.append(p)
+            states[p.number] = state
+            headings.extend(heads)
+        t1 = time.perf_counter()
+        tables = extract_scoring_candidate_tables(doc, pages)
+        t2 = time.perf_counter()
+    return TenderDocument(
+        source_path=str(path),
+        kind="pdf",
+        pages=pages,
+        tables=tables,
+        headings=headings,
+        diagnostics=notes + page_diagnostics(pages, states),
+        timings={"pdf_text": t1 - t0, "pdf_tables": t2 - t1},
+    )
