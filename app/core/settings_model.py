@@ -1,0 +1,192 @@
+"""Application settings without Qt: provider presets, model endpoint settings, the settings file.
+
+Settings live in one JSON file under the user's config folder (``platformdirs``), written
+atomically. The API key is *not* a setting: it lives only in the OS keyring
+(:mod:`app.core.api_keys`), so no field here can hold it and a key found in a hand-edited
+file is dropped on load. ``BIDSTUDIO_CONFIG_DIR`` / ``BIDSTUDIO_DATA_DIR`` redirect the
+folders (tests, portable installs, the frozen smoke test).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from app.core.atomic_file import atomic_write_text
+
+log = logging.getLogger(__name__)
+
+APP_DIR_NAME = "BidStudio"
+SETTINGS_VERSION = 1
+MAX_RECENT = 10
+#: Sent as the key to local servers that want none (the OpenAI client refuses an empty key).
+PLACEHOLDER_KEY = "not-needed"
+
+
+@dataclass(frozen=True)
+class ProviderPreset:
+    """A known OpenAI-compatible service: its address and whether it needs a key."""
+
+    key: str
+    name: str
+    base_url: str
+    needs_key: bool = True
+    example_models: tuple[str, ...] = ()
+    hint: str = ""
+
+
+PRESETS: tuple[ProviderPreset, ...] = (
+    ProviderPreset("openai", "OpenAI", "https://api.openai.com/v1", True, ("gpt-4o-mini", "gpt-4o", "gpt-4.1")),
+    ProviderPreset("deepseek", "DeepSeek 深度求索", "https://api.deepseek.com/v1", True,
+                   ("deepseek-chat", "deepseek-reasoner")),
+    ProviderPreset("dashscope", "通义千问（阿里云百炼 DashScope）", "https://dashscope.aliyuncs.com/compatible-mode/v1",
+                   True, ("qwen-plus", "qwen-turbo", "qwen-max")),
+    ProviderPreset("moonshot", "Moonshot / Kimi", "https://api.moonshot.cn/v1", True,
+                   ("moonshot-v1-32k", "moonshot-v1-8k", "kimi-k2-0711-preview")),
+    ProviderPreset("zhipu", "智谱 GLM", "https://open.bigmodel.cn/api/paas/v4", True,
+                   ("glm-4-flash", "glm-4-plus", "glm-4-air")),
+    ProviderPreset("siliconflow", "SiliconFlow 硅基流动", "https://api.siliconflow.cn/v1", True,
+                   ("Qwen/Qwen2.5-7B-Instruct", "deepseek-ai/DeepSeek-V3")),
+    ProviderPreset("volcengine", "火山方舟（豆包）", "https://ark.cn-beijing.volces.com/api/v3", True,
+                   (), "模型名称填写方舟控制台中的推理接入点 ID（ep-…）或模型名。"),
+    ProviderPreset("ollama", "Ollama（本地）", "http://127.0.0.1:11434/v1", False, ("qwen2.5:7b",),
+                   "本地服务无需密钥。"),
+    ProviderPreset("lmstudio", "LM Studio（本地）", "http://127.0.0.1:1234/v1", False, (), "本地服务无需密钥。"),
+    ProviderPreset("llamacpp", "llama.cpp server（本地）", "http://127.0.0.1:8080/v1", False, (),
+                   "本地服务无需密钥；弱模型建议开启“系统提示并入用户消息”。"),
+    ProviderPreset("custom", "自定义（OpenAI 兼容）", "", True, (), "填写以 /v1 结尾的 OpenAI 兼容接口地址。"),
+)
+PRESETS_BY_KEY = {p.key: p for p in PRESETS}
+
+
+def preset(key: str) -> ProviderPreset:
+    """The preset with this key, or the custom one for an unknown key."""
+    return PRESETS_BY_KEY.get(key, PRESETS_BY_KEY["custom"])
+
+
+def preset_for_url(base_url: str) -> ProviderPreset:
+    """The preset whose address matches ``base_url`` (custom when none does)."""
+    norm = base_url.strip().rstrip("/")
+    for p in PRESETS:
+        if p.base_url and p.base_url.rstrip("/") == norm:
+            return p
+    return PRESETS_BY_KEY["custom"]
+
+
+class ModelSettings(BaseModel):
+    """How to reach the model: everything :class:`app.llm.client.EndpointConfig` needs but the key."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    provider: str = "deepseek"
+    base_url: str = "https://api.deepseek.com/v1"
+    model: str = ""
+    temperature: float = Field(default=0.3, ge=0.0, le=2.0)
+    max_tokens: int = Field(default=4096, ge=16, le=262_144)
+    context_size: int = Field(default=32_768, ge=1024, le=4_194_304)
+    concurrency: int = Field(default=2, ge=1, le=32)
+    timeout: float = Field(default=120.0, ge=5.0, le=3600.0)
+    max_retries: int = Field(default=3, ge=0, le=10)
+    system_in_user: bool = Field(default=False, description="把系统提示并入用户消息（兼容不支持 system 的模型）")
+
+    @property
+    def needs_key(self) -> bool:
+        """Whether this provider requires an API key (local servers do not)."""
+        return preset(self.provider).needs_key
+
+    def is_configured(self, has_key: bool) -> bool:
+        """Enough to try a call: an address, a model and (when needed) a key."""
+        return bool(self.base_url.strip() and self.model.strip() and (has_key or not self.needs_key))
+
+    def key_account(self) -> str:
+        """The keyring account name for this endpoint's key (keys belong to an address)."""
+        return self.base_url.strip().rstrip("/") or self.provider
+
+    def endpoint_kwargs(self, api_key: str) -> dict[str, Any]:
+        """Keyword arguments for ``EndpointConfig`` (core cannot import the llm layer)."""
+        return {
+            "base_url": self.base_url.strip(),
+            "api_key": api_key or ("" if self.needs_key else PLACEHOLDER_KEY),
+            "model": self.model.strip(),
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "timeout": self.timeout,
+            "max_retries": self.max_retries,
+            "context_size": self.context_size,
+            "concurrency": self.concurrency,
+            "system_in_user": self.system_in_user,
+        }
+
+
+class AppSettings(BaseModel):
+    """Everything the app remembers between runs (never the API key)."""
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    settings_version: int = SETTINGS_VERSION
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    autosave_interval_s: int = Field(default=60, ge=5, le=3600)
+    recent_files: list[str] = Field(default_factory=list)
+    last_dir: str = ""
+    export_style: str = ""
+
+    def add_recent(self, path: Path | str) -> None:
+        """Put ``path`` first in the recent-files list (bounded, no duplicates)."""
+        s = str(Path(path))
+        self.recent_files = [s, *(r for r in self.recent_files if r != s)][:MAX_RECENT]
+
+
+def config_dir() -> Path:
+    """The folder for ``settings.json`` (``BIDSTUDIO_CONFIG_DIR`` overrides)."""
+    env = os.environ.get("BIDSTUDIO_CONFIG_DIR")
+    return Path(env) if env else platformdirs.user_config_path(APP_DIR_NAME, appauthor=False)
+
+
+def data_dir() -> Path:
+    """The folder for recovery files, crash logs and journals (``BIDSTUDIO_DATA_DIR`` overrides)."""
+    env = os.environ.get("BIDSTUDIO_DATA_DIR")
+    return Path(env) if env else platformdirs.user_data_path(APP_DIR_NAME, appauthor=False)
+
+
+def default_settings_path() -> Path:
+    """Where the settings file lives."""
+    return config_dir() / "settings.json"
+
+
+def load_settings(path: Path | None = None) -> AppSettings:
+    """Read settings; a missing or broken file gives defaults (a broken one is kept as ``.broken``)."""
+    p = path or default_settings_path()
+    try:
+        raw = p.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        return AppSettings()
+    except OSError as exc:
+        log.warning("cannot read settings %s: %s; using defaults", p, exc)
+        return AppSettings()
+    try:
+        data = json.loads(raw)
+        if isinstance(data, dict) and isinstance(data.get("model"), dict):
+            data["model"].pop("api_key", None)  # a key never belongs here
+        return AppSettings.model_validate(data)
+    except (json.JSONDecodeError, ValidationError) as exc:
+        log.warning("settings file %s is broken (%s); using defaults", p, type(exc).__name__)
+        try:
+            os.replace(p, p.with_name(p.name + ".broken"))
+        except OSError:
+            pass
+        return AppSettings()
+
+
+def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
+    """Write settings atomically (creating the folder); returns the path written."""
+    p = path or default_settings_path()
+    p.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(p, settings.model_dump_json(indent=2) + "\n")
+    return p
