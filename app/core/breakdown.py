@@ -14,7 +14,9 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 BreakdownStatus = Literal["executable", "needs_clarification", "refused"]
-RiskCategory = Literal["scope", "dependency", "data", "security", "delivery", "acceptance", "rejection", "other"]
+RiskCategory = Literal[
+    "scope", "dependency", "data", "security", "delivery", "acceptance", "rejection", "scoring", "other",
+]
 RiskOrigin = Literal["model", "code", "system"]
 ClauseMark = Literal["★", "▲"]
 
@@ -32,6 +34,7 @@ RISK_CATEGORY_LABELS: dict[str, str] = {
     "delivery": "交付",
     "acceptance": "验收",
     "rejection": "废标风险",
+    "scoring": "扣分风险",
     "other": "其他",
 }
 
@@ -107,7 +110,7 @@ class ModelItem(BaseModel):
 class ModelRisk(ModelItem):
     """A risk as the model writes it."""
 
-    category: RiskCategory = Field(default="other", description="scope/dependency/data/security/delivery/acceptance/rejection/other")
+    category: RiskCategory = Field(default="other", description="scope/dependency/data/security/delivery/acceptance/rejection/scoring/other")
 
 
 class ModelBreakdown(BaseModel):
