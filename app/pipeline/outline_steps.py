@@ -1,0 +1,131 @@
+"""Building blocks of a run: the strategy interface, switching, and one subtree with retries.
+
+Both strategies (instruction stream, whole JSON) answer the same three questions: the whole
+outline, the top level, and the children of one node. :class:`StrategySelector` keeps the
+preferred one first and switches to the other after ``switch_after`` consecutive failures;
+:func:`build_subtree` retries one node's children across strategies, feeding the last
+issues back, and writes the result into the live draft tree.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import replace
+from typing import Protocol
+
+from app.core.outline import Outline, OutlineNode, Path
+from app.llm.errors import LLMConnectionError, LLMResponseError
+from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget
+
+log = logging.getLogger(__name__)
+
+
+class OutlineStrategy(Protocol):
+    """One way of getting outline pieces out of a model."""
+
+    name: str
+
+    async def full(self, job: OutlineJob, draft: Outline | None, guidance: str = "") -> StepResult:
+        """A whole outline (free mode); may fill ``draft`` live."""
+        ...
+
+    async def top_level(self, job: OutlineJob, guidance: str = "") -> StepResult:
+        """Chapter titles only (free-mode stepwise fallback)."""
+        ...
+
+    async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
+        """The children (and their subtrees) of one node."""
+        ...
+
+
+class StrategySelector:
+    """Which strategy goes first; switches after repeated failures, counts successes."""
+
+    def __init__(self, strategies: list[OutlineStrategy], first: str, switch_after: int = 2) -> None:
+        self._all = {s.name: s for s in strategies}
+        self._current = first if first in self._all else strategies[0].name
+        self._switch_after = max(1, switch_after)
+        self._fails = 0
+        self.successes: Counter[str] = Counter()
+        self.switches = 0
+
+    @property
+    def current(self) -> OutlineStrategy:
+        """The strategy to use next."""
+        return self._all[self._current]
+
+    def succeeded(self, name: str) -> None:
+        """Record a success (resets the failure streak)."""
+        self.successes[name] += 1
+        if name == self._current:
+            self._fails = 0
+
+    def failed(self, name: str) -> None:
+        """Record a failure; switch strategy when the streak reaches the threshold."""
+        if name != self._current:
+            return
+        self._fails += 1
+        if self._fails >= self._switch_after and len(self._all) > 1:
+            others = [n for n in self._all if n != self._current]
+            log.info("strategy %s failed %d times; switching to %s", self._current, self._fails, others[0])
+            self._current = others[0]
+            self._fails = 0
+            self.switches += 1
+
+    def summary(self) -> str:
+        """Strategies that produced results, most used first (e.g. ``"json"`` or ``"json+stream"``)."""
+        return "+".join(n for n, _ in self.successes.most_common()) or "none"
+
+
+def set_children(draft: Outline, path: Path, nodes: list[OutlineNode]) -> None:
+    """Replace the children of ``path`` in the live tree, one event per node."""
+    parent = draft.node(path)
+    for i in range(len(parent.children) - 1, -1, -1):
+        draft.remove((*path, i))
+    for node in nodes:
+        draft.append(path, node.model_copy(deep=True))
+
+
+async def build_subtree(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget,
+                        draft: Outline | None, index: int | None = None, total: int | None = None,
+                        stage: str = "chapter") -> StepResult:
+    """The children of one node, retried across strategies; the draft shows them live.
+
+    On failure the draft gets back the children it had before, and the issues of the last
+    attempt are returned. Budget exhaustion and configuration errors propagate.
+    """
+    previous = list(draft.node(target.path).children) if draft is not None and draft.exists(target.path) else []
+    issues: list[str] = []
+    calls = 0
+    for attempt in range(1, job.settings.chapter_attempts + 1):
+        strategy = selector.current
+        job.meter.strategy = strategy.name
+        job.meter.emit("chapter" if stage == "chapter" else "regenerate",
+                       f"正在生成“{target.title}”的下级目录（第 {attempt} 次，{strategy.name}）",
+                       chapter=index, chapters=total, attempt=attempt)
+        current = target
+        if issues:
+            feedback = "上一次的结果有这些问题，请避免：" + "；".join(issues[:6])
+            current = replace(target, guidance=(target.guidance + "\n" + feedback).strip())
+        try:
+            res = await strategy.children(job, current, stage)
+        except (LLMConnectionError, LLMResponseError) as exc:
+            job.consecutive_errors += 1
+            if job.consecutive_errors >= 3:
+                raise
+            issues = [exc.message_zh]
+            selector.failed(strategy.name)
+            continue
+        job.consecutive_errors = 0
+        calls += res.calls
+        if res.nodes is not None:
+            selector.succeeded(strategy.name)
+            if draft is not None:
+                set_children(draft, target.path, res.nodes)
+            return StepResult(res.nodes, [], calls)
+        issues = res.issues or ["模型没有给出可用的结果"]
+        selector.failed(strategy.name)
+    if draft is not None:
+        set_children(draft, target.path, previous)
+    return StepResult(None, issues, calls)

@@ -1,0 +1,11 @@
+"""The generation strategies a run may use, in default order."""
+
+from __future__ import annotations
+
+from app.pipeline.outline_steps import OutlineStrategy
+from app.pipeline.strategy_json import JsonStrategy
+
+
+def make_strategies() -> list[OutlineStrategy]:
+    """Fresh strategy objects: whole JSON and the instruction stream."""
+    return [JsonStrategy()]

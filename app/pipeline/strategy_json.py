@@ -1,0 +1,158 @@
+"""Whole-JSON strategy: one bounded JSON object per step through ``collect_json``.
+
+The schema sent to the endpoint (``json_schema`` or llama.cpp's ``json_object`` + schema)
+bounds every array and string, so constrained decoding cannot run away. The business
+rules given to ``collect_json`` are checked *after* local repair, so the model is only
+asked again for what code cannot fix (too few children, repeated child sets).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+from app.core.outline import Outline, OutlineNode
+from app.core.rules import OutlineLimits, check_outline
+from app.llm.collect_json import collect_json
+from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
+from app.pipeline.outline_repair import repair_chapter, repair_outline
+from app.pipeline.outline_schemas import (
+    chapters_model,
+    children_model,
+    from_nodes,
+    full_outline_model,
+    to_nodes,
+)
+
+
+def json_format_hint(levels: int, key: str = "children") -> str:
+    """The JSON shape to ask for, written out for ``levels`` levels of headings."""
+    def shape(n: int) -> dict[str, Any]:
+        node: dict[str, Any] = {"title": "具体标题", "description": "一句话说明"}
+        if n > 1:
+            node["children"] = [shape(n - 1), "……"]
+        return node
+
+    example = json.dumps({key: [shape(levels), "……"]}, ensure_ascii=False).replace('"……"', "…")
+    return f"只输出一个 JSON 对象，不要输出其他文字。格式：\n{example}"
+
+
+def subtree_limits(limits: OutlineLimits, levels: int) -> OutlineLimits:
+    """Limits for checking one node's subtree as if the node were a one-chapter outline."""
+    return OutlineLimits(depth=levels + 1, min_children=limits.min_children, max_chapters=limits.max_chapters,
+                         max_children=limits.max_children, max_title_len=limits.max_title_len, min_chapters=1)
+
+
+def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits: OutlineLimits) -> tuple[list[OutlineNode], list[str]]:
+    """Locally repaired children of a node and the rule issues left (pointers relative to the JSON)."""
+    sub = subtree_limits(limits, levels)
+    node = repair_chapter(OutlineNode(title=title, children=children), sub)
+    issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
+    return node.children, issues
+
+
+def existing_text(nodes: tuple[OutlineNode, ...]) -> str:
+    """Current children as compact JSON, for rewrite prompts."""
+    return json.dumps(from_nodes(list(nodes)), ensure_ascii=False)
+
+
+class JsonStrategy:
+    """Generation by whole JSON objects; reliable where the endpoint constrains decoding."""
+
+    name = "json"
+
+    async def _collect(self, job: OutlineJob, stage: str, prompt: str, model: type[BaseModel],
+                       rule: Callable[[Any], list[str]], max_tokens: int) -> tuple[BaseModel | None, list[str], int]:
+        job.meter.check(stage)
+        res = await collect_json(job.client, user_messages(prompt), model, rules=[rule],
+                                 max_attempts=job.meter.allowed_attempts(job.settings.json_attempts), stage=stage,
+                                 max_tokens=max_tokens, temperature=job.settings.temperature)
+        job.record(stage, max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
+                   bool(getattr(res, "tokens_estimated", False)))
+        value = res.value if res.ok else None
+        return value, list(res.issues), max(1, res.attempts)
+
+    async def top_level(self, job: OutlineJob, guidance: str = "") -> StepResult:
+        """Chapter titles and descriptions for free mode."""
+        lim = job.limits
+        lo, hi = max(lim.min_chapters, 3), min(lim.max_chapters, 8)
+        model = chapters_model(lo, hi)
+        prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
+                            min_chapters=lo, max_chapters=hi, guidance=_guidance(guidance),
+                            output_format=json_format_hint(1, "chapters"))
+
+        def rule(value: Any) -> list[str]:
+            nodes = repair_outline(to_nodes(value.chapters), _flat(lim))
+            return [str(i).replace("/outline", "/chapters", 1) for i in check_outline(nodes, _flat(lim))]
+
+        value, issues, calls = await self._collect(job, "outline", prompt, model, rule, job.settings.top_max_tokens)
+        if value is None:
+            return StepResult(None, issues, calls)
+        return StepResult(repair_outline(to_nodes(value.chapters), _flat(lim)), [], calls)  # type: ignore[attr-defined]
+
+    async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
+        """The levels below one node, checked as a subtree."""
+        s = job.settings
+        model = children_model(target.levels, job.limits.min_children, s.max_sections)
+        prompt = chapter_prompt(job, target, json_format_hint(target.levels))
+
+        def rule(value: Any) -> list[str]:
+            return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)[1]
+
+        value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens)
+        if value is None:
+            return StepResult(None, issues, calls)
+        nodes, left = subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)  # type: ignore[attr-defined]
+        return StepResult(None if left else nodes, left, calls)
+
+    async def full(self, job: OutlineJob, draft: Outline | None, guidance: str = "") -> StepResult:
+        """A whole outline in one bounded JSON object (free mode)."""
+        lim, s = job.limits, job.settings
+        model = full_outline_model(lim.depth, min(lim.max_chapters, 8), min(lim.max_children, s.max_sections))
+        prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
+                            depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
+                            guidance=_guidance(guidance), output_format=json_format_hint(lim.depth, "outline"))
+
+        def rule(value: Any) -> list[str]:
+            return [str(i) for i in check_outline(repair_outline(to_nodes(value.outline), lim), lim)]
+
+        value, issues, calls = await self._collect(job, "outline", prompt, model, rule, s.full_max_tokens)
+        if value is None:
+            return StepResult(None, issues, calls)
+        nodes = repair_outline(to_nodes(value.outline), lim)  # type: ignore[attr-defined]
+        if draft is not None:
+            draft.replace([n.model_copy(deep=True) for n in nodes])
+        return StepResult(nodes, [], calls)
+
+
+def _flat(lim: OutlineLimits) -> OutlineLimits:
+    """Limits for checking a top level alone (depth 1)."""
+    return OutlineLimits(depth=1, min_children=lim.min_children, max_chapters=lim.max_chapters,
+                         max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=lim.min_chapters)
+
+
+def _guidance(text: str) -> str:
+    return f"\n用户的额外要求（务必遵守）：{text.strip()}\n" if text.strip() else ""
+
+
+def chapter_prompt(job: OutlineJob, target: SubtreeTarget, output_format: str) -> str:
+    """The prompt asking for one node's children (shared by both strategies)."""
+    s = job.settings
+    leaf_rule = f"，每个节下面 {job.limits.min_children}–{s.max_leaves} 个小点" if target.levels >= 2 else ""
+    if target.levels >= 3:
+        leaf_rule += "，每个小点下面再分 2–3 条"
+    others = ""
+    if target.siblings:
+        others = "本项目其他章（不要写它们的内容）：" + "、".join(target.siblings[:10]) + "\n"
+    brief = target.brief
+    if target.ancestors:
+        brief = "所属章节：" + " > ".join(target.ancestors) + "\n" + brief
+    guidance = _guidance(target.guidance)
+    if target.existing:
+        guidance += "\n现有内容（请在此基础上改写或扩写）：" + existing_text(target.existing)[:1500] + "\n"
+    return job.prompt("outline_chapter", project_name=job.project_name, chapter_title=target.title,
+                      chapter_brief=brief, other_chapters=others, min_items=job.limits.min_children,
+                      max_items=s.max_sections, leaf_rule=leaf_rule, guidance=guidance, output_format=output_format)
