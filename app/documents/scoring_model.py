@@ -1,0 +1,111 @@
+"""Result types of the deterministic scoring-table parser (see ``scoring_table.py``).
+
+Kept apart from the parser so the pipeline and UI can import the types without the
+parsing machinery. Points are floats (tenders use 0.5 points); ``None`` means the
+table gave no number for that row.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+CategorySource = Literal["column", "caption", "factor_name", "guess", "none"]
+
+
+class ScoreCategory(str, Enum):
+    """Which part of the bid a scoring row judges. Values are the Chinese labels."""
+
+    COMMERCIAL = "商务"
+    TECHNICAL = "技术"
+    PRICE = "价格"
+    OTHER = "其他"
+
+
+class ScoringItem(BaseModel):
+    """One grid row under a factor: a factor with merged cells has several (15 + 5 + 10)."""
+
+    criteria: str
+    points: float | None = None
+    page: int
+
+
+class ScoringRow(BaseModel):
+    """One scoring factor with its points and criteria, and where it was found."""
+
+    number: str = ""
+    category: ScoreCategory = ScoreCategory.OTHER
+    category_source: CategorySource = "none"
+    category_label: str = ""
+    factor: str
+    factor_raw: str = ""
+    points: float | None = None
+    stated_points: float | None = None  # the "（30分）" in the factor name, when given
+    criteria: str = ""
+    note: str = ""
+    items: list[ScoringItem] = Field(default_factory=list)
+    table_id: str
+    pages: list[int] = Field(default_factory=list)
+
+    @property
+    def page(self) -> int:
+        """First page of the row."""
+        return self.pages[0] if self.pages else 0
+
+
+class ScoringTable(BaseModel):
+    """One logical scoring table (its fragments joined across pages)."""
+
+    table_ids: list[str]
+    pages: list[int]
+    caption: str = ""
+    label: str = ""
+    category: ScoreCategory | None = None
+    stated_total: float | None = None
+    header: list[str] = Field(default_factory=list)
+    rows: list[ScoringRow] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    @property
+    def points_sum(self) -> float:
+        """Sum of the rows' points (rows without points count 0)."""
+        return round(sum(r.points or 0.0 for r in self.rows), 4)
+
+
+class ScoringResult(BaseModel):
+    """All scoring tables of a tender, the self-check outcome and a confidence in 0..1."""
+
+    found: bool
+    tables: list[ScoringTable] = Field(default_factory=list)
+    confidence: float = 0.0
+    checks_passed: list[str] = Field(default_factory=list)
+    issues: list[str] = Field(default_factory=list)
+    message_zh: str = ""
+
+    @property
+    def rows(self) -> list[ScoringRow]:
+        """All rows of all tables, in document order."""
+        return [r for t in self.tables for r in t.rows]
+
+    @property
+    def total_points(self) -> float:
+        """Sum of all rows' points."""
+        return round(sum(t.points_sum for t in self.tables), 4)
+
+    def rows_in(self, category: ScoreCategory) -> list[ScoringRow]:
+        """The rows of one category."""
+        return [r for r in self.rows if r.category == category]
+
+    @property
+    def technical_rows(self) -> list[ScoringRow]:
+        """The technical rows, which the outline is built from."""
+        return self.rows_in(ScoreCategory.TECHNICAL)
+
+    def points_by_category(self) -> dict[str, float]:
+        """Points summed per category label, e.g. {"商务": 40, "技术": 50, "价格": 10}."""
+        out: dict[str, float] = {}
+        for r in self.rows:
+            out[r.category.value] = round(out.get(r.category.value, 0.0) + (r.points or 0.0), 4)
+        return out
