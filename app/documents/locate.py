@@ -100,9 +100,9 @@ def locate_scoring(doc: TenderDocument, scoring: ScoringResult | None = None) ->
     if scoring is not None and scoring.found:
         pages = sorted({p for t in scoring.tables for p in t.pages})
         first, last = pages[0], pages[-1]
-        for h in doc.headings:  # extend back to the section title when it is just before
-            if _SCORING_HEADING.search(h.text) and first - 3 <= h.page <= first:
-                first = min(first, h.page)
+        for head in doc.headings:  # extend back to the section title when it is just before
+            if _SCORING_HEADING.search(head.text) and first - 3 <= head.page <= first:
+                first = min(first, head.page)
                 break
         return Section(kind="scoring", first_page=first, last_page=last, title="评分表", reason="scoring_table")
     h = _best_heading(doc, _SCORING_HEADING, _SCORING_WORDS)
