@@ -1,0 +1,417 @@
+"""Validate each streamed instruction against the target schema, then apply it to the tree.
+
+An instruction is checked completely before anything changes: the operation, the path
+(it must exist in the schema of :class:`~app.core.outline.OutlineDocument`; array
+indexes must exist — ``append`` is the way to add), the value (type, lengths, array
+bounds, required and unknown fields), code-owned fields (``id``) and the paths the caller
+has locked (e.g. top-level titles in one-to-one mode). A valid instruction is applied
+through :class:`~app.core.outline.Outline` methods, so the tree emits its change events;
+a rejected one changes nothing and comes back as :class:`InstructionRejected` with a
+precise Chinese issue that a repair prompt can hand back to the model.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from app.core.outline import Outline, OutlineDocument, OutlineNode, Path
+from app.core.pointer import pointer_to_target
+from app.core.stream_events import (
+    OPS,
+    Instruction,
+    InstructionApplied,
+    InstructionRejected,
+    MalformedInstruction,
+)
+from app.llm.schema_check import SchemaNode, compile_model_schema, json_type
+
+#: A caller's own lock: returns the Chinese reason when the instruction must be refused.
+LockPredicate = Callable[[Instruction], "str | None"]
+
+_INDEX = re.compile(r"0|[1-9]\d*")
+
+
+class InstructionRefused(Exception):
+    """Internal: an instruction failed validation; ``issue`` is the Chinese reason."""
+
+    def __init__(self, issue: str) -> None:
+        super().__init__(issue)
+        self.issue = issue
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """Where a path lands: its schema, the container holding it, and that container's data."""
+
+    schema: SchemaNode
+    parent_schema: SchemaNode | None
+    parent_data: Any
+    key: str
+    exists: bool
+    data: Any
+
+
+def _child(data: Any, key: str) -> Any:
+    if isinstance(data, dict):
+        return data.get(key)
+    if isinstance(data, BaseModel):
+        return getattr(data, key, None)
+    return None
+
+
+def _matches(pattern: tuple[str, ...], tokens: tuple[str, ...]) -> bool:
+    return len(pattern) == len(tokens) and all(p in ("*", t) for p, t in zip(pattern, tokens, strict=True))
+
+
+def _extract(value: Any, rest: tuple[str, ...]) -> list[Any]:
+    """Every value found under ``rest`` (``*`` = every key/index) inside a plain JSON value."""
+    if not rest:
+        return [value]
+    head, tail = rest[0], rest[1:]
+    if isinstance(value, list):
+        if head == "*":
+            return [v for item in value for v in _extract(item, tail)]
+        return _extract(value[int(head)], tail) if _INDEX.fullmatch(head) and int(head) < len(value) else [None]
+    if isinstance(value, dict):
+        if head == "*":
+            return [v for item in value.values() for v in _extract(item, tail)]
+        return _extract(value.get(head), tail)
+    return [None]
+
+
+class InstructionApplier:
+    """Checks instructions against ``model``'s JSON Schema and applies valid ones to ``outline``.
+
+    ``locked`` holds pointer patterns (``*`` matches one token, e.g. ``/outline/*/title``):
+    a locked path, anything below it, and list operations that would add, remove or
+    reorder items containing a locked path are refused; replacing a subtree is allowed
+    only if its locked values stay the same. ``code_owned`` fields (``id``) may not be
+    set and are dropped from objects. ``lock_reason`` is added to lock messages.
+    """
+
+    def __init__(
+        self,
+        outline: Outline,
+        *,
+        model: type[BaseModel] = OutlineDocument,
+        root_key: str = "outline",
+        locked: Sequence[str] = (),
+        lock_reason: str = "",
+        is_locked: LockPredicate | None = None,
+        code_owned: Sequence[str] = ("id",),
+    ) -> None:
+        self.outline = outline
+        self.root_key = root_key
+        self.schema = compile_model_schema(model)
+        self.locked = [tuple(p.strip("/").split("/")) for p in locked if p.strip("/")]
+        self.lock_reason = lock_reason
+        self.is_locked = is_locked
+        self.code_owned = frozenset(code_owned)
+
+    # ------------------------------------------------------------------ public
+    def apply(self, ins: Instruction, round_no: int = 0) -> InstructionApplied | InstructionRejected:
+        """Validate ``ins`` and, if valid, apply it; ``done`` is accepted without change."""
+        try:
+            notes = self._apply(ins)
+        except InstructionRefused as e:
+            return InstructionRejected(ins.raw, e.issue, ins, round_no)
+        return InstructionApplied(ins, round_no, notes)
+
+    def check(self, ins: Instruction) -> str | None:
+        """The Chinese issue that would reject ``ins``, or None if it is valid (changes nothing)."""
+        try:
+            self._plan(ins)
+        except InstructionRefused as e:
+            return e.issue
+        return None
+
+    @staticmethod
+    def reject_malformed(m: MalformedInstruction, round_no: int = 0) -> InstructionRejected:
+        """The rejection event for text the parser could not turn into an instruction."""
+        return InstructionRejected(m.raw, m.issue, None, round_no, m.truncated)
+
+    # ------------------------------------------------------------------ planning
+    def _plan(self, ins: Instruction) -> Callable[[], tuple[str, ...]]:
+        """Validate completely and return the function that performs the change."""
+        op = ins.op
+        if op not in OPS:
+            raise InstructionRefused(f"未知操作“{op}”，只能使用 set、append、insert、remove、move 或 done")
+        if op == "done":
+            return lambda: ()
+        tokens = ins.tokens
+        if tokens and tokens[-1] == "-" and op in ("append", "insert"):
+            tokens, op = tokens[:-1], "append"
+        if not tokens or tokens[0] != self.root_key:
+            raise InstructionRefused(f"路径“{ins.path or '/'}”无效：必须以 /{self.root_key} 开头")
+        if op == "set":
+            return self._plan_set(ins, tokens)
+        if op == "append":
+            return self._plan_append(ins, tokens)
+        if op == "insert":
+            return self._plan_insert(ins, tokens)
+        if op == "remove":
+            return self._plan_remove(ins, tokens)
+        return self._plan_move(ins, tokens)
+
+    def _walk(self, tokens: tuple[str, ...], path_text: str, allow_end: bool = False) -> _Walk:
+        """Follow ``tokens`` through schema and data; indexes must exist (or equal len if allow_end)."""
+        schema = self.schema
+        data: Any = {self.root_key: self.outline.chapters}
+        parent_schema: SchemaNode | None = None
+        parent_data: Any = None
+        exists = True
+        last = len(tokens) - 1
+        for n, tok in enumerate(tokens):
+            arr = schema.resolve("array")
+            if arr is not None and arr.items is not None and isinstance(data, list):
+                if not _INDEX.fullmatch(tok):
+                    raise InstructionRefused(f"路径“{path_text}”无效：“{tok}”不是数组下标")
+                i = int(tok)
+                size = len(data)
+                if i >= size and not (allow_end and n == last and i == size):
+                    here = "/" + "/".join(tokens[:n])
+                    raise InstructionRefused(
+                        f"路径“{path_text}”中的下标 {i} 超出范围：{here} 当前只有 {size} 项"
+                        f"（下标从 0 开始；新增请用 append）")
+                parent_schema, parent_data = arr, data
+                schema = arr.items
+                exists = i < size
+                data = data[i] if exists else None
+                continue
+            obj = schema.resolve("object")
+            if obj is None or (data is None and n > 0 and not exists):
+                raise InstructionRefused(f"路径“{path_text}”无效：“{'/'.join(tokens[:n]) or '/'}”下不能再有“{tok}”")
+            prop = obj.properties.get(tok)
+            if prop is None:
+                fields = "、".join(obj.properties)
+                raise InstructionRefused(f"路径“{path_text}”不存在：{obj.name or '对象'} 没有字段“{tok}”（可用字段：{fields}）")
+            parent_schema, parent_data = obj, data
+            schema = prop
+            data = _child(data, tok)
+        return _Walk(schema, parent_schema, parent_data, tokens[-1], exists, data)
+
+    def _check_locks(self, ins: Instruction, tokens: tuple[str, ...], *, structural: bool,
+                     new_value: Any = None, old_value: Any = None, replaces: bool = False) -> None:
+        """Refuse changes to code-owned fields and locked paths (see the class docstring)."""
+        if tokens[-1] in self.code_owned:
+            raise InstructionRefused(f"“{tokens[-1]}”（编号）由程序自动生成，不能修改：{ins.path}")
+        suffix = f"（{self.lock_reason}）" if self.lock_reason else ""
+        for pat in self.locked:
+            n = len(tokens)
+            if len(pat) <= n and _matches(pat, tokens[: len(pat)]):
+                raise InstructionRefused(f"路径 {ins.path} 已锁定，不能修改{suffix}")
+            if len(pat) > n and _matches(pat[:n], tokens):
+                rest = pat[n:]
+                if structural and (len(rest) >= 1):
+                    raise InstructionRefused(
+                        f"不能在 {ins.path} 中增加、删除或移动项目：其中的 /{'/'.join(pat)} 已锁定{suffix}")
+                if replaces and _extract(new_value, rest) != _extract(old_value, rest):
+                    raise InstructionRefused(f"{ins.path} 的新值改动了已锁定的 /{'/'.join(pat)}，不能修改{suffix}")
+        if self.is_locked is not None:
+            reason = self.is_locked(ins)
+            if reason:
+                raise InstructionRefused(reason)
+
+    def _node_value(self, schema: SchemaNode, value: Any, where: str, notes: list[str]) -> dict[str, Any]:
+        """Validate an object value for a node (code-owned keys dropped, defaults filled)."""
+        obj = schema.resolve("object")
+        if obj is None or not isinstance(value, dict):
+            expected = schema.expected()
+            raise InstructionRefused(f"{where} 的 value 应为{expected}，实际是{json_type(value)}")
+        value = self._drop_code_owned(value, notes)
+        issues: list[str] = []
+        obj.check(value, where, issues)
+        if issues:
+            raise InstructionRefused("；".join(issues[:5]))
+        return obj.fill_defaults(value)
+
+    def _drop_code_owned(self, value: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+        if not self.code_owned.intersection(value) and not isinstance(value.get("children"), list):
+            return value
+        out = {k: v for k, v in value.items() if k not in self.code_owned}
+        if len(out) != len(value):
+            note = "忽略了模型给出的编号（id 由程序生成）"
+            if note not in notes:
+                notes.append(note)
+        kids = out.get("children")
+        if isinstance(kids, list):
+            out["children"] = [self._drop_code_owned(k, notes) if isinstance(k, dict) else k for k in kids]
+        return out
+
+    def _build(self, value: dict[str, Any], where: str) -> OutlineNode:
+        try:
+            return OutlineNode.model_validate(value)
+        except ValidationError as e:  # the schema check should have caught it; stay safe
+            first = e.errors()[0]
+            raise InstructionRefused(f"{where} 的内容无效：{first['msg']}") from e
+
+    def _require_value(self, ins: Instruction) -> None:
+        if not ins.has_value:
+            raise InstructionRefused(f"{ins.op} 指令缺少 value：{ins.path}")
+
+    def _plan_set(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+        self._require_value(ins)
+        w = self._walk(tokens, ins.path)
+        value = ins.value
+        target = pointer_to_target(list(tokens), self.root_key)
+        notes: list[str] = []
+        if target.field is None:  # replace one node
+            old = self.outline.node(target.path)
+            self._check_locks(ins, tokens, structural=False, replaces=True, new_value=value,
+                              old_value=old.model_dump(mode="json") if self.locked else None)
+            clean = self._node_value(w.schema, value, ins.path, notes)
+            keep_children = "children" not in value
+            node = self._build(clean, ins.path)
+            path = target.path
+
+            def replace_node() -> tuple[str, ...]:
+                if keep_children:
+                    node.children = self.outline.node(path).children
+                self.outline.remove(path)
+                self.outline.insert(path[:-1], path[-1], node)
+                return tuple(notes)
+            if keep_children and old.children:
+                notes.append("value 未给出 children，保留了原有的下级标题")
+            return replace_node
+        if target.field == "children":  # replace a whole list
+            self._check_locks(ins, tokens, structural=True)
+            if not isinstance(value, list):
+                raise InstructionRefused(f"{ins.path} 应为数组，实际是{json_type(value)}")
+            arr = w.schema.resolve("array")
+            assert arr is not None and arr.items is not None
+            if arr.max_items is not None and len(value) > arr.max_items:
+                raise InstructionRefused(f"{ins.path} 有 {len(value)} 项，最多允许 {arr.max_items} 项")
+            nodes = [self._build(self._node_value(arr.items, v, f"{ins.path}/{i}", notes), f"{ins.path}/{i}")
+                     for i, v in enumerate(value)]
+            path = target.path
+
+            def replace_list() -> tuple[str, ...]:
+                if not path:
+                    self.outline.replace(nodes)
+                else:
+                    for i in reversed(range(len(self.outline.node(path).children))):
+                        self.outline.remove((*path, i))
+                    for node in nodes:
+                        self.outline.append(path, node)
+                return tuple(notes)
+            return replace_list
+        self._check_locks(ins, tokens, structural=False)
+        issues: list[str] = []
+        w.schema.check(value, ins.path, issues)
+        if issues:
+            raise InstructionRefused("；".join(issues[:5]))
+        field_name, path = target.field, target.path
+
+        def set_field() -> tuple[str, ...]:
+            self.outline.update(path, **{field_name: value})
+            return ()
+        return set_field
+
+    def _list_schema(self, w: _Walk, ins: Instruction) -> SchemaNode:
+        arr = w.schema.resolve("array")
+        if arr is None or arr.items is None or not isinstance(w.data, list):
+            raise InstructionRefused(
+                f"{ins.op} 的 path 必须指向数组（如 /{self.root_key} 或 /{self.root_key}/0/children），“{ins.path}”不是数组")
+        return arr
+
+    def _plan_append(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+        self._require_value(ins)
+        w = self._walk(tokens, ins.path)
+        arr = self._list_schema(w, ins)
+        assert arr.items is not None
+        self._check_locks(ins, tokens, structural=True)
+        values = ins.value if isinstance(ins.value, list) else [ins.value]
+        size = len(w.data)
+        if arr.max_items is not None and size + len(values) > arr.max_items:
+            raise InstructionRefused(f"{ins.path} 已有 {size} 项，最多允许 {arr.max_items} 项，不能再追加")
+        notes: list[str] = []
+        nodes = [self._build(self._node_value(arr.items, v, f"{ins.path}/{size + i}", notes), ins.path)
+                 for i, v in enumerate(values)]
+        parent = pointer_to_target(list(tokens), self.root_key).path
+        if len(values) > 1:
+            notes.append(f"一次追加了 {len(values)} 项")
+
+        def append() -> tuple[str, ...]:
+            for node in nodes:
+                self.outline.append(parent, node)
+            return tuple(notes)
+        return append
+
+    def _plan_insert(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+        self._require_value(ins)
+        w = self._walk(tokens, ins.path, allow_end=True)
+        if w.parent_schema is None or w.parent_schema.items is None or not isinstance(w.parent_data, list):
+            raise InstructionRefused(f"insert 的 path 必须指向数组中的位置（如 /{self.root_key}/0/children/1）：{ins.path}")
+        self._check_locks(ins, tokens[:-1], structural=True)
+        arr = w.parent_schema
+        size = len(w.parent_data)
+        if arr.max_items is not None and size + 1 > arr.max_items:
+            raise InstructionRefused(f"{'/'.join(('', *tokens[:-1]))} 已有 {size} 项，最多允许 {arr.max_items} 项，不能再插入")
+        notes: list[str] = []
+        node = self._build(self._node_value(w.schema, ins.value, ins.path, notes), ins.path)
+        target = pointer_to_target(list(tokens), self.root_key).path
+
+        def insert() -> tuple[str, ...]:
+            self.outline.insert(target[:-1], target[-1], node)
+            return tuple(notes)
+        return insert
+
+    def _item_path(self, ins: Instruction, tokens: tuple[str, ...], path_text: str) -> Path:
+        w = self._walk(tokens, path_text)
+        if w.parent_schema is None or w.parent_schema.items is None or not isinstance(w.parent_data, list):
+            raise InstructionRefused(f"{ins.op} 只能作用于数组中的一项（如 /{self.root_key}/0/children/1）：{path_text}")
+        return pointer_to_target(list(tokens), self.root_key).path
+
+    def _plan_remove(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+        path = self._item_path(ins, tokens, ins.path)
+        self._check_locks(ins, tokens[:-1], structural=True)
+        self._check_locks(ins, tokens, structural=False)
+
+        def remove() -> tuple[str, ...]:
+            self.outline.remove(path)
+            return ()
+        return remove
+
+    def _plan_move(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
+        """RFC 6902 move: ``from`` is removed, then inserted at ``path`` (read after the removal)."""
+        if not ins.from_tokens:
+            raise InstructionRefused(f"move 指令缺少 from（要移动的项的路径）：{ins.path}")
+        src = self._item_path(ins, ins.from_tokens, ins.from_path)
+        if len(tokens) > len(ins.from_tokens) and tokens[: len(ins.from_tokens)] == ins.from_tokens:  # RFC 6902
+            raise InstructionRefused(f"不能把 {ins.from_path} 移动到它自己的下级中")
+        self._check_locks(ins, ins.from_tokens[:-1], structural=True)
+        if not _INDEX.fullmatch(tokens[-1]):
+            raise InstructionRefused(f"move 的 path 必须以下标结尾（如 /{self.root_key}/1/children/0）：{ins.path}")
+        dst_after = pointer_to_target(list(tokens), self.root_key).path if len(tokens) > 1 else ()
+        if not dst_after:
+            raise InstructionRefused(f"move 的 path 无效：{ins.path}")
+        self._check_locks(ins, tokens[:-1], structural=True)
+        parent_after, index_after = list(dst_after[:-1]), dst_after[-1]
+        sp, si = src[:-1], src[-1]
+        if len(parent_after) > len(sp) and tuple(parent_after[: len(sp)]) == sp and parent_after[len(sp)] >= si:
+            parent_after[len(sp)] += 1
+        parent = tuple(parent_after)
+        if parent[: len(src)] == src:
+            raise InstructionRefused(f"不能把 {ins.from_path} 移动到它自己的下级中")
+        if not self.outline.exists(parent):
+            raise InstructionRefused(f"move 的目标 {ins.path} 不存在")
+        size = len(self.outline.node(parent).children) - (1 if parent == sp else 0)
+        if index_after > size:
+            raise InstructionRefused(f"move 的目标下标 {index_after} 超出范围：目标处只有 {size} 项")
+        limit = self._walk(tokens[:-1], ins.path).schema.resolve("array")
+        if parent != sp and limit is not None and limit.max_items is not None and size + 1 > limit.max_items:
+            raise InstructionRefused(f"move 的目标处已有 {size} 项，最多允许 {limit.max_items} 项")
+        index = index_after + 1 if parent == sp and index_after >= si else index_after
+
+        def move() -> tuple[str, ...]:
+            self.outline.move(src, parent, index)
+            return ()
+        return move
+
+    def _apply(self, ins: Instruction) -> tuple[str, ...]:
+        return self._plan(ins)()
