@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QUndoStack
 

@@ -1,0 +1,334 @@
+"""The qasync controller: opens tenders, runs analysis and outline generation (rule 5).
+
+Plain ``async def`` methods do the work and are what tests await. The ``@asyncSlot``
+methods are one-line wrappers for buttons and menus. Every long job runs as a named task
+kept in ``self.tasks``; starting a job cancels the task of the same name first. Pipeline
+progress arrives through a plain callable (rule 6) and leaves here as Qt signals. Blocking
+work (reading a PDF) runs on the controller's own thread pool, never on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+from qasync import asyncSlot
+
+from app.core.analysis import Analysis
+from app.core.outline import Outline
+from app.core.pipeline_events import PipelineEvent
+from app.ui.commands import OpRecorder, RecordedRunCommand
+from app.ui.generation_backend import (
+    Mode,
+    OutlineOutcome,
+    OutlineRequest,
+    OutlineRunner,
+    default_outline_runner,
+)
+from app.ui.outline_model import OutlineItemModel
+
+if TYPE_CHECKING:
+    from app.documents.model import TenderDocument
+    from app.llm.client import LLMClient
+    from app.ui.errors import ErrorReporter
+
+log = logging.getLogger("bidstudio.run")
+
+GENERATION = "generation"
+ANALYSIS = "analysis"
+OPEN = "open"
+#: How long Cancel waits for a task to unwind (the contract: the stream stops within 0.5 s).
+CANCEL_WAIT_S = 0.5
+
+STAGE_ZH = {"analysis": "分析招标文件", "outline": "生成目录", "repair": "修复目录", "stepwise": "逐章生成",
+            "chapter": "生成章节", "review": "检查目录", "regenerate": "重新生成", "done": "完成", "failed": "失败",
+            "open": "读取文件"}
+
+
+class NoModelConfigured(Exception):
+    """Generation was asked for but no model endpoint is configured."""
+
+    message_zh = "还没有配置模型。请先在“设置 → 模型设置”中选择服务商、填写接口地址、模型名称和密钥。"
+
+
+class NoTender(Exception):
+    """Analysis was asked for without an open tender."""
+
+    message_zh = "请先打开招标文件（文件 → 打开招标文件）。"
+
+
+ClientFactory = Callable[[], "LLMClient | None"]
+
+
+class AppController(QObject):
+    """Owns the outline, the undo stack, the open tender, the analysis and the running tasks.
+
+    Signals:
+        stage_changed(str): a Chinese description of what is happening now.
+        progress_changed(int): 0–100, or -1 for "busy, unknown share".
+        tokens_changed(int, int): prompt and completion tokens of the current run.
+        running_changed(int): a model job started (1) or ended (0).
+        run_finished(int, str): a job ended: success (1/0) and a Chinese message.
+
+    Flags travel as ``int``: PySide6 6.12 drops a reference to ``True``/``False`` on every
+    Python-side ``emit`` of a bool, which aborts the interpreter at exit.
+        document_loaded(object): a ``TenderDocument`` was read.
+        analysis_changed(object): the ``Analysis`` changed.
+    """
+
+    stage_changed = Signal(str)
+    progress_changed = Signal(int)
+    tokens_changed = Signal(int, int)
+    running_changed = Signal(int)
+    run_finished = Signal(int, str)
+    document_loaded = Signal(object)
+    analysis_changed = Signal(object)
+
+    def __init__(self, outline: Outline | None = None, *, client_factory: ClientFactory | None = None,
+                 runner: OutlineRunner | None = None, reporter: ErrorReporter | None = None,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.outline = outline if outline is not None else Outline()
+        self.undo_stack = QUndoStack(self)
+        self.model = OutlineItemModel(self.outline, self)
+        self.model.set_undo_stack(self.undo_stack)
+        self.client_factory: ClientFactory = client_factory or (lambda: None)
+        self.runner = runner
+        self.reporter = reporter
+        self.tasks: dict[str, asyncio.Task[Any]] = {}
+        self.document: TenderDocument | None = None
+        self.tender_path: Path | None = None
+        self.analysis = Analysis()
+        self.mode: Mode = "free"
+        self.last_outcome: OutlineOutcome | None = None
+        self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bidstudio-io")
+        self._prompt_tokens = 0
+        self._completion_tokens = 0
+
+    # ------------------------------------------------------------------ tasks
+    def spawn(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
+        """Start ``coro`` as the task called ``name``, cancelling an older one of that name."""
+        old = self.tasks.get(name)
+        if old is not None and not old.done():
+            old.cancel()
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self.tasks[name] = task
+        if self.reporter is not None:
+            self.reporter.watch_task(task)
+        task.add_done_callback(lambda t: self.tasks.pop(name, None) if self.tasks.get(name) is t else None)
+        return task
+
+    async def run_task(self, name: str, coro: Coroutine[Any, Any, Any]) -> None:
+        """Spawn and wait for a named task; its errors go to the reporter, not to the caller."""
+        task = self.spawn(name, coro)
+        await asyncio.wait([task])
+
+    @property
+    def busy(self) -> bool:
+        """Whether a model job (analysis or generation) is running."""
+        return any(not t.done() for n, t in self.tasks.items() if n in (GENERATION, ANALYSIS))
+
+    async def cancel(self) -> bool:
+        """Cancel running jobs and wait (at most ``CANCEL_WAIT_S``) until they unwound."""
+        running = [t for n, t in self.tasks.items() if not t.done() and n in (GENERATION, ANALYSIS)]
+        for t in running:
+            t.cancel()
+        if not running:
+            return True
+        _done, pending = await asyncio.wait(running, timeout=CANCEL_WAIT_S)
+        return not pending
+
+    async def shutdown(self) -> None:
+        """Cancel every task and stop the worker threads (window closing, tests)."""
+        tasks = [t for t in self.tasks.values() if not t.done()]
+        for t in tasks:
+            t.cancel()
+        if tasks:
+            await asyncio.wait(tasks, timeout=2.0)
+        self._executor.shutdown(wait=True, cancel_futures=True)
+        self.model.detach()
+
+    # ------------------------------------------------------------------ slots (one-line wrappers)
+    @asyncSlot(str)  # type: ignore[untyped-decorator]
+    async def open_tender_slot(self, path: str) -> None:
+        """Slot: open a tender file."""
+        await self.run_task(OPEN, self.open_tender(Path(path)))
+
+    @asyncSlot()  # type: ignore[untyped-decorator]
+    async def analyze_slot(self) -> None:
+        """Slot: analyse the open tender."""
+        await self.run_task(ANALYSIS, self.analyze())
+
+    @asyncSlot(str, str)  # type: ignore[untyped-decorator]
+    async def generate_slot(self, mode: str, guidance: str) -> None:
+        """Slot: generate the outline in ``mode`` ("free" or "aligned") with optional guidance."""
+        await self.run_task(GENERATION, self.generate_outline(mode, guidance))  # type: ignore[arg-type]
+
+    @asyncSlot()  # type: ignore[untyped-decorator]
+    async def cancel_slot(self) -> None:
+        """Slot: the Cancel button."""
+        await self.cancel()
+
+    # ------------------------------------------------------------------ progress -> signals
+    def on_progress(self, event: PipelineEvent) -> None:
+        """The pipeline's plain progress callable: log it and turn it into signals."""
+        stage = STAGE_ZH.get(event.stage, event.stage)
+        text = f"{stage}：{event.message}" if event.message and event.message != stage else stage
+        self.stage_changed.emit(text)
+        fraction = event.fraction
+        self.progress_changed.emit(-1 if fraction is None else round(fraction * 100))
+        if event.tokens:
+            self._prompt_tokens, self._completion_tokens = event.prompt_tokens, event.completion_tokens
+            self.tokens_changed.emit(event.prompt_tokens, event.completion_tokens)
+        level = logging.WARNING if event.stage == "failed" else logging.INFO
+        log.log(level, "%s", event.message or stage, extra={"stage": event.stage, "tokens": event.tokens or None})
+
+    # ------------------------------------------------------------------ jobs
+    async def open_tender(self, path: Path) -> TenderDocument:
+        """Read the tender on a worker thread; DocumentError carries the Chinese message."""
+        from app.documents.loader import load_tender
+
+        self.stage_changed.emit(f"正在读取 {path.name}……")
+        log.info("opening %s", path, extra={"stage": "open"})
+        started = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        try:
+            doc = await loop.run_in_executor(self._executor, load_tender, path)
+        except Exception:
+            self.stage_changed.emit("就绪")
+            raise
+        self.document = doc
+        self.tender_path = path
+        self.analysis = Analysis()
+        self.analysis_changed.emit(self.analysis)
+        log.info("read %s: %d pages in %.2f s", path.name, doc.page_count, time.perf_counter() - started,
+                 extra={"stage": "open"})
+        self.stage_changed.emit(f"已打开 {path.name}（{doc.page_count} 页）")
+        self.document_loaded.emit(doc)
+        return doc
+
+    def _client(self) -> LLMClient:
+        client = self.client_factory()
+        if client is None:
+            raise NoModelConfigured()
+        return client
+
+    def _begin(self, text: str) -> None:
+        self._prompt_tokens = self._completion_tokens = 0
+        self.tokens_changed.emit(0, 0)
+        self.stage_changed.emit(text)
+        self.progress_changed.emit(-1)
+        self.running_changed.emit(1)
+
+    def _end(self, ok: bool, message: str) -> None:
+        self.progress_changed.emit(100 if ok else 0)
+        self.stage_changed.emit(message)
+        self.running_changed.emit(0)
+        self.run_finished.emit(int(ok), message)
+
+    async def analyze(self) -> Analysis:
+        """Overview + scoring groups of the open tender (the pipeline's analysis when available)."""
+        if self.document is None:
+            raise NoTender()
+        client = self._client()
+        self._begin("正在分析招标文件……")
+        ok, message = False, "分析已取消"
+        try:
+            analysis = await _run_analysis(client, self.document, self.on_progress)
+            self.set_analysis(analysis)
+            ok = True
+            message = f"分析完成：找到 {len(analysis.technical_groups)} 个技术评分项"
+            return analysis
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            message = getattr(exc, "message_zh", None) or "分析失败"
+            raise
+        finally:
+            await _close(client)
+            self._end(ok, message)
+
+    def set_analysis(self, analysis: Analysis) -> None:
+        """Replace the analysis (after a run or a user edit in the analysis view)."""
+        self.analysis = analysis
+        self.analysis_changed.emit(analysis)
+
+    async def generate_outline(self, mode: Mode = "free", guidance: str = "") -> OutlineOutcome:
+        """Generate the outline into the tree, live; the whole run becomes one undo step.
+
+        A running generation is cancelled first. The tree is read-only during the run;
+        on cancellation everything applied so far stays (consistent: every edit is a whole
+        tree operation) and can be taken back with one Ctrl+Z.
+        """
+        current = asyncio.current_task()
+        old = self.tasks.get(GENERATION)
+        if old is not None and old is not current and not old.done():
+            old.cancel()
+            await asyncio.wait([old], timeout=2.0)
+        client = self._client()
+        self.mode = mode
+        self.model.set_locked_top_level(False)
+        request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis,
+                                 tender_text=self.document.text()[:6000] if self.document else "")
+        runner = self.runner or default_outline_runner()
+        recorder = OpRecorder(self.outline)
+        self._begin("正在生成目录……")
+        self.model.set_read_only(True)
+        recorder.start()
+        outcome = OutlineOutcome(False, "目录生成已取消")
+        try:
+            if len(self.outline):
+                self.outline.replace([])
+            outcome = await runner(client, self.outline, request, self.on_progress)
+            self.last_outcome = outcome
+            return outcome
+        except asyncio.CancelledError:
+            log.warning("outline generation cancelled", extra={"stage": "outline"})
+            raise
+        except Exception as exc:
+            outcome = OutlineOutcome(False, getattr(exc, "message_zh", None) or "目录生成失败")
+            raise
+        finally:
+            self.outline.renumber()
+            recorder.stop()
+            if recorder.ops:
+                label = "AI 生成目录" if outcome.ok else "AI 生成目录（未完成）"
+                self.undo_stack.push(RecordedRunCommand(self.outline, recorder, label))
+            self.model.set_read_only(False)
+            self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
+            await _close(client)
+            self._end(outcome.ok, outcome.message)
+
+
+async def _close(client: LLMClient) -> None:
+    try:
+        await asyncio.wait_for(asyncio.shield(client.aclose()), timeout=1.0)
+    except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # closing must never mask the real outcome
+        pass
+
+
+async def _run_analysis(client: LLMClient, document: TenderDocument,
+                        progress: Callable[[PipelineEvent], None]) -> Analysis:
+    """Call the pipeline's analysis (its API is resolved at run time, as it is built in parallel)."""
+    try:
+        from app.pipeline import analysis as analysis_module  # type: ignore[attr-defined]
+    except ImportError as exc:
+        raise AnalysisUnavailable() from exc
+    fn = getattr(analysis_module, "analyze_tender", None)
+    if fn is None:
+        raise AnalysisUnavailable()
+    result = await fn(client, document, progress=progress)
+    return result if isinstance(result, Analysis) else result.analysis
+
+
+class AnalysisUnavailable(Exception):
+    """The analysis stage is not part of this build."""
+
+    message_zh = "此版本暂不支持自动分析，请在“分析”页手动填写评分项后生成目录。"

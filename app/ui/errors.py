@@ -1,0 +1,184 @@
+"""Three exception sinks, one error dialog, and a crash log offered on the next start (rule 7).
+
+``sys.excepthook`` (exceptions escaping Qt slots and virtual overrides), the asyncio loop's
+exception handler (callbacks, forgotten tasks) and a done-callback on every root task
+(:meth:`ErrorReporter.watch_task`) all end in :meth:`ErrorReporter.report`. Errors that carry
+a Chinese ``message_zh`` (bad file, model configuration) are shown as they are; anything
+else is a bug: its traceback goes to ``crash.log`` in the data folder and to the dialog's
+details, and the next start offers the log to the user.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+log = logging.getLogger(__name__)
+
+CRASH_LOG_NAME = "crash.log"
+
+
+def user_message(exc: BaseException) -> str | None:
+    """The Chinese message an expected error carries, or None for a bug."""
+    msg = getattr(exc, "message_zh", None)
+    return msg if isinstance(msg, str) and msg else None
+
+
+def format_details(exc: BaseException) -> str:
+    """The full traceback text of ``exc``."""
+    return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+
+
+class ErrorReporter(QObject):
+    """Collects exceptions from the three sinks and emits one signal per error.
+
+    Signals:
+        error_reported(title, message, details): show an error dialog.
+    """
+
+    error_reported = Signal(str, str, str)
+
+    def __init__(self, data_dir: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.data_dir = data_dir
+        self.reported: list[BaseException] = []
+        self._previous_hook: Callable[..., Any] | None = None
+
+    # ------------------------------------------------------------------ sinks
+    def install_excepthook(self) -> None:
+        """Sink 1: route uncaught exceptions (including those raised in Qt slots) here."""
+        if self._previous_hook is None:
+            self._previous_hook = sys.excepthook
+            sys.excepthook = self._excepthook
+
+    def uninstall_excepthook(self) -> None:
+        """Put the previous ``sys.excepthook`` back."""
+        if self._previous_hook is not None and sys.excepthook == self._excepthook:
+            sys.excepthook = self._previous_hook
+        self._previous_hook = None
+
+    def _excepthook(self, exc_type: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(exc_type, KeyboardInterrupt):
+            if self._previous_hook is not None:
+                self._previous_hook(exc_type, exc, tb)
+            return
+        if exc.__traceback__ is None:
+            exc = exc.with_traceback(tb)
+        self.report(exc, "程序内部错误")
+
+    def install_loop_handler(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Sink 2: exceptions the event loop catches in callbacks and unretrieved tasks."""
+        loop.set_exception_handler(self._loop_handler)
+
+    def _loop_handler(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        exc = context.get("exception")
+        if isinstance(exc, BaseException) and not isinstance(exc, asyncio.CancelledError):
+            self.report(exc, "后台任务出错")
+        else:
+            log.warning("event loop: %s", context.get("message", context), extra={"stage": "app"})
+
+    def watch_task(self, task: asyncio.Task[Any]) -> asyncio.Task[Any]:
+        """Sink 3: report a root task's exception when it finishes (cancellation is not an error)."""
+        task.add_done_callback(self._on_task_done)
+        return task
+
+    def _on_task_done(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None:
+            self.report(exc, "任务出错")
+
+    # ------------------------------------------------------------------ the one path
+    def report(self, exc: BaseException, title: str = "出错了") -> None:
+        """Log, write the crash log for bugs, and emit :attr:`error_reported`."""
+        self.reported.append(exc)
+        friendly = user_message(exc)
+        details = format_details(exc)
+        if friendly is not None:
+            log.error("%s", friendly, extra={"stage": "app"})
+            self.error_reported.emit(title, friendly, getattr(exc, "detail", "") or details)
+            return
+        log.error("unexpected error: %r", exc, extra={"stage": "app"})
+        self.write_crash_log(details)
+        message = f"程序遇到了一个意外错误：{type(exc).__name__}: {exc}\n\n您的工作未丢失，可以继续操作或先保存。详细信息已写入崩溃日志。"
+        self.error_reported.emit(title, message, details)
+
+    # ------------------------------------------------------------------ crash log
+    @property
+    def crash_log_path(self) -> Path:
+        """Where bug tracebacks are appended."""
+        return self.data_dir / CRASH_LOG_NAME
+
+    def write_crash_log(self, details: str) -> None:
+        """Append one traceback with a timestamp (never raises)."""
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            stamp = dt.datetime.now().isoformat(timespec="seconds")
+            with self.crash_log_path.open("a", encoding="utf-8") as fh:
+                fh.write(f"===== {stamp} BidStudio crash =====\n{details}\n")
+        except OSError as exc:
+            log.warning("cannot write crash log: %s", exc)
+
+    def take_pending_crash_log(self) -> str | None:
+        """The crash log left by an earlier session, renamed so it is offered only once."""
+        path = self.crash_log_path
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        try:
+            path.replace(path.with_name("crash.previous.log"))
+        except OSError:
+            pass
+        return text.strip() or None
+
+
+class ErrorDialog(QDialog):
+    """A message with a copyable details box; opened non-modally with ``open()``."""
+
+    def __init__(self, title: str, message: str, details: str = "", parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)
+        self.setMinimumWidth(520)
+        self.message = message
+        self.details = details
+        label = QLabel(message)
+        label.setWordWrap(True)
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+        self.details_box = QPlainTextEdit(details)
+        self.details_box.setReadOnly(True)
+        self.details_box.setVisible(bool(details))
+        self.details_box.setMinimumHeight(160)
+        layout.addWidget(self.details_box)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        copy = QPushButton("复制详细信息")
+        copy.clicked.connect(self.copy_details)
+        buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)
+
+    def copy_details(self) -> None:
+        """Put the message and the details on the clipboard."""
+        QGuiApplication.clipboard().setText(f"{self.message}\n\n{self.details}".strip())
