@@ -1,0 +1,68 @@
+"""What an export needs besides the outline: document metadata, user options, the error type.
+
+Kept apart from the writer so the UI and the CLI can build and validate these values
+without touching python-docx.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass
+from typing import Literal
+
+#: Heading number schemes: 第一章/1.1/1.1.1, 一、/（一）/1., or no numbers at all.
+NumberingScheme = Literal["chapter", "chinese", "none"]
+
+#: What the cover shows when the user has not typed a bidder name yet.
+BIDDER_PLACEHOLDER = "【投标人名称】"
+
+
+class ExportError(Exception):
+    """An export that cannot be done; ``message_zh`` is the sentence to show the user."""
+
+    def __init__(self, message_zh: str) -> None:
+        super().__init__(message_zh)
+        self.message_zh = message_zh
+
+
+@dataclass(frozen=True)
+class ExportMeta:
+    """Who and what the document is for: shown on the cover, header and document properties.
+
+    ``date`` may be a :class:`datetime.date`, free text (``"2026年12月"``) or None for today.
+    """
+
+    project_name: str
+    bidder_name: str = BIDDER_PLACEHOLDER
+    date: _dt.date | str | None = None
+    document_title: str = "技术投标文件"
+
+    def date_text(self) -> str:
+        """The cover date in Chinese form, e.g. ``2026年11月29日``."""
+        value = self.date if self.date is not None else _dt.date.today()
+        if isinstance(value, _dt.date):
+            return f"{value.year}年{value.month}月{value.day}日"
+        return value.strip()
+
+    def has_real_bidder(self) -> bool:
+        """Whether a real bidder name was given (not empty, not the placeholder)."""
+        name = self.bidder_name.strip()
+        return bool(name) and name != BIDDER_PLACEHOLDER
+
+
+@dataclass(frozen=True)
+class ExportOptions:
+    """User choices for one export.
+
+    ``chapters`` holds 0-based indexes of the top-level chapters to export (None: all).
+    Exported chapters are numbered in export order unless ``keep_original_numbers``.
+    """
+
+    preset: str = "标准投标版"
+    numbering: NumberingScheme = "chapter"
+    include_descriptions: bool = False
+    chapters: tuple[int, ...] | None = None
+    page_break_before_chapters: bool = True
+    include_cover: bool = True
+    include_toc: bool = True
+    keep_original_numbers: bool = False
