@@ -139,3 +139,35 @@ def test_yangjiang_user_requirements_triangle_count(tenders_dir: Path) -> None:
     assert any("健康证" in c.text for c in triangles)
     # the response forms later in the tender only quote the marks: no extra clauses
     assert count_marks(find_clauses(whole))["▲"] == 8
+
+
+def test_marks_in_a_docx_table_through_the_document_loader(tmp_path: Path) -> None:
+    from docx import Document
+
+    from app.documents.clauses import document_pages
+    from app.documents.loader import load_tender
+
+    d = Document()
+    d.add_paragraph("第二章 采购需求")
+    d.add_paragraph("1.★中标人不得将本项目转包或分包，否则采购人有权解除合同。")
+    d.add_paragraph("2.中标人应配备专职质检人员，负责每日验收。")
+    table = d.add_table(rows=4, cols=3)
+    rows = [("序号", "技术要求", "备注"),
+            ("1", "▲配送车辆须为冷藏车，温度控制在0至4摄氏度之间", "提供承诺函"),
+            ("2", "配送人员须持健康证上岗", "复印件"),
+            ("3", "须提供原厂授权书，否则按无效投标处理", "原件")]
+    for r, values in zip(table.rows, rows, strict=True):
+        for cell, value in zip(r.cells, values, strict=True):
+            cell.text = value
+    d.add_paragraph("3.投标人须按“▲”号条款逐条响应。")
+    path = tmp_path / "req.docx"
+    d.save(str(path))
+
+    doc = load_tender(str(path))
+    clauses = find_clauses(document_pages(doc))
+    assert [(c.kind, c.text) for c in clauses] == [
+        ("star", "1.★中标人不得将本项目转包或分包，否则采购人有权解除合同。"),
+        ("triangle", "▲配送车辆须为冷藏车，温度控制在0至4摄氏度之间"),
+        ("phrase", "须提供原厂授权书，否则按无效投标处理"),
+    ]
+    assert all(c.page == 1 for c in clauses)

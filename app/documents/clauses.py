@@ -18,7 +18,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from app.documents.model import TenderDocument
 
 ClauseKind = Literal["star", "triangle", "phrase"]
 
@@ -222,9 +225,18 @@ def find_clauses(pages: Iterable[PageText | tuple[int, str]], phrases: bool = Tr
         if phrase and phrase not in clause.phrases:
             clause.phrases.append(phrase)
 
+    table_cells: dict[int, str] = {}  # a table row rendered "a | b | c": the clause is its marked cell
+
     for i, ln in enumerate(lines):
         for m in re.finditer("[★▲]", ln.text):
             if not is_clause_mark(ln.text, m.start()):
+                continue
+            if TABLE_CELL_SEPARATOR in ln.text:
+                cell = _cell_at(ln.text, m.start())
+                if not is_clause_mark(cell, cell.find(m.group())):
+                    continue
+                table_cells.setdefault(i, cell)
+                add((i, i + 1), MARKS[m.group()], m.group(), None)
                 continue
             at_start = bool(_LEADING_MARK.match(ln.text[: m.start()]))
             add(_clause_span(lines, i, at_start), MARKS[m.group()], m.group(), None)
@@ -233,6 +245,10 @@ def find_clauses(pages: Iterable[PageText | tuple[int, str]], phrases: bool = Tr
         joined, owner = _joined_with_owner(lines)
         for m in REJECTION_PHRASES.finditer(joined):
             i = owner[m.start()]
+            if TABLE_CELL_SEPARATOR in lines[i].text:
+                table_cells.setdefault(i, _cell_at(lines[i].text, m.start() - owner.index(i)))
+                add((i, i + 1), "phrase", None, m.group())
+                continue
             span = _clause_span(lines, i, _is_boundary(lines[i].text))
             # a phrase in a clause already found joins it, wherever the clause starts
             host = next((s for s, e in order if s <= i < e), None)
@@ -241,7 +257,26 @@ def find_clauses(pages: Iterable[PageText | tuple[int, str]], phrases: bool = Tr
             else:
                 add(span, "phrase", None, m.group())
 
+    for i, cell in table_cells.items():
+        found[i].text = cell
     return [found[s] for s, _ in sorted(order)]
+
+
+TABLE_CELL_SEPARATOR = " | "
+
+
+def _cell_at(row: str, pos: int) -> str:
+    """The cell of a rendered table row ("a | b | c") holding character ``pos``."""
+    start = row.rfind(TABLE_CELL_SEPARATOR, 0, pos)
+    start = 0 if start < 0 else start + len(TABLE_CELL_SEPARATOR)
+    end = row.find(TABLE_CELL_SEPARATOR, pos)
+    return row[start : len(row) if end < 0 else end].strip()
+
+
+def document_pages(doc: TenderDocument, first_page: int = 1, last_page: int | None = None) -> list[PageText]:
+    """The readable pages ``first_page..last_page`` of a loaded tender, for :func:`find_clauses`."""
+    last = doc.page_count if last_page is None else min(last_page, doc.page_count)
+    return [PageText(p.number, p.text) for p in doc.pages[max(1, first_page) - 1 : last] if p.readable]
 
 
 def _joined_with_owner(lines: Sequence[_Line]) -> tuple[str, list[int]]:

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 from app.core.breakdown import Breakdown, BreakdownItem, ModelBreakdown, ModelItem, RiskCategory, RiskItem
 from app.core.resources import load_prompt
 from app.core.similarity import containment, similarity
-from app.documents.clauses import Clause, PageText, as_pages, find_clauses
+from app.documents.clauses import Clause, PageText, as_pages, document_pages, find_clauses
+from app.documents.locate import Section, locate_requirements
 from app.llm.collect_json import collect_json
 from app.llm.errors import LLMConfigError, LLMError
 from app.pipeline.breakdown_input import Chunk, assess_input, locate_page, split_into_chunks
@@ -255,30 +256,27 @@ async def run_breakdown(client: LLMClient, pages: Sequence[PageText | tuple[int,
     return outcome
 
 
-REQUIREMENT_TITLES = re.compile(r"采购需求|用户需求|技术要求|技术规范|服务要求|项目需求|需求书|技术参数|服务内容")
+def requirement_input(doc: TenderDocument, section: Section | None = None) -> tuple[list[PageText], list[tuple[int, str]]]:
+    """The readable pages of the located requirement section and the headings inside it.
 
-
-def requirement_pages(doc: TenderDocument) -> tuple[list[PageText], list[tuple[int, str]]]:
-    """The pages of the tender's requirement chapters and the headings inside them.
-
-    A requirement chapter is a heading matching 采购需求/用户需求书/技术要求…; it runs to
-    the next heading of the same or a higher level. Unreadable pages are left out.
+    ``section`` defaults to :func:`~app.documents.locate.locate_requirements`; no section
+    gives no pages (and so a ``needs_clarification`` breakdown without a model call).
     """
-    heads = doc.headings
-    ranges: list[tuple[int, int]] = []
-    for i, h in enumerate(heads):
-        if not REQUIREMENT_TITLES.search(h.text) or re.search(r"评分|评审|目录", h.text):
-            continue
-        end = doc.page_count
-        for later in heads[i + 1 :]:
-            if later.level <= h.level and later.page > h.page:
-                end = later.page if later.page > h.page else h.page
-                break
-        if ranges and h.page <= ranges[-1][1]:
-            ranges[-1] = (ranges[-1][0], max(ranges[-1][1], end))
-        else:
-            ranges.append((h.page, end))
-    numbers = sorted({n for a, b in ranges for n in range(a, b + 1)})
-    pages = [PageText(n, doc.page(n).text) for n in numbers if doc.page(n).readable]
-    inside = [(h.page, h.text) for h in heads if h.page in set(numbers)]
-    return pages, inside
+    if section is None:
+        section = locate_requirements(doc)
+    if section is None:
+        return [], []
+    pages = document_pages(doc, section.first_page, section.last_page)
+    heads = [(h.page, h.text) for h in doc.headings if section.first_page <= h.page <= section.last_page]
+    return pages, heads
+
+
+async def run_document_breakdown(client: LLMClient, doc: TenderDocument, section: Section | None = None, *,
+                                 max_attempts: int = 3,
+                                 progress: BreakdownProgress = _no_progress) -> BreakdownOutcome:
+    """:func:`run_breakdown` on a loaded tender's requirement section (located when not given)."""
+    pages, heads = requirement_input(doc, section)
+    if not pages:
+        reason = "未能在招标文件中找到采购需求/技术要求/用户需求书章节，无法拆解需求；请手动指定需求所在页码。"
+        return BreakdownOutcome(thin_input_breakdown(reason, []), issues=[reason])
+    return await run_breakdown(client, pages, headings=heads, max_attempts=max_attempts, progress=progress)
