@@ -18,6 +18,9 @@ import json_repair
 
 from app.llm.think_blocks import split_think
 
+_FULLWIDTH = {"：": ":", "，": ","}
+#: A full-width colon or comma used as JSON syntax: right after a closing quote/bracket.
+_FULLWIDTH_SYNTAX = re.compile(r'(["\]}]\s*)([：，])')
 _FENCE_RE = re.compile(r"```[ \t]*([A-Za-z0-9_+-]*)[ \t]*\r?\n?(.*?)(?:```|$)", re.DOTALL)
 
 
@@ -57,7 +60,8 @@ def extract_json(text: str) -> Extracted:
     if start < 0:
         return Extracted(stripped, notes)
     candidates = _candidates(stripped)
-    chosen = next((c for c in candidates if _loads_ok(c)), None)
+    parseable = [c for c in candidates if _loads_ok(c)]
+    chosen = max(parseable, key=len) if parseable else None
     if chosen is None:
         chosen = max(candidates, key=len) if candidates else stripped[start:]
     if chosen.strip() != stripped:
@@ -123,7 +127,8 @@ def _loads_ok(text: str) -> bool:
 
 def syntax_issue(exc: json.JSONDecodeError) -> str:
     """``JSON 语法错误：第 3 行第 17 列附近 Expecting ','``."""
-    return f"JSON 语法错误：第 {exc.lineno} 行第 {exc.colno} 列附近 {exc.msg}"
+    msg = exc.msg.removesuffix(" delimiter").removesuffix(" at")
+    return f"JSON 语法错误：第 {exc.lineno} 行第 {exc.colno} 列附近 {msg}"
 
 
 def parse_json(text: str, truncated: bool = False) -> Parsed:
@@ -138,21 +143,44 @@ def parse_json(text: str, truncated: bool = False) -> Parsed:
         return Parsed(True, json.loads(text))
     except json.JSONDecodeError as exc:
         issue = syntax_issue(exc)
+    notes: list[str] = []
+    source = text
+    if _FULLWIDTH_SYNTAX.search(text):
+        text = _FULLWIDTH_SYNTAX.sub(lambda m: m.group(1) + _FULLWIDTH[m.group(2)], text)
+        notes.append("全角标点：，改为 JSON 的 : ,")
     try:
         value = json_repair.loads(text)
     except Exception:  # json-repair gives up in its own ways; any of them means "no repair"
         value = None
     if not isinstance(value, (dict, list)) or not value:
         return Parsed(False, syntax_issue=issue if _first_bracket(text) >= 0 else "没有找到 JSON 内容（输出中没有 { 或 [）")
-    changed = sorted(s for s in _strings(value) if not _occurs(s, text))
-    notes = []
-    uncertain = bool(changed) or truncated
+    strings = _strings(value)
+    changed = sorted(s for s in strings if not _occurs(s, source))
+    lost = _lost_literals(source, strings)
+    if lost:
+        notes.append("本地修复丢掉了文字：" + "、".join(f"“{s[:20]}”" for s in lost[:5]))
+    uncertain = bool(changed) or bool(lost) or truncated
     if changed:
         notes.append("本地修复改动了文字内容：" + "、".join(f"“{s[:20]}”" for s in changed[:5]))
     if truncated:
         notes.append("输出被截断，本地补全了括号，最后一项可能不完整")
     return Parsed(True, value, syntax_issue=issue, repair=f"json-repair 修复了语法（{issue}）", uncertain=uncertain,
                   notes=notes)
+
+
+_LITERAL_RE = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
+_WORDY_RE = re.compile(r"[\w\u4e00-\u9fff]")
+
+
+def _lost_literals(source: str, strings: list[str]) -> list[str]:
+    """Double-quoted literals of the source whose text is in no string of the result."""
+    haystack = "\n".join(strings + [json.dumps(s, ensure_ascii=False)[1:-1] for s in strings])
+    lost = []
+    for m in _LITERAL_RE.finditer(source):
+        lit = m.group(1).strip()
+        if lit and _WORDY_RE.search(lit) and lit not in haystack:
+            lost.append(lit)
+    return lost
 
 
 def _strings(value: Any) -> list[str]:

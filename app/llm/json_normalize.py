@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.core.rules import strip_numbering, title_problem
+
 #: Near-miss key -> field names it may stand for (first that exists in the model wins).
 ALIASES: dict[str, tuple[str, ...]] = {
     "child": ("children",), "childs": ("children",), "childrens": ("children",), "subsections": ("children",),
@@ -146,3 +148,32 @@ def _accepts_str(annotation: Any) -> bool:
 
 def _accepts_none(annotation: Any) -> bool:
     return any(a is type(None) for a in _args(annotation))
+
+
+def strip_title_numbering(data: Any) -> tuple[Any, list[str]]:
+    """Remove numbering a model put in front of ``title`` values ("1.2 设计原则" -> "设计原则").
+
+    Numbering is owned by code (rule 2 of the architecture); a pure number is left alone
+    so the business rules can still flag it.
+    """
+    notes: list[str] = []
+
+    def visit(value: Any, where: str) -> Any:
+        if isinstance(value, list):
+            return [visit(v, f"{where}.{i}" if where else str(i)) for i, v in enumerate(value)]
+        if not isinstance(value, dict):
+            return value
+        out = {}
+        for key, item in value.items():
+            loc = f"{where}.{key}" if where else str(key)
+            if key == "title" and isinstance(item, str):
+                stripped = strip_numbering(item)
+                if stripped != item.strip() and stripped and title_problem(stripped) is None:
+                    notes.append(f"{loc}: 去掉了标题编号“{item[: len(item) - len(stripped)].strip()}”")
+                    item = stripped
+                out[key] = item
+            else:
+                out[key] = visit(item, loc)
+        return out
+
+    return visit(data, ""), notes
