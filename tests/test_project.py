@@ -110,11 +110,32 @@ def test_tender_status_notices_moves_and_changes(tmp_path: Path) -> None:
     folder.rename(moved)  # the whole folder was moved: found relative to the project
     loaded = load_project(moved / "p.bidproj")
     assert tender_status(loaded, moved / "p.bidproj") == ("ok", moved / "招标文件.pdf")
-    (moved / "招标文件.pdf").write_bytes(b"two")
+    (moved / "招标文件.pdf").write_bytes(b"changed")
     assert tender_status(loaded, moved / "p.bidproj")[0] == "changed"
     (moved / "招标文件.pdf").unlink()
     assert tender_status(loaded, moved / "p.bidproj") == ("missing", None)
     assert tender_status(Project()) == ("none", None)
+
+
+def test_tender_hash_is_cached_until_the_file_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core import project as project_module
+
+    calls: list[Path] = []
+    real = project_module.sha256_file
+
+    def counting(path: Path) -> str:
+        calls.append(path)
+        return real(path)
+
+    monkeypatch.setattr(project_module, "sha256_file", counting)
+    tender = tmp_path / "t.pdf"
+    tender.write_bytes(b"x" * 1000)
+    first = TenderRef.from_file(tender)
+    assert TenderRef.from_file(tender).sha256 == first.sha256
+    assert len(calls) == 1  # autosave snapshots do not re-hash an unchanged tender
+    tender.write_bytes(b"y" * 1001)
+    assert TenderRef.from_file(tender).sha256 != first.sha256
+    assert len(calls) == 2
 
 
 @pytest.mark.parametrize("failing", ["fsync", "replace", "write"])

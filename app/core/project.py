@@ -42,6 +42,24 @@ SectionStatus = Literal["empty", "queued", "drafting", "done", "failed", "edited
 RunStatus = Literal["running", "ok", "failed", "cancelled"]
 
 
+_HASH_CACHE: dict[tuple[str, int, int], str] = {}
+
+
+def tender_sha256(path: Path | str) -> str:
+    """SHA-256 of a tender file, cached by (path, size, mtime) so snapshots and autosaves
+    of the same unchanged file do not re-read tens of megabytes on the GUI thread."""
+    p = Path(path).resolve()
+    st = p.stat()
+    key = (str(p), st.st_size, st.st_mtime_ns)
+    digest = _HASH_CACHE.get(key)
+    if digest is None:
+        digest = sha256_file(p)
+        if len(_HASH_CACHE) > 64:
+            _HASH_CACHE.clear()
+        _HASH_CACHE[key] = digest
+    return digest
+
+
 def utc_now() -> datetime:
     """The current time, timezone-aware (files store ISO 8601 with offset)."""
     return datetime.now(timezone.utc)
@@ -64,7 +82,7 @@ class TenderRef(BaseModel):
     def from_file(cls, path: Path | str) -> TenderRef:
         """Reference ``path`` with its current hash and size."""
         p = Path(path).resolve()
-        return cls(path=str(p), sha256=sha256_file(p), size=p.stat().st_size)
+        return cls(path=str(p), sha256=tender_sha256(p), size=p.stat().st_size)
 
     @property
     def name(self) -> str:
@@ -363,7 +381,7 @@ def tender_status(project: Project, project_path: Path | None = None) -> tuple[T
     found = locate_tender(project, project_path)
     if found is None:
         return "missing", None
-    if project.tender.sha256 and sha256_file(found) != project.tender.sha256:
+    if project.tender.sha256 and tender_sha256(found) != project.tender.sha256:
         return "changed", found
     return "ok", found
 
