@@ -129,6 +129,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         raise CliUsageError("--max-mb 必须大于 0")
     max_bytes = int(args.max_mb * 1024 * 1024) if args.max_mb else DEFAULT_MAX_BYTES
     doc, scoring, sections = ingest(args.tender, password=args.password, max_bytes=max_bytes)
+    if getattr(args, "breakdown", False):
+        from app.cli_breakdown import EndpointMissing, breakdown_report
+
+        try:
+            extra, model_failed = breakdown_report(args, doc, sections)
+        except EndpointMissing as exc:
+            raise CliUsageError(exc.message_zh) from exc
+        _write_json({**ingest_report(doc, scoring, sections), **extra}, args.output)
+        return EXIT_MODEL if model_failed else EXIT_OK
     if args.json or args.output:
         _write_json(ingest_report(doc, scoring, sections), args.output)
     else:
@@ -146,6 +155,9 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--output", "-o", metavar="PATH", help="把 JSON 结果写入文件")
     p.add_argument("--password", help="PDF 的打开密码")
     p.add_argument("--max-mb", type=float, default=None, help="文件大小上限（MB），默认 200")
+    from app.cli_breakdown import add_breakdown_arguments
+
+    add_breakdown_arguments(p)
     p.set_defaults(func=cmd_analyze)
 
 
