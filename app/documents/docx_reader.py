@@ -35,13 +35,24 @@ _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MAX_CAPTION_CHARS = 120
 
 
-def _style_level(paragraph: Paragraph) -> int | None:
+def _style_names(document: Any) -> dict[str, str]:
+    """styleId -> style name, read once (python-docx's per-paragraph lookup is slow)."""
+    names: dict[str, str] = {}
+    for st in document.styles.element.findall(f"{_W}style"):
+        sid = st.get(f"{_W}styleId")
+        name_el = st.find(f"{_W}name")
+        if sid and name_el is not None:
+            names[sid] = name_el.get(f"{_W}val") or ""
+    return names
+
+
+def _style_level(element: Any, style_names: dict[str, str]) -> int | None:
     """Heading level from the paragraph style ("Heading 2", "标题 2"); 0 for TOC entries."""
-    try:
-        name = (paragraph.style.name if paragraph.style is not None else "") or ""
-    except (KeyError, ValueError):
+    style = element.find(f"{_W}pPr/{_W}pStyle")
+    if style is None:
         return None
-    lowered = name.lower()
+    sid = style.get(f"{_W}val") or ""
+    lowered = style_names.get(sid, sid).lower()
     if lowered.startswith("toc"):
         return 0
     for prefix in ("heading ", "标题 ", "标题"):
@@ -109,6 +120,7 @@ def read_docx(path: Path) -> TenderDocument:
     last_texts: list[str] = []
     breaks_seen = 0
     body = document.element.body
+    style_names = _style_names(document)
     for child in body.iterchildren():
         tag = child.tag
         if tag == f"{_W}p":
@@ -127,7 +139,7 @@ def read_docx(path: Path) -> TenderDocument:
                 pages.setdefault(page, [])
             if not text:
                 continue
-            style_level = _style_level(paragraph)
+            style_level = _style_level(child, style_names)
             level = None if style_level == 0 else style_level or heading_level(text)
             block = TextBlock(
                 page=page, text=text, kind="heading" if level else "paragraph", heading_level=level
