@@ -168,21 +168,21 @@ class OutlineItemModel(QAbstractItemModel):
         grand = self._parents[id(parent)]
         return self.createIndex(_row_of(grand, parent), 0, parent)
 
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         """Qt override: number of children."""
         if parent.isValid() and parent.column() != 0:
             return 0
         return len(self._node(parent).children)
 
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008, N802
+    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         """Qt override: three columns everywhere."""
         return len(HEADERS)
 
-    def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008, N802
+    def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
         """Qt override: whether ``parent`` has child rows."""
         return self.rowCount(parent) > 0
 
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:  # noqa: N802
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Qt override: Chinese column titles."""
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(HEADERS):
             return HEADERS[section]
@@ -245,7 +245,7 @@ class OutlineItemModel(QAbstractItemModel):
         flags |= Qt.ItemFlag.ItemIsDropEnabled
         return flags
 
-    def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:  # noqa: N802
+    def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         """Qt override: rename or edit a description through an undo command."""
         if not index.isValid() or role != Qt.ItemDataRole.EditRole or self._read_only:
             return False
@@ -270,31 +270,31 @@ class OutlineItemModel(QAbstractItemModel):
         return True
 
     # ------------------------------------------------------------------ drag and drop
-    def supportedDropActions(self) -> Qt.DropAction:  # noqa: N802
+    def supportedDropActions(self) -> Qt.DropAction:
         """Qt override: nodes are moved inside the tree."""
         return Qt.DropAction.MoveAction
 
-    def supportedDragActions(self) -> Qt.DropAction:  # noqa: N802
+    def supportedDragActions(self) -> Qt.DropAction:
         """Qt override: nodes are moved inside the tree."""
         return Qt.DropAction.MoveAction
 
-    def mimeTypes(self) -> list[str]:  # noqa: N802
+    def mimeTypes(self) -> list[str]:
         """Qt override: our own path list type."""
         return [OUTLINE_MIME]
 
-    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # type: ignore[override]  # noqa: N802
+    def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # type: ignore[override]
         """Qt override: the dragged nodes as a JSON list of paths (one per row)."""
         paths = sorted({self.path_for_index(i) for i in indexes if i.isValid()})
         mime = QMimeData()
         mime.setData(OUTLINE_MIME, QByteArray(json.dumps([list(p) for p in paths]).encode()))
         return mime
 
-    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,  # noqa: N802
+    def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
                         parent: ModelIndex) -> bool:
         """Qt override: only our own paths, never into themselves, never into a locked level."""
         return self._drop_plan(data, action, row, parent) is not None
 
-    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,  # noqa: N802
+    def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
                      parent: ModelIndex) -> bool:
         """Qt override: move the dragged node with an undoable command.
 
@@ -385,7 +385,7 @@ class OutlineItemModel(QAbstractItemModel):
             self._rebuild_parents()
             self.endResetModel()
             return
-        node, src_parent, dst_parent = self._pending_move
+        node, _src_parent, dst_parent = self._pending_move
         self._pending_move = None
         self._parents[id(node)] = dst_parent
         self.endMoveRows()

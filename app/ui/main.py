@@ -1,0 +1,123 @@
+"""Start the desktop app: QApplication, the qasync loop, the error sinks, the main window.
+
+``run(argv)`` accepts a tender or project path, ``--sample`` (the bundled sample tender)
+and ``--quit-when-visible`` (used by the start-up benchmark: print the wall-clock time at
+which the window was first painted, then quit).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import time
+from pathlib import Path
+
+import qasync
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtWidgets import QApplication
+
+from app.core.resources import resource_path
+
+log = logging.getLogger("bidstudio.ui")
+
+CJK_FONTS = ("Microsoft YaHei UI", "Microsoft YaHei", "PingFang SC", "Noto Sans CJK SC", "Source Han Sans SC",
+             "WenQuanYi Micro Hei")
+
+
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    """Command-line options (argv[0] is the program)."""
+    p = argparse.ArgumentParser(prog="bidstudio", description="标书工坊 BidStudio")
+    p.add_argument("path", nargs="?", help="要打开的招标文件或项目文件")
+    p.add_argument("--sample", action="store_true", help="打开内置的示例招标文件")
+    p.add_argument("--quit-when-visible", action="store_true", help=argparse.SUPPRESS)
+    args, _qt_args = p.parse_known_args(argv[1:])
+    return args
+
+
+def sample_tender() -> Path:
+    """The bundled sample tender."""
+    return resource_path("samples", "sample_tender.pdf")
+
+
+def _pick_font(app: QApplication) -> None:
+    families = set(QFontDatabase.families())
+    for name in CJK_FONTS:
+        if name in families:
+            font = QFont(name)
+            font.setPointSizeF(max(9.5, app.font().pointSizeF()))
+            app.setFont(font)
+            return
+
+
+def _setup_logging() -> None:
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def run(argv: list[str]) -> int:
+    """Run the GUI until the main window is closed; returns the exit code."""
+    started = time.time()
+    args = parse_args(argv)
+    _setup_logging()
+    app = QApplication.instance() or QApplication(argv)
+    assert isinstance(app, QApplication)
+    app.setApplicationName("BidStudio")
+    app.setApplicationDisplayName("标书工坊")
+    app.setOrganizationName("BidStudio")
+    _pick_font(app)
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    with loop:
+        code: int = loop.run_until_complete(_main(app, args, started))
+    return code
+
+
+async def _main(app: QApplication, args: argparse.Namespace, started: float) -> int:
+    from app.core.api_keys import ApiKeyStore
+    from app.core.settings_model import data_dir, default_settings_path, load_settings
+    from app.ui.controller import AppController
+    from app.ui.errors import ErrorReporter
+    from app.ui.main_window import MainWindow
+    from app.ui.session import SessionWiring
+
+    loop = asyncio.get_running_loop()
+    reporter = ErrorReporter(data_dir())
+    reporter.install_excepthook()
+    reporter.install_loop_handler(loop)
+    settings_path = default_settings_path()
+    settings = load_settings(settings_path)
+    key_store = ApiKeyStore()
+    controller = AppController(reporter=reporter)
+    wiring = SessionWiring(settings, key_store)
+    controller.client_factory = wiring.make_client
+    window = MainWindow(controller, settings=settings, reporter=reporter, settings_path=settings_path,
+                        model_configured=wiring.configured())
+    wiring.attach(window)
+    closed: asyncio.Future[None] = loop.create_future()
+
+    def finish(*_args: object) -> None:
+        if not closed.done():
+            closed.set_result(None)
+
+    window.destroyed.connect(finish)
+    app.lastWindowClosed.connect(finish)
+    window.show()
+
+    if args.quit_when_visible:
+        def report_visible() -> None:
+            print(f"visible_at={time.time():.4f} started_at={started:.4f}", flush=True)
+            window._close_ok = True
+            window.close()
+
+        QTimer.singleShot(0, report_visible)
+    else:
+        wiring.offer_crash_log(reporter)
+        wiring.offer_recovery()
+        target = sample_tender() if args.sample else (Path(args.path) if args.path else None)
+        if target is not None:
+            controller.spawn("dialog", window.open_path(target))
+    await closed
+    await controller.shutdown()
+    reporter.uninstall_excepthook()
+    return 0

@@ -1,0 +1,606 @@
+"""The main window: tender beside the outline, analysis, log, menus, status bar (Chinese UI).
+
+It wires widgets to the :class:`AppController`; it owns no data. "Modified" comes from the
+undo stack's clean state (plus analysis edits, which are not tree commands). Dialogs in
+coroutines are awaited through ``finished`` (``app.ui.async_dialog``); closing the window
+cancels running work and asks about unsaved changes first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDockWidget,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.analysis import Analysis
+from app.ui.analysis_view import AnalysisView
+from app.ui.async_dialog import ask_save_changes, run_dialog
+from app.ui.document_placeholder import make_document_pane
+from app.ui.errors import ErrorDialog
+from app.ui.log_pane import LogPane, LogTableModel, QtLogHandler
+from app.ui.outline_view import OutlineView
+from app.ui.status_panel import StatusPanel
+
+if TYPE_CHECKING:
+    from app.core.settings_model import AppSettings
+    from app.documents.model import TenderDocument
+    from app.ui.controller import AppController
+    from app.ui.errors import ErrorReporter
+
+log = logging.getLogger("bidstudio.ui")
+
+APP_NAME = "标书工坊"
+TENDER_FILTER = "招标文件 (*.pdf *.docx *.doc *.txt);;所有文件 (*)"
+PROJECT_FILTER = "标书工坊项目 (*.bidproj)"
+OPENABLE = (".pdf", ".docx", ".doc", ".txt", ".bidproj")
+ABOUT_HTML = (
+    "<h3>标书工坊 BidStudio</h3>"
+    "<p>读取招标文件，分析技术评分项，用任意 OpenAI 兼容模型生成并编辑技术标目录，导出 Word。</p>"
+    "<p>本程序是自由软件，依据 GNU Affero 通用公共许可证第 3 版或（由您选择）任何更新版本"
+    "（AGPL-3.0-or-later）发布。程序使用 PyMuPDF（AGPL-3.0）。本程序不提供任何担保。</p>"
+)
+
+
+class MainWindow(QMainWindow):
+    """The application window; ``controller`` does the work, this class wires it to widgets."""
+
+    def __init__(self, controller: AppController, *, settings: AppSettings | None = None,
+                 reporter: ErrorReporter | None = None, qsettings: QSettings | None = None,
+                 log_handler: QtLogHandler | None = None, model_configured: bool = True,
+                 settings_path: Path | None = None) -> None:
+        super().__init__()
+        self.controller = controller
+        self.reporter = reporter
+        from app.core.settings_model import AppSettings
+
+        self.settings = settings or AppSettings()
+        self.qsettings = qsettings or QSettings("BidStudio", "BidStudio")
+        self.settings_path = settings_path
+        self.project_path: Path | None = None
+        self.analysis_dirty = False
+        self.error_dialogs: list[ErrorDialog] = []
+        self._close_ok = False
+        self._model_configured = model_configured
+        self.setObjectName("mainWindow")
+        self.setAcceptDrops(True)
+        self.resize(1440, 900)
+        self._build_central()
+        self._build_docks()
+        self.status = StatusPanel()
+        self.status.provider = self.settings.model.provider
+        self.statusBar().addPermanentWidget(self.status, 1)
+        self._build_actions()
+        self._build_menus()
+        self._connect(log_handler)
+        self._restore_layout()
+        self.set_model_configured(model_configured)
+        self._update_title()
+
+    # ------------------------------------------------------------------ building
+    def _build_central(self) -> None:
+        c = self.controller
+        self.outline_view = OutlineView(c.model, c.undo_stack)
+        self.outline_view.setObjectName("outlineView")
+        self.mode_box = QComboBox()
+        self.mode_box.addItem("自由生成", "free")
+        self.mode_box.addItem("一一对应评分项", "aligned")
+        self.mode_box.setToolTip("一一对应：每个技术评分项成为一个一级章节（章节由程序按评分项建立并锁定）")
+        self.guidance = QLineEdit()
+        self.guidance.setPlaceholderText("补充要求（可选），如：突出本地化服务团队、重视食品安全")
+        self.generate_button = QPushButton("生成目录")
+        self.generate_button.setObjectName("generateButton")
+        self.generate_button.clicked.connect(self.start_generation)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("模式："))
+        bar.addWidget(self.mode_box)
+        bar.addWidget(self.guidance, 1)
+        bar.addWidget(self.generate_button)
+        self.guide = QLabel()
+        self.guide.setObjectName("firstRunGuide")
+        self.guide.setWordWrap(True)
+        self.guide.setTextFormat(Qt.TextFormat.RichText)
+        self.guide.setStyleSheet("QLabel{background:#fff8e1;border:1px solid #f0d58a;border-radius:4px;padding:6px;}")
+        self.guide.setText("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
+                           "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
+        self.guide.linkActivated.connect(lambda _link: self.open_settings())
+        self.empty_hint = QLabel("打开招标文件（Ctrl+O 或把文件拖到窗口中），分析后点“生成目录”；"
+                                 "也可以直接在下方右键添加章节，手工编写目录。")
+        self.empty_hint.setStyleSheet("color:#666;padding:2px;")
+        self.empty_hint.setWordWrap(True)
+        central = QWidget()
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.addWidget(self.guide)
+        layout.addLayout(bar)
+        layout.addWidget(self.empty_hint)
+        layout.addWidget(self.outline_view, 1)
+        self.setCentralWidget(central)
+
+    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(name)
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_docks(self) -> None:
+        self.document_pane = make_document_pane(self)
+        self.analysis_view = AnalysisView()
+        self.log_model = LogTableModel(parent=self)
+        self.log_pane = LogPane(self.log_model)
+        self.document_dock = self._dock("招标文件", "documentDock", self.document_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.analysis_dock = self._dock("招标分析", "analysisDock", self.analysis_view, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.document_dock, self.analysis_dock)
+        self.document_dock.raise_()
+        self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.resizeDocks([self.document_dock], [560], Qt.Orientation.Horizontal)
+        self.resizeDocks([self.log_dock], [170], Qt.Orientation.Vertical)
+
+    def _act(self, text: str, slot: Any, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
+             tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def _build_actions(self) -> None:
+        c = self.controller
+        K = QKeySequence.StandardKey
+        self.act_open = self._act("打开招标文件…", lambda: self._spawn_ui("dialog", self.choose_and_open()), K.Open)
+        self.act_open_project = self._act("打开项目…", lambda: self._spawn_ui("dialog", self.choose_and_open_project()))
+        self.act_save = self._act("保存", lambda: self._spawn_ui("dialog", self.save()), K.Save)
+        self.act_save_as = self._act("另存为…", lambda: self._spawn_ui("dialog", self.save_as()), K.SaveAs)
+        self.act_export = self._act("导出 Word…", lambda: self._spawn_ui("dialog", self.choose_and_export()), "Ctrl+E")
+        self.act_quit = self._act("退出", self.close, K.Quit)
+        self.act_undo = c.undo_stack.createUndoAction(self, "撤销")
+        self.act_undo.setShortcut(QKeySequence(K.Undo))
+        self.act_redo = c.undo_stack.createRedoAction(self, "重做")
+        self.act_redo.setShortcut(QKeySequence(K.Redo))
+        self.act_analyze = self._act("分析招标文件", lambda: c.analyze_slot(), "Ctrl+R")
+        self.act_generate_free = self._act("生成目录（自由）", lambda: self.start_generation("free"), "Ctrl+G")
+        self.act_generate_aligned = self._act("生成目录（一一对应评分项）", lambda: self.start_generation("aligned"),
+                                              "Ctrl+Shift+G")
+        self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
+        self.act_cancel.setEnabled(False)
+        self.act_settings = self._act("模型设置…", self.open_settings)
+        self.act_about = self._act("关于标书工坊", self.show_about)
+
+    def _build_menus(self) -> None:
+        mb = self.menuBar()
+        m = mb.addMenu("文件(&F)")
+        m.addActions([self.act_open, self.act_open_project])
+        self.recent_menu = QMenu("最近文件", self)
+        m.addMenu(self.recent_menu)
+        m.addSeparator()
+        m.addActions([self.act_save, self.act_save_as, self.act_export])
+        m.addSeparator()
+        m.addAction(self.act_quit)
+        e = mb.addMenu("编辑(&E)")
+        e.addActions([self.act_undo, self.act_redo])
+        e.addSeparator()
+        a = self.outline_view.actions_by_name
+        for name in ("add_sibling", "add_child", "rename", "edit_description", "delete", None, "move_up", "move_down",
+                     "indent", "outdent"):
+            if name is None:
+                e.addSeparator()
+            else:
+                e.addAction(a[name])
+        g = mb.addMenu("生成(&G)")
+        g.addActions([self.act_analyze, self.act_generate_free, self.act_generate_aligned])
+        g.addSeparator()
+        g.addAction(self.act_cancel)
+        s = mb.addMenu("设置(&S)")
+        s.addAction(self.act_settings)
+        v = mb.addMenu("视图(&V)")
+        for dock in (self.document_dock, self.analysis_dock, self.log_dock):
+            v.addAction(dock.toggleViewAction())
+        h = mb.addMenu("帮助(&H)")
+        h.addAction(self.act_about)
+        self._rebuild_recent()
+
+    def _connect(self, log_handler: QtLogHandler | None) -> None:
+        c = self.controller
+        self._own_handler = log_handler is None
+        self.log_handler = log_handler or QtLogHandler()
+        if self._own_handler:
+            for name in ("app", "bidstudio"):
+                logging.getLogger(name).addHandler(self.log_handler)
+                if logging.getLogger(name).level == logging.NOTSET or logging.getLogger(name).level > logging.INFO:
+                    logging.getLogger(name).setLevel(logging.INFO)
+        self.log_model.attach(self.log_handler)
+        c.stage_changed.connect(self.status.set_stage)
+        c.progress_changed.connect(self.status.set_progress)
+        c.tokens_changed.connect(self.status.set_tokens)
+        c.running_changed.connect(self._on_running_changed)
+        c.run_finished.connect(self._on_run_finished)
+        c.document_loaded.connect(self._on_document_loaded)
+        c.analysis_changed.connect(self.analysis_view.set_analysis)
+        c.undo_stack.cleanChanged.connect(self._on_clean_changed)
+        c.undo_stack.indexChanged.connect(self._on_outline_edited)
+        c.model.modelReset.connect(self._on_outline_edited)
+        self.status.cancel_requested.connect(c.cancel_slot)
+        self.analysis_view.analysis_edited.connect(self._on_analysis_edited)
+        self.analysis_view.page_requested.connect(self._show_page)
+        self.outline_view.source_requested.connect(self._show_requirement)
+        if self.reporter is not None:
+            self.reporter.error_reported.connect(self.show_error)
+
+    # ------------------------------------------------------------------ state and title
+    @property
+    def is_modified(self) -> bool:
+        """Unsaved changes: the undo stack is not clean, or the analysis was edited."""
+        return not self.controller.undo_stack.isClean() or self.analysis_dirty
+
+    def display_name(self) -> str:
+        """The project's name for the title bar and questions."""
+        if self.project_path is not None:
+            return self.project_path.stem
+        if self.controller.tender_path is not None:
+            return self.controller.tender_path.stem
+        return "未命名项目"
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.display_name()}[*] — {APP_NAME}")
+        self.setWindowModified(self.is_modified)
+
+    def _on_clean_changed(self, _clean: bool) -> None:
+        self._update_title()
+
+    def _on_outline_edited(self, *_args: object) -> None:
+        self.empty_hint.setVisible(len(self.controller.outline) == 0)
+        self._update_title()
+
+    def _on_analysis_edited(self, analysis: Analysis) -> None:
+        self.controller.analysis = analysis  # the view already shows it: no analysis_changed round trip
+        self.analysis_dirty = True
+        self._update_title()
+
+    def set_model_configured(self, configured: bool) -> None:
+        """Show the first-run guide while no model is configured."""
+        self._model_configured = configured
+        self.guide.setVisible(not configured)
+
+    def _on_running_changed(self, running: int) -> None:
+        self.status.set_running(running)
+        busy = bool(running)
+        self.act_cancel.setEnabled(busy)
+        for action in (self.act_analyze, self.act_generate_free, self.act_generate_aligned, self.act_open,
+                       self.act_open_project):
+            action.setEnabled(not busy)
+        self.generate_button.setEnabled(not busy)
+        self.outline_view.update_actions()
+
+    def _on_run_finished(self, ok: int, message: str) -> None:
+        self.statusBar().showMessage(message, 8000)
+        if ok:
+            self.outline_view.update_actions()
+
+    def _on_document_loaded(self, doc: TenderDocument) -> None:
+        show = getattr(self.document_pane, "set_document", None) or getattr(self.document_pane, "show_document", None)
+        if show is not None:
+            show(doc)
+        if self.controller.tender_path is not None:
+            self.settings.add_recent(self.controller.tender_path)
+            self._save_settings()
+            self._rebuild_recent()
+        self.document_dock.raise_()
+        self._update_title()
+
+    def _show_page(self, page: int) -> None:
+        go = getattr(self.document_pane, "show_page", None)
+        if go is not None:
+            self.document_dock.raise_()
+            go(page)
+
+    def _show_requirement(self, requirement_id: str) -> None:
+        self.analysis_dock.raise_()
+        self.analysis_view.show_group(requirement_id)
+
+    def show_error(self, title: str, message: str, details: str) -> None:
+        """The one error dialog (non-modal, copyable details)."""
+        dialog = ErrorDialog(title, message, details, self)
+        dialog.setObjectName("errorDialog")
+        self.error_dialogs.append(dialog)
+        dialog.finished.connect(lambda _r: self.error_dialogs.remove(dialog) if dialog in self.error_dialogs else None)
+        dialog.open()
+
+    # ------------------------------------------------------------------ generation
+    def start_generation(self, mode: str | None = None) -> None:
+        """Start generating in ``mode`` (the combo box's when None) with the guidance text."""
+        if mode is not None:
+            self.mode_box.setCurrentIndex(max(0, self.mode_box.findData(mode)))
+        chosen = str(self.mode_box.currentData())
+        self.controller.generate_slot(chosen, self.guidance.text().strip())
+
+    # ------------------------------------------------------------------ files
+    def _spawn_ui(self, name: str, coro: Any) -> None:
+        self.controller.spawn(name, coro)
+
+    async def _choose_file(self, title: str, filters: str, save: bool = False, suggested: str = "") -> Path | None:
+        dialog = QFileDialog(self, title, suggested or self.settings.last_dir, filters)
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave if save else QFileDialog.AcceptMode.AcceptOpen)
+        if not save:
+            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        accepted = await run_dialog(dialog) == QFileDialog.DialogCode.Accepted.value
+        files = dialog.selectedFiles()
+        dialog.deleteLater()
+        if not accepted or not files:
+            return None
+        path = Path(files[0])
+        self.settings.last_dir = str(path.parent)
+        return path
+
+    async def choose_and_open(self) -> None:
+        """File → open tender (dialog)."""
+        path = await self._choose_file("打开招标文件", TENDER_FILTER)
+        if path is not None:
+            await self.open_path(path)
+
+    async def choose_and_open_project(self) -> None:
+        """File → open project (dialog)."""
+        path = await self._choose_file("打开项目", PROJECT_FILTER)
+        if path is not None:
+            await self.open_path(path)
+
+    async def open_path(self, path: Path) -> None:
+        """Open a tender or a project file (from a dialog, recent files, the command line or a drop)."""
+        if path.suffix.lower() == ".bidproj":
+            await self.open_project(path)
+            return
+        await self.controller.run_task("open", self.controller.open_tender(path))
+
+    async def open_project(self, path: Path) -> bool:
+        """Load a project: outline, analysis, and its tender when the file is still there."""
+        from app.core.project import load_project
+
+        if self.is_modified and not await self._settle_unsaved():
+            return False
+        try:
+            project = load_project(path)
+        except Exception as exc:
+            if self.reporter is not None:
+                self.reporter.report(exc, "无法打开项目")
+                return False
+            raise
+        await self.apply_project(project, path)
+        self.settings.add_recent(path)
+        self._save_settings()
+        self._rebuild_recent()
+        return True
+
+    async def apply_project(self, project: Any, path: Path | None, restored: bool = False) -> None:
+        """Show a loaded (or recovered) project; a recovered one counts as unsaved."""
+        from app.core.project import locate_tender, outline_chapters
+
+        c = self.controller
+        c.outline.replace(outline_chapters(project))
+        c.outline.renumber()
+        c.undo_stack.clear()
+        c.undo_stack.setClean()
+        self.project_path = path
+        self.analysis_dirty = restored
+        c.set_analysis(project.analysis or Analysis())
+        self.guidance.setText(project.guidance or "")
+        aligned = project.generation_mode == "one_to_one"
+        self.mode_box.setCurrentIndex(self.mode_box.findData("aligned" if aligned else "free"))
+        c.model.set_locked_top_level(aligned and c.analysis.has_technical_scoring)
+        self._update_title()
+        tender = locate_tender(project, path)
+        if tender is not None:
+            await c.run_task("open", c.open_tender(tender))
+            c.set_analysis(project.analysis or Analysis())
+        elif project.tender is not None:
+            self.statusBar().showMessage(f"找不到项目引用的招标文件：{project.tender.path}", 10000)
+        self._update_title()
+
+    def snapshot_project(self) -> Any:
+        """The current work as a ``Project`` (also what autosave writes)."""
+        from app.core.project import Project, TenderRef
+
+        c = self.controller
+        tender = None
+        if c.tender_path is not None and c.tender_path.exists():
+            tender = TenderRef.from_file(c.tender_path)
+        aligned = self.mode_box.currentData() == "aligned"
+        return Project(title=self.display_name(), tender=tender, analysis=c.analysis,
+                       generation_mode="one_to_one" if aligned else "free",
+                       guidance=self.guidance.text().strip(), outline=c.outline.to_document())
+
+    def save_to(self, path: Path) -> bool:
+        """Write the project atomically to ``path``; errors go to the error dialog."""
+        from app.core.project import save_project, with_project_suffix
+
+        path = with_project_suffix(path)
+        try:
+            save_project(self.snapshot_project(), path)
+        except Exception as exc:
+            if self.reporter is not None:
+                self.reporter.report(exc, "保存失败")
+                return False
+            raise
+        self.project_path = path
+        self.controller.undo_stack.setClean()
+        self.analysis_dirty = False
+        self.settings.add_recent(path)
+        self._save_settings()
+        self._rebuild_recent()
+        self._update_title()
+        self.statusBar().showMessage(f"已保存到 {path}", 5000)
+        return True
+
+    async def save(self) -> bool:
+        """File → save (asks for a name the first time)."""
+        if self.project_path is None:
+            return await self.save_as()
+        return self.save_to(self.project_path)
+
+    async def save_as(self) -> bool:
+        """File → save as."""
+        path = await self._choose_file("另存为项目", PROJECT_FILTER, save=True, suggested=self.display_name() + ".bidproj")
+        return self.save_to(path) if path is not None else False
+
+    def export_word_to(self, path: Path) -> Path | None:
+        """Export the outline to a Word file (without any model)."""
+        from app.export import ExportMeta, export_docx
+
+        name = self.controller.analysis.overview.project_name or self.display_name()
+        try:
+            written = export_docx(self.controller.outline, path, ExportMeta(project_name=name))
+        except Exception as exc:
+            if self.reporter is not None:
+                self.reporter.report(exc, "导出失败")
+                return None
+            raise
+        self.statusBar().showMessage(f"已导出 Word：{written}", 8000)
+        log.info("exported %s", written, extra={"stage": "export"})
+        return written
+
+    async def choose_and_export(self) -> None:
+        """File → export Word (dialog)."""
+        if not len(self.controller.outline):
+            self.statusBar().showMessage("目录是空的，没有可导出的内容", 5000)
+            return
+        path = await self._choose_file("导出 Word", "Word 文档 (*.docx)", save=True,
+                                       suggested=self.display_name() + "-技术标.docx")
+        if path is not None:
+            self.export_word_to(path)
+
+    def _rebuild_recent(self) -> None:
+        self.recent_menu.clear()
+        for entry in self.settings.recent_files:
+            p = Path(entry)
+            action = self.recent_menu.addAction(p.name)
+            action.setToolTip(str(p))
+            action.triggered.connect(lambda _c=False, p=p: self._spawn_ui("dialog", self.open_path(p)))
+        self.recent_menu.setEnabled(bool(self.settings.recent_files))
+
+    def _save_settings(self) -> None:
+        from app.core.settings_model import save_settings
+
+        if self.settings_path is not None:
+            try:
+                save_settings(self.settings, self.settings_path)
+            except OSError as exc:
+                log.warning("cannot save settings: %s", exc)
+
+    # ------------------------------------------------------------------ settings and about
+    def open_settings(self) -> None:
+        """Open the model settings dialog (non-blocking); main.py sets the handler."""
+        opener = getattr(self, "settings_opener", None)
+        if opener is not None:
+            opener()
+        else:
+            self.statusBar().showMessage("模型设置不可用", 5000)
+
+    def show_about(self) -> None:
+        """Help → About, with the AGPL licence notice."""
+        box = QMessageBox(self)
+        box.setWindowTitle("关于标书工坊")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(ABOUT_HTML)
+        box.setObjectName("aboutBox")
+        box.open()
+
+    # ------------------------------------------------------------------ drag and drop open
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        """Qt override: accept dragged tender and project files."""
+        if _dropped_path(event.mimeData().urls()) is not None:
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Qt override: open the dropped file."""
+        path = _dropped_path(event.mimeData().urls())
+        if path is None:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self._spawn_ui("dialog", self.open_path(path))
+
+    # ------------------------------------------------------------------ closing
+    async def _settle_unsaved(self) -> bool:
+        """Ask about unsaved changes; False when the user cancels."""
+        choice = await ask_save_changes(self, self.display_name())
+        if choice == "cancel":
+            return False
+        if choice == "save":
+            return await self.save()
+        return True
+
+    async def request_close(self) -> bool:
+        """Cancel running work, settle unsaved changes, then close for real."""
+        if self.controller.busy:
+            await self.controller.cancel()
+        if self.is_modified and not await self._settle_unsaved():
+            return False
+        self._close_ok = True
+        self.close()
+        return True
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Qt override: the first close asks (asynchronously); the confirmed one shuts down."""
+        if not self._close_ok:
+            event.ignore()
+            self._spawn_ui("close", self.request_close())
+            return
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.qsettings.setValue("window/state", self.saveState())
+        self.qsettings.sync()
+        shutdown = getattr(self.document_pane, "shutdown", None)
+        if shutdown is not None:
+            shutdown()
+        autosaver = getattr(self, "autosaver", None)
+        if autosaver is not None:
+            autosaver.close()
+        if self._own_handler:
+            for name in ("app", "bidstudio"):
+                logging.getLogger(name).removeHandler(self.log_handler)
+        event.accept()
+
+    def _restore_layout(self) -> None:
+        geometry = self.qsettings.value("window/geometry")
+        state = self.qsettings.value("window/state")
+        if isinstance(geometry, QByteArray | bytes):
+            self.restoreGeometry(QByteArray(geometry))
+        if isinstance(state, QByteArray | bytes):
+            self.restoreState(QByteArray(state))
+
+
+def _dropped_path(urls: list[QUrl]) -> Path | None:
+    for url in urls:
+        if url.isLocalFile():
+            p = Path(url.toLocalFile())
+            if p.suffix.lower() in OPENABLE:
+                return p
+    return None
+
+
+async def wait_closed(window: MainWindow) -> None:
+    """Await until ``window`` is really closed (for scripts and tests)."""
+    while window.isVisible():
+        await asyncio.sleep(0.02)
+

@@ -1,0 +1,314 @@
+"""The outline tree view: inline rename, context menu, shortcuts, drag and drop.
+
+The view holds no data: every action builds an undo command (``app.ui.commands``) and
+pushes it on the controller's stack; the adapter model turns the tree's events into row
+changes, so selection and scroll position survive while a stream appends nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import (
+    QAction,
+    QContextMenuEvent,
+    QDropEvent,
+    QKeyEvent,
+    QKeySequence,
+    QUndoCommand,
+    QUndoStack,
+)
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QInputDialog, QMenu, QTreeView, QWidget
+
+from app.core.outline import OutlineNode, Path
+from app.ui.commands import (
+    InsertNodeCommand,
+    MoveNodeCommand,
+    RemoveNodeCommand,
+    indent,
+    move_up_down,
+    outdent,
+)
+from app.ui.outline_model import COL_DESCRIPTION, COL_TITLE, OutlineItemModel
+
+NEW_TITLE = "新标题"
+
+
+class OutlineView(QTreeView):
+    """A ``QTreeView`` over :class:`OutlineItemModel` whose edits are undoable commands.
+
+    Signals:
+        source_requested(str): the user asked to see the scoring item a node answers.
+    """
+
+    source_requested = Signal(str)
+
+    def __init__(self, model: OutlineItemModel, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.outline_model = model
+        self.undo_stack = undo_stack
+        self.setModel(model)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        self.setAnimated(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked | QAbstractItemView.EditTrigger.EditKeyPressed
+                             | QAbstractItemView.EditTrigger.SelectedClicked)
+        self.setDragEnabled(True)
+        self.setAcceptDrops(True)
+        self.setDropIndicatorShown(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.InternalMove)
+        self.setDefaultDropAction(Qt.DropAction.MoveAction)
+        header = self.header()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(COL_TITLE, QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
+        self.setColumnWidth(COL_TITLE, 340)
+        self.setColumnWidth(2, 150)
+        self.actions_by_name: dict[str, QAction] = {}
+        self._build_actions()
+        model.rowsInserted.connect(self._on_rows_inserted)
+        model.modelReset.connect(self.expandAll)
+        self.expandAll()
+        self.selectionModel().currentChanged.connect(lambda *_: self.update_actions())
+        self.update_actions()
+
+    # ------------------------------------------------------------------ actions
+    def _action(self, name: str, text: str, slot: Callable[[], object],
+                *shortcuts: QKeySequence | QKeySequence.StandardKey | str) -> QAction:
+        action = QAction(text, self)
+        if shortcuts:
+            action.setShortcuts([QKeySequence(s) for s in shortcuts])
+            action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        self.addAction(action)
+        self.actions_by_name[name] = action
+        return action
+
+    def _build_actions(self) -> None:
+        self._action("add_sibling", "添加同级节点", self.add_sibling, "Insert", "Ctrl+Return", "Ctrl+Enter")
+        self._action("add_child", "添加下级节点", self.add_child, "Ctrl+Shift+Return", "Ctrl+Shift+Enter")
+        self._action("rename", "重命名", self.rename_current, "F2")
+        self._action("edit_description", "编辑内容要点…", self.edit_description)
+        self._action("delete", "删除", self.delete_current, QKeySequence.StandardKey.Delete)
+        self._action("move_up", "上移", lambda: self.move_current(-1), "Alt+Up")
+        self._action("move_down", "下移", lambda: self.move_current(1), "Alt+Down")
+        self._action("indent", "降级（成为上一节点的下级）", self.indent_current)
+        self._action("outdent", "升级（成为上级的同级）", self.outdent_current)
+        self._action("expand_all", "全部展开", self.expandAll)
+        self._action("collapse_all", "全部折叠", self.collapseAll)
+        self.actions_by_name["indent"].setToolTip("Tab")
+        self.actions_by_name["outdent"].setToolTip("Shift+Tab")
+
+    def update_actions(self) -> None:
+        """Enable the edit actions that make sense for the current node and mode."""
+        path = self.current_path()
+        editable = not self.outline_model.read_only
+        locked = self.outline_model.locked_top_level
+        has = path is not None
+        top = has and path is not None and len(path) == 1
+        a = self.actions_by_name
+        a["add_sibling"].setEnabled(editable and not (locked and (top or not has)))
+        a["add_child"].setEnabled(editable and has and path is not None and len(path) < 3)
+        a["rename"].setEnabled(editable and has and not (locked and top))
+        a["edit_description"].setEnabled(editable and has)
+        a["delete"].setEnabled(editable and has and not (locked and top))
+        for name in ("move_up", "move_down", "indent", "outdent"):
+            a[name].setEnabled(editable and has and not (locked and top))
+
+    # ------------------------------------------------------------------ helpers
+    def current_path(self) -> Path | None:
+        """The path of the current node, or None."""
+        idx = self.currentIndex()
+        return self.outline_model.path_for_index(idx) if idx.isValid() else None
+
+    def select_path(self, path: Path, edit: bool = False) -> None:
+        """Make ``path`` current and visible; optionally start renaming it."""
+        idx = self.outline_model.index_for_path(path)
+        if not idx.isValid():
+            return
+        self.setCurrentIndex(idx)
+        self.selectionModel().select(idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                     | QItemSelectionModel.SelectionFlag.Rows)
+        self.scrollTo(idx)
+        if edit:
+            self.edit(idx)
+
+    def _push(self, command: QUndoCommand | None) -> bool:
+        if command is None or self.outline_model.read_only:
+            return False
+        self.undo_stack.push(command)
+        return not getattr(command, "error", None)
+
+    # ------------------------------------------------------------------ edits
+    def add_sibling(self, title: str = NEW_TITLE, edit: bool = True) -> Path | None:
+        """Insert a node after the current one (or a chapter at the end) and rename it inline."""
+        path = self.current_path()
+        outline = self.outline_model.outline
+        parent: Path
+        if path is None:
+            parent, index = (), len(outline.chapters)
+        else:
+            parent, index = path[:-1], path[-1] + 1
+        if self.outline_model.locked_top_level and parent == ():
+            return None
+        if len(outline.node(parent).children) >= 12:
+            return None
+        cmd = InsertNodeCommand(outline, parent, index, OutlineNode(title=title), "添加同级节点")
+        if not self._push(cmd):
+            return None
+        self.select_path(cmd.path, edit=edit)
+        return cmd.path
+
+    def add_child(self, title: str = NEW_TITLE, edit: bool = True) -> Path | None:
+        """Append a child to the current node (at most three levels) and rename it inline."""
+        path = self.current_path()
+        outline = self.outline_model.outline
+        if path is None or len(path) >= 3 or len(outline.node(path).children) >= 12:
+            return None
+        cmd = InsertNodeCommand(outline, path, len(outline.node(path).children), OutlineNode(title=title), "添加下级节点")
+        if not self._push(cmd):
+            return None
+        self.expand(self.outline_model.index_for_path(path))
+        self.select_path(cmd.path, edit=edit)
+        return cmd.path
+
+    def rename_current(self) -> None:
+        """Start inline editing of the current title."""
+        idx = self.currentIndex()
+        if idx.isValid():
+            self.edit(idx.siblingAtColumn(COL_TITLE))
+
+    def edit_description(self) -> None:
+        """Edit the description in a multi-line dialog (opened non-blocking)."""
+        idx = self.currentIndex()
+        if not idx.isValid() or self.outline_model.read_only:
+            return
+        node = self.outline_model.node_for_index(idx)
+        dialog = QInputDialog(self)
+        dialog.setWindowTitle("编辑内容要点")
+        dialog.setLabelText(f"“{node.title}”应写的内容：")
+        dialog.setOption(QInputDialog.InputDialogOption.UsePlainTextEditForTextInput)
+        dialog.setTextValue(node.description)
+        target = QPersistentModelIndex(idx.siblingAtColumn(COL_DESCRIPTION))
+
+        def done(text: str) -> None:
+            if target.isValid():
+                self.outline_model.setData(target, text, Qt.ItemDataRole.EditRole)
+
+        dialog.textValueSelected.connect(done)
+        dialog.open()
+
+    def delete_current(self) -> None:
+        """Delete the current node and its subtree; the next sibling (or the parent) becomes current."""
+        path = self.current_path()
+        if path is None:
+            return
+        if self.outline_model.locked_top_level and len(path) == 1:
+            return
+        if not self._push(RemoveNodeCommand(self.outline_model.outline, path)):
+            return
+        outline = self.outline_model.outline
+        siblings = outline.node(path[:-1]).children
+        if siblings:
+            self.select_path((*path[:-1], min(path[-1], len(siblings) - 1)))
+        elif path[:-1]:
+            self.select_path(path[:-1])
+
+    def move_current(self, delta: int) -> None:
+        """Move the current node up (-1) or down (+1) among its siblings."""
+        self._move(lambda p: move_up_down(self.outline_model.outline, p, delta))
+
+    def indent_current(self) -> None:
+        """Tab: the node becomes the last child of its previous sibling."""
+        path = self.current_path()
+        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > 3:
+            return  # would exceed three levels
+        self._move(lambda p: indent(self.outline_model.outline, p))
+
+    def outdent_current(self) -> None:
+        """Shift+Tab: the node becomes the next sibling of its parent."""
+        self._move(lambda p: outdent(self.outline_model.outline, p))
+
+    def _move(self, make: Callable[[Path], MoveNodeCommand | None]) -> None:
+        path = self.current_path()
+        if path is None or (self.outline_model.locked_top_level and len(path) == 1):
+            return
+        cmd = make(path)
+        if cmd is None:
+            return
+        if self.outline_model.locked_top_level and cmd.dst_parent == ():
+            return
+        if self._push(cmd):
+            self.select_path(cmd.new_path)
+
+    # ------------------------------------------------------------------ Qt overrides
+    def event(self, e: QEvent) -> bool:
+        """Qt override: Tab / Shift+Tab indent and outdent instead of moving focus."""
+        if (isinstance(e, QKeyEvent) and e.type() == QEvent.Type.KeyPress
+                and self.state() != QAbstractItemView.State.EditingState):
+            key = e.key()
+            if key == Qt.Key.Key_Tab:
+                self.indent_current()
+                return True
+            if key == Qt.Key.Key_Backtab:
+                self.outdent_current()
+                return True
+        return super().event(e)
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """Qt override: the edit menu for the node under the mouse."""
+        idx = self.indexAt(event.pos())
+        if idx.isValid():
+            self.setCurrentIndex(idx)
+        self.update_actions()
+        menu = QMenu(self)
+        a = self.actions_by_name
+        for name in ("add_sibling", "add_child", None, "rename", "edit_description", None, "move_up", "move_down",
+                     "indent", "outdent", None, "delete", None, "expand_all", "collapse_all"):
+            if name is None:
+                menu.addSeparator()
+            else:
+                menu.addAction(a[name])
+        if idx.isValid():
+            node = self.outline_model.node_for_index(idx)
+            if node.source_requirement_id:
+                menu.addSeparator()
+                rid = node.source_requirement_id
+                menu.addAction(f"查看对应评分项 {rid}", lambda: self.source_requested.emit(rid))
+        menu.popup(event.globalPos())
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """Qt override: the model moves the node; report the drop as a copy so the view never
+        removes the source rows itself."""
+        super().dropEvent(event)
+        if event.isAccepted():
+            event.setDropAction(Qt.DropAction.CopyAction)
+
+    # ------------------------------------------------------------------ streaming
+    def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
+        # Expand chapters and sections as their children stream in (leaves stay as they are).
+        if parent.isValid() and not self.isExpanded(parent):
+            depth = 0
+            p = parent
+            while p.isValid():
+                depth += 1
+                p = p.parent()
+            if depth <= 2:
+                self.expand(parent)
+
+
+def install_read_only_tracking(view: OutlineView, source: QObject, signal_name: str = "running_changed") -> None:
+    """Refresh the view's actions whenever ``source`` starts or ends a run."""
+    getattr(source, signal_name).connect(lambda *_: view.update_actions())

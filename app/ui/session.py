@@ -1,0 +1,125 @@
+"""Session wiring for the real app: settings -> model client, settings dialog, autosave,
+crash log and recovery offers on start.
+
+Kept out of ``main_window`` so the window can be built in tests without keyring, settings
+files or timers; ``main.run`` attaches this to the window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from app.ui.async_dialog import run_dialog
+from app.ui.errors import ErrorDialog
+
+if TYPE_CHECKING:
+    from app.core.api_keys import ApiKeyStore
+    from app.core.settings_model import AppSettings
+    from app.llm.client import LLMClient
+    from app.ui.errors import ErrorReporter
+    from app.ui.main_window import MainWindow
+
+log = logging.getLogger("bidstudio.ui")
+
+
+class SessionWiring:
+    """Connects settings, the key store, autosave and start-up offers to one window."""
+
+    def __init__(self, settings: AppSettings, key_store: ApiKeyStore) -> None:
+        self.settings = settings
+        self.key_store = key_store
+        self.window: MainWindow | None = None
+        self._settings_dialog: object | None = None
+
+    def api_key(self) -> str:
+        """The key for the configured endpoint (from the keyring, never from files)."""
+        return self.key_store.get(self.settings.model.key_account())
+
+    def configured(self) -> bool:
+        """Whether a model endpoint is configured enough to try a call."""
+        return self.settings.model.is_configured(bool(self.api_key()))
+
+    def make_client(self) -> LLMClient | None:
+        """A new client for the configured endpoint, or None when nothing is configured."""
+        if not self.configured():
+            return None
+        from app.llm.client import EndpointConfig, LLMClient
+
+        return LLMClient(EndpointConfig(**self.settings.model.endpoint_kwargs(self.api_key())))
+
+    def attach(self, window: MainWindow) -> None:
+        """Give the window its settings dialog opener and an autosaver."""
+        from app.ui.autosave import Autosaver
+
+        self.window = window
+        window.settings_opener = self.open_settings  # type: ignore[attr-defined]
+        autosaver = Autosaver(window.snapshot_project, interval_ms=self.settings.autosave_interval_s * 1000,
+                              parent=window)
+        window.autosaver = autosaver  # type: ignore[attr-defined]
+        window.controller.undo_stack.indexChanged.connect(autosaver.notify_changed)
+        window.analysis_view.analysis_edited.connect(autosaver.notify_changed)
+        autosaver.failed.connect(lambda msg: window.statusBar().showMessage(msg, 10000))
+
+    def open_settings(self) -> None:
+        """Open the settings dialog non-modally; saving updates the client factory and the guide."""
+        from app.core.settings_model import default_settings_path
+        from app.ui.settings_dialog import SettingsDialog
+
+        window = self.window
+        dialog = SettingsDialog(self.settings, self.key_store, window, settings_path=default_settings_path())
+        self._settings_dialog = dialog
+
+        def saved(settings: AppSettings) -> None:
+            self.settings = settings
+            if window is not None:
+                recent, last_dir = window.settings.recent_files, window.settings.last_dir
+                window.settings = settings
+                settings.recent_files, settings.last_dir = recent, last_dir
+                window.status.provider = settings.model.provider
+                window.set_model_configured(self.configured())
+
+        dialog.settingsSaved.connect(saved)
+        dialog.open()
+
+    def offer_crash_log(self, reporter: ErrorReporter) -> None:
+        """Show the previous session's crash log once, so the user can send it."""
+        text = reporter.take_pending_crash_log()
+        if text and self.window is not None:
+            dialog = ErrorDialog("上次运行时程序出错",
+                                 "标书工坊上次运行时遇到了意外错误。下面是错误日志，可以复制后发给技术支持，帮助我们修复问题。",
+                                 text[-20000:], self.window)
+            dialog.setObjectName("crashLogDialog")
+            dialog.open()
+
+    def offer_recovery(self) -> None:
+        """Ask whether to restore autosaved work left by a session that did not end normally."""
+        from app.ui.autosave import pending_recoveries
+
+        infos = [i for i in pending_recoveries() if i.newer_than_project]
+        if infos and self.window is not None:
+            self.window.controller.spawn("recovery", self._ask_recovery(infos[0]))
+
+    async def _ask_recovery(self, info: object) -> None:
+        from app.core.recovery import RecoveryInfo, discard_recovery, load_recovery
+        from app.ui.autosave import recovery_choice, recovery_message_box
+
+        assert isinstance(info, RecoveryInfo) and self.window is not None
+        box = recovery_message_box(info, self.window)
+        await run_dialog(box)
+        choice = recovery_choice(box)
+        if choice == "restore":
+            try:
+                project = load_recovery(info)
+            except Exception as exc:  # a broken recovery file is reported, never fatal
+                self.window.show_error("无法恢复", getattr(exc, "message_zh", str(exc)), "")
+                return
+            await self.window.apply_project(project, info.project_path, restored=True)
+            discard_recovery(info.path)
+        elif choice == "discard":
+            discard_recovery(info.path)
+        await asyncio.sleep(0)
+
+
+

@@ -1,0 +1,89 @@
+"""The status bar contents: stage, progress, tokens with an estimated cost, and Cancel."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+#: Rough list prices in yuan per million tokens (input, output), for the estimate only.
+PRICE_YUAN_PER_M: dict[str, tuple[float, float]] = {
+    "deepseek": (2.0, 8.0),
+    "dashscope": (0.8, 2.0),
+    "moonshot": (12.0, 12.0),
+    "zhipu": (0.0, 0.0),
+    "siliconflow": (0.0, 0.0),
+    "openai": (1.1, 4.4),
+    "volcengine": (0.8, 2.0),
+    "ollama": (0.0, 0.0),
+    "lmstudio": (0.0, 0.0),
+    "llamacpp": (0.0, 0.0),
+}
+
+
+def estimate_cost(provider: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """Estimated cost in yuan, or None when the provider's price is unknown."""
+    price = PRICE_YUAN_PER_M.get(provider)
+    if price is None:
+        return None
+    return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
+
+
+class StatusPanel(QWidget):
+    """Stage text, a progress bar and Cancel shown while a job runs, and the token count.
+
+    Signals:
+        cancel_requested(): the Cancel button was pressed.
+    """
+
+    cancel_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.provider = ""
+        self.stage = QLabel("就绪")
+        self.stage.setMinimumWidth(200)
+        self.progress = QProgressBar()
+        self.progress.setFixedWidth(160)
+        self.progress.setTextVisible(False)
+        self.progress.setVisible(False)
+        self.tokens = QLabel("")
+        self.tokens.setToolTip("本次运行消耗的令牌数；费用为按公开价格的粗略估算，以服务商账单为准")
+        self.cancel = QPushButton("取消")
+        self.cancel.setVisible(False)
+        self.cancel.clicked.connect(self.cancel_requested)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 0)
+        layout.addWidget(self.stage, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.tokens)
+        layout.addWidget(self.cancel)
+
+    def set_stage(self, text: str) -> None:
+        """Show what is happening."""
+        self.stage.setText(text)
+
+    def set_progress(self, value: int) -> None:
+        """0–100, or -1 for busy without a known share."""
+        if value < 0:
+            self.progress.setRange(0, 0)
+        else:
+            self.progress.setRange(0, 100)
+            self.progress.setValue(value)
+
+    def set_running(self, running: int) -> None:
+        """Show the progress bar and Cancel while a job runs."""
+        self.progress.setVisible(bool(running))
+        self.cancel.setVisible(bool(running))
+        self.cancel.setEnabled(bool(running))
+
+    def set_tokens(self, prompt: int, completion: int) -> None:
+        """Show the token count and, when the price is known, the estimated cost."""
+        total = prompt + completion
+        if not total:
+            self.tokens.setText("")
+            return
+        text = f"令牌 {total:,}（输入 {prompt:,} / 输出 {completion:,}）"
+        cost = estimate_cost(self.provider, prompt, completion)
+        if cost is not None:
+            text += "，本地模型无费用" if cost == 0 and self.provider in ("ollama", "lmstudio", "llamacpp") else f"，约 ¥{cost:.3f}"
+        self.tokens.setText(text)
