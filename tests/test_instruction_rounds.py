@@ -23,6 +23,7 @@ from app.llm.client import EndpointConfig, LLMClient
 from app.llm.errors import LLMConfigError
 from app.llm.instruction_apply import InstructionApplier
 from app.llm.instruction_rounds import run_instruction_rounds
+from app.llm.instruction_stream import parse_text
 from app.llm.response_format import FormatRegistry
 from tests.openai_server import OpenAIServer, Reply
 
@@ -229,8 +230,6 @@ async def test_rounds_are_bounded(client: LLMClient, llm_server: OpenAIServer) -
 async def test_locked_paths_through_rounds(client: LLMClient, llm_server: OpenAIServer) -> None:
     outline = Outline()
     setup = InstructionApplier(outline)
-    from app.llm.instruction_stream import parse_text
-
     for ev in parse_text(script(*[ln for ln in chapter_lines(0) + chapter_lines(1) if "细则" not in ln and "措施" not in ln])):
         if not isinstance(ev, Thinking):
             setup.apply(ev)  # type: ignore[arg-type]

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from app.core.outline import Outline, OutlineDocument, OutlineNode, Path
-from app.core.pointer import pointer_to_target
+from app.core.pointer import path_to_pointer
 from app.core.stream_events import (
     OPS,
     Instruction,
@@ -28,12 +28,13 @@ from app.core.stream_events import (
     InstructionRejected,
     MalformedInstruction,
 )
-from app.llm.schema_check import SchemaNode, compile_model_schema, json_type
+from app.llm.schema_check import TYPE_ZH, SchemaNode, compile_model_schema, json_type
 
 #: A caller's own lock: returns the Chinese reason when the instruction must be refused.
 LockPredicate = Callable[[Instruction], "str | None"]
 
 _INDEX = re.compile(r"0|[1-9]\d*")
+_INDEX_TOKEN = re.compile(r"/\d+(?=/|$)")
 
 
 class InstructionRefused(Exception):
@@ -45,23 +46,27 @@ class InstructionRefused(Exception):
 
 
 @dataclass(frozen=True)
-class _Walk:
-    """Where a path lands: its schema, the container holding it, and that container's data."""
+class _Shape:
+    """What a path pattern (indexes as ``#``) addresses in the schema; cached per schema.
 
+    ``kind`` is ``node`` (an array item), ``list`` (an array) or ``field`` (a scalar field);
+    ``parent`` is the array schema holding a ``node``.
+    """
+
+    kind: str
     schema: SchemaNode
-    parent_schema: SchemaNode | None
-    parent_data: Any
-    key: str
-    exists: bool
-    data: Any
+    parent: SchemaNode | None
+    field: str
 
 
-def _child(data: Any, key: str) -> Any:
-    if isinstance(data, dict):
-        return data.get(key)
-    if isinstance(data, BaseModel):
-        return getattr(data, key, None)
-    return None
+@dataclass(frozen=True)
+class _Loc:
+    """A concrete path: its shape, its indexes (the tree path) and the tree node it reaches."""
+
+    shape: _Shape
+    path: Path
+    node: OutlineNode | None  # the item (node), the owner of the list/field, None if one past the end
+    parent: OutlineNode
 
 
 def _matches(pattern: tuple[str, ...], tokens: tuple[str, ...]) -> bool:
@@ -158,42 +163,62 @@ class InstructionApplier:
             return self._plan_remove(ins, tokens)
         return self._plan_move(ins, tokens)
 
-    def _walk(self, tokens: tuple[str, ...], path_text: str, allow_end: bool = False) -> _Walk:
-        """Follow ``tokens`` through schema and data; indexes must exist (or equal len if allow_end)."""
+    def _shape(self, tokens: tuple[str, ...], path_text: str) -> tuple[_Shape, Path]:
+        """The cached schema shape of ``tokens`` and the indexes it contains."""
+        indexes = [t for t in tokens if t.isdigit()]
+        key = "/" + "/".join(tokens)  # only a cache key: "/" inside a token never names a valid field
+        if indexes:
+            key = _INDEX_TOKEN.sub("/#", key)
+        shapes = self.schema.shapes
+        shape = shapes.get(key)
+        if shape is None:
+            shape = self._build_shape(tokens, path_text)
+            if len(shapes) < 10_000:
+                shapes[key] = shape
+        return shape, tuple(map(int, indexes))
+
+    def _build_shape(self, tokens: tuple[str, ...], path_text: str) -> _Shape:
         schema = self.schema
-        data: Any = {self.root_key: self.outline.chapters}
-        parent_schema: SchemaNode | None = None
-        parent_data: Any = None
-        exists = True
-        last = len(tokens) - 1
+        parent: SchemaNode | None = None
+        last_index = False
         for n, tok in enumerate(tokens):
             arr = schema.resolve("array")
-            if arr is not None and arr.items is not None and isinstance(data, list):
-                if not _INDEX.fullmatch(tok):
+            if arr is not None and arr.items is not None:
+                if not tok.isdigit():
                     raise InstructionRefused(f"路径“{path_text}”无效：“{tok}”不是数组下标")
-                i = int(tok)
-                size = len(data)
-                if i >= size and not (allow_end and n == last and i == size):
-                    here = "/" + "/".join(tokens[:n])
-                    raise InstructionRefused(
-                        f"路径“{path_text}”中的下标 {i} 超出范围：{here} 当前只有 {size} 项"
-                        f"（下标从 0 开始；新增请用 append）")
-                parent_schema, parent_data = arr, data
-                schema = arr.items
-                exists = i < size
-                data = data[i] if exists else None
+                parent, schema, last_index = arr, arr.items, True
                 continue
             obj = schema.resolve("object")
-            if obj is None or (data is None and n > 0 and not exists):
-                raise InstructionRefused(f"路径“{path_text}”无效：“{'/'.join(tokens[:n]) or '/'}”下不能再有“{tok}”")
+            if obj is None or not obj.properties:
+                raise InstructionRefused(f"路径“{path_text}”无效：“/{'/'.join(tokens[:n])}”下不能再有“{tok}”")
             prop = obj.properties.get(tok)
             if prop is None:
                 fields = "、".join(obj.properties)
                 raise InstructionRefused(f"路径“{path_text}”不存在：{obj.name or '对象'} 没有字段“{tok}”（可用字段：{fields}）")
-            parent_schema, parent_data = obj, data
-            schema = prop
-            data = _child(data, tok)
-        return _Walk(schema, parent_schema, parent_data, tokens[-1], exists, data)
+            parent, schema, last_index = obj, prop, False
+        if last_index:
+            return _Shape("node", schema, parent, "")
+        arr = schema.resolve("array")
+        if arr is not None and arr.items is not None:
+            return _Shape("list", schema, parent, "")
+        return _Shape("field", schema, parent, tokens[-1])
+
+    def _locate(self, tokens: tuple[str, ...], path_text: str, allow_end: bool = False) -> _Loc:
+        """Resolve ``tokens`` in schema and tree; every index must exist (or be ``len`` if allow_end)."""
+        shape, path = self._shape(tokens, path_text)
+        node = parent = self.outline.root
+        last = len(path) - 1
+        for depth, i in enumerate(path):
+            kids = node.children
+            if i >= len(kids):
+                if allow_end and depth == last and i == len(kids):
+                    return _Loc(shape, path, None, node)
+                here = path_to_pointer(path[:depth], "children", self.root_key)
+                raise InstructionRefused(
+                    f"路径“{path_text}”中的下标 {i} 超出范围：{here} 当前只有 {len(kids)} 项"
+                    f"（下标从 0 开始；新增请用 append）")
+            parent, node = node, kids[i]
+        return _Loc(shape, path, node, parent)
 
     def _check_locks(self, ins: Instruction, tokens: tuple[str, ...], *, structural: bool,
                      new_value: Any = None, old_value: Any = None, replaces: bool = False) -> None:
@@ -218,29 +243,29 @@ class InstructionApplier:
                 raise InstructionRefused(reason)
 
     def _node_value(self, schema: SchemaNode, value: Any, where: str, notes: list[str]) -> dict[str, Any]:
-        """Validate an object value for a node (code-owned keys dropped, defaults filled)."""
+        """Validate an object value for a node (code-owned keys dropped; pydantic fills defaults)."""
         obj = schema.resolve("object")
         if obj is None or not isinstance(value, dict):
-            expected = schema.expected()
-            raise InstructionRefused(f"{where} 的 value 应为{expected}，实际是{json_type(value)}")
-        value = self._drop_code_owned(value, notes)
+            kind = json_type(value)
+            raise InstructionRefused(f"{where} 的 value 应为{schema.expected()}，实际是{TYPE_ZH.get(kind, kind)}")
+        clean = self._drop_code_owned(value, notes)
         issues: list[str] = []
-        obj.check(value, where, issues)
+        obj.check_object(clean, where, issues)
         if issues:
             raise InstructionRefused("；".join(issues[:5]))
-        return obj.fill_defaults(value)
+        return clean
 
     def _drop_code_owned(self, value: dict[str, Any], notes: list[str]) -> dict[str, Any]:
-        if not self.code_owned.intersection(value) and not isinstance(value.get("children"), list):
+        kids = value.get("children")
+        if not any(k in value for k in self.code_owned) and not (type(kids) is list and kids):
             return value
         out = {k: v for k, v in value.items() if k not in self.code_owned}
         if len(out) != len(value):
             note = "忽略了模型给出的编号（id 由程序生成）"
             if note not in notes:
                 notes.append(note)
-        kids = out.get("children")
-        if isinstance(kids, list):
-            out["children"] = [self._drop_code_owned(k, notes) if isinstance(k, dict) else k for k in kids]
+        if type(kids) is list:
+            out["children"] = [self._drop_code_owned(k, notes) if type(k) is dict else k for k in kids]
         return out
 
     def _build(self, value: dict[str, Any], where: str) -> OutlineNode:
@@ -256,18 +281,19 @@ class InstructionApplier:
 
     def _plan_set(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
         self._require_value(ins)
-        w = self._walk(tokens, ins.path)
-        value = ins.value
-        target = pointer_to_target(list(tokens), self.root_key)
+        loc = self._locate(tokens, ins.path)
+        shape, path, value = loc.shape, loc.path, ins.value
         notes: list[str] = []
-        if target.field is None:  # replace one node
-            old = self.outline.node(target.path)
+        if shape.kind == "node":  # replace one item
+            old = loc.node
+            assert old is not None
             self._check_locks(ins, tokens, structural=False, replaces=True, new_value=value,
                               old_value=old.model_dump(mode="json") if self.locked else None)
-            clean = self._node_value(w.schema, value, ins.path, notes)
+            clean = self._node_value(shape.schema, value, ins.path, notes)
             keep_children = "children" not in value
             node = self._build(clean, ins.path)
-            path = target.path
+            if keep_children and old.children:
+                notes.append("value 未给出 children，保留了原有的下级标题")
 
             def replace_node() -> tuple[str, ...]:
                 if keep_children:
@@ -275,20 +301,17 @@ class InstructionApplier:
                 self.outline.remove(path)
                 self.outline.insert(path[:-1], path[-1], node)
                 return tuple(notes)
-            if keep_children and old.children:
-                notes.append("value 未给出 children，保留了原有的下级标题")
             return replace_node
-        if target.field == "children":  # replace a whole list
+        if shape.kind == "list":  # replace a whole list
             self._check_locks(ins, tokens, structural=True)
-            if not isinstance(value, list):
-                raise InstructionRefused(f"{ins.path} 应为数组，实际是{json_type(value)}")
-            arr = w.schema.resolve("array")
+            if type(value) is not list:
+                raise InstructionRefused(f"{ins.path} 应为数组，实际是{TYPE_ZH.get(json_type(value), json_type(value))}")
+            arr = shape.schema.resolve("array")
             assert arr is not None and arr.items is not None
             if arr.max_items is not None and len(value) > arr.max_items:
                 raise InstructionRefused(f"{ins.path} 有 {len(value)} 项，最多允许 {arr.max_items} 项")
             nodes = [self._build(self._node_value(arr.items, v, f"{ins.path}/{i}", notes), f"{ins.path}/{i}")
                      for i, v in enumerate(value)]
-            path = target.path
 
             def replace_list() -> tuple[str, ...]:
                 if not path:
@@ -302,37 +325,37 @@ class InstructionApplier:
             return replace_list
         self._check_locks(ins, tokens, structural=False)
         issues: list[str] = []
-        w.schema.check(value, ins.path, issues)
+        shape.schema.check(value, ins.path, issues)
         if issues:
             raise InstructionRefused("；".join(issues[:5]))
-        field_name, path = target.field, target.path
+        field_name = shape.field
 
         def set_field() -> tuple[str, ...]:
             self.outline.update(path, **{field_name: value})
             return ()
         return set_field
 
-    def _list_schema(self, w: _Walk, ins: Instruction) -> SchemaNode:
-        arr = w.schema.resolve("array")
-        if arr is None or arr.items is None or not isinstance(w.data, list):
+    def _list_loc(self, ins: Instruction, tokens: tuple[str, ...]) -> tuple[_Loc, SchemaNode]:
+        loc = self._locate(tokens, ins.path)
+        arr = loc.shape.schema.resolve("array") if loc.shape.kind == "list" else None
+        if arr is None or arr.items is None:
             raise InstructionRefused(
                 f"{ins.op} 的 path 必须指向数组（如 /{self.root_key} 或 /{self.root_key}/0/children），“{ins.path}”不是数组")
-        return arr
+        return loc, arr
 
     def _plan_append(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
         self._require_value(ins)
-        w = self._walk(tokens, ins.path)
-        arr = self._list_schema(w, ins)
-        assert arr.items is not None
+        loc, arr = self._list_loc(ins, tokens)
+        assert arr.items is not None and loc.node is not None
         self._check_locks(ins, tokens, structural=True)
-        values = ins.value if isinstance(ins.value, list) else [ins.value]
-        size = len(w.data)
+        values = ins.value if type(ins.value) is list else [ins.value]
+        size = len(loc.node.children)
         if arr.max_items is not None and size + len(values) > arr.max_items:
             raise InstructionRefused(f"{ins.path} 已有 {size} 项，最多允许 {arr.max_items} 项，不能再追加")
         notes: list[str] = []
         nodes = [self._build(self._node_value(arr.items, v, f"{ins.path}/{size + i}", notes), ins.path)
                  for i, v in enumerate(values)]
-        parent = pointer_to_target(list(tokens), self.root_key).path
+        parent = loc.path
         if len(values) > 1:
             notes.append(f"一次追加了 {len(values)} 项")
 
@@ -342,33 +365,32 @@ class InstructionApplier:
             return tuple(notes)
         return append
 
+    def _item_loc(self, ins: Instruction, tokens: tuple[str, ...], path_text: str, allow_end: bool = False) -> _Loc:
+        loc = self._locate(tokens, path_text, allow_end)
+        if loc.shape.kind != "node" or loc.shape.parent is None:
+            raise InstructionRefused(f"{ins.op} 只能作用于数组中的一项（如 /{self.root_key}/0/children/1）：{path_text}")
+        return loc
+
     def _plan_insert(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
         self._require_value(ins)
-        w = self._walk(tokens, ins.path, allow_end=True)
-        if w.parent_schema is None or w.parent_schema.items is None or not isinstance(w.parent_data, list):
-            raise InstructionRefused(f"insert 的 path 必须指向数组中的位置（如 /{self.root_key}/0/children/1）：{ins.path}")
+        loc = self._item_loc(ins, tokens, ins.path, allow_end=True)
         self._check_locks(ins, tokens[:-1], structural=True)
-        arr = w.parent_schema
-        size = len(w.parent_data)
+        arr = loc.shape.parent
+        assert arr is not None
+        size = len(loc.parent.children)
         if arr.max_items is not None and size + 1 > arr.max_items:
             raise InstructionRefused(f"{'/'.join(('', *tokens[:-1]))} 已有 {size} 项，最多允许 {arr.max_items} 项，不能再插入")
         notes: list[str] = []
-        node = self._build(self._node_value(w.schema, ins.value, ins.path, notes), ins.path)
-        target = pointer_to_target(list(tokens), self.root_key).path
+        node = self._build(self._node_value(loc.shape.schema, ins.value, ins.path, notes), ins.path)
+        target = loc.path
 
         def insert() -> tuple[str, ...]:
             self.outline.insert(target[:-1], target[-1], node)
             return tuple(notes)
         return insert
 
-    def _item_path(self, ins: Instruction, tokens: tuple[str, ...], path_text: str) -> Path:
-        w = self._walk(tokens, path_text)
-        if w.parent_schema is None or w.parent_schema.items is None or not isinstance(w.parent_data, list):
-            raise InstructionRefused(f"{ins.op} 只能作用于数组中的一项（如 /{self.root_key}/0/children/1）：{path_text}")
-        return pointer_to_target(list(tokens), self.root_key).path
-
     def _plan_remove(self, ins: Instruction, tokens: tuple[str, ...]) -> Callable[[], tuple[str, ...]]:
-        path = self._item_path(ins, tokens, ins.path)
+        path = self._item_loc(ins, tokens, ins.path).path
         self._check_locks(ins, tokens[:-1], structural=True)
         self._check_locks(ins, tokens, structural=False)
 
@@ -381,15 +403,13 @@ class InstructionApplier:
         """RFC 6902 move: ``from`` is removed, then inserted at ``path`` (read after the removal)."""
         if not ins.from_tokens:
             raise InstructionRefused(f"move 指令缺少 from（要移动的项的路径）：{ins.path}")
-        src = self._item_path(ins, ins.from_tokens, ins.from_path)
+        src = self._item_loc(ins, ins.from_tokens, ins.from_path).path
         if len(tokens) > len(ins.from_tokens) and tokens[: len(ins.from_tokens)] == ins.from_tokens:  # RFC 6902
             raise InstructionRefused(f"不能把 {ins.from_path} 移动到它自己的下级中")
         self._check_locks(ins, ins.from_tokens[:-1], structural=True)
-        if not _INDEX.fullmatch(tokens[-1]):
-            raise InstructionRefused(f"move 的 path 必须以下标结尾（如 /{self.root_key}/1/children/0）：{ins.path}")
-        dst_after = pointer_to_target(list(tokens), self.root_key).path if len(tokens) > 1 else ()
-        if not dst_after:
-            raise InstructionRefused(f"move 的 path 无效：{ins.path}")
+        shape, dst_after = self._shape(tokens, ins.path)
+        if shape.kind != "node" or shape.parent is None or not dst_after:
+            raise InstructionRefused(f"move 的 path 必须是数组中的位置（如 /{self.root_key}/1/children/0）：{ins.path}")
         self._check_locks(ins, tokens[:-1], structural=True)
         parent_after, index_after = list(dst_after[:-1]), dst_after[-1]
         sp, si = src[:-1], src[-1]
@@ -403,9 +423,9 @@ class InstructionApplier:
         size = len(self.outline.node(parent).children) - (1 if parent == sp else 0)
         if index_after > size:
             raise InstructionRefused(f"move 的目标下标 {index_after} 超出范围：目标处只有 {size} 项")
-        limit = self._walk(tokens[:-1], ins.path).schema.resolve("array")
-        if parent != sp and limit is not None and limit.max_items is not None and size + 1 > limit.max_items:
-            raise InstructionRefused(f"move 的目标处已有 {size} 项，最多允许 {limit.max_items} 项")
+        limit = shape.parent.max_items
+        if parent != sp and limit is not None and size + 1 > limit:
+            raise InstructionRefused(f"move 的目标处已有 {size} 项，最多允许 {limit} 项")
         index = index_after + 1 if parent == sp and index_after >= si else index_after
 
         def move() -> tuple[str, ...]:

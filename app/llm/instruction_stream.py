@@ -275,6 +275,14 @@ class InstructionParser:
 
     def _scan_line(self, line: str, pos: int, lineno: int) -> None:
         """Find candidates in ``line[pos:]``; thinking text between them becomes events."""
+        if pos == 0 and line.startswith('{"op":'):  # fast path: the whole line is one instruction
+            try:
+                obj, end = _DECODER.raw_decode(line, 0)
+            except ValueError:
+                end = -1
+            if end == len(line):
+                self._instruction(obj, line, (), lineno)
+                return
         while True:
             m = _START.search(line, pos)
             if m is None:

@@ -11,11 +11,14 @@ minimum/maximum, properties, required, additionalProperties, items, default.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
 from pydantic import BaseModel
+
+_Checker = Callable[[Any, str, "list[str]"], None]
 
 TYPE_ZH = {
     "string": "字符串", "integer": "整数", "number": "数字", "boolean": "布尔值（true/false）",
@@ -66,6 +69,9 @@ class SchemaNode:
     minimum: float | None = None
     maximum: float | None = None
     defaults: dict[str, Any] = field(default_factory=dict)
+    _table: dict[type, _Checker] | None = field(default=None, repr=False)
+    #: Path shapes already resolved against this (root) schema, filled by the applier.
+    shapes: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def resolve(self, kind: str) -> SchemaNode | None:
         """This node, or the anyOf option, that accepts JSON values of type ``kind``."""
@@ -86,53 +92,96 @@ class SchemaNode:
 
     def check(self, value: Any, where: str, issues: list[str]) -> None:
         """Append a Chinese issue to ``issues`` for each way ``value`` breaks this schema."""
-        kind = json_type(value)
-        if kind == "integer" and self.resolve("integer") is None and self.resolve("number") is not None:
-            kind = "number"
-        node = self.resolve(kind)
-        if node is None:
+        table = self._table
+        if table is None:
+            table = self._table = self._compile()
+        checker = table.get(type(value))
+        if checker is None:
+            kind = json_type(value)
             issues.append(f"{where} 应为{self.expected()}，实际是{TYPE_ZH.get(kind, kind)} {_short(value)}")
             return
-        node._check_resolved(value, kind, where, issues)
+        checker(value, where, issues)
 
-    def _check_resolved(self, value: Any, kind: str, where: str, issues: list[str]) -> None:
-        if self.enum is not None and value not in self.enum:
-            allowed = "、".join(_short(e) for e in self.enum)
-            issues.append(f"{where} 的值 {_short(value)} 不在允许范围内，只能是：{allowed}")
-            return
+    def _compile(self) -> dict[type, _Checker]:
+        """Python type -> checker, built once; a bool is its own type, so never an integer."""
+        table: dict[type, _Checker] = {}
+        for kind, py_types in (("string", (str,)), ("integer", (int,)), ("number", (float, int)),
+                               ("boolean", (bool,)), ("null", (type(None),)), ("array", (list,)),
+                               ("object", (dict,))):
+            node = self.resolve(kind)
+            if node is None:
+                continue
+            for t in py_types:
+                table.setdefault(t, node._checker(kind))
+        return table
+
+    def _checker(self, kind: str) -> _Checker:
+        enum = self.enum
+
+        def check_enum(value: Any, where: str, issues: list[str]) -> bool:
+            if enum is not None and value not in enum:
+                allowed = "、".join(_short(e) for e in enum)
+                issues.append(f"{where} 的值 {_short(value)} 不在允许范围内，只能是：{allowed}")
+                return False
+            return True
+
         if kind == "string":
-            n = len(value)
-            if self.min_length is not None and n < self.min_length:
-                issues.append(f"{where} 长度为 {n}，至少需要 {self.min_length} 个字符" if n else f"{where} 不能为空")
-            if self.max_length is not None and n > self.max_length:
-                issues.append(f"{where} 长度为 {n}，超过上限 {self.max_length} 个字符：“{_short(value)}”")
-        elif kind in ("integer", "number"):
-            if self.minimum is not None and value < self.minimum:
-                issues.append(f"{where} 为 {value}，不能小于 {self.minimum:g}")
-            if self.maximum is not None and value > self.maximum:
-                issues.append(f"{where} 为 {value}，不能大于 {self.maximum:g}")
-        elif kind == "array":
-            n = len(value)
-            if self.min_items is not None and n < self.min_items:
-                issues.append(f"{where} 有 {n} 项，至少需要 {self.min_items} 项")
-            if self.max_items is not None and n > self.max_items:
-                issues.append(f"{where} 有 {n} 项，最多允许 {self.max_items} 项")
-            if self.items is not None:
-                for i, item in enumerate(value):
-                    self.items.check(item, f"{where}/{i}", issues)
-        elif kind == "object":
-            self.check_object(value, where, issues)
+            lo, hi = self.min_length, self.max_length
+
+            def check_string(value: Any, where: str, issues: list[str]) -> None:
+                if not check_enum(value, where, issues):
+                    return
+                n = len(value)
+                if lo is not None and n < lo:
+                    issues.append(f"{where} 长度为 {n}，至少需要 {lo} 个字符" if n else f"{where} 不能为空")
+                if hi is not None and n > hi:
+                    issues.append(f"{where} 长度为 {n}，超过上限 {hi} 个字符：“{_short(value)}”")
+            return check_string
+        if kind in ("integer", "number"):
+            minimum, maximum = self.minimum, self.maximum
+
+            def check_number(value: Any, where: str, issues: list[str]) -> None:
+                if not check_enum(value, where, issues):
+                    return
+                if minimum is not None and value < minimum:
+                    issues.append(f"{where} 为 {value}，不能小于 {minimum:g}")
+                if maximum is not None and value > maximum:
+                    issues.append(f"{where} 为 {value}，不能大于 {maximum:g}")
+            return check_number
+        if kind == "array":
+            lo, hi, items = self.min_items, self.max_items, self.items
+
+            def check_array(value: Any, where: str, issues: list[str]) -> None:
+                n = len(value)
+                if lo is not None and n < lo:
+                    issues.append(f"{where} 有 {n} 项，至少需要 {lo} 项")
+                if hi is not None and n > hi:
+                    issues.append(f"{where} 有 {n} 项，最多允许 {hi} 项")
+                if items is not None:
+                    for i, item in enumerate(value):
+                        items.check(item, f"{where}/{i}", issues)
+            return check_array
+        if kind == "object":
+            def check_obj(value: Any, where: str, issues: list[str]) -> None:
+                if check_enum(value, where, issues):
+                    self.check_object(value, where, issues)
+            return check_obj
+
+        def check_other(value: Any, where: str, issues: list[str]) -> None:
+            check_enum(value, where, issues)
+        return check_other
 
     def check_object(self, value: dict[str, Any], where: str, issues: list[str]) -> None:
         """Required fields, unknown fields and each property of an object value."""
-        missing = [k for k in self.required if k not in value]
-        for k in sorted(missing):
-            issues.append(f"{where} 缺少必填字段“{k}”")
+        for k in self.required:
+            if k not in value:
+                issues.append(f"{where} 缺少必填字段“{k}”")
+        props = self.properties
         for key, item in value.items():
-            prop = self.properties.get(key)
+            prop = props.get(key)
             if prop is None:
                 if not self.additional:
-                    issues.append(f"{where} 不允许有字段“{key}”（{self.name or '对象'}的字段只有：{'、'.join(self.properties)}）")
+                    issues.append(f"{where} 不允许有字段“{key}”（{self.name or '对象'}的字段只有：{'、'.join(props)}）")
                 continue
             prop.check(item, f"{where}/{key}", issues)
 
