@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from app.documents.loader import load_tender
-from app.documents.model import Table, TenderDocument
+from app.documents.model import DiagnosticCode, Table, TenderDocument
 from app.documents.scoring_model import ScoreCategory
-from app.documents.scoring_table import parse_points, parse_scoring
+from app.documents.scoring_table import parse_points, parse_scoring, scoring_diagnostics
 from tests.document_fixtures import SAMPLE_PDF, merged_docx, sample_module, split_table_pdf
 
 
@@ -76,6 +76,9 @@ def test_header_variants_category_column_and_subtotals() -> None:
     assert any("技术评分标准50分" in m and "45" in m for m in result.issues)  # 30 + 15 ≠ 50
     assert any("95" in m and "100" in m for m in result.issues)
     assert result.confidence < 0.9
+    diags = scoring_diagnostics(result)
+    assert len(diags) == len(result.issues) and all(d.code == DiagnosticCode.SCORING_MISMATCH for d in diags)
+    assert diags[0].pages == [5]
 
 
 def test_weights_in_factor_names_and_points_column() -> None:
@@ -112,6 +115,7 @@ def test_tables_without_points_or_scoring_header_are_ignored() -> None:
     result = parse_scoring(_doc(Table(id="t1", page=3, rows=formal), Table(id="t2", page=4, rows=staff)))
     assert not result.found and result.confidence == 0
     assert "未找到评分表" in result.message_zh
+    assert [d.code for d in scoring_diagnostics(result)] == [DiagnosticCode.NO_SCORING_TABLE]
 
 
 @pytest.mark.parametrize(("text", "points"), [("30分", 30), ("10", 10), ("0～5分", 5), ("0.5", 0.5), ("/", None),

@@ -73,6 +73,12 @@ def _image_coverage(page: PdfPage) -> float:
     return min(1.0, covered / area)
 
 
+def _drawing_count(page: PdfPage) -> int:
+    """Number of vector paths on the page (the C-level listing is ~3x faster)."""
+    getter = getattr(page, "get_cdrawings", None) or page.get_drawings
+    return len(getter())
+
+
 def _read_page(page: PdfPage, number: int) -> tuple[Page, PageState, list[Heading]]:
     """Blocks, state and headings of one page."""
     blocks: list[TextBlock] = []
@@ -106,7 +112,7 @@ def _read_page(page: PdfPage, number: int) -> tuple[Page, PageState, list[Headin
             char_count=chars,
             font_count=len(page.get_fonts()),
             image_coverage=_image_coverage(page),
-            drawing_count=len(page.get_drawings()),
+            drawing_count=_drawing_count(page),
             cjk_ratio=ratio,
         )
     else:

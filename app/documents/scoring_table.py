@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.documents.model import Table, TenderDocument
+from app.documents.model import Diagnostic, DiagnosticCode, Severity, Table, TenderDocument
 from app.documents.scoring_model import (
     CategorySource,
     ScoreCategory,
@@ -372,3 +372,18 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
         issues=issues,
         message_zh=message,
     )
+
+
+def scoring_diagnostics(result: ScoringResult) -> list[Diagnostic]:
+    """The parse outcome as document diagnostics, for the same list the UI shows."""
+    if not result.found:
+        return [Diagnostic(code=DiagnosticCode.NO_SCORING_TABLE, severity=Severity.INFO, message_zh=result.message_zh)]
+    return [
+        Diagnostic(
+            code=DiagnosticCode.SCORING_MISMATCH,
+            severity=Severity.WARNING,
+            message_zh="评分表自检未通过：" + issue,
+            pages=sorted({p for t in result.tables for p in t.pages}),
+        )
+        for issue in result.issues
+    ]
