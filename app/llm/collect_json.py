@@ -12,6 +12,7 @@ connection trouble end in a failed result; only :class:`LLMConfigError` is raise
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Sequence
@@ -75,6 +76,7 @@ class CollectResult(Generic[M]):
     stopped_by: str = ""  # "", "max_attempts", "circuit_breaker", "connection", "response"
     history: list[list[str]] = field(default_factory=list)  # issues of each attempt
     call_ids: list[str] = field(default_factory=list)
+    model_time_s: float = 0.0  # time spent inside client calls (network + server + openai client)
 
     @property
     def message_zh(self) -> str:
@@ -85,6 +87,7 @@ class CollectResult(Generic[M]):
         return f"经过 {self.attempts} 次尝试仍未得到有效结果：{head}"
 
 
+@functools.lru_cache(maxsize=64)
 def describe_target(model: type[BaseModel]) -> str:
     """A Chinese description of the wanted JSON: an object matching the model's JSON Schema."""
     schema = json.dumps(model.model_json_schema(), ensure_ascii=False, separators=(",", ":"))
@@ -226,3 +229,4 @@ def _account(result: CollectResult[Any], comp: Completion) -> None:
     result.completion_tokens += comp.usage.completion_tokens
     result.tokens_estimated = result.tokens_estimated or comp.usage.estimated
     result.truncated = result.truncated or comp.truncated
+    result.model_time_s += comp.latency_s

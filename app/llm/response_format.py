@@ -12,6 +12,7 @@ does not pay for the refusal again. The ladder only ever goes down: it cannot lo
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import logging
 import os
@@ -83,8 +84,12 @@ def ladder(requested: dict[str, Any] | None, start: FormatLevel) -> list[dict[st
     return out or [None]
 
 
+@functools.lru_cache(maxsize=64)
 def json_schema_format(model: type[BaseModel], name: str | None = None) -> dict[str, Any]:
-    """A strict ``json_schema`` response format for a pydantic model (top of the ladder)."""
+    """A strict ``json_schema`` response format for a pydantic model (top of the ladder).
+
+    Cached per model: treat the returned dict as read-only.
+    """
     return {"type": "json_schema",
             "json_schema": {"name": name or model.__name__, "schema": strict_schema(model), "strict": True}}
 
