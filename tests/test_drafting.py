@@ -258,3 +258,20 @@ def test_markdown_cleanup_and_text_checks() -> None:
     assert refusal_reason("抱歉" + "很长的正文" * 100) is None
     assert seam_overlap("甲乙丙丁戊己庚辛", "丙丁戊己庚辛壬癸") == 6
     assert seam_overlap("甲乙丙丁戊己庚辛", "壬癸子丑寅卯辰巳") == 0
+
+
+def test_state_round_trips_through_the_project_section_records() -> None:
+    from app.pipeline.draft_context import path_for_key
+
+    state = DraftingState()
+    for key, status, text in [("1.1.1", "done", "全文"), ("1.1.2", "writing", "半截"), ("1.1.3", "cancelled", "一点"),
+                              ("1.2.1", "failed", ""), ("1.2.2", "waiting", "")]:
+        state.sections[key] = SectionDraft(key=key, status=status, text=text)  # type: ignore[arg-type]
+    records = state.to_section_states(model="m")
+    assert {k: r.status for k, r in records.items()} == {
+        "1.1.1": "done", "1.1.2": "queued", "1.1.3": "queued", "1.2.1": "failed", "1.2.2": "queued"}
+    back = DraftingState.from_section_states(records, {k: d.text for k, d in state.sections.items()})
+    assert back.unfinished() == ["1.1.2", "1.1.3", "1.2.2"]
+    assert back.sections["1.1.2"].text == "半截" and back.sections["1.1.1"].status == "done"
+    outline = _outline()
+    assert path_for_key(outline, "1.2.1") == (0, 1, 0) and path_for_key(outline, "9.9") is None

@@ -8,6 +8,7 @@ continue from their partial text instead of starting over.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Literal
 
@@ -84,3 +85,25 @@ class DraftingState(BaseModel):
     def touch(self, key: str) -> None:
         """Stamp the section's ``updated_at``."""
         self.sections[key].updated_at = utc_now()
+
+    def to_section_states(self, model: str = "") -> dict[str, SectionState]:
+        """The project file's ``sections`` mapping for these drafts (partial text lives in
+        the node's ``content``; see :meth:`from_section_states`)."""
+        return {k: d.to_section_state(model) for k, d in self.sections.items()}
+
+    @classmethod
+    def from_section_states(cls, states: Mapping[str, SectionState], texts: Mapping[str, str]) -> DraftingState:
+        """Rebuild the drafting state from a loaded project: ``states`` is ``Project.sections``,
+        ``texts`` each section's current text (node ``content``). Queued or drafting sections
+        come back resumable with their text as the partial draft; empty ones are left out."""
+        mapping: dict[str, DraftStatus] = {"queued": "waiting", "drafting": "writing", "done": "done",
+                                           "edited": "done", "failed": "failed"}
+        out = cls()
+        for key, st in states.items():
+            status = mapping.get(st.status)
+            if status is None:
+                continue
+            out.sections[key] = SectionDraft(key=key, status=status, text=texts.get(key, ""), error=st.error,
+                                             prompt_tokens=st.prompt_tokens, completion_tokens=st.completion_tokens,
+                                             updated_at=st.updated_at)
+        return out

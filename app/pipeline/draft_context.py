@@ -170,3 +170,15 @@ def rewrite_messages(req: SectionRequest, text: str, mode: RewriteMode, guidance
         "text": text.strip() or "（空）",
     })
     return [{"role": "user", "content": prompt}]
+
+
+def path_for_key(outline: Outline, key: str) -> Path | None:
+    """The tree path of the leaf a section key names (its outline id), or None when it is gone.
+
+    Keys are outline ids ("1.2.3"); after the user moved or renumbered nodes the caller
+    should map results by this function, never by a remembered path.
+    """
+    for path, node in outline.walk():
+        if (node.id or ".".join(str(i + 1) for i in path)) == key:
+            return path
+    return None
