@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.outline import Outline
+from app.core.outline import Outline, OutlineDocument
 from app.core.stream_events import Instruction, MalformedInstruction, ParseEvent, Thinking
 from app.llm.instruction_apply import InstructionApplier
 from app.llm.instruction_stream import MAX_CANDIDATE_LINES, InstructionParser, parse_text
@@ -299,3 +299,27 @@ def test_generated_streams_recover_every_instruction(items: list[tuple[str, str]
     assert not malformed(events)
     cuts = [c for c in cuts if c <= len(text)]
     assert parse_chunked(text, cuts) == events
+
+
+_FRAGMENTS = st.sampled_from([
+    '{"op":', '{"op": "set", ', '"path": "/outline/0/title"', '"value": ', '"x"', "}", "{", "]", "[", '"',
+    "'", "\\", "\n", "\r\n", "```json\n", "```\n", ",", "：", "{'op': 'append', ", "True", "//", "思考", " ",
+    '{"op":"done"}', '{"op":"append","path":"/outline","value":{"title":"章"}}', "\t", "{title}", "$.outline[0]",
+])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_FRAGMENTS, max_size=60), st.lists(st.integers(0, 3000), max_size=25))
+def test_fuzzed_fragments_never_crash_and_are_chunk_independent(parts: list[str], cuts: list[int]) -> None:
+    """Any mix of instruction fragments: no exception, same events chunked, applying never crashes."""
+    text = "".join(parts)
+    events = parse_text(text)
+    assert parse_chunked(text, [c for c in cuts if c <= len(text)]) == events
+    tree, results, tree_events = apply_all(events)
+    OutlineDocument.model_validate(tree)
+    assert len(results) == sum(isinstance(e, Instruction) for e in events)
+    phases = [p for p, _ in tree_events]
+    assert phases == ["before", "after"] * (len(phases) // 2)
+    # events come in stream order
+    lines = [e.line for e in events]
+    assert lines == sorted(lines)

@@ -12,6 +12,7 @@ precise Chinese issue that a repair prompt can hand back to the model.
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from app.llm.schema_check import TYPE_ZH, SchemaNode, compile_model_schema, json
 #: A caller's own lock: returns the Chinese reason when the instruction must be refused.
 LockPredicate = Callable[[Instruction], "str | None"]
 
+log = logging.getLogger(__name__)
 _INDEX = re.compile(r"0|[1-9]\d*")
 _INDEX_TOKEN = re.compile(r"/\d+(?=/|$)")
 
@@ -122,9 +124,17 @@ class InstructionApplier:
     def apply(self, ins: Instruction, round_no: int = 0) -> InstructionApplied | InstructionRejected:
         """Validate ``ins`` and, if valid, apply it; ``done`` is accepted without change."""
         try:
-            notes = self._apply(ins)
+            change = self._plan(ins)
         except InstructionRefused as e:
             return InstructionRejected(ins.raw, e.issue, ins, round_no)
+        except (ValueError, TypeError, KeyError, IndexError) as e:  # a gap in the checks: refuse, never crash
+            log.exception("instruction check failed unexpectedly: %s", ins.raw)
+            return InstructionRejected(ins.raw, f"指令无法执行：{e}", ins, round_no)
+        try:
+            notes = change()
+        except (ValueError, TypeError, KeyError, IndexError) as e:
+            log.exception("instruction failed while applying: %s", ins.raw)
+            return InstructionRejected(ins.raw, f"指令执行失败：{e}", ins, round_no)
         return InstructionApplied(ins, round_no, notes)
 
     def check(self, ins: Instruction) -> str | None:
@@ -433,5 +443,3 @@ class InstructionApplier:
             return ()
         return move
 
-    def _apply(self, ins: Instruction) -> tuple[str, ...]:
-        return self._plan(ins)()

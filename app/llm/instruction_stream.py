@@ -173,7 +173,10 @@ def _tolerant_loads(text: str, deep: bool = True) -> tuple[Any, tuple[str, ...]]
     except ValueError:
         if not deep:
             raise
-    repaired = json_repair.loads(fixed)
+    try:
+        repaired = json_repair.loads(fixed)
+    except Exception as e:  # a third-party guesser: any failure just means "not JSON"
+        raise ValueError("not JSON") from e
     if isinstance(repaired, dict) and repaired.get("op"):
         return repaired, (*fixes, "json_repair")
     raise ValueError("not JSON")
