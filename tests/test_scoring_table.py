@@ -122,3 +122,18 @@ def test_tables_without_points_or_scoring_header_are_ignored() -> None:
                                               ("---", None), ("分 值", None)])
 def test_parse_points(text: str, points: float | None) -> None:
     assert parse_points(text) == points
+
+
+def test_total_row_is_a_check_not_a_factor_and_merged_label_is_the_factor() -> None:
+    rows: list[list[str | None]] = [
+        ["序号", "类别", "评分因素", "评分标准", "分值"],
+        ["1", "技术部分", "实施方案", "方案完整得40分", "40"],
+        [None, None, "质量保证", "措施具体得20分", "20"],
+        ["2", "价格部分", None, "最低价得满分", "40"],  # category cell merged over the factor cell
+        ["合计", None, None, None, "100"],
+    ]
+    result = parse_scoring(_doc(Table(id="t1", page=2, rows=rows)))
+    assert [(r.factor, r.points, r.category.value) for r in result.rows] == [
+        ("实施方案", 40, "技术"), ("质量保证", 20, "技术"), ("价格部分", 40, "价格")
+    ]
+    assert result.tables[0].stated_total == 100 and result.total_points == 100 and not result.issues

@@ -39,6 +39,7 @@ _TRAILING_WEIGHT = re.compile(r"\s*[（(][^（()）]{0,6}\d+(?:\.\d+)?\s*(?:分|
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _STATED_TOTAL = re.compile(r"[（(]\s*(?:共|满分|总分)?\s*(\d+(?:\.\d+)?)\s*分\s*[)）]")
 _LABEL = re.compile(r"([^\s。；，,:：]{0,14}?(?:评分|评审|打分)[^\s。；，,（(]{0,8})\s*[（(]\s*\d+(?:\.\d+)?\s*分\s*[)）]")
+_TOTAL_ROW = re.compile(r"^(合计|总计|小计|总分|合计分值|总分值|分值合计)")
 _PRICE_FACTOR = re.compile(r"价格|报价")
 _COMMERCIAL_GUESS = re.compile(r"业绩|经验|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|证书|企业|社保")
 _TECHNICAL_GUESS = re.compile(r"方案|技术|服务|人员|团队|培训|实施|措施|设备|性能|质量|进度|管理|保障|应急|售后|配送|响应|计划")
@@ -203,11 +204,25 @@ def _factor_name(raw: str) -> tuple[str, float | None]:
     return name, stated
 
 
-def _rows_of(group: _Group, caption_cat: ScoreCategory | None) -> tuple[list[ScoringRow], list[str]]:
-    """Fold grid rows into factor rows (merged cells become items of one factor)."""
+def _horizontal_factor(cells: list[str | None], header: _Header) -> str | None:
+    """Factor text when the factor cell is merged with the cell on its left in this row."""
+    j = header.roles["factor"]
+    if j < len(cells) and cells[j] is None and j > 0 and cells[j - 1] is not None and (cells[j - 1] or "").strip():
+        return cells[j - 1]
+    return None
+
+
+def _rows_of(
+    group: _Group, caption_cat: ScoreCategory | None
+) -> tuple[list[ScoringRow], list[str], float | None]:
+    """Fold grid rows into factor rows (merged cells become items of one factor).
+
+    Returns the rows, the note lines and the points of a 合计/总分 row when there is one.
+    """
     header = group.header
     out: list[ScoringRow] = []
     notes: list[str] = []
+    total_row: float | None = None
     cat_label = ""
     for cells, page, table_id in group.rows:
         if all(c is None or not c.strip() for c in cells):
@@ -219,6 +234,14 @@ def _rows_of(group: _Group, caption_cat: ScoreCategory | None) -> tuple[list[Sco
             continue
         number, cat, fac = _cell(cells, header, "number"), _cell(cells, header, "category"), _cell(cells, header, "factor")
         pts_text, crit, note = _cell(cells, header, "points"), _cell(cells, header, "criteria"), _cell(cells, header, "note")
+        if fac is None:
+            fac = _horizontal_factor(cells, header) or fac
+        if any(_TOTAL_ROW.match(compact(c or "")) for c in (number, cat, fac)):
+            total_row = parse_points(pts_text) if "points" in header.roles else None
+            if total_row is None:
+                found = _NUMBER.findall(compact(" ".join(c for c in cells if c)))
+                total_row = float(found[-1]) if found else None
+            continue
         if cat:
             cat_label = clean_cell_text(cat, keep_breaks=False)
         points = parse_points(pts_text) if "points" in header.roles else None
@@ -259,7 +282,7 @@ def _rows_of(group: _Group, caption_cat: ScoreCategory | None) -> tuple[list[Sco
         )
     for row in out:
         _settle_points(row)
-    return out, notes
+    return out, notes, total_row
 
 
 def _row_category(
@@ -305,7 +328,7 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
         _assign_unnamed(group.header, [r for r, _, _ in group.rows])
         first = group.fragments[0]
         label, caption_cat, caption_total = _label_of(first.caption)
-        rows, notes = _rows_of(group, caption_cat)
+        rows, notes, total_row = _rows_of(group, caption_cat)
         with_points = [r for r in rows if r.points is not None]
         if not rows or len(with_points) * 2 < len(rows):
             continue  # a table of 评审因素 without points (形式评审, 资格评审): not a scoring table
@@ -316,7 +339,9 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
                 caption=first.caption,
                 label=label,
                 category=caption_cat,
-                stated_total=caption_total if caption_total is not None else group.header.stated_total,
+                stated_total=next(
+                    (v for v in (caption_total, group.header.stated_total, total_row) if v is not None), None
+                ),
                 header=group.header.names,
                 rows=rows,
                 notes=notes,
