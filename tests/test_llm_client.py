@@ -418,3 +418,39 @@ def test_estimate_tokens() -> None:
     assert estimate_tokens("") == 0
     assert estimate_tokens("项目管理") == 4
     assert estimate_tokens("abcdefgh") == 2
+
+
+async def test_stream_stall_mid_content_times_out_with_partial(llm_server: OpenAIServer) -> None:
+    c = make_client(llm_server, timeout=0.3, max_retries=1)
+    llm_server.push(Reply.text("abcdefghij" * 3, chunk_size=5, chunk_delay=0.8))
+    got: list[str] = []
+    with pytest.raises(LLMConnectionError) as err:
+        async for piece in c.stream(USER):
+            got.append(piece)
+    await c.aclose()
+    assert got == ["abcde"] and err.value.partial_text == "abcde"
+    assert err.value.detail == "timeout"
+    assert len(llm_server.completion_requests) == 1
+
+
+async def test_stream_slow_start_is_retried(llm_server: OpenAIServer) -> None:
+    c = make_client(llm_server, timeout=0.3, max_retries=1)
+    llm_server.push(Reply.text("迟到", delay=0.8), Reply.text("准时"))
+    stream = c.stream(USER)
+    assert [p async for p in stream] == ["准时"]
+    await c.aclose()
+    assert stream.result.attempts == 2 and len(llm_server.completion_requests) == 2
+
+
+async def test_long_prompt_warning(llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
+    c = make_client(llm_server, context_size=100, max_tokens=50)
+    long_prompt = [{"role": "user", "content": "招标文件正文" * 30}]
+    assert c.estimate_prompt_tokens(long_prompt) > 100
+    assert not c.fits(long_prompt)
+    assert c.fits(USER)
+    llm_server.push(Reply.text(""))
+    with caplog.at_level(logging.WARNING, logger="app.llm.client"):
+        comp = await c.complete(long_prompt)
+    await c.aclose()
+    assert comp.empty
+    assert any("context" in r.getMessage() for r in caplog.records)

@@ -209,6 +209,19 @@ class LLMClient:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
+    def estimate_prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """Rough prompt size in tokens (characters based), as the messages will be sent."""
+        return sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in self.prepare_messages(messages))
+
+    def fits(self, messages: Sequence[Message], max_tokens: int | None = None) -> bool:
+        """Whether prompt + answer budget fit the configured context size (by estimate).
+
+        llama.cpp answers an over-long prompt with HTTP 200 and nothing at all, so callers
+        budget prompts with this before sending.
+        """
+        budget = self.config.max_tokens if max_tokens is None else max_tokens
+        return self.estimate_prompt_tokens(messages) + budget <= self.config.context_size
+
     # ------------------------------------------------------------------ internals
     def _client(self) -> AsyncOpenAI:
         cfg = self.config
@@ -386,6 +399,10 @@ class _CallLog:
         self.max_tokens = max_tokens
         self.stream = stream
         self.fmt: dict[str, Any] | None = None
+        if not client.fits(self.sent_messages, max_tokens):
+            log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
+                        "answer with nothing", stage, client.estimate_prompt_tokens(self.sent_messages),
+                        client.config.context_size)
         self.attempts = 1
         self.retries: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
