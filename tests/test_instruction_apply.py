@@ -290,3 +290,16 @@ def test_schema_accepts_valid_and_int_for_number() -> None:
     schema.check({"level": 2, "weight": 3, "mode": "aligned", "tags": ["a"], "flag": True}, "", issues)
     assert issues == []
     assert schema.fill_defaults({"level": 2})["mode"] == "free"
+
+
+def test_numbering_in_titles_is_removed_by_code() -> None:
+    a = InstructionApplier(tree("甲"))
+    r = applied(a, {"op": "set", "path": "/outline/0/title", "value": "1.2 设计原则"})
+    assert a.outline.chapters[0].title == "设计原则" and any("编号" in n for n in r.notes)
+    r = applied(a, {"op": "append", "path": "/outline", "value": {"title": "第二章 实施方案", "children": [{"title": "（一）进度计划"}]}})
+    assert a.outline.chapters[1].title == "实施方案" and a.outline.chapters[1].children[0].title == "进度计划"
+    applied(a, {"op": "append", "path": "/outline", "value": {"title": "5G 网络方案"}})
+    assert a.outline.chapters[2].title == "5G 网络方案"
+    keep = InstructionApplier(tree("甲"), strip_title_numbers=False)
+    applied(keep, {"op": "set", "path": "/outline/0/title", "value": "1.2 设计原则"})
+    assert keep.outline.chapters[0].title == "1.2 设计原则"

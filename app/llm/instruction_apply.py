@@ -22,6 +22,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.core.outline import Outline, OutlineDocument, OutlineNode, Path
 from app.core.pointer import path_to_pointer
+from app.core.rules import strip_numbering
 from app.core.stream_events import (
     OPS,
     Instruction,
@@ -36,6 +37,9 @@ LockPredicate = Callable[[Instruction], "str | None"]
 
 log = logging.getLogger(__name__)
 _INDEX = re.compile(r"0|[1-9]\d*")
+_NUMBER_START = frozenset("0123456789第一二三四五六七八九十（( \u3000")
+_NUMBER_NOTE = "去掉了标题前的编号（编号由程序生成）"
+_ID_NOTE = "忽略了模型给出的编号（id 由程序生成）"
 _INDEX_TOKEN = re.compile(r"/\d+(?=/|$)")
 
 
@@ -99,6 +103,8 @@ class InstructionApplier:
     reorder items containing a locked path are refused; replacing a subtree is allowed
     only if its locked values stay the same. ``code_owned`` fields (``id``) may not be
     set and are dropped from objects. ``lock_reason`` is added to lock messages.
+    With ``strip_title_numbers`` numbering a model puts in front of a title ("1.2 设计原则")
+    is removed (numbering is code's job), with a note on the applied event.
     """
 
     def __init__(
@@ -111,6 +117,7 @@ class InstructionApplier:
         lock_reason: str = "",
         is_locked: LockPredicate | None = None,
         code_owned: Sequence[str] = ("id",),
+        strip_title_numbers: bool = True,
     ) -> None:
         self.outline = outline
         self.root_key = root_key
@@ -119,6 +126,7 @@ class InstructionApplier:
         self.lock_reason = lock_reason
         self.is_locked = is_locked
         self.code_owned = frozenset(code_owned)
+        self.strip_title_numbers = strip_title_numbers
 
     # ------------------------------------------------------------------ public
     def apply(self, ins: Instruction, round_no: int = 0) -> InstructionApplied | InstructionRejected:
@@ -265,15 +273,28 @@ class InstructionApplier:
             raise InstructionRefused("；".join(issues[:5]))
         return clean
 
+    def _title(self, title: str, notes: list[str]) -> str:
+        """``title`` without leading numbering (when enabled), noting the change."""
+        if self.strip_title_numbers and title[:1] in _NUMBER_START:
+            stripped = strip_numbering(title)
+            if stripped != title:
+                if _NUMBER_NOTE not in notes:
+                    notes.append(_NUMBER_NOTE)
+                return stripped
+        return title
+
     def _drop_code_owned(self, value: dict[str, Any], notes: list[str]) -> dict[str, Any]:
+        """A copy of an object value without code-owned keys and numbered titles (recursively)."""
         kids = value.get("children")
-        if not any(k in value for k in self.code_owned) and not (type(kids) is list and kids):
+        title = value.get("title")
+        retitle = type(title) is str and title[:1] in _NUMBER_START and self.strip_title_numbers
+        if self.code_owned.isdisjoint(value) and not (type(kids) is list and kids) and not retitle:
             return value
         out = {k: v for k, v in value.items() if k not in self.code_owned}
-        if len(out) != len(value):
-            note = "忽略了模型给出的编号（id 由程序生成）"
-            if note not in notes:
-                notes.append(note)
+        if len(out) != len(value) and _ID_NOTE not in notes:
+            notes.append(_ID_NOTE)
+        if retitle and isinstance(title, str):
+            out["title"] = self._title(title, notes)
         if type(kids) is list:
             out["children"] = [self._drop_code_owned(k, notes) if type(k) is dict else k for k in kids]
         return out
@@ -339,10 +360,12 @@ class InstructionApplier:
         if issues:
             raise InstructionRefused("；".join(issues[:5]))
         field_name = shape.field
+        if field_name == "title" and type(value) is str:
+            value = self._title(value, notes)
 
         def set_field() -> tuple[str, ...]:
             self.outline.update(path, **{field_name: value})
-            return ()
+            return tuple(notes)
         return set_field
 
     def _list_loc(self, ins: Instruction, tokens: tuple[str, ...]) -> tuple[_Loc, SchemaNode]:
