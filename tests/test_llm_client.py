@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import socket
+import threading
 import time
 from collections.abc import AsyncIterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -454,3 +456,33 @@ async def test_long_prompt_warning(llm_server: OpenAIServer, caplog: pytest.LogC
     await c.aclose()
     assert comp.empty
     assert any("context" in r.getMessage() for r in caplog.records)
+
+
+async def test_non_openai_200_body_is_response_error() -> None:
+    class ProxyPage(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            data = "<html>请先登录代理</html>".encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), ProxyPage)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        c = LLMClient(EndpointConfig(base_url=f"http://127.0.0.1:{httpd.server_address[1]}/v1", api_key="k",
+                                     model="m"), formats=FormatRegistry())
+        with pytest.raises(LLMResponseError) as err:
+            await c.complete(USER)
+        await c.aclose()
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert "接口地址" in err.value.message_zh and "登录代理" in err.value.detail

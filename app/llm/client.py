@@ -264,6 +264,9 @@ class LLMClient:
                 resp = await api.chat.completions.create(**kwargs)
             except openai.APIError as exc:
                 raise self._classify(exc, fmt) from exc
+        if not hasattr(resp, "choices"):  # a 200 that is not JSON: a proxy page or a wrong address
+            raise LLMResponseError("模型服务返回的不是 OpenAI 格式的响应，请检查接口地址（通常以 /v1 结尾）。",
+                                   detail=str(resp)[:200])
         choice = resp.choices[0] if resp.choices else None
         raw = (choice.message.content or "") if choice else ""
         extra_reasoning = _extra_str(choice.message, "reasoning_content") if choice else ""
