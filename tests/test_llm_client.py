@@ -15,7 +15,7 @@ import pytest
 from app.llm.client import Completion, EndpointConfig, LLMClient, estimate_tokens, fold_system_messages
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMResponseError
 from app.llm.response_format import FormatRegistry
-from tests.openai_server import OpenAIServer, Reply
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 USER = [{"role": "user", "content": "请列出三个要点"}]
 
@@ -486,3 +486,24 @@ async def test_non_openai_200_body_is_response_error() -> None:
         httpd.shutdown()
         httpd.server_close()
     assert "接口地址" in err.value.message_zh and "登录代理" in err.value.detail
+
+
+@pytest.mark.parametrize("drops", [True, False])
+async def test_probe_drops_system(llm_server: OpenAIServer, drops: bool) -> None:
+    def handler(req: RecordedRequest) -> Reply:
+        seen = [m for m in req.messages if not (drops and m["role"] == "system")]
+        tokens = sum(len(str(m["content"])) for m in seen)
+        return Reply.text("好", usage={"prompt_tokens": tokens, "completion_tokens": 1, "total_tokens": tokens + 1})
+
+    llm_server.handler = handler
+    c = make_client(llm_server, system_in_user=True)  # the probe must not fold: it tests the raw endpoint
+    assert await c.probe_drops_system() is drops
+    await c.aclose()
+    first, second = llm_server.completion_requests
+    assert [m["role"] for m in first.messages] == ["system", "user"] and first.body["max_tokens"] == 1
+    assert [m["role"] for m in second.messages] == ["user"]
+
+
+async def test_probe_without_usage(client: LLMClient, llm_server: OpenAIServer) -> None:
+    llm_server.default = Reply.text("好", usage=None)
+    assert await client.probe_drops_system() is None

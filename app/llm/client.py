@@ -197,6 +197,36 @@ class LLMClient:
 
         return await self._with_retries(once, None)
 
+    async def probe_drops_system(self) -> bool | None:
+        """Whether the endpoint silently drops system messages (llama.cpp with some chat formats).
+
+        Sends the same one-token request with and without a long system message and
+        compares ``usage.prompt_tokens``; None when the endpoint reports no usage.
+        The answer suits ``EndpointConfig.system_in_user``.
+        """
+        user: Message = {"role": "user", "content": "你好"}
+        system: Message = {"role": "system", "content": "请严格遵守以下写作规则，只输出要求的内容。" * 8}
+        api = self._client()
+
+        async def prompt_tokens(messages: list[Message]) -> int | None:
+            async def once() -> int | None:
+                try:
+                    resp = await api.chat.completions.create(model=self.config.model, messages=messages,  # type: ignore[arg-type]
+                                                             max_tokens=1, temperature=0)
+                except openai.APIError as exc:
+                    raise self._classify(exc, None) from exc
+                usage = getattr(resp, "usage", None)
+                return usage.prompt_tokens if usage is not None and usage.prompt_tokens else None
+
+            async with self._sem:
+                return await self._with_retries(once, None)
+
+        with_system = await prompt_tokens([system, user])
+        without = await prompt_tokens([user])
+        if with_system is None or without is None:
+            return None
+        return with_system - without < estimate_tokens(str(system["content"])) // 4
+
     async def aclose(self) -> None:
         """Close the underlying HTTP client."""
         if self._api is not None:
