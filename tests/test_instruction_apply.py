@@ -300,6 +300,10 @@ def test_numbering_in_titles_is_removed_by_code() -> None:
     assert a.outline.chapters[1].title == "实施方案" and a.outline.chapters[1].children[0].title == "进度计划"
     applied(a, {"op": "append", "path": "/outline", "value": {"title": "5G 网络方案"}})
     assert a.outline.chapters[2].title == "5G 网络方案"
+    applied(a, {"op": "set", "path": "/outline/2/title", "value": "第一部分 总体设计"})
+    assert a.outline.chapters[2].title == "总体设计"  # not "分 总体设计"
+    applied(a, {"op": "set", "path": "/outline/2/title", "value": "第一阶段工作安排"})
+    assert a.outline.chapters[2].title == "第一阶段工作安排"
     keep = InstructionApplier(tree("甲"), strip_title_numbers=False)
     applied(keep, {"op": "set", "path": "/outline/0/title", "value": "1.2 设计原则"})
     assert keep.outline.chapters[0].title == "1.2 设计原则"

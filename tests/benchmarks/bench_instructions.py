@@ -37,7 +37,7 @@ def document_stream(chapters: int = 12, sections: int = 6, points: int = 4) -> t
         lines.append(f"第 {i + 1} 章围绕评分项 R{i + 1} 展开，先写总体思路，再写保障措施。")
         add({"op": "append", "path": "/outline", "value": {"title": f"技术方案第{i}部分", "description": "总体思路与目标"}})
         for j in range(sections):
-            add({"op": "append", "path": f"/outline/{i}/children", "value": {"title": f"第{i}部分措施{j}"}})
+            add({"op": "append", "path": f"/outline/{i}/children", "value": {"title": f"技术措施{i}-{j}"}})
             for k in range(points):
                 add({"op": "append", "path": f"/outline/{i}/children/{j}/children",
                      "value": {"title": f"措施{i}-{j}细则{k}", "description": "具体做法、责任人与检查方式"}})
