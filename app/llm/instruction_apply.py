@@ -30,13 +30,10 @@ from app.core.stream_events import (
     InstructionRejected,
     MalformedInstruction,
 )
+from app.llm.instruction_locks import LockPredicate, PathLocks
 from app.llm.schema_check import TYPE_ZH, SchemaNode, compile_model_schema, json_type
 
-#: A caller's own lock: returns the Chinese reason when the instruction must be refused.
-LockPredicate = Callable[[Instruction], "str | None"]
-
 log = logging.getLogger(__name__)
-_INDEX = re.compile(r"0|[1-9]\d*")
 _NUMBER_START = frozenset("0123456789第一二三四五六七八九十（( \u3000")
 _NUMBER_NOTE = "去掉了标题前的编号（编号由程序生成）"
 _ID_NOTE = "忽略了模型给出的编号（id 由程序生成）"
@@ -65,7 +62,7 @@ class _Shape:
     field: str
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Loc:
     """A concrete path: its shape, its indexes (the tree path) and the tree node it reaches."""
 
@@ -73,26 +70,6 @@ class _Loc:
     path: Path
     node: OutlineNode | None  # the item (node), the owner of the list/field, None if one past the end
     parent: OutlineNode
-
-
-def _matches(pattern: tuple[str, ...], tokens: tuple[str, ...]) -> bool:
-    return len(pattern) == len(tokens) and all(p in ("*", t) for p, t in zip(pattern, tokens, strict=True))
-
-
-def _extract(value: Any, rest: tuple[str, ...]) -> list[Any]:
-    """Every value found under ``rest`` (``*`` = every key/index) inside a plain JSON value."""
-    if not rest:
-        return [value]
-    head, tail = rest[0], rest[1:]
-    if isinstance(value, list):
-        if head == "*":
-            return [v for item in value for v in _extract(item, tail)]
-        return _extract(value[int(head)], tail) if _INDEX.fullmatch(head) and int(head) < len(value) else [None]
-    if isinstance(value, dict):
-        if head == "*":
-            return [v for item in value.values() for v in _extract(item, tail)]
-        return _extract(value.get(head), tail)
-    return [None]
 
 
 class InstructionApplier:
@@ -122,10 +99,8 @@ class InstructionApplier:
         self.outline = outline
         self.root_key = root_key
         self.schema = compile_model_schema(model)
-        self.locked = [tuple(p.strip("/").split("/")) for p in locked if p.strip("/")]
-        self.lock_reason = lock_reason
-        self.is_locked = is_locked
-        self.code_owned = frozenset(code_owned)
+        self.locks = PathLocks(locked, lock_reason, is_locked, code_owned)
+        self.code_owned = self.locks.code_owned
         self.strip_title_numbers = strip_title_numbers
 
     # ------------------------------------------------------------------ public
@@ -241,24 +216,10 @@ class InstructionApplier:
     def _check_locks(self, ins: Instruction, tokens: tuple[str, ...], *, structural: bool,
                      new_value: Any = None, old_value: Any = None, replaces: bool = False) -> None:
         """Refuse changes to code-owned fields and locked paths (see the class docstring)."""
-        if tokens[-1] in self.code_owned:
-            raise InstructionRefused(f"“{tokens[-1]}”（编号）由程序自动生成，不能修改：{ins.path}")
-        suffix = f"（{self.lock_reason}）" if self.lock_reason else ""
-        for pat in self.locked:
-            n = len(tokens)
-            if len(pat) <= n and _matches(pat, tokens[: len(pat)]):
-                raise InstructionRefused(f"路径 {ins.path} 已锁定，不能修改{suffix}")
-            if len(pat) > n and _matches(pat[:n], tokens):
-                rest = pat[n:]
-                if structural and (len(rest) >= 1):
-                    raise InstructionRefused(
-                        f"不能在 {ins.path} 中增加、删除或移动项目：其中的 /{'/'.join(pat)} 已锁定{suffix}")
-                if replaces and _extract(new_value, rest) != _extract(old_value, rest):
-                    raise InstructionRefused(f"{ins.path} 的新值改动了已锁定的 /{'/'.join(pat)}，不能修改{suffix}")
-        if self.is_locked is not None:
-            reason = self.is_locked(ins)
-            if reason:
-                raise InstructionRefused(reason)
+        issue = self.locks.issue(ins, tokens, structural=structural, new_value=new_value,
+                                 old_value=old_value, replaces=replaces)
+        if issue:
+            raise InstructionRefused(issue)
 
     def _node_value(self, schema: SchemaNode, value: Any, where: str, notes: list[str]) -> dict[str, Any]:
         """Validate an object value for a node (code-owned keys dropped; pydantic fills defaults)."""
@@ -319,7 +280,7 @@ class InstructionApplier:
             old = loc.node
             assert old is not None
             self._check_locks(ins, tokens, structural=False, replaces=True, new_value=value,
-                              old_value=old.model_dump(mode="json") if self.locked else None)
+                              old_value=old.model_dump(mode="json") if self.locks.patterns else None)
             clean = self._node_value(shape.schema, value, ins.path, notes)
             keep_children = "children" not in value
             node = self._build(clean, ins.path)
