@@ -206,8 +206,12 @@ class AppController(QObject):
             raise
         self.document = doc
         self.tender_path = path
-        self.analysis = Analysis()
-        self.analysis_changed.emit(self.analysis)
+        try:
+            analysis = await loop.run_in_executor(self._executor, analysis_from_document, doc)
+        except Exception as exc:  # the table parser is a convenience; never block opening on it
+            log.warning("scoring table not parsed: %r", exc, extra={"stage": "open"})
+            analysis = Analysis()
+        self.set_analysis(analysis)
         log.info("read %s: %d pages in %.2f s", path.name, doc.page_count, time.perf_counter() - started,
                  extra={"stage": "open"})
         self.stage_changed.emit(f"已打开 {path.name}（{doc.page_count} 页）")

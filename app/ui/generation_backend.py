@@ -21,6 +21,7 @@ from app.core.pointer import PointerError, pointer_to_target
 from app.core.resources import load_prompt
 
 if TYPE_CHECKING:
+    from app.documents.model import TenderDocument
     from app.llm.client import LLMClient
 
 log = logging.getLogger(__name__)
@@ -58,12 +59,20 @@ OutlineRunner = Callable[["LLMClient", Outline, OutlineRequest, ProgressCallback
 # --------------------------------------------------------------------------- the thin stream run
 
 
+def locked_chapters(analysis: Analysis) -> list[OutlineNode]:
+    """One chapter per technical scoring group, in order, carrying the group's id and title."""
+    return [OutlineNode(title=g.title[:60], description=(g.description or "")[:400].replace("\n", " "),
+                        source_requirement_id=g.id, source_requirement_title=g.title)
+            for g in analysis.technical_groups[:12]]
+
+
 def _requirements(request: OutlineRequest) -> str:
     groups = request.analysis.technical_groups
     if request.mode == "aligned" and groups:
-        lines = ["一级章节必须与下列技术评分项一一对应（顺序相同，标题可稍作润色）："]
-        lines += [f"{i + 1}. {g.title}" + (f"：{'；'.join(g.detail_points[:5])}" if g.detail_points else "")
-                  for i, g in enumerate(groups)]
+        lines = ["一级章节已由程序按技术评分项建立（不要新增、删除或修改一级章节），请为每章添加二级和三级标题："]
+        for i, g in enumerate(groups):
+            criteria = (g.description or "；".join(g.detail_points))[:160].replace("\n", " ")
+            lines.append(f"/outline/{i}：{g.title}" + (f"（评分标准：{criteria}）" if criteria else ""))
         return "\n".join(lines)
     if groups:
         return "技术评分项：\n" + "\n".join(f"- {g.title}" for g in groups)
@@ -90,9 +99,10 @@ class TreeWriter:
     positional number at once (code owns ids).
     """
 
-    def __init__(self, outline: Outline, max_depth: int = 3) -> None:
+    def __init__(self, outline: Outline, max_depth: int = 3, locked_top_level: bool = False) -> None:
         self.outline = outline
         self.max_depth = max_depth
+        self.locked_top_level = locked_top_level
         self.applied = 0
         self.rejected: list[str] = []
 
@@ -123,6 +133,8 @@ class TreeWriter:
 
     def _apply(self, op: str, path: tuple[int, ...], fld: str | None, value: Any) -> None:
         o = self.outline
+        if self.locked_top_level and (len(path) <= 1 and not (op in ("append", "insert") and fld == "children" and path)):
+            raise ValueError("一级章节由评分项决定，不能修改")
         if op in ("append", "insert"):
             if fld == "children":
                 parent, index = path, len(o.node(path).children)
@@ -173,8 +185,12 @@ async def stream_outline_runner(client: LLMClient, outline: Outline, request: Ou
     from app.llm.instruction_stream import Instruction, InstructionParser, MalformedInstruction
 
     progress(PipelineEvent("outline", "正在生成目录……", strategy="stream"))
+    aligned = request.mode == "aligned" and request.analysis.has_technical_scoring
+    if aligned:  # code owns the one-to-one chapters; the model only writes below them
+        outline.replace(locked_chapters(request.analysis))
+        outline.renumber()
     messages = [{"role": "user", "content": build_stream_prompt(request)}]
-    writer = TreeWriter(outline)
+    writer = TreeWriter(outline, locked_top_level=aligned)
     parser = InstructionParser()
     done = False
 
@@ -220,3 +236,29 @@ async def stream_outline_runner(client: LLMClient, outline: Outline, request: Ou
 def default_outline_runner() -> OutlineRunner:
     """The runner the app uses (the thin streamed run until the pipeline's entry point is wired)."""
     return stream_outline_runner
+
+
+# --------------------------------------------------------------------------- analysis without a model
+
+
+def analysis_from_document(document: TenderDocument) -> Analysis:
+    """What code alone can tell: the technical scoring groups from the deterministic table parser.
+
+    Used right after a tender is opened (no model needed), so the user sees the scoring
+    table at once and one-to-one mode works before, or without, a model analysis.
+    """
+    from app.core.analysis import ScoringGroup, renumber_groups
+    from app.documents.scoring_model import ScoreCategory
+    from app.documents.scoring_table import parse_scoring
+
+    result = parse_scoring(document)
+    groups = []
+    for row in result.rows_in(ScoreCategory.TECHNICAL):
+        title = row.factor.strip()[:60] or "评分项"
+        groups.append(ScoringGroup(id="R", title=title, description=row.criteria[:2000], points=row.points,
+                                   source_page=row.page or None))
+    notes = [result.message_zh] if result.message_zh else []
+    if not result.found:
+        notes.append("未在招标文件中找到评分表，可以手工添加评分项，或使用自由模式生成目录。")
+    return Analysis(groups=renumber_groups(groups), source="table" if groups else "none",
+                    table_confident=result.confidence >= 0.8, notes=notes)

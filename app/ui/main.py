@@ -19,6 +19,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication
 
 from app.core.resources import resource_path
+from app.ui.pyside_workarounds import protect_bool_refcounts
 
 log = logging.getLogger("bidstudio.ui")
 
@@ -58,6 +59,7 @@ def _setup_logging() -> None:
 def run(argv: list[str]) -> int:
     """Run the GUI until the main window is closed; returns the exit code."""
     started = time.time()
+    protect_bool_refcounts()
     args = parse_args(argv)
     _setup_logging()
     app = QApplication.instance() or QApplication(argv)

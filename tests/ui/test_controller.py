@@ -144,3 +144,31 @@ async def test_broken_file_reports_a_chinese_message(controller: AppController, 
     assert len(got) == 1
     assert "Traceback" not in got[0][1] and any("\u4e00" <= ch <= "\u9fff" for ch in got[0][1])
     assert controller.document is None
+
+
+async def test_one_to_one_mode_chapters_come_from_code_and_stay_locked(controller: AppController,
+                                                                      llm_server: OpenAIServer) -> None:
+    from app.core.analysis import Analysis, ScoringGroup
+    from app.ui.outline_model import LockedRole
+
+    controller.runner = stream_outline_runner
+    controller.set_analysis(Analysis(groups=[ScoringGroup(id="R1", title="配送服务方案", points=6),
+                                             ScoringGroup(id="R2", title="应急方案", points=6)]))
+    lines = [
+        '{"op":"append","path":"/outline","value":{"title":"模型自作主张的章"}}',  # refused: chapters are code's
+        '{"op":"set","path":"/outline/0/title","value":"改名"}',  # refused
+        '{"op":"append","path":"/outline/0/children","value":{"title":"配送流程"}}',
+        '{"op":"append","path":"/outline/0/children/0/children","value":{"title":"订单接收"}}',
+        '{"op":"append","path":"/outline/1/children","value":{"title":"食物中毒应急处置"}}',
+        '{"op":"done"}',
+    ]
+    llm_server.push(Reply.text("\n".join(lines) + "\n"))
+    outcome = await controller.generate_outline("aligned")
+    assert outcome.ok and outcome.rejected == 2
+    assert [c.title for c in controller.outline.chapters] == ["配送服务方案", "应急方案"]
+    assert [c.source_requirement_id for c in controller.outline.chapters] == ["R1", "R2"]
+    assert controller.outline.node((0, 0, 0)).title == "订单接收"
+    assert "/outline/1：应急方案" in llm_server.completion_requests[0].prompt_text
+    assert controller.model.locked_top_level
+    assert controller.model.data(controller.model.index(0, 0), LockedRole)
+    _consistent(controller)
