@@ -105,6 +105,8 @@ def test_quoted_marks_are_references_not_clauses() -> None:
     phrase = [c for c in clauses if c.kind == "phrase"]
     assert len(phrase) == 1 and phrase[0].page == 9 and "作无效投标处理" in phrase[0].phrases
     assert is_clause_mark("（5）冷链运输（▲）", 8)
+    # an unquoted cross-reference to a marked chapter is not a clause either
+    assert not [c for c in find_clauses([PageText(4, "（1）采购人按照★三、商务和其他要求完成验收后付款。")]) if c.mark]
 
 
 def test_rejection_phrase_wrapped_over_a_line_break() -> None:

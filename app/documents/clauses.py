@@ -143,7 +143,7 @@ def is_clause_mark(text: str, pos: int) -> bool:
     if _REFERENCE_AFTER.match(after):
         # "（▲）" at the end of a clause is a mark, "▲号条款" / "“▲”的" are references
         return bool(before) and before[-1] in "(（【" and after[:1] in ")）】"
-    if before.endswith(("带", "标注", "标有", "注有", "标记", "含")):
+    if before.endswith(("带", "标注", "标有", "注有", "标记", "含", "按照", "按", "见", "详见", "参见", "依据", "根据", "满足")):
         return False
     return True
 
