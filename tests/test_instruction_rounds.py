@@ -12,6 +12,7 @@ import pytest
 from app.core.outline import Outline, OutlineDocument
 from app.core.stream_events import (
     Done,
+    Instruction,
     InstructionApplied,
     InstructionRejected,
     RoundStarted,
@@ -231,8 +232,8 @@ async def test_locked_paths_through_rounds(client: LLMClient, llm_server: OpenAI
     outline = Outline()
     setup = InstructionApplier(outline)
     for ev in parse_text(script(*[ln for ln in chapter_lines(0) + chapter_lines(1) if "细则" not in ln and "措施" not in ln])):
-        if not isinstance(ev, Thinking):
-            setup.apply(ev)  # type: ignore[arg-type]
+        if isinstance(ev, Instruction):
+            setup.apply(ev)
     applier = InstructionApplier(outline, locked=["/outline/*/title"], lock_reason="一级标题对应评分项")
     body = [ln for ln in chapter_lines(0) + chapter_lines(1) if '"path": "/outline",' not in ln]
     llm_server.push(Reply.text(script(line("set", "/outline/0/title", "改名"), *body, line("done"))))
@@ -296,3 +297,28 @@ async def test_cancel_mid_stream_leaves_a_consistent_tree(client: LLMClient, llm
             break
         await asyncio.sleep(0.01)
     assert req.disconnected
+
+
+@pytest.mark.parametrize("chunk_size", [1, 4, 33, 5000])
+async def test_same_tree_and_events_for_any_sse_chunking(client: LLMClient, llm_server: OpenAIServer,
+                                                        chunk_size: int) -> None:
+    pretty = '{\n  "op": "set",\n  "path": "/outline/0/description",\n  "value": "多行 {写法}",\n}\n'
+    text = script(*chapter_lines(0), "思考 {title} 与 \\", pretty.rstrip("\n"), *chapter_lines(1), line("done"))
+    llm_server.push(Reply.text(text, chunk_size=chunk_size))
+    outline = Outline()
+    events: list[Any] = []
+    result = await run_instruction_rounds(client, MESSAGES, outline, on_event=events.append)
+    assert result.valid and result.rounds == 1
+    assert outline.chapters[0].description == "多行 {写法}"
+    reference = Outline()
+    ref_events: list[Any] = []
+    applier = InstructionApplier(reference)
+    for ev in parse_text(text):
+        if isinstance(ev, Thinking):
+            ref_events.append(ev)
+        elif isinstance(ev, Instruction):
+            ref_events.append(applier.apply(ev))
+    reference.renumber()
+    assert outline.to_data() == reference.to_data()
+    got = [e for e in events if isinstance(e, (Thinking, InstructionApplied, InstructionRejected))]
+    assert [type(e).__name__ for e in got] == [type(e).__name__ for e in ref_events]
