@@ -1,0 +1,309 @@
+"""Tender analysis: the project overview and the technical scoring groups, cross-checked.
+
+What code can read for certain, code reads: the deterministic scoring-table parser gives
+factor names, points and criteria. The model (through ``collect_json``) writes the
+overview and, for the technical groups, descriptions and detail points. When the table
+parse is confident, titles and points come from the table; where table and model
+disagree both are kept as :class:`AnalysisDifference`. A tender without technical scoring
+is not refused: the analysis says so and carries the technical requirements for free mode.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from app.core.analysis import (
+    Analysis,
+    AnalysisDifference,
+    AnalysisSource,
+    ProjectOverview,
+    ScoringGroup,
+    renumber_groups,
+)
+from app.core.rules import normalize_title
+from app.documents.locate import LocatedSections, chars_for_context, locate_sections, section_text
+from app.documents.model import TenderDocument
+from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow
+from app.documents.scoring_table import parse_scoring
+from app.llm.collect_json import collect_json
+from app.llm.errors import LLMConfigError
+from app.pipeline.budget import RunMeter
+from app.pipeline.outline_job import user_messages
+
+if TYPE_CHECKING:
+    from app.llm.client import LLMClient
+
+log = logging.getLogger(__name__)
+
+CONFIDENT = 0.8
+_PRICE = re.compile(r"报价|价格|投标总价|评标价")
+_BUSINESS = re.compile(r"业绩|履约经验|资质|信誉|财务|企业|综合实力|证书|荣誉|获奖|认证|诚信")
+_PROJECT_NAME = re.compile(r"项目名称\s*[:：]\s*([^\n：:]{4,60})")
+
+
+def _points(v: Any) -> Any:
+    if isinstance(v, str):
+        m = re.search(r"\d+(?:\.\d+)?", v)
+        return float(m.group()) if m else None
+    return v
+
+
+def _str_list(v: Any) -> Any:
+    if isinstance(v, str):
+        return [p for p in re.split(r"[；;\n]", v) if p.strip()]
+    if isinstance(v, list):
+        return [str(x) if not isinstance(x, str) else x for x in v if x][:12]
+    return v
+
+
+def _page(v: Any) -> Any:
+    if isinstance(v, str):
+        m = re.search(r"\d+", v)
+        return int(m.group()) if m else None
+    return v
+
+
+class ModelGroup(BaseModel):
+    """A technical scoring item as the model reports it."""
+
+    model_config = ConfigDict(extra="ignore")
+    title: Annotated[str, Field(min_length=2, max_length=60)]
+    description: Annotated[str, BeforeValidator(lambda v: v or ""), Field(max_length=600)] = ""
+    detail_points: Annotated[list[Annotated[str, Field(max_length=120)]], BeforeValidator(_str_list),
+                             Field(max_length=12)] = []
+    points: Annotated[float | None, BeforeValidator(_points)] = None
+    source_page: Annotated[int | None, BeforeValidator(_page)] = None
+
+
+class ModelGroups(BaseModel):
+    """The technical scoring groups of a tender (technical items only, no price, no business)."""
+
+    model_config = ConfigDict(extra="ignore")
+    groups: Annotated[list[ModelGroup], Field(max_length=15)] = []
+
+
+class ModelOverview(ProjectOverview):
+    """The project overview of a tender (项目名称、采购人、概况、范围、预算、服务期、技术要求)."""
+
+    technical_requirements: Annotated[list[str], BeforeValidator(_str_list)] = Field(default_factory=list)
+    source_pages: Annotated[list[int], BeforeValidator(lambda v: [x for x in v if isinstance(x, int)]
+                                                       if isinstance(v, list) else [])] = Field(default_factory=list)
+
+
+def is_technical(row: ScoringRow) -> bool:
+    """Whether a table row is technical: the parser's category, or by name when it had to guess."""
+    if row.category == ScoreCategory.TECHNICAL:
+        return not (_PRICE.search(row.factor) or (row.category_source == "guess" and _BUSINESS.search(row.factor)))
+    if row.category == ScoreCategory.OTHER:
+        return not (_PRICE.search(row.factor) or _BUSINESS.search(row.factor))
+    return False
+
+
+_CIRCLED = re.compile(r"[①-⑳]\s*([^①-⑳；;。\n]{2,40})")
+_ENUM = re.compile(r"[^，。；;：:（()）\n、]{2,30}(?:、[^，。；;：:（()）\n、]{2,30}){2,}")
+_GRADING = re.compile(r"得\s*\d|扣\s*\d|不得分|扣完|最高得|^注|复印件|证明材料|加盖")
+_LEAD = re.compile(r"^.*(?:包括但不限于|包含但不限于|包括|包含|不限于|针对本项目|根据|对于|对)")
+
+
+def _tidy(item: str) -> str:
+    item = re.sub(r"\s+", "", item).strip(" ，,。:：、")
+    item = re.sub(r"等[^、]{0,12}$", "", item)
+    return item[:40]
+
+
+def split_points(criteria: str, limit: int = 8) -> list[str]:
+    """Detail points read from a criteria cell by code: ①②③ items, or an enumeration (甲、乙、丙).
+
+    Grading scales ("得 6 分") and document notes ("注：需提供……") are not points.
+    """
+    text = criteria or ""
+    items = [_tidy(re.split(r"[，,]", m.group(1))[0]) for m in _CIRCLED.finditer(text)]
+    if len(items) < 2:
+        items = []
+        for m in _ENUM.finditer(text):
+            parts = m.group().split("、")
+            parts[0] = _LEAD.sub("", parts[0]) or parts[0]
+            if _GRADING.search(m.group()):
+                continue
+            items += [_tidy(x) for x in parts]
+            break
+    out: list[str] = []
+    for item in items:
+        if len(item) >= 2 and not _GRADING.search(item) and item not in out:
+            out.append(item)
+    return out[:limit]
+
+
+def _similar(a: str, b: str) -> bool:
+    x, y = normalize_title(a), normalize_title(b)
+    if not x or not y:
+        return False
+    if x in y or y in x:
+        return True
+    ga = {x[i:i + 2] for i in range(len(x) - 1)}
+    gb = {y[i:i + 2] for i in range(len(y) - 1)}
+    return bool(ga and gb) and len(ga & gb) / min(len(ga), len(gb)) >= 0.6
+
+
+def _grounded(points: list[str], source: str) -> list[str]:
+    """Keep model detail points that share wording with the tender text (drop inventions)."""
+    src = normalize_title(source)
+    grams = {src[i:i + 2] for i in range(len(src) - 1)}
+    kept = []
+    for p in points:
+        k = normalize_title(p)
+        pg = {k[i:i + 2] for i in range(len(k) - 1)}
+        if pg and len(pg & grams) / len(pg) >= 0.5:
+            kept.append(p.strip()[:80])
+    return kept
+
+
+def table_groups(scoring: ScoringResult) -> list[ScoringGroup]:
+    """Technical groups straight from the table: titles, points, criteria, code-split detail points."""
+    groups = []
+    for row in scoring.rows:
+        if not is_technical(row):
+            continue
+        groups.append(ScoringGroup(id="", title=row.factor[:60], description=row.criteria[:2000],
+                                   detail_points=split_points(row.criteria), points=row.points,
+                                   source_page=row.page or None, category="technical"))
+    return renumber_groups(groups)
+
+
+def cross_check(table: list[ScoringGroup], model: list[ModelGroup], confident: bool,
+                source_text: str) -> tuple[list[ScoringGroup], list[AnalysisDifference]]:
+    """Merge table and model groups; differences are kept, never silently resolved."""
+    diffs: list[AnalysisDifference] = []
+    used: set[int] = set()
+    merged: list[ScoringGroup] = []
+    for g in table:
+        match = next((i for i, m in enumerate(model) if i not in used and _similar(g.title, m.title)), None)
+        if match is None:
+            if model:
+                diffs.append(AnalysisDifference(group_id=g.id, field="missing_in_model", table_value=g.title,
+                                                message=f"评分表中的“{g.title}”在模型提取结果中没有出现"))
+            merged.append(g)
+            continue
+        used.add(match)
+        m = model[match]
+        points = _grounded(m.detail_points, g.description) or g.detail_points
+        update: dict[str, Any] = {"detail_points": points}
+        if not g.description and m.description:
+            update["description"] = m.description
+        if normalize_title(m.title) != normalize_title(g.title):
+            diffs.append(AnalysisDifference(group_id=g.id, field="title", table_value=g.title, model_value=m.title,
+                                            message=f"名称不一致：评分表为“{g.title}”，模型提取为“{m.title}”"))
+        if m.points is not None and g.points is not None and abs(m.points - g.points) > 1e-6:
+            diffs.append(AnalysisDifference(group_id=g.id, field="points", table_value=f"{g.points:g}",
+                                            model_value=f"{m.points:g}",
+                                            message=f"“{g.title}”分值不一致：评分表 {g.points:g} 分，模型提取 {m.points:g} 分"))
+        if not confident:
+            update["title"] = m.title if len(m.title) >= 2 else g.title
+        merged.append(g.model_copy(update=update))
+    for i, m in enumerate(model):
+        if i in used:
+            continue
+        if table:
+            diffs.append(AnalysisDifference(field="missing_in_table", model_value=m.title,
+                                            message=f"模型提取的“{m.title}”在评分表中没有找到"))
+        if not confident and (not table or _grounded([m.title], source_text)):
+            merged.append(ScoringGroup(id="", title=m.title, description=m.description,
+                                       detail_points=_grounded(m.detail_points, source_text) or m.detail_points[:8],
+                                       points=m.points, source_page=m.source_page))
+    return renumber_groups(merged), diffs
+
+
+def _fallback_name(doc: TenderDocument) -> str:
+    for p in doc.pages[:10]:
+        if not p.readable:
+            continue
+        m = _PROJECT_NAME.search(p.text)
+        if m:
+            return m.group(1).strip()
+    return ""
+
+
+async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scoring: ScoringResult | None = None,
+                         meter: RunMeter | None = None, json_attempts: int = 3) -> Analysis:
+    """Overview + technical scoring groups of ``doc``; without a client, the table-only analysis.
+
+    Never raises for model trouble (the table result and a note are kept instead);
+    :class:`LLMConfigError` propagates because the user must fix the settings.
+    """
+    scoring = scoring if scoring is not None else parse_scoring(doc)
+    sections = locate_sections(doc, scoring)
+    meter = meter or RunMeter()
+    table = table_groups(scoring) if scoring.found else []
+    confident = bool(table) and scoring.confidence >= CONFIDENT
+    notes: list[str] = []
+    overview = ProjectOverview(project_name=_fallback_name(doc))
+    model_groups: list[ModelGroup] = []
+    ctx = int(getattr(getattr(client, "config", None), "context_size", 8192) or 8192)
+    budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500)))
+    scoring_text = section_text(doc, sections.scoring, budget)
+    if client is not None:
+        meter.emit("analysis", "正在提取项目概况")
+        ov = await _overview(client, doc, sections, budget, meter, json_attempts)
+        if ov is not None:
+            overview = ov if ov.project_name else ov.model_copy(update={"project_name": overview.project_name})
+        else:
+            notes.append("模型未能提取项目概况，已使用文件中能直接读到的信息")
+        if scoring_text:
+            meter.emit("analysis", "正在提取技术评分项")
+            model_groups = await _groups(client, scoring_text, table, meter, json_attempts)
+    groups, diffs = cross_check(table, model_groups, confident, scoring_text)
+    source: AnalysisSource = "table+model" if table and model_groups else "table" if table else "model" if groups else "none"
+    requirements = ""
+    if not groups:
+        notes.append("招标文件中没有找到技术评分项；生成目录时将使用自由模式，依据技术要求编写")
+        req = sections.requirements or sections.overview
+        requirements = section_text(doc, req, min(budget, 4000))
+    elif not confident and table:
+        notes.append("评分表自检未完全通过，评分项以模型提取为准，请核对差异")
+    return Analysis(overview=overview, groups=groups, source=source, table_confident=confident,
+                    differences=diffs, technical_requirements=requirements, notes=notes)
+
+
+async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,
+                    meter: RunMeter, attempts: int) -> ProjectOverview | None:
+    text = section_text(doc, sections.overview, budget // 2)
+    if sections.requirements is not None:
+        text += "\n" + section_text(doc, sections.requirements, budget // 2)
+    if not text.strip():
+        return None
+    from app.core.resources import load_prompt
+
+    prompt = load_prompt("analysis_overview").format_map({"text": text})
+    meter.check("analysis")
+    try:
+        res = await collect_json(client, user_messages(prompt), ModelOverview, max_attempts=meter.allowed_attempts(attempts),
+                                 stage="analysis/overview", temperature=0.1, max_tokens=800)
+    except LLMConfigError:
+        raise
+    meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
+    if not res.ok or res.value is None:
+        log.info("overview extraction failed: %s", res.issues[:3])
+        return None
+    return ProjectOverview.model_validate(res.value.model_dump())
+
+
+async def _groups(client: LLMClient, text: str, table: list[ScoringGroup], meter: RunMeter,
+                  attempts: int) -> list[ModelGroup]:
+    from app.core.resources import load_prompt
+
+    hint = ""
+    if table:
+        hint = "评分表中的技术评分项（供参考）：" + "、".join(g.title for g in table) + "\n"
+    prompt = load_prompt("analysis_scoring").format_map({"text": text, "table_hint": hint})
+    meter.check("analysis")
+    res = await collect_json(client, user_messages(prompt), ModelGroups, max_attempts=meter.allowed_attempts(attempts),
+                             stage="analysis/scoring", temperature=0.1, max_tokens=1500)
+    meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
+    if not res.ok or res.value is None:
+        log.info("scoring extraction failed: %s", res.issues[:3])
+        return []
+    return [g for g in res.value.groups if not _PRICE.search(g.title)]
