@@ -223,6 +223,14 @@ async def test_server_error_marks_failed(client: LLMClient, llm_server: OpenAISe
     assert all(d.status == "failed" and d.error for d in state.sections.values())
 
 
+async def test_bad_key_fails_every_section_after_one_call(llm_server: OpenAIServer) -> None:
+    llm_server.require_key = "right"
+    async with LLMClient(EndpointConfig(base_url=llm_server.base_url, api_key="wrong", model="test-model")) as c:
+        state = await DraftingEngine(c, concurrency=1).run(_requests())
+    assert all(d.status == "failed" and "密钥" in d.error for d in state.sections.values())
+    assert len(llm_server.completion_requests) == 1
+
+
 async def test_duplicate_guard_warns_on_near_duplicates(client: LLMClient, llm_server: OpenAIServer) -> None:
     same = _distinct_text("通用措施")
     answers = {"配送时间安排": same, "配送车辆管理": same.replace("第3条", "第三条"),

@@ -136,6 +136,7 @@ class DraftingEngine:
     on_duplicate: Callable[[DuplicateWarning], None] = _ignore_duplicate
     warnings: list[DuplicateWarning] = field(default_factory=list)
     _tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict, repr=False)
+    _config_error: str = field(default="", repr=False)
 
     @property
     def limit(self) -> int:
@@ -182,6 +183,7 @@ class DraftingEngine:
         if self.running:
             raise RuntimeError("a drafting run is already in progress")
         sem = asyncio.Semaphore(self.limit)
+        self._config_error = ""
         for req in todo:
             draft = self.state.get(req.key, req.title)
             draft.status, draft.error = "waiting", ""
@@ -200,6 +202,10 @@ class DraftingEngine:
         t0: float | None = None
         try:
             async with sem:
+                if self._config_error:  # the endpoint settings are wrong: do not call again
+                    draft.status, draft.error = "failed", self._config_error
+                    self._emit(draft)
+                    return
                 draft.status = "writing"
                 self._emit(draft)
                 t0 = time.monotonic()
@@ -211,6 +217,8 @@ class DraftingEngine:
             return
         except LLMError as exc:
             draft.status, draft.error = "failed", _error_text(exc)
+            if isinstance(exc, LLMConfigError):
+                self._config_error = draft.error
             draft.elapsed_s += 0.0 if t0 is None else time.monotonic() - t0
             self._emit(draft)
             return
