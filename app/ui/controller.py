@@ -207,7 +207,7 @@ class AppController(QObject):
         self.document = doc
         self.tender_path = path
         try:
-            analysis = await loop.run_in_executor(self._executor, analysis_from_document, doc)
+            analysis = await loop.run_in_executor(self._executor, table_analysis, doc)
         except Exception as exc:  # the table parser is a convenience; never block opening on it
             log.warning("scoring table not parsed: %r", exc, extra={"stage": "open"})
             analysis = Analysis()
@@ -318,21 +318,17 @@ async def _close(client: LLMClient) -> None:
         pass
 
 
+def table_analysis(document: TenderDocument) -> Analysis:
+    """The analysis code alone can make (scoring table, no model); runs on a worker thread."""
+    from app.pipeline.analysis import analyze_tender
+
+    return asyncio.run(analyze_tender(None, document))
+
+
 async def _run_analysis(client: LLMClient, document: TenderDocument,
                         progress: Callable[[PipelineEvent], None]) -> Analysis:
-    """Call the pipeline's analysis (its API is resolved at run time, as it is built in parallel)."""
-    try:
-        from app.pipeline import analysis as analysis_module  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise AnalysisUnavailable() from exc
-    fn = getattr(analysis_module, "analyze_tender", None)
-    if fn is None:
-        raise AnalysisUnavailable()
-    result = await fn(client, document, progress=progress)
-    return result if isinstance(result, Analysis) else result.analysis
+    """The pipeline's analysis: overview and technical groups, cross-checked with the table."""
+    from app.pipeline.analysis import analyze_tender
+    from app.pipeline.budget import RunMeter
 
-
-class AnalysisUnavailable(Exception):
-    """The analysis stage is not part of this build."""
-
-    message_zh = "此版本暂不支持自动分析，请在“分析”页手动填写评分项后生成目录。"
+    return await analyze_tender(client, document, meter=RunMeter(progress=progress))

@@ -1,10 +1,10 @@
 """The seam between the controller and the outline pipeline.
 
 The controller calls one :data:`OutlineRunner` ``(client, outline, request, progress)`` and
-never knows how the outline is produced. :func:`default_outline_runner` uses the pipeline
-when it offers an outline entry point, and otherwise :func:`stream_outline_runner`, a thin
+never knows how the outline is produced. :func:`pipeline_outline_runner` (the default) is
+the pipeline's validated run drafting into the tree; :func:`stream_outline_runner` is a thin
 instruction-stream run (client stream -> ``InstructionParser`` -> tree edits) that fills the
-tree live. Everything here is plain async code without Qt; the UI only adapts it.
+tree node by node, used by the stream tests and the stall benchmark. Everything here is plain async code without Qt; the UI only adapts it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ from app.core.pointer import PointerError, pointer_to_target
 from app.core.resources import load_prompt
 
 if TYPE_CHECKING:
-    from app.documents.model import TenderDocument
     from app.llm.client import LLMClient
 
 log = logging.getLogger(__name__)
@@ -233,32 +232,29 @@ async def stream_outline_runner(client: LLMClient, outline: Outline, request: Ou
 # --------------------------------------------------------------------------- choosing the runner
 
 
+async def pipeline_outline_runner(client: LLMClient, outline: Outline, request: OutlineRequest,
+                                  progress: ProgressCallback) -> OutlineOutcome:
+    """The pipeline's validated run (free or one-to-one, repair, review), drafting into ``outline``."""
+    from app.pipeline.outline_job import OutlineSettings
+    from app.pipeline.outline_run import generate_outline
+
+    settings = OutlineSettings(mode=request.mode, guidance=request.guidance)
+    result = await generate_outline(client, request.analysis, settings, progress=progress, draft=outline)
+    if result.chapters and outline.to_document() != result.document():
+        outline.replace([c.model_copy(deep=True) for c in result.chapters])
+    outline.renumber()
+    meter = result.meter
+    if result.failure is not None:
+        message = result.failure.message_zh
+    else:
+        message = f"目录生成完成：{len(outline.chapters)} 章，共 {len(outline)} 个标题"
+        extra = [*result.notes, *result.warnings]
+        if extra:
+            message += "（" + "；".join(extra[:2]) + "）"
+    return OutlineOutcome(result.ok, message, applied=len(outline), prompt_tokens=meter.prompt_tokens,
+                          completion_tokens=meter.completion_tokens)
+
+
 def default_outline_runner() -> OutlineRunner:
-    """The runner the app uses (the thin streamed run until the pipeline's entry point is wired)."""
-    return stream_outline_runner
-
-
-# --------------------------------------------------------------------------- analysis without a model
-
-
-def analysis_from_document(document: TenderDocument) -> Analysis:
-    """What code alone can tell: the technical scoring groups from the deterministic table parser.
-
-    Used right after a tender is opened (no model needed), so the user sees the scoring
-    table at once and one-to-one mode works before, or without, a model analysis.
-    """
-    from app.core.analysis import ScoringGroup, renumber_groups
-    from app.documents.scoring_model import ScoreCategory
-    from app.documents.scoring_table import parse_scoring
-
-    result = parse_scoring(document)
-    groups = []
-    for row in result.rows_in(ScoreCategory.TECHNICAL):
-        title = row.factor.strip()[:60] or "评分项"
-        groups.append(ScoringGroup(id="R", title=title, description=row.criteria[:2000], points=row.points,
-                                   source_page=row.page or None))
-    notes = [result.message_zh] if result.message_zh else []
-    if not result.found:
-        notes.append("未在招标文件中找到评分表，可以手工添加评分项，或使用自由模式生成目录。")
-    return Analysis(groups=renumber_groups(groups), source="table" if groups else "none",
-                    table_confident=result.confidence >= 0.8, notes=notes)
+    """The runner the app uses: the pipeline's validated run."""
+    return pipeline_outline_runner

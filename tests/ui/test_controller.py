@@ -172,3 +172,27 @@ async def test_one_to_one_mode_chapters_come_from_code_and_stay_locked(controlle
     assert controller.model.locked_top_level
     assert controller.model.data(controller.model.index(0, 0), LockedRole)
     _consistent(controller)
+
+
+async def test_pipeline_runner_one_to_one_fills_tree_and_is_one_undo_step(controller: AppController,
+                                                                          llm_server: OpenAIServer) -> None:
+    from app.ui.generation_backend import pipeline_outline_runner
+    from tests.pipeline_support import Router, sample_analysis
+
+    router = Router()
+    llm_server.handler = router
+    controller.runner = pipeline_outline_runner
+    controller.outline.replace([OutlineNode(title="手写的旧目录")])
+    controller.set_analysis(sample_analysis())
+    stages: list[str] = []
+    controller.stage_changed.connect(stages.append)
+    outcome = await controller.generate_outline("aligned")
+    assert outcome.ok, outcome.message
+    assert [c.title for c in controller.outline.chapters] == ["服务方案", "质量保障措施", "售后服务方案"]
+    assert all(len(c.children) >= 2 for c in controller.outline.chapters)
+    assert router.count("chapter:") == 3
+    assert controller.model.locked_top_level
+    assert any("生成章节" in s or "检查目录" in s for s in stages)
+    _consistent(controller)
+    controller.undo_stack.undo()
+    assert [c.title for c in controller.outline.chapters] == ["手写的旧目录"]
