@@ -423,8 +423,8 @@ def test_estimate_tokens() -> None:
 
 
 async def test_stream_stall_mid_content_times_out_with_partial(llm_server: OpenAIServer) -> None:
-    c = make_client(llm_server, timeout=0.3, max_retries=1)
-    llm_server.push(Reply.text("abcdefghij" * 3, chunk_size=5, chunk_delay=0.8))
+    c = make_client(llm_server, timeout=0.5, max_retries=1)
+    llm_server.push(Reply.text("abcdefghij" * 3, chunk_size=5, chunk_delay=1.5))
     got: list[str] = []
     with pytest.raises(LLMConnectionError) as err:
         async for piece in c.stream(USER):
@@ -436,8 +436,8 @@ async def test_stream_stall_mid_content_times_out_with_partial(llm_server: OpenA
 
 
 async def test_stream_slow_start_is_retried(llm_server: OpenAIServer) -> None:
-    c = make_client(llm_server, timeout=0.3, max_retries=1)
-    llm_server.push(Reply.text("迟到", delay=0.8), Reply.text("准时"))
+    c = make_client(llm_server, timeout=0.5, max_retries=1)
+    llm_server.push(Reply.text("迟到", delay=1.5), Reply.text("准时"))
     stream = c.stream(USER)
     assert [p async for p in stream] == ["准时"]
     await c.aclose()
