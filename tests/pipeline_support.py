@@ -55,6 +55,28 @@ def chapter_children(title: str, points: list[str] | None = None) -> dict[str, o
     return {"children": sections}
 
 
+def is_stream(req: RecordedRequest) -> bool:
+    """Whether the request asked for a streamed answer (the instruction strategy)."""
+    return isinstance(req.body, dict) and bool(req.body.get("stream"))
+
+
+def as_instructions(nodes: list[dict[str, object]], base: str, thinking: bool = True) -> str:
+    """Instruction lines (append ... done) building ``nodes`` under ``base``, with some thinking text."""
+    lines = ["我先想一想这一部分应该怎么写。"] if thinking else []
+
+    def emit(items: list[dict[str, object]], path: str) -> None:
+        for i, item in enumerate(items):
+            value = {k: v for k, v in item.items() if k != "children"}
+            lines.append(json.dumps({"op": "append", "path": path, "value": value}, ensure_ascii=False))
+            kids = item.get("children")
+            if isinstance(kids, list) and kids:
+                emit(kids, f"{path}/{i}/children")
+
+    emit(nodes, base)
+    lines.append('{"op":"done"}')
+    return "\n".join(lines) + "\n"
+
+
 def chapter_title_of(req: RecordedRequest) -> str | None:
     """The chapter a chapter prompt asks about (``现在只写其中一章“X”``)."""
     m = re.search(r"现在只写其中一章“([^”]+)”", req.prompt_text)
@@ -110,8 +132,10 @@ class Router:
     def _default(kind: str, req: RecordedRequest) -> Reply:
         if kind.startswith("chapter:"):
             title = kind.split(":", 1)[1]
-            points = dict(GROUPS).get(title)
-            return Reply.text(json.dumps(chapter_children(title, points), ensure_ascii=False))
+            answer = chapter_children(title, dict(GROUPS).get(title))
+            if is_stream(req):
+                return Reply.text(as_instructions(answer["children"], "/outline/0/children"))  # type: ignore[arg-type]
+            return Reply.text(json.dumps(answer, ensure_ascii=False))
         if kind == "review":
             return Reply.text('{"passed": true, "suggestions": []}')
         return Reply.error(500, f"router: no reply for {kind}")

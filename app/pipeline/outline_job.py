@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.core.analysis import Analysis, ScoringGroup
-from app.core.outline import OutlineNode, Path
+from app.core.outline import Outline, OutlineNode, Path
 from app.core.resources import load_prompt
 from app.core.rules import OutlineLimits
 from app.pipeline.budget import RunBudget, RunMeter
@@ -96,6 +96,7 @@ class OutlineJob:
     meter: RunMeter
     analysis: Analysis
     consecutive_errors: int = 0
+    draft: Outline | None = None  # the live tree a streaming strategy mirrors into
 
     @property
     def limits(self) -> OutlineLimits:

@@ -26,6 +26,7 @@ from app.pipeline.outline_result import OutlineFailure, OutlineResult
 from app.pipeline.outline_steps import OutlineStrategy, StrategySelector, build_subtree
 from app.pipeline.review import ReviewOutcome, review_outline
 from app.pipeline.strategies import make_strategies
+from app.pipeline.strategy_json import flat_limits
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -42,6 +43,7 @@ class _Run:
         self.job = OutlineJob(client=client, settings=settings, meter=meter, analysis=analysis)
         self.selector = StrategySelector(make_strategies(), settings.strategy, settings.switch_after)
         self.draft = draft if draft is not None else Outline()
+        self.job.draft = self.draft
         self.mode = settings.mode
         self.chapters: list[OutlineNode] = []
         self.warnings: list[str] = []
@@ -115,7 +117,7 @@ class _Run:
         self.job.meter.emit("stepwise", "整体生成未通过校验，改为逐章生成")
         self.notes.append("整体生成未通过校验，已改为先拟章标题、再逐章生成")
         top = [c for c in (partial or []) if c.title]
-        if len(top) < max(lim.min_chapters, 2) or check_outline(repair_outline(top, _flat(lim)), _flat(lim)):
+        if len(top) < max(lim.min_chapters, 2) or check_outline(repair_outline(top, flat_limits(lim)), flat_limits(lim)):
             top = await self._free_top_level()
         self.chapters = [c.model_copy(deep=True) for c in top]
         self.sync_draft()
@@ -211,11 +213,6 @@ class _StageFailed(Exception):
     def __init__(self, stage: str, message_zh: str, issues: list[str]) -> None:
         super().__init__(message_zh)
         self.stage, self.message_zh, self.issues = stage, message_zh, issues
-
-
-def _flat(lim: OutlineLimits) -> OutlineLimits:
-    return OutlineLimits(depth=1, min_children=lim.min_children, max_chapters=lim.max_chapters,
-                         max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=lim.min_chapters)
 
 
 def _chapter_problems(chapter: OutlineNode, lim: OutlineLimits) -> list[str]:

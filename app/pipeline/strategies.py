@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from app.pipeline.outline_steps import OutlineStrategy
 from app.pipeline.strategy_json import JsonStrategy
+from app.pipeline.strategy_stream import StreamStrategy
 
 
 def make_strategies() -> list[OutlineStrategy]:
     """Fresh strategy objects: whole JSON and the instruction stream."""
-    return [JsonStrategy()]
+    return [JsonStrategy(), StreamStrategy()]

@@ -81,17 +81,17 @@ class JsonStrategy:
         lo, hi = max(lim.min_chapters, 3), min(lim.max_chapters, 8)
         model = chapters_model(lo, hi)
         prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
-                            min_chapters=lo, max_chapters=hi, guidance=_guidance(guidance),
+                            min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance),
                             output_format=json_format_hint(1, "chapters"))
 
         def rule(value: Any) -> list[str]:
-            nodes = repair_outline(to_nodes(value.chapters), _flat(lim))
-            return [str(i).replace("/outline", "/chapters", 1) for i in check_outline(nodes, _flat(lim))]
+            nodes = repair_outline(to_nodes(value.chapters), flat_limits(lim))
+            return [str(i).replace("/outline", "/chapters", 1) for i in check_outline(nodes, flat_limits(lim))]
 
         value, issues, calls = await self._collect(job, "outline", prompt, model, rule, job.settings.top_max_tokens)
         if value is None:
             return StepResult(None, issues, calls)
-        return StepResult(repair_outline(to_nodes(value.chapters), _flat(lim)), [], calls)  # type: ignore[attr-defined]
+        return StepResult(repair_outline(to_nodes(value.chapters), flat_limits(lim)), [], calls)  # type: ignore[attr-defined]
 
     async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
         """The levels below one node, checked as a subtree."""
@@ -114,7 +114,7 @@ class JsonStrategy:
         model = full_outline_model(lim.depth, min(lim.max_chapters, 8), min(lim.max_children, s.max_sections))
         prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
                             depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
-                            guidance=_guidance(guidance), output_format=json_format_hint(lim.depth, "outline"))
+                            guidance=guidance_block(guidance), output_format=json_format_hint(lim.depth, "outline"))
 
         def rule(value: Any) -> list[str]:
             return [str(i) for i in check_outline(repair_outline(to_nodes(value.outline), lim), lim)]
@@ -128,13 +128,14 @@ class JsonStrategy:
         return StepResult(nodes, [], calls)
 
 
-def _flat(lim: OutlineLimits) -> OutlineLimits:
+def flat_limits(lim: OutlineLimits) -> OutlineLimits:
     """Limits for checking a top level alone (depth 1)."""
     return OutlineLimits(depth=1, min_children=lim.min_children, max_chapters=lim.max_chapters,
                          max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=lim.min_chapters)
 
 
-def _guidance(text: str) -> str:
+def guidance_block(text: str) -> str:
+    """The user's guidance as a prompt paragraph (empty when there is none)."""
     return f"\n用户的额外要求（务必遵守）：{text.strip()}\n" if text.strip() else ""
 
 
@@ -150,7 +151,7 @@ def chapter_prompt(job: OutlineJob, target: SubtreeTarget, output_format: str) -
     brief = target.brief
     if target.ancestors:
         brief = "所属章节：" + " > ".join(target.ancestors) + "\n" + brief
-    guidance = _guidance(target.guidance)
+    guidance = guidance_block(target.guidance)
     if target.existing:
         guidance += "\n现有内容（请在此基础上改写或扩写）：" + existing_text(target.existing)[:1500] + "\n"
     return job.prompt("outline_chapter", project_name=job.project_name, chapter_title=target.title,

@@ -1,0 +1,180 @@
+"""Instruction-stream strategy: the model streams set/append/done lines applied live.
+
+The whole outline streams straight into the draft tree the user watches. One node's
+children stream into a one-chapter scratch tree whose chapter title is locked (so the
+model cannot rename a one-to-one chapter or add chapters), and every change is mirrored
+into the draft at the node's real position. Repair and continuation rounds are run by
+``app.llm.instruction_rounds``; local repair then fixes what code can.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from app.core.outline import (
+    Changed,
+    Inserted,
+    Moved,
+    Outline,
+    OutlineNode,
+    Path,
+    Phase,
+    Removed,
+    Reset,
+    TreeEvent,
+)
+from app.core.rules import OutlineLimits, check_outline
+from app.llm.instruction_apply import InstructionApplier
+from app.llm.instruction_rounds import RoundsResult, run_instruction_rounds
+from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
+from app.pipeline.outline_repair import repair_outline
+from app.pipeline.strategy_json import chapter_prompt, flat_limits, guidance_block, subtree_issues
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def stream_format_hint(levels: int, base: str = "/outline/0/children") -> str:
+    """How to write instructions that add ``levels`` levels below ``base``."""
+    lines = ["输出方式：可以先简短思考，然后逐行输出 JSON 指令，每行一条，不要输出其它 JSON。"]
+    path = base
+    names = ["节", "小点", "细项"]
+    for depth in range(levels):
+        name = names[min(depth, len(names) - 1)]
+        where = "" if depth == 0 else "（i、j 是从 0 数起的下标）"
+        lines.append(f'- 添加{name}{where}：{{"op":"append","path":"{path}","value":{{"title":"{name}标题","description":"一句话说明"}}}}')
+        path = path + ("/i/children" if depth == 0 else "/j/children")
+    lines.append('- 修改标题：{"op":"set","path":"/outline/0/children/i/title","value":"新标题"}')
+    lines.append('- 全部写完后输出：{"op":"done"}')
+    return "\n".join(lines)
+
+
+def _top_hint() -> str:
+    return ("输出方式：逐行输出 JSON 指令，每行一条：\n"
+            '- 添加一章：{"op":"append","path":"/outline","value":{"title":"章标题","description":"一句话说明"}}\n'
+            '- 全部写完后输出：{"op":"done"}')
+
+
+def _full_hint(depth: int) -> str:
+    lines = ["输出方式：一边思考一边逐行输出 JSON 指令，每行一条，不要输出其它 JSON。",
+             '- 添加一章：{"op":"append","path":"/outline","value":{"title":"章标题","description":"本章应写的内容"}}',
+             '- 给第 i 章（从 0 数起）添加一节：{"op":"append","path":"/outline/i/children","value":{"title":"节标题","description":"……"}}']
+    if depth >= 3:
+        lines.append('- 给第 i 章第 j 节添加小点：{"op":"append","path":"/outline/i/children/j/children","value":{"title":"小点标题"}}')
+    lines.append('- 修改标题：{"op":"set","path":"/outline/i/title","value":"新标题"}')
+    lines.append('- 全部写完后输出：{"op":"done"}')
+    return "\n".join(lines)
+
+
+class _Mirror:
+    """Replays changes of a one-chapter scratch tree into the draft under ``base``."""
+
+    def __init__(self, scratch: Outline, draft: Outline, base: Path) -> None:
+        self.scratch, self.draft, self.base = scratch, draft, base
+
+    def _map(self, path: Path) -> Path | None:
+        if not path or path[0] != 0:
+            return None
+        return (*self.base, *path[1:])
+
+    def __call__(self, phase: Phase, event: TreeEvent) -> None:
+        if phase != "after":
+            return
+        d = self.draft
+        if isinstance(event, Inserted):
+            parent = self._map(event.parent) if event.parent else None
+            if parent is None:
+                return
+            for k in range(event.count):
+                node = self.scratch.node((*event.parent, event.index + k))
+                d.insert(parent, event.index + k, node.model_copy(deep=True))
+        elif isinstance(event, Removed):
+            parent = self._map(event.parent) if event.parent else None
+            if parent is not None:
+                for _ in range(event.count):
+                    d.remove((*parent, event.index))
+        elif isinstance(event, Changed):
+            target = self._map(event.path)
+            fields = {f: getattr(self.scratch.node(event.path), f) for f in event.fields if f != "id"}
+            if target is not None and target != self.base and fields:
+                d.update(target, **fields)
+        elif isinstance(event, (Moved, Reset)):
+            self._resync()
+
+    def _resync(self) -> None:
+        from app.pipeline.outline_steps import set_children
+
+        if self.scratch.chapters:
+            set_children(self.draft, self.base, list(self.scratch.chapters[0].children))
+
+
+class StreamStrategy:
+    """Generation by streamed instructions: live in the tree, repaired in rounds."""
+
+    name = "stream"
+
+    async def _rounds(self, job: OutlineJob, prompt: str, outline: Outline, applier: InstructionApplier,
+                      limits: OutlineLimits, stage: str, max_tokens: int) -> RoundsResult:
+        job.meter.check(stage)
+        left = job.meter.remaining_calls()
+        repairs = job.settings.repair_rounds if left is None else max(0, min(job.settings.repair_rounds, left - 1))
+        conts = 2 if left is None else max(0, min(2, left - 1 - repairs))
+        res = await run_instruction_rounds(job.client, user_messages(prompt), outline, applier, limits=limits,
+                                           max_rounds=repairs, max_continuations=conts, stage=stage,
+                                           temperature=job.settings.temperature, max_tokens=max_tokens)
+        job.record(stage, max(1, res.rounds), res.prompt_tokens, res.completion_tokens)
+        return res
+
+    async def full(self, job: OutlineJob, draft: Outline | None, guidance: str = "") -> StepResult:
+        """The whole outline streamed into ``draft`` (or a private tree)."""
+        lim = job.limits
+        outline = draft if draft is not None else Outline()
+        outline.replace([])
+        prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
+                            depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
+                            guidance=guidance_block(guidance), output_format=_full_hint(lim.depth))
+        res = await self._rounds(job, prompt, outline, InstructionApplier(outline), lim, "outline", job.settings.full_max_tokens)
+        nodes = repair_outline(list(outline.chapters), lim)
+        left = [str(i) for i in check_outline(nodes, lim)]
+        if res.error and not nodes:
+            return StepResult(None, [res.error], res.rounds)
+        return StepResult(None if left else nodes, left, res.rounds, partial=nodes)
+
+    async def top_level(self, job: OutlineJob, guidance: str = "") -> StepResult:
+        """Chapter titles streamed into a private tree."""
+        lim = job.limits
+        lo, hi = max(lim.min_chapters, 3), min(lim.max_chapters, 8)
+        outline = Outline()
+        prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
+                            min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance), output_format=_top_hint())
+        flat = flat_limits(lim)
+        res = await self._rounds(job, prompt, outline, InstructionApplier(outline), flat, "outline", job.settings.top_max_tokens)
+        nodes = repair_outline([n.model_copy(update={"children": []}) for n in outline.chapters], flat)
+        left = [str(i) for i in check_outline(nodes, flat)]
+        return StepResult(None if left else nodes, left or ([res.error] if res.error else []), res.rounds)
+
+    async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
+        """One node's children streamed into a scratch tree mirrored live into the draft."""
+        draft: Outline | None = getattr(job, "draft", None)
+        scratch = Outline([OutlineNode(title=target.title)])
+        applier = InstructionApplier(scratch, locked=["/outline/0/title", "/outline/0/source_requirement_id"],
+                                     lock_reason="本章标题由程序确定，只能编写下级目录")
+        unsubscribe: Callable[[], None] | None = None
+        if draft is not None and draft.exists(target.path):
+            from app.pipeline.outline_steps import set_children
+
+            set_children(draft, target.path, [])
+            unsubscribe = scratch.subscribe(_Mirror(scratch, draft, target.path))
+        sub = OutlineLimits(depth=target.levels + 1, min_children=job.limits.min_children,
+                            max_chapters=job.limits.max_chapters, max_children=job.limits.max_children,
+                            max_title_len=job.limits.max_title_len, min_chapters=1)
+        prompt = chapter_prompt(job, target, stream_format_hint(target.levels))
+        try:
+            res = await self._rounds(job, prompt, scratch, applier, sub, stage, job.settings.chapter_max_tokens)
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+        nodes, left = subtree_issues(target.title, list(scratch.chapters[0].children), target.levels, job.limits)
+        if res.error and not nodes:
+            left = [res.error]
+        return StepResult(None if left else nodes, left, res.rounds, partial=nodes)
