@@ -17,7 +17,7 @@ import itertools
 import logging
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -501,7 +501,7 @@ class CompletionStream:
         self._client = client
         self._call = _CallLog(client, stage, messages, response_format, temperature, max_tokens, stream=True)
         self._requested = response_format
-        self._gen: AsyncIterator[str] | None = None
+        self._gen: AsyncGenerator[str, None] | None = None
         self._result: Completion | None = None
 
     @property
@@ -521,9 +521,8 @@ class CompletionStream:
 
     async def aclose(self) -> None:
         """Stop the stream and close the HTTP response."""
-        gen = self._gen
-        if gen is not None and hasattr(gen, "aclose"):
-            await gen.aclose()
+        if self._gen is not None:
+            await self._gen.aclose()
 
     async def __aenter__(self) -> CompletionStream:
         return self
@@ -531,7 +530,7 @@ class CompletionStream:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _run(self) -> AsyncIterator[str]:
+    async def _run(self) -> AsyncGenerator[str, None]:
         client, call = self._client, self._call
         delivered: list[str] = []
         try:
