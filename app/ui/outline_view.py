@@ -267,6 +267,28 @@ class OutlineView(QTreeView):
                 return True
         return super().event(e)
 
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Qt override: the edit keys also work when the window-level shortcut did not fire."""
+        key, mods = event.key(), event.modifiers()
+        alt = Qt.KeyboardModifier.AltModifier
+        ctrl = Qt.KeyboardModifier.ControlModifier
+        shift = Qt.KeyboardModifier.ShiftModifier
+        enter = key in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if self.state() != QAbstractItemView.State.EditingState:
+            if mods & alt and key in (Qt.Key.Key_Up, Qt.Key.Key_Down):
+                self.move_current(-1 if key == Qt.Key.Key_Up else 1)
+                return
+            if key == Qt.Key.Key_Delete and not mods & (ctrl | alt):
+                self.delete_current()
+                return
+            if key == Qt.Key.Key_Insert or (enter and mods & ctrl and not mods & shift):
+                self.add_sibling()
+                return
+            if enter and mods & ctrl and mods & shift:
+                self.add_child()
+                return
+        super().keyPressEvent(event)
+
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """Qt override: the edit menu for the node under the mouse."""
         idx = self.indexAt(event.pos())

@@ -1,0 +1,96 @@
+"""The outline view: keyboard shortcuts, inline rename, locked chapters, selection while streaming."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QLineEdit
+
+from app.core.outline import Outline, OutlineNode
+from app.ui.outline_model import OutlineItemModel
+from app.ui.outline_view import OutlineView
+
+
+def _view(qtbot: Any, chapters: list[OutlineNode]) -> tuple[OutlineView, Outline, QUndoStack]:
+    outline = Outline(chapters)
+    outline.renumber()
+    model = OutlineItemModel(outline)
+    stack = QUndoStack()
+    model.set_undo_stack(stack)
+    view = OutlineView(model, stack)
+    qtbot.addWidget(view)
+    view.resize(700, 400)
+    view.show()
+    view.setFocus()
+    return view, outline, stack
+
+
+def _titles(outline: Outline) -> list[tuple[str, str]]:
+    return [(n.id, n.title) for _, n in outline.walk()]
+
+
+def test_keyboard_shortcuts_edit_through_commands(qtbot: Any) -> None:
+    view, outline, stack = _view(qtbot, [OutlineNode(title="甲", children=[OutlineNode(title="甲一"), OutlineNode(title="甲二")]),
+                                         OutlineNode(title="乙")])
+    view.select_path((0, 1))
+    qtbot.keyClick(view, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    assert _titles(outline)[1:3] == [("1.1", "甲二"), ("1.2", "甲一")]
+    qtbot.keyClick(view, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    assert outline.node((0, 1)).title == "甲二"
+    view.select_path((1,))
+    qtbot.keyClick(view, Qt.Key.Key_Tab)  # 乙 becomes the last child of 甲
+    assert [c.title for c in outline.node((0,)).children] == ["甲一", "甲二", "乙"]
+    assert view.current_path() == (0, 2)
+    qtbot.keyClick(view, Qt.Key.Key_Backtab, Qt.KeyboardModifier.ShiftModifier)
+    assert [c.title for c in outline.chapters] == ["甲", "乙"]
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    assert [c.title for c in outline.chapters] == ["甲"]
+    qtbot.keyClick(view, Qt.Key.Key_Insert)  # adds a sibling and opens the inline editor
+    assert [c.title for c in outline.chapters] == ["甲", "新标题"]
+    editor = view.viewport().findChild(QLineEdit)
+    assert isinstance(editor, QLineEdit) and editor.isVisible()
+    editor.setText("丙章")  # QTest.keyClicks cannot type CJK characters
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: outline.node((1,)).title == "丙章", timeout=1000)  # the delegate commits queued
+    assert outline.node((1,)).id == "2"
+    # Each edit was one command; undo all returns to the start.
+    while stack.canUndo():
+        stack.undo()
+    assert [n.title for _, n in outline.walk()] == ["甲", "甲一", "甲二", "乙"]
+
+
+def test_locked_chapters_refuse_structure_edits(qtbot: Any) -> None:
+    view, outline, _stack = _view(qtbot, [OutlineNode(title="评分项一", children=[OutlineNode(title="小节")]),
+                                          OutlineNode(title="评分项二")])
+    view.outline_model.set_locked_top_level(True)
+    view.select_path((1,))
+    view.update_actions()
+    assert not view.actions_by_name["delete"].isEnabled()
+    assert not view.actions_by_name["rename"].isEnabled()
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    qtbot.keyClick(view, Qt.Key.Key_Up, Qt.KeyboardModifier.AltModifier)
+    qtbot.keyClick(view, Qt.Key.Key_Tab)
+    assert [c.title for c in outline.chapters] == ["评分项一", "评分项二"]
+    view.select_path((0, 0))
+    view.update_actions()
+    assert view.actions_by_name["rename"].isEnabled()
+    assert view.add_sibling("新小节", edit=False) == (0, 1)
+
+
+def test_selection_and_scroll_survive_streamed_appends(qtbot: Any) -> None:
+    view, outline, _stack = _view(qtbot, [OutlineNode(title=f"章{i}") for i in range(12)])
+    for i in range(12):
+        for j in range(4):
+            outline.append((i,), OutlineNode(title=f"节{i}-{j}"))
+    view.select_path((3, 1))
+    bar = view.verticalScrollBar()
+    bar.setValue(bar.maximum() // 3)
+    before = bar.value()
+    for i in range(12):  # a stream appending leaves below the user's position
+        for j in range(4):
+            outline.append((i, j), OutlineNode(title=f"点{i}-{j}"))
+    assert view.current_path() == (3, 1)
+    assert bar.value() == before
+    assert view.isExpanded(view.outline_model.index_for_path((5, 2)))  # sections expand as children arrive
