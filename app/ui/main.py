@@ -76,7 +76,6 @@ def run(argv: list[str]) -> int:
 
 
 async def _main(app: QApplication, args: argparse.Namespace, started: float) -> int:
-    from app.core.api_keys import ApiKeyStore
     from app.core.settings_model import data_dir, default_settings_path, load_settings
     from app.ui.controller import AppController
     from app.ui.errors import ErrorReporter
@@ -89,12 +88,11 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
     reporter.install_loop_handler(loop)
     settings_path = default_settings_path()
     settings = load_settings(settings_path)
-    key_store = ApiKeyStore()
     controller = AppController(reporter=reporter)
-    wiring = SessionWiring(settings, key_store)
+    wiring = SessionWiring(settings)
     controller.client_factory = wiring.make_client
     window = MainWindow(controller, settings=settings, reporter=reporter, settings_path=settings_path,
-                        model_configured=wiring.configured())
+                        model_configured=wiring.configured_without_key())
     wiring.attach(window)
     closed: asyncio.Future[None] = loop.create_future()
 
@@ -114,6 +112,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
 
         QTimer.singleShot(0, report_visible)
     else:
+        QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured()))  # keyring after paint
         wiring.offer_crash_log(reporter)
         wiring.offer_recovery()
         target = sample_tender() if args.sample else (Path(args.path) if args.path else None)

@@ -1,11 +1,12 @@
-"""Work around a reference-count bug of PySide6 6.12.0 that aborts the interpreter.
+"""Work around reference-count bugs of PySide6 6.12.0 that abort the interpreter.
 
-``SignalInstance.emit()`` returns ``True`` without taking a new reference, so every
-Python-side ``emit`` (ours, Qt's item-model signals emitted from Python, other helpers')
-drops one reference to ``True``. After a few thousand emits Python deallocates ``True``
-and aborts ("bool_dealloc"), at the latest while finalising. :func:`protect_bool_refcounts`
-detects the bug and gives ``True``/``False`` a huge reference reserve, which is what
-Python 3.12 does anyway (immortal bools). It is a no-op when the bug is absent.
+In this build ``SignalInstance.emit()`` returns ``True`` without taking a new reference,
+and methods returning ``void`` (``QTimer.start``, ``QWidget.update``, ``processEvents``…)
+return ``None`` without one. Every such call from Python drops a reference to ``True`` or
+``None``; after enough calls Python deallocates the singleton and aborts ("bool_dealloc",
+"none_dealloc"), at the latest while finalising. :func:`protect_bool_refcounts` detects
+the leaks and gives ``True``, ``False`` and ``None`` a huge reference reserve — what Python
+3.12 does anyway (immortal singletons). It is a no-op when the leaks are absent.
 """
 
 from __future__ import annotations
@@ -31,16 +32,27 @@ def emit_leaks_true() -> bool:
     return sys.getrefcount(True) < before
 
 
+def void_call_leaks_none() -> bool:
+    """Whether calling a ``void`` Qt method drops a reference to ``None`` in this build."""
+    from PySide6.QtCore import QElapsedTimer
+
+    timer = QElapsedTimer()
+    before = sys.getrefcount(None)
+    for _ in range(10):
+        timer.start()
+    return sys.getrefcount(None) < before
+
+
 def protect_bool_refcounts() -> bool:
-    """Give ``True`` and ``False`` a reference reserve when ``emit`` leaks; True when applied."""
+    """Give ``True``, ``False`` and ``None`` a reference reserve when PySide leaks them."""
     global _applied
     if _applied:
         return True
-    if sys.version_info >= (3, 12) or not emit_leaks_true():
+    if sys.version_info >= (3, 12) or sys.implementation.name != "cpython":
         return False
-    if sys.implementation.name != "cpython":
+    if not (emit_leaks_true() or void_call_leaks_none()):
         return False
-    for obj in (True, False):
+    for obj in (True, False, None):
         ctypes.c_ssize_t.from_address(id(obj)).value += _RESERVE
     _applied = True
     return True

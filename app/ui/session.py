@@ -27,11 +27,24 @@ log = logging.getLogger("bidstudio.ui")
 class SessionWiring:
     """Connects settings, the key store, autosave and start-up offers to one window."""
 
-    def __init__(self, settings: AppSettings, key_store: ApiKeyStore) -> None:
+    def __init__(self, settings: AppSettings, key_store: ApiKeyStore | None = None) -> None:
         self.settings = settings
-        self.key_store = key_store
+        self._key_store = key_store
         self.window: MainWindow | None = None
         self._settings_dialog: object | None = None
+
+    @property
+    def key_store(self) -> ApiKeyStore:
+        """The OS keyring wrapper, created on first use (keyring is slow to import and query)."""
+        if self._key_store is None:
+            from app.core.api_keys import ApiKeyStore
+
+            self._key_store = ApiKeyStore()
+        return self._key_store
+
+    def configured_without_key(self) -> bool:
+        """A cheap first guess for start-up: address and model set (the key is checked later)."""
+        return bool(self.settings.model.base_url.strip() and self.settings.model.model.strip())
 
     def api_key(self) -> str:
         """The key for the configured endpoint (from the keyring, never from files)."""
