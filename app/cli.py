@@ -138,6 +138,12 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             raise CliUsageError(exc.message_zh) from exc
         _write_json({**ingest_report(doc, scoring, sections), **extra}, args.output)
         return EXIT_MODEL if model_failed else EXIT_OK
+    if getattr(args, "base_url", None) and getattr(args, "model", None):  # model analysis (app/cli_outline.py)
+        from app.cli_outline import model_analysis
+
+        extra, code = model_analysis(args, doc, scoring)
+        _write_json({**ingest_report(doc, scoring, sections), **extra}, args.output)
+        return code
     if args.json or args.output:
         _write_json(ingest_report(doc, scoring, sections), args.output)
     else:
@@ -203,5 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+from app import cli_outline as _cli_outline  # noqa: E402, F401  registers the "outline" subcommand
+
 if __name__ == "__main__":
-    sys.exit(main())
+    from app.cli import main as _main  # the package module, where subcommands registered themselves
+
+    sys.exit(_main())

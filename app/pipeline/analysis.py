@@ -30,7 +30,7 @@ from app.documents.model import TenderDocument
 from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow
 from app.documents.scoring_table import parse_scoring
 from app.llm.collect_json import collect_json
-from app.llm.errors import LLMConfigError
+from app.llm.errors import LLMConfigError, LLMConnectionError
 from app.pipeline.budget import RunMeter
 from app.pipeline.outline_job import user_messages
 
@@ -217,6 +217,12 @@ def cross_check(table: list[ScoringGroup], model: list[ModelGroup], confident: b
     return renumber_groups(merged), diffs
 
 
+def _raise_if_unreachable(stopped_by: str, issues: list[str]) -> None:
+    """A connection failure is the endpoint's, not the model's: let the caller say so."""
+    if stopped_by == "connection":
+        raise LLMConnectionError(issues[0] if issues else "模型服务连接失败")
+
+
 def _fallback_name(doc: TenderDocument) -> str:
     for p in doc.pages[:10]:
         if not p.readable:
@@ -231,8 +237,8 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
                          meter: RunMeter | None = None, json_attempts: int = 3) -> Analysis:
     """Overview + technical scoring groups of ``doc``; without a client, the table-only analysis.
 
-    Never raises for model trouble (the table result and a note are kept instead);
-    :class:`LLMConfigError` propagates because the user must fix the settings.
+    Never raises for model misbehaviour (the table result and a note are kept instead);
+    :class:`LLMConfigError` and :class:`LLMConnectionError` propagate: the endpoint is at fault.
     """
     scoring = scoring if scoring is not None else parse_scoring(doc)
     sections = locate_sections(doc, scoring)
@@ -285,6 +291,7 @@ async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSec
     except LLMConfigError:
         raise
     meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
+    _raise_if_unreachable(res.stopped_by, res.issues)
     if not res.ok or res.value is None:
         log.info("overview extraction failed: %s", res.issues[:3])
         return None
@@ -303,6 +310,7 @@ async def _groups(client: LLMClient, text: str, table: list[ScoringGroup], meter
     res = await collect_json(client, user_messages(prompt), ModelGroups, max_attempts=meter.allowed_attempts(attempts),
                              stage="analysis/scoring", temperature=0.1, max_tokens=1500)
     meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
+    _raise_if_unreachable(res.stopped_by, res.issues)
     if not res.ok or res.value is None:
         log.info("scoring extraction failed: %s", res.issues[:3])
         return []

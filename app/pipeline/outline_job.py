@@ -33,8 +33,9 @@ class OutlineSettings:
     strategy: StrategyName = "json"  # tried first; the other one takes over when it keeps failing
     switch_after: int = 2  # consecutive failures of a strategy before switching
     repair_rounds: int = 2  # instruction-stream repair rounds per stream
-    json_attempts: int = 3  # collect_json attempts per call (the first plus repairs)
-    chapter_attempts: int = 3  # strategy attempts per chapter before the chapter is given up
+    json_attempts: int = 2  # collect_json attempts per call (the first plus repairs)
+    chapter_attempts: int = 2  # strategy attempts per node before the stepwise fallback
+    stepwise: bool = True  # fall back to children-first, then each child's children in its own call
     review: bool = True
     review_rounds: int = 1
     review_temperature: float = 0.1
@@ -59,6 +60,8 @@ class SubtreeTarget:
     siblings: tuple[str, ...] = ()  # titles of the other chapters, to avoid overlap
     guidance: str = ""
     existing: tuple[OutlineNode, ...] = ()  # current children when rewriting
+    seeds: tuple[str, ...] = ()  # suggested child titles (a scoring group's detail points)
+    temperature: float | None = None  # raised on retries: weak models repeat themselves less
 
 
 @dataclass

@@ -16,6 +16,20 @@ from app.core.rules import OutlineLimits, check_outline, normalize_title, strip_
 
 _DECORATION = re.compile(r"^[\s#*>`\-•·●○◆■□▪、:：|]+|[\s#*`|：:]+$")
 _QUOTES = "\"'“”‘’「」『』《》【】[]"
+#: Words of our own prompts' examples that a weak model copies as titles.
+PLACEHOLDER_TITLES = frozenset({"具体标题", "一句话说明", "章标题", "节标题", "小点标题", "细项标题", "新标题", "标题名称",
+                                "本章应写的内容", "本节应写的内容", "说明", "内容", "……", "..."})
+
+
+def placeholder_problem(title: str) -> str | None:
+    """Why a title is unusable: a rule violation or a copy of a prompt example; None when fine."""
+    problem = title_problem(title)
+    if problem:
+        return problem
+    t = title.strip().strip("<>＜＞()（）…. ")
+    if t in PLACEHOLDER_TITLES or not t:
+        return f"标题“{title}”照抄了示例，不是真正的标题"
+    return None
 
 
 def clean_title(title: str, max_len: int = 40) -> str:
@@ -33,7 +47,7 @@ def clean_title(title: str, max_len: int = 40) -> str:
 
 def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str]) -> bool:
     key = normalize_title(node.title)
-    if title_problem(node.title) is not None:
+    if placeholder_problem(node.title) is not None:
         return False
     if parent_key is not None and key == parent_key:
         return False
@@ -101,6 +115,18 @@ def renumber_nodes(chapters: list[OutlineNode], prefix: str = "") -> None:
     for i, node in enumerate(chapters):
         node.id = f"{prefix}{i + 1}"
         renumber_nodes(node.children, node.id + ".")
+
+
+def placeholder_issues(nodes: list[OutlineNode], prefix: str = "") -> list[str]:
+    """Titles copied from prompt examples, with JSON pointers (the core rules do not know our prompts)."""
+    out: list[str] = []
+    for i, node in enumerate(nodes):
+        ptr = f"{prefix}/{i}"
+        problem = placeholder_problem(node.title)
+        if problem and title_problem(node.title) is None:
+            out.append(f"{ptr}/title: {problem}")
+        out += placeholder_issues(node.children, ptr + "/children")
+    return out
 
 
 def chapter_issues(chapter: OutlineNode, index: int, limits: OutlineLimits | None = None) -> list[str]:

@@ -19,7 +19,7 @@ from app.core.pipeline_events import ProgressCallback, ignore_progress
 from app.core.rules import OutlineLimits, check_outline, normalize_title
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.budget import BudgetExhausted, RunMeter
-from app.pipeline.coverage import uncovered_points
+from app.pipeline.coverage import point_label, uncovered_points
 from app.pipeline.outline_job import OutlineJob, OutlineSettings, StepResult, SubtreeTarget, group_brief
 from app.pipeline.outline_repair import clean_title, renumber_nodes, repair_chapter, repair_outline
 from app.pipeline.outline_result import OutlineFailure, OutlineResult
@@ -69,9 +69,10 @@ class _Run:
         group = self.group_of(ch)
         brief = group_brief(group) if group is not None else (f"本章说明：{ch.description}" if ch.description else "")
         siblings = tuple(c.title for j, c in enumerate(self.chapters) if j != index)
+        seeds = tuple(point_label(p) for p in group.detail_points) if group is not None else ()
         return SubtreeTarget(path=(index,), title=ch.title, levels=self.job.limits.depth - 1, brief=brief,
                              siblings=siblings, guidance=guidance or self.job.settings.guidance,
-                             existing=tuple(ch.children) if existing else ())
+                             existing=tuple(ch.children) if existing else (), seeds=seeds)
 
     def group_of(self, chapter: OutlineNode) -> ScoringGroup | None:
         for g in self.job.analysis.technical_groups:

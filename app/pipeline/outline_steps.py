@@ -15,8 +15,10 @@ from dataclasses import replace
 from typing import Protocol
 
 from app.core.outline import Outline, OutlineNode, Path
+from app.core.rules import normalize_title
 from app.llm.errors import LLMConnectionError, LLMResponseError
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget
+from app.pipeline.outline_repair import clean_title, placeholder_problem
 
 log = logging.getLogger(__name__)
 
@@ -87,27 +89,22 @@ def set_children(draft: Outline, path: Path, nodes: list[OutlineNode]) -> None:
         draft.append(path, node.model_copy(deep=True))
 
 
-async def build_subtree(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget,
-                        draft: Outline | None, index: int | None = None, total: int | None = None,
-                        stage: str = "chapter") -> StepResult:
-    """The children of one node, retried across strategies; the draft shows them live.
-
-    On failure the draft gets back the children it had before, and the issues of the last
-    attempt are returned. Budget exhaustion and configuration errors propagate.
-    """
-    previous = list(draft.node(target.path).children) if draft is not None and draft.exists(target.path) else []
+async def _attempts(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget, draft: Outline | None,
+                    index: int | None, total: int | None, stage: str, attempts: int) -> StepResult:
+    """Up to ``attempts`` tries across strategies, temperature rising, last issues fed back."""
     issues: list[str] = []
     calls = 0
-    for attempt in range(1, job.settings.chapter_attempts + 1):
+    base_t = job.settings.temperature if job.settings.temperature is not None else 0.3
+    for attempt in range(1, attempts + 1):
         strategy = selector.current
         job.meter.strategy = strategy.name
         job.meter.emit("chapter" if stage == "chapter" else "regenerate",
                        f"正在生成“{target.title}”的下级目录（第 {attempt} 次，{strategy.name}）",
                        chapter=index, chapters=total, attempt=attempt)
-        current = target
+        guidance = target.guidance
         if issues:
-            feedback = "上一次的结果有这些问题，请避免：" + "；".join(issues[:6])
-            current = replace(target, guidance=(target.guidance + "\n" + feedback).strip())
+            guidance = (guidance + "\n上一次的结果有这些问题，请避免：" + "；".join(issues[:6])).strip()
+        current = replace(target, guidance=guidance, temperature=min(1.0, base_t + 0.35 * (attempt - 1)))
         try:
             res = await strategy.children(job, current, stage)
         except (LLMConnectionError, LLMResponseError) as exc:
@@ -121,11 +118,65 @@ async def build_subtree(job: OutlineJob, selector: StrategySelector, target: Sub
         calls += res.calls
         if res.nodes is not None:
             selector.succeeded(strategy.name)
-            if draft is not None:
+            if draft is not None and draft.exists(target.path):
                 set_children(draft, target.path, res.nodes)
             return StepResult(res.nodes, [], calls)
         issues = res.issues or ["模型没有给出可用的结果"]
         selector.failed(strategy.name)
-    if draft is not None:
-        set_children(draft, target.path, previous)
     return StepResult(None, issues, calls)
+
+
+async def _stepwise(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget, draft: Outline | None,
+                    index: int | None, total: int | None, stage: str) -> StepResult:
+    """Fallback for one node: its children first (from the detail points when there are enough),
+    then each child's own children in its own small call."""
+    job.meter.emit("stepwise", f"“{target.title}”改为逐节生成", chapter=index, chapters=total)
+    lim = job.limits
+    key = normalize_title(target.title)
+    seeds = [t for t in dict.fromkeys(clean_title(x, lim.max_title_len) for x in target.seeds)
+             if t and placeholder_problem(t) is None and normalize_title(t) != key]
+    calls = 0
+    if len(seeds) >= lim.min_children:
+        sections = [OutlineNode(title=t) for t in seeds[: job.settings.max_sections]]
+        if draft is not None and draft.exists(target.path):
+            set_children(draft, target.path, sections)
+    else:
+        res = await _attempts(job, selector, replace(target, levels=1), draft, index, total, stage,
+                              job.settings.chapter_attempts)
+        calls += res.calls
+        if res.nodes is None:
+            return res
+        sections = res.nodes
+    built: list[OutlineNode] = []
+    for k, section in enumerate(sections):
+        others = tuple(s.title for j, s in enumerate(sections) if j != k)
+        sub = SubtreeTarget(path=(*target.path, k), title=section.title, levels=target.levels - 1,
+                            brief=target.brief, ancestors=(*target.ancestors, target.title), siblings=others,
+                            guidance=target.guidance)
+        res = await _attempts(job, selector, sub, draft, index, total, stage, job.settings.chapter_attempts)
+        calls += res.calls
+        if res.nodes is None:
+            return StepResult(None, [f"“{section.title}”：{x}" for x in res.issues], calls)
+        built.append(section.model_copy(update={"children": res.nodes}))
+    from app.pipeline.strategy_json import subtree_issues
+
+    nodes, left = subtree_issues(target.title, built, target.levels, lim)
+    return StepResult(None if left else nodes, left, calls)
+
+
+async def build_subtree(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget,
+                        draft: Outline | None, index: int | None = None, total: int | None = None,
+                        stage: str = "chapter") -> StepResult:
+    """The children of one node, retried across strategies, then built stepwise; shown live in the draft.
+
+    On failure the draft gets back the children it had before, and the issues of the last
+    attempt are returned. Budget exhaustion and configuration errors propagate.
+    """
+    previous = list(draft.node(target.path).children) if draft is not None and draft.exists(target.path) else []
+    res = await _attempts(job, selector, target, draft, index, total, stage, job.settings.chapter_attempts)
+    if res.nodes is None and target.levels >= 2 and job.settings.stepwise:
+        step = await _stepwise(job, selector, target, draft, index, total, stage)
+        res = StepResult(step.nodes, step.issues or res.issues, res.calls + step.calls)
+    if res.nodes is None and draft is not None and draft.exists(target.path):
+        set_children(draft, target.path, previous)
+    return res

@@ -17,8 +17,9 @@ from pydantic import BaseModel
 from app.core.outline import Outline, OutlineNode
 from app.core.rules import OutlineLimits, check_outline
 from app.llm.collect_json import collect_json
+from app.llm.errors import LLMConnectionError
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
-from app.pipeline.outline_repair import repair_chapter, repair_outline
+from app.pipeline.outline_repair import placeholder_issues, repair_chapter, repair_outline
 from app.pipeline.outline_schemas import (
     chapters_model,
     children_model,
@@ -28,15 +29,20 @@ from app.pipeline.outline_schemas import (
 )
 
 
-def json_format_hint(levels: int, key: str = "children") -> str:
-    """The JSON shape to ask for, written out for ``levels`` levels of headings."""
-    def shape(n: int) -> dict[str, Any]:
-        node: dict[str, Any] = {"title": "具体标题", "description": "一句话说明"}
+def json_format_hint(levels: int, key: str = "children", seeds: tuple[str, ...] = ()) -> str:
+    """The JSON shape to ask for, written out for ``levels`` levels of headings.
+
+    With ``seeds`` (detail points) the example's first-level titles are those points, so a
+    model that copies the example still writes headings that answer the scoring items.
+    """
+    def shape(n: int, title: str = "……") -> dict[str, Any]:
+        node: dict[str, Any] = {"title": title, "description": "……"}
         if n > 1:
             node["children"] = [shape(n - 1), "……"]
         return node
 
-    example = json.dumps({key: [shape(levels), "……"]}, ensure_ascii=False).replace('"……"', "…")
+    items: list[Any] = [shape(levels, s) for s in seeds[:5]] or [shape(levels)]
+    example = json.dumps({key: [*items, "……"]}, ensure_ascii=False).replace('"……"', "…")
     return f"只输出一个 JSON 对象，不要输出其他文字。格式：\n{example}"
 
 
@@ -51,6 +57,7 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     sub = subtree_limits(limits, levels)
     node = repair_chapter(OutlineNode(title=title, children=children), sub)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
+    issues += placeholder_issues(node.children, "/children")
     return node.children, issues
 
 
@@ -65,13 +72,16 @@ class JsonStrategy:
     name = "json"
 
     async def _collect(self, job: OutlineJob, stage: str, prompt: str, model: type[BaseModel],
-                       rule: Callable[[Any], list[str]], max_tokens: int) -> tuple[BaseModel | None, list[str], int]:
+                       rule: Callable[[Any], list[str]], max_tokens: int,
+                       temperature: float | None = None) -> tuple[BaseModel | None, list[str], int]:
         job.meter.check(stage)
         res = await collect_json(job.client, user_messages(prompt), model, rules=[rule],
                                  max_attempts=job.meter.allowed_attempts(job.settings.json_attempts), stage=stage,
-                                 max_tokens=max_tokens, temperature=job.settings.temperature)
+                                 max_tokens=max_tokens, temperature=temperature if temperature is not None else job.settings.temperature)
         job.record(stage, max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
                    bool(getattr(res, "tokens_estimated", False)))
+        if not res.ok and res.stopped_by == "connection":
+            raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
         value = res.value if res.ok else None
         return value, list(res.issues), max(1, res.attempts)
 
@@ -97,12 +107,12 @@ class JsonStrategy:
         """The levels below one node, checked as a subtree."""
         s = job.settings
         model = children_model(target.levels, job.limits.min_children, s.max_sections)
-        prompt = chapter_prompt(job, target, json_format_hint(target.levels))
+        prompt = chapter_prompt(job, target, json_format_hint(target.levels, seeds=target.seeds))
 
         def rule(value: Any) -> list[str]:
             return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)[1]
 
-        value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens)
+        value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens, target.temperature)
         if value is None:
             return StepResult(None, issues, calls)
         nodes, left = subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)  # type: ignore[attr-defined]
@@ -147,7 +157,8 @@ def chapter_prompt(job: OutlineJob, target: SubtreeTarget, output_format: str) -
         leaf_rule += "，每个小点下面再分 2–3 条"
     others = ""
     if target.siblings:
-        others = "本项目其他章（不要写它们的内容）：" + "、".join(target.siblings[:10]) + "\n"
+        label = "本项目其他章" if len(target.path) <= 1 else "同一章的其他部分"
+        others = f"{label}（不要写它们的内容）：" + "、".join(target.siblings[:10]) + "\n"
     brief = target.brief
     if target.ancestors:
         brief = "所属章节：" + " > ".join(target.ancestors) + "\n" + brief

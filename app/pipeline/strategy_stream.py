@@ -114,14 +114,16 @@ class StreamStrategy:
     name = "stream"
 
     async def _rounds(self, job: OutlineJob, prompt: str, outline: Outline, applier: InstructionApplier,
-                      limits: OutlineLimits, stage: str, max_tokens: int) -> RoundsResult:
+                      limits: OutlineLimits, stage: str, max_tokens: int,
+                      temperature: float | None = None) -> RoundsResult:
         job.meter.check(stage)
         left = job.meter.remaining_calls()
         repairs = job.settings.repair_rounds if left is None else max(0, min(job.settings.repair_rounds, left - 1))
         conts = 2 if left is None else max(0, min(2, left - 1 - repairs))
         res = await run_instruction_rounds(job.client, user_messages(prompt), outline, applier, limits=limits,
                                            max_rounds=repairs, max_continuations=conts, stage=stage,
-                                           temperature=job.settings.temperature, max_tokens=max_tokens)
+                                           temperature=temperature if temperature is not None else job.settings.temperature,
+                                           max_tokens=max_tokens)
         job.record(stage, max(1, res.rounds), res.prompt_tokens, res.completion_tokens)
         return res
 
@@ -170,7 +172,8 @@ class StreamStrategy:
                             max_title_len=job.limits.max_title_len, min_chapters=1)
         prompt = chapter_prompt(job, target, stream_format_hint(target.levels))
         try:
-            res = await self._rounds(job, prompt, scratch, applier, sub, stage, job.settings.chapter_max_tokens)
+            res = await self._rounds(job, prompt, scratch, applier, sub, stage, job.settings.chapter_max_tokens,
+                                     target.temperature)
         finally:
             if unsubscribe is not None:
                 unsubscribe()

@@ -1,0 +1,193 @@
+"""``bidstudio-cli outline TENDER``: a whole run, tender to valid outline, headless.
+
+Reads the tender, analyses it (table first, model for what needs language), runs the
+outline pipeline in free or one-to-one (aligned) mode against any OpenAI-compatible
+endpoint, and writes ``outline.json``, optionally a Word file and a JSON run report.
+Exit codes: 0 valid outline, 3 unreadable tender, 4 no valid outline (model failure,
+budget), 5 endpoint error (unreachable, 401/403, unknown model), 2 usage.
+Also adds the model analysis to ``analyze`` when ``--base-url`` and ``--model`` are given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from app.cli import EXIT_MODEL, EXIT_OK, EXIT_UNREADABLE, CliUsageError, _write_json, ingest, subcommand
+from app.core.analysis import Analysis
+from app.core.pipeline_events import PipelineEvent
+from app.core.rules import OutlineLimits
+from app.documents.model import DiagnosticCode, TenderDocument
+from app.documents.scoring_model import ScoringResult
+from app.llm.client import EndpointConfig, LLMClient
+from app.llm.errors import LLMConfigError, LLMConnectionError
+from app.pipeline.analysis import analyze_tender
+from app.pipeline.budget import BudgetExhausted, RunBudget, RunMeter
+from app.pipeline.outline_job import OutlineSettings
+from app.pipeline.outline_result import OutlineResult
+from app.pipeline.outline_run import generate_outline
+
+EXIT_ENDPOINT = 5
+
+
+def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
+    """The endpoint settings from the options (key from ``--api-key-env`` or the usual variables)."""
+    if not args.base_url or not args.model:
+        raise CliUsageError("需要模型设置：--base-url 和 --model（或环境变量 BIDSTUDIO_BASE_URL、BIDSTUDIO_MODEL）")
+    env = getattr(args, "api_key_env", None)
+    key = os.environ.get(env, "") if env else ""
+    key = key or getattr(args, "api_key", None) or os.environ.get("BIDSTUDIO_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
+    if env and not os.environ.get(env):
+        raise CliUsageError(f"环境变量 {env} 未设置（--api-key-env 指定的 API 密钥变量）")
+    return EndpointConfig(base_url=args.base_url, api_key=key or "no-key", model=args.model,
+                          max_tokens=args.max_tokens, timeout=args.timeout, context_size=args.context_size,
+                          temperature=args.temperature)
+
+
+def _progress(quiet: bool) -> Any:
+    def show(ev: PipelineEvent) -> None:
+        if quiet:
+            return
+        where = f" [{ev.chapter}/{ev.chapters}]" if ev.chapter and ev.chapters else ""
+        est = "≈" if ev.tokens_estimated else ""
+        print(f"[{ev.stage}]{where} {ev.message}（调用 {ev.calls} 次，{est}{ev.tokens} tokens）", file=sys.stderr, flush=True)
+    return show
+
+
+async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDocument,
+                       scoring: ScoringResult) -> tuple[Analysis, OutlineResult]:
+    settings = OutlineSettings(
+        mode=args.mode, limits=OutlineLimits(depth=args.depth),
+        budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
+        strategy=args.strategy, review=not args.no_review, guidance=args.guidance or "",
+    )
+    progress = _progress(args.quiet)
+    async with LLMClient(cfg) as client:
+        meter = RunMeter(budget=settings.budget, progress=progress)
+        analysis = await analyze_tender(client, doc, scoring=scoring, meter=meter)
+        result = await generate_outline(client, analysis, settings, progress=progress)
+    # The analysis calls count towards the run's figures.
+    result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
+    result.meter.started = min(result.meter.started, meter.started)
+    return analysis, result
+
+
+def _export_docx(result: OutlineResult, analysis: Analysis, path: str) -> str | None:
+    try:
+        from app.export import ExportMeta, export_docx
+    except ImportError:  # pragma: no cover - export layer absent in a partial checkout
+        return "导出模块不可用，未生成 Word 文件"
+    try:
+        export_docx(result.chapters, path, ExportMeta(project_name=analysis.overview.project_name))
+    except Exception as exc:  # ExportError carries message_zh; anything else is reported too
+        return f"导出 Word 失败：{getattr(exc, 'message_zh', exc)}"
+    return None
+
+
+def cmd_outline(args: argparse.Namespace) -> int:
+    """``outline TENDER``: analyse, generate, validate; write outline, report and optional Word file."""
+    if args.max_calls is not None and args.max_calls <= 0:
+        raise CliUsageError("--max-calls 必须大于 0")
+    if not 2 <= args.depth <= 4:
+        raise CliUsageError("--depth 只能是 2–4")
+    cfg = endpoint_from_args(args)
+    started = time.monotonic()
+    doc, scoring, _sections = ingest(args.tender)
+    if any(d.code == DiagnosticCode.NO_READABLE_TEXT for d in doc.diagnostics):
+        msg = next(d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT)
+        print(f"无法读取招标文件：{msg}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    try:
+        analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring))
+    except LLMConfigError as exc:
+        print(f"模型设置错误：{exc.message_zh}", file=sys.stderr)
+        return EXIT_ENDPOINT
+    except LLMConnectionError as exc:
+        print(f"模型服务连接失败：{exc.message_zh}", file=sys.stderr)
+        return EXIT_ENDPOINT
+    except BudgetExhausted as exc:
+        print(f"预算用尽：{exc.message_zh}", file=sys.stderr)
+        return EXIT_MODEL
+    report = result.report()
+    report["tender"] = Path(args.tender).name
+    report["duration_s"] = round(time.monotonic() - started, 2)
+    report["analysis"] = {"groups": len(analysis.technical_groups), "source": analysis.source,
+                          "table_confident": analysis.table_confident, "notes": analysis.notes,
+                          "differences": [d.message for d in analysis.differences]}
+    _write_json(result.document().model_dump(mode="json"), args.output)
+    if args.docx and result.chapters:
+        problem = _export_docx(result, analysis, args.docx)
+        if problem:
+            report["warnings"].append(problem)
+            print(problem, file=sys.stderr)
+    if args.report:
+        _write_json(report, args.report)
+    if result.failure is not None:
+        f = result.failure
+        print(f"未能生成有效目录（{f.stage}）：{f.message_zh}", file=sys.stderr)
+        for issue in list(f.issues)[:10]:
+            print(f"  - {issue}", file=sys.stderr)
+        if f.kind in ("endpoint", "config"):
+            return EXIT_ENDPOINT
+        return EXIT_MODEL
+    for w in result.warnings:
+        print(f"提示：{w}", file=sys.stderr)
+    if not args.quiet:
+        print(f"目录有效：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
+              f"调用 {report['llm_calls']} 次；{report['prompt_tokens'] + report['completion_tokens']} tokens；"
+              f"{report['duration_s']} 秒", file=sys.stderr)
+    return EXIT_OK if result.valid else EXIT_MODEL
+
+
+def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
+    """Endpoint options shared by ``outline`` (``analyze`` has its own from the breakdown module)."""
+    g = p.add_argument_group("模型设置")
+    g.add_argument("--base-url", default=os.environ.get("BIDSTUDIO_BASE_URL"), help="OpenAI 兼容接口地址")
+    g.add_argument("--model", default=os.environ.get("BIDSTUDIO_MODEL"), help="模型名称")
+    g.add_argument("--api-key-env", metavar="VAR", help="保存 API 密钥的环境变量名（默认 BIDSTUDIO_API_KEY / OPENAI_API_KEY）")
+    g.add_argument("--context-size", type=int, default=8192, help="模型上下文长度（token）")
+    g.add_argument("--max-tokens", type=int, default=2048, help="每次输出的最大 token 数")
+    g.add_argument("--timeout", type=float, default=300.0, help="单次请求超时（秒）")
+    g.add_argument("--temperature", type=float, default=0.3, help="采样温度")
+
+
+@subcommand
+def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("outline", help="用模型生成技术标三级目录")
+    p.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
+    p.add_argument("--mode", choices=["free", "aligned"], default="aligned", help="free 自由模式；aligned 与评分项一一对应")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="目录 JSON 输出文件")
+    p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")
+    p.add_argument("--report", metavar="PATH", help="运行报告 JSON 文件")
+    p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
+    p.add_argument("--depth", type=int, default=3, help="目录层级（2–4，默认 3）")
+    p.add_argument("--max-calls", type=int, default=80, help="本次运行最多调用模型次数")
+    p.add_argument("--max-run-tokens", type=int, default=600_000, help="本次运行最多使用的 token 数")
+    p.add_argument("--no-review", action="store_true", help="跳过模型审核")
+    p.add_argument("--guidance", help="额外要求（如“加入信息安全保障”）")
+    p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
+    add_endpoint_arguments(p)
+    p.set_defaults(func=cmd_outline)
+
+
+def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: ScoringResult) -> tuple[dict[str, Any], int]:
+    """The ``analyze`` addition with a model: the analysis JSON and the exit code it implies."""
+    cfg = EndpointConfig(base_url=args.base_url, api_key=getattr(args, "api_key", None) or "no-key", model=args.model,
+                         max_tokens=getattr(args, "max_tokens", 2048), timeout=getattr(args, "timeout", 120.0),
+                         context_size=getattr(args, "context_size", 8192))
+
+    async def run() -> Analysis:
+        async with LLMClient(cfg) as client:
+            return await analyze_tender(client, doc, scoring=scoring)
+
+    try:
+        analysis = asyncio.run(run())
+    except (LLMConfigError, LLMConnectionError) as exc:
+        return {"analysis_error": exc.message_zh}, EXIT_ENDPOINT
+    return {"analysis": json.loads(analysis.model_dump_json())}, EXIT_OK
