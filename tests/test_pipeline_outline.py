@@ -1,0 +1,271 @@
+"""The outline pipeline end to end against the scripted OpenAI-compatible server.
+
+One test per branch of the issue: clean run, repair round, stepwise fallback (free mode and
+inside a chapter), review rejects then passes, review failure keeps the outline, locked
+one-to-one titles, budget exhaustion, one chapter regenerated alone, no technical scoring.
+"""
+
+from __future__ import annotations
+
+import json
+
+from app.core.outline import Outline
+from app.core.pipeline_events import PipelineEvent
+from app.core.rules import check_outline
+from app.pipeline.budget import RunBudget
+from app.pipeline.outline_job import OutlineSettings
+from app.pipeline.outline_run import generate_outline, locked_chapters, regenerate_node, verify_locked
+from tests.openai_server import OpenAIServer, Reply
+from tests.pipeline_support import GROUPS, Router, as_instructions, chapter_children, make_client, sample_analysis
+
+TITLES = [t for t, _ in GROUPS]
+
+
+def _titles(chapters: list) -> list[str]:  # type: ignore[type-arg]
+    return [c.title for c in chapters]
+
+
+async def test_clean_aligned_run_locks_chapters_and_reports(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    events: list[PipelineEvent] = []
+    draft = Outline()
+    changes: list[str] = []
+    draft.subscribe(lambda phase, ev: changes.append(type(ev).__name__) if phase == "after" else None)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned"),
+                                     progress=events.append, draft=draft)
+    assert res.ok and res.valid and res.failure is None
+    assert _titles(res.chapters) == TITLES
+    assert [c.source_requirement_id for c in res.chapters] == ["R1", "R2", "R3"]
+    assert check_outline(res.chapters) == []
+    assert [c.id for c in res.chapters] == ["1", "2", "3"] and res.chapters[0].children[1].id == "1.2"
+    assert router.seen == [f"chapter:{t}" for t in TITLES] + ["review"]
+    assert res.review_passed is True and res.uncovered == {}
+    report = res.report()
+    assert report["llm_calls"] == 4 and report["mode"] == "aligned" and report["strategy"] == "json"
+    assert report["prompt_tokens"] > 0 and report["completion_tokens"] > 0 and report["valid"] is True
+    # detail points of each group reach the prompt of its chapter
+    first = llm_server.completion_requests[0].prompt_text
+    assert "项目人员配置方案" in first and "质量检查流程" not in first
+    # progress: chapter i of n, calls never decrease, ends with done
+    chapter_events = [e for e in events if e.stage == "chapter"]
+    assert [(e.chapter, e.chapters) for e in chapter_events] == [(1, 3), (2, 3), (3, 3)]
+    assert [e.calls for e in events] == sorted(e.calls for e in events)
+    assert events[-1].stage == "done"
+    # the live draft ends equal to the result and saw incremental inserts
+    assert draft.to_document() == res.document()
+    assert "Inserted" in changes
+
+
+async def test_repair_round_fixes_a_chapter(llm_server: OpenAIServer) -> None:
+    router = Router()
+    bad = chapter_children("服务方案", ["项目人员配置方案", "实施进度计划"])
+    bad["children"][1]["children"] = [{"title": "进度安排"}]  # type: ignore[index]  # one child only
+    router.add("chapter:服务方案", bad)
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+    assert res.ok
+    assert router.count("chapter:服务方案") == 2
+    repair = [r for r in llm_server.completion_requests if "现在只写其中一章“服务方案”" in r.prompt_text][1]
+    # the exact issue (where, and what) went back to the model with its previous answer
+    assert "children.1.children" in repair.prompt_text and "进度安排" in repair.prompt_text
+    assert len(res.chapters[0].children[1].children) >= 2
+
+
+async def test_stream_repair_round_appends_missing_child(llm_server: OpenAIServer) -> None:
+    router = Router()
+    nodes = chapter_children("服务方案", ["项目人员配置方案", "实施进度计划"])["children"]
+    nodes[1]["children"] = nodes[1]["children"][:1]  # type: ignore[index]
+    router.add("chapter:服务方案", as_instructions(nodes, "/outline/0/children"),  # type: ignore[arg-type]
+               '{"op":"append","path":"/outline/0/children/1/children","value":{"title":"进度偏差纠正"}}\n{"op":"done"}\n')
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", strategy="stream",
+                                                                                 review=False))
+    assert res.ok and res.strategy == "stream"
+    assert "进度偏差纠正" in [n.title for n in res.chapters[0].children[1].children]
+    assert router.count("chapter:服务方案") == 2  # initial stream + one repair round
+
+
+async def test_free_mode_falls_back_to_stepwise(llm_server: OpenAIServer) -> None:
+    router = Router()
+    flat = {"outline": [{"title": "总体方案", "children": [{"title": "一级目录"}]}, {"title": "运维服务", "children": []}]}
+    router.add("full", flat, flat)
+    router.add("top", {"chapters": [{"title": "总体服务方案"}, {"title": "运维保障措施"}, {"title": "信息安全管理"}]})
+    llm_server.handler = router
+    events: list[PipelineEvent] = []
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis([]), OutlineSettings(mode="free", review=False),
+                                     progress=events.append)
+    assert res.ok, res.report()
+    assert _titles(res.chapters) == ["总体服务方案", "运维保障措施", "信息安全管理"]
+    assert router.count("full") == 2 and router.count("top") == 1
+    assert [router.count(f"chapter:{t}") for t in _titles(res.chapters)] == [1, 1, 1]
+    assert any(e.stage == "stepwise" for e in events)
+    assert "逐章" in " ".join(res.notes)
+
+
+async def test_chapter_falls_back_to_children_first_then_each_child(llm_server: OpenAIServer) -> None:
+    def default(kind: str, req: object) -> Reply:
+        title = kind.split(":", 1)[1]
+        if title == "服务方案":  # the whole chapter keeps coming back with echoed titles
+            return Reply.text(json.dumps({"children": [{"title": "二级目录", "children": [{"title": "三级目录"}, {"title": "三级目录"}]},
+                                                       {"title": "二级目录", "children": [{"title": "三级目录"}]}]}, ensure_ascii=False))
+        if kind.startswith("chapter:"):
+            return Reply.text(json.dumps(chapter_children(title, dict(GROUPS).get(title)), ensure_ascii=False))
+        return Reply.text('{"passed": true, "suggestions": []}')
+
+    router = Router(default)
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False,
+                                                                                 switch_after=10))
+    assert res.ok, res.report()
+    sections = _titles(res.chapters[0].children)
+    assert sections == ["项目人员配置方案", "实施进度计划", "设备配置和技术工具方案"]  # seeded from the detail points
+    for s in sections:
+        assert router.count(f"chapter:{s}") == 1  # each section's children in its own small call
+    assert res.uncovered == {}
+
+
+async def test_review_rejects_then_passes_and_only_concerned_chapter_is_regenerated(llm_server: OpenAIServer) -> None:
+    router = Router()
+    router.add("review", {"passed": False, "suggestions": [{"chapter": 2, "text": "加入信息安全保障内容"}]},
+               {"passed": True, "suggestions": []})
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review_rounds=2))
+    assert res.ok and res.review_passed is True
+    assert router.count("review") == 2
+    assert [router.count(f"chapter:{t}") for t in TITLES] == [1, 2, 1]
+    regen = [r for r in llm_server.completion_requests if "现在只写其中一章“质量保障措施”" in r.prompt_text][1]
+    assert "加入信息安全保障内容" in regen.prompt_text
+    review_prompt = [r for r in llm_server.completion_requests if "审核" in r.prompt_text][0].prompt_text
+    assert "共 3 章" in review_prompt  # facts computed by code reach the reviewer
+
+
+async def test_review_failure_is_a_warning_and_keeps_the_outline(llm_server: OpenAIServer) -> None:
+    router = Router()
+    router.add("review", "这不是 JSON", "还是不是 JSON")
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned"))
+    assert res.ok and res.valid and res.review_passed is None
+    assert any("审核" in w for w in res.warnings)
+    assert _titles(res.chapters) == TITLES
+
+
+async def test_review_endpoint_error_keeps_the_outline(llm_server: OpenAIServer) -> None:
+    router = Router()
+    router.add("review", *[Reply.error(500, "boom")] * 6)
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned"))
+    assert res.ok and res.review_passed is None and res.warnings
+
+
+async def test_one_to_one_titles_are_locked_against_the_stream(llm_server: OpenAIServer) -> None:
+    router = Router()
+    nodes = chapter_children("服务方案", ["项目人员配置方案", "实施进度计划"])["children"]
+    sneaky = '{"op":"set","path":"/outline/0/title","value":"改过的章名"}\n' + as_instructions(nodes, "/outline/0/children")  # type: ignore[arg-type]
+    router.add("chapter:服务方案", sneaky)
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", strategy="stream",
+                                                                                 review=False))
+    assert res.ok
+    assert _titles(res.chapters) == TITLES
+    groups = sample_analysis().technical_groups
+    assert verify_locked(res.chapters, groups) == []
+    tampered = [c.model_copy(deep=True) for c in res.chapters]
+    tampered[0].title = "改过的章名"
+    assert verify_locked(tampered, groups) and verify_locked(tampered[:2], groups)
+    assert [c.title for c in locked_chapters(groups)] == TITLES
+
+
+async def test_budget_exhausted_gives_structured_failure_keeping_valid_chapters(llm_server: OpenAIServer) -> None:
+    llm_server.handler = Router()
+    settings = OutlineSettings(mode="aligned", budget=RunBudget(max_calls=2))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), settings)
+    assert not res.ok and res.failure is not None
+    assert res.failure.kind == "budget" and "2" in res.failure.message_zh
+    assert len(llm_server.completion_requests) == 2
+    assert [bool(c.children) for c in res.chapters] == [True, True, False]
+    assert check_outline([res.chapters[0]], None) == [] or res.chapters[0].children
+    report = res.report()
+    assert report["valid"] is False and report["failure"]["kind"] == "budget"
+
+
+async def test_one_chapter_regenerated_alone_with_guidance(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        assert first.ok
+        before = len(llm_server.completion_requests)
+        finer = {"children": [{"title": t, "children": [{"title": t + "要求"}, {"title": t + "措施"}]}
+                              for t in ["质量目标", "质量控制流程", "质量检查与考核", "持续改进机制"]]}
+        router.add("chapter:质量保障措施", finer)
+        res = await regenerate_node(client, sample_analysis(), first.chapters, (1,), "把这一章拆得更细")
+    assert res.ok
+    new_requests = llm_server.completion_requests[before:]
+    assert len(new_requests) == 1 and "把这一章拆得更细" in new_requests[0].prompt_text
+    assert _titles(res.chapters[1].children) == ["质量目标", "质量控制流程", "质量检查与考核", "持续改进机制"]
+    for i in (0, 2):
+        assert res.chapters[i].model_dump() == first.chapters[i].model_dump()
+
+
+async def test_regeneration_failure_keeps_the_old_subtree(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        router.default = lambda kind, req: Reply.text('{"children": [{"title": "一级目录"}]}')
+        res = await regenerate_node(client, sample_analysis(), first.chapters, (0,), "重写",
+                                    OutlineSettings(stepwise=False))
+    assert res.failure is not None and res.failure.stage == "regenerate"
+    assert [c.model_dump() for c in res.chapters] == [c.model_dump() for c in first.chapters]
+
+
+async def test_no_technical_scoring_goes_to_free_mode(llm_server: OpenAIServer) -> None:
+    router = Router()
+    full = {"outline": [chapter_children(t) | {"title": t} for t in ["运维服务总体方案", "信息安全保障", "设备巡检方案"]]}
+    router.add("full", full)
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis([]), OutlineSettings(mode="aligned"))
+    assert res.ok and res.mode == "free"
+    assert any("自由模式" in n for n in res.notes)
+    assert "7×24 小时运维服务" in llm_server.completion_requests[0].prompt_text
+    assert _titles(res.chapters) == ["运维服务总体方案", "信息安全保障", "设备巡检方案"]
+
+
+async def test_json_strategy_switches_to_stream_when_it_keeps_failing(llm_server: OpenAIServer) -> None:
+    def default(kind: str, req: object) -> Reply:
+        from tests.pipeline_support import is_stream
+
+        title = kind.split(":", 1)[1] if ":" in kind else ""
+        if kind.startswith("chapter:"):
+            nodes = chapter_children(title, dict(GROUPS).get(title))["children"]
+            if is_stream(req):  # type: ignore[arg-type]
+                return Reply.text(as_instructions(nodes, "/outline/0/children"))  # type: ignore[arg-type]
+            return Reply.text("抱歉，我无法输出 JSON。")
+        return Reply.text('{"passed": true, "suggestions": []}')
+
+    llm_server.handler = Router(default)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", switch_after=1,
+                                                                                 review=False))
+    assert res.ok and res.strategy == "stream"
+
+
+async def test_wrong_key_is_a_config_failure(llm_server: OpenAIServer) -> None:
+    llm_server.require_key = "right"
+    llm_server.handler = Router()
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned"))
+    assert res.failure is not None and res.failure.kind == "config"
+    assert "401" in res.failure.message_zh
