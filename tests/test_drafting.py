@@ -149,6 +149,23 @@ async def test_cancelling_the_run_task_cancels_every_section(client: LLMClient, 
     assert engine.running == []
 
 
+async def test_a_second_run_joins_the_active_queue(llm_server: OpenAIServer) -> None:
+    llm_server.handler = lambda req: Reply.text(_distinct_text(_title_of(req), 4), chunk_size=8, chunk_delay=0.02)
+    requests = _requests()
+    async with LLMClient(EndpointConfig(base_url=llm_server.base_url, api_key="k", model="test-model",
+                                        concurrency=4)) as c:
+        engine = DraftingEngine(c, concurrency=1)
+        first = asyncio.create_task(engine.run(requests[:2]))
+        await _wait_for(lambda: engine.running == ["1.1.1", "1.1.2"])
+        second = asyncio.create_task(engine.run(requests[1:3]))  # 1.1.2 is already queued: not reset
+        await _wait_for(lambda: "1.1.3" in engine.running)
+        assert engine.running == ["1.1.1", "1.1.2", "1.1.3"]
+        await asyncio.gather(first, second)
+    assert llm_server.max_concurrent == 1
+    assert [engine.state.sections[r.key].status for r in requests[:3]] == ["done"] * 3
+    assert len(llm_server.completion_requests) == 3 and engine.running == []
+
+
 async def test_resume_after_reloading_saved_state(client: LLMClient, llm_server: OpenAIServer) -> None:
     requests = _requests()[:2]
     llm_server.handler = lambda req: Reply.text(_distinct_text(_title_of(req), 30), chunk_size=4, chunk_delay=0.02)

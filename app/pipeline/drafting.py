@@ -4,6 +4,7 @@ Qt-free (the UI wires the callbacks to signals). One :class:`DraftingEngine` dra
 of :class:`~app.pipeline.draft_context.SectionRequest` values:
 
 - at most ``limit`` sections write at once; the rest wait in a queue (state ``waiting``);
+  a ``run`` started while another is active joins the same queue and limit;
 - every content piece goes to ``on_delta(key, piece)``, every state change to ``on_state``;
 - ``finish_reason == "length"`` continues automatically from where the text stopped, and
   a stream cut after some text ("peer closed connection") continues the same way;
@@ -137,6 +138,7 @@ class DraftingEngine:
     warnings: list[DuplicateWarning] = field(default_factory=list)
     _tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict, repr=False)
     _config_error: str = field(default="", repr=False)
+    _sem: asyncio.Semaphore | None = field(default=None, repr=False)
 
     @property
     def limit(self) -> int:
@@ -155,7 +157,7 @@ class DraftingEngine:
         todo: list[SectionRequest] = []
         for req in requests:
             draft = self.state.get(req.key, req.title)
-            if skip_done and draft.status == "done":
+            if (skip_done and draft.status == "done") or req.key in self.running:
                 continue
             self.state.sections[req.key] = SectionDraft(key=req.key, title=req.title)
             todo.append(req)
@@ -180,20 +182,27 @@ class DraftingEngine:
             self.cancel(key)
 
     async def _run(self, todo: Sequence[SectionRequest]) -> DraftingState:
-        if self.running:
-            raise RuntimeError("a drafting run is already in progress")
-        sem = asyncio.Semaphore(self.limit)
-        self._config_error = ""
+        """Queue ``todo`` and wait for it. Calls made while another run is active join its
+        queue (same concurrency limit); cancelling one call's task cancels only its sections."""
+        if self._sem is None or not self.running:
+            self._sem = asyncio.Semaphore(self.limit)
+            self._config_error = ""
+        sem = self._sem
+        mine: dict[str, asyncio.Task[None]] = {}
         for req in todo:
+            if req.key in self.running:
+                continue
             draft = self.state.get(req.key, req.title)
             draft.status, draft.error = "waiting", ""
             self._emit(draft)
-        self._tasks = {req.key: asyncio.create_task(self._section(req, sem), name=f"draft:{req.key}")
-                       for req in todo}
+            mine[req.key] = asyncio.create_task(self._section(req, sem), name=f"draft:{req.key}")
+        self._tasks.update(mine)
         try:
-            await asyncio.gather(*self._tasks.values())
+            await asyncio.gather(*mine.values())
         finally:
-            self._tasks = {}
+            for key, task in mine.items():
+                if self._tasks.get(key) is task:
+                    del self._tasks[key]
         return self.state
 
     # ------------------------------------------------------------------ one section
