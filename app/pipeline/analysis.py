@@ -234,8 +234,13 @@ def _fallback_name(doc: TenderDocument) -> str:
 
 
 async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scoring: ScoringResult | None = None,
-                         meter: RunMeter | None = None, json_attempts: int = 3) -> Analysis:
+                         meter: RunMeter | None = None, json_attempts: int = 3,
+                         model_groups: bool | None = None) -> Analysis:
     """Overview + technical scoring groups of ``doc``; without a client, the table-only analysis.
+
+    ``model_groups``: ask the model for the scoring groups (True), never (False), or only
+    when the table cannot stand alone (None: no confident table, or a technical group
+    without detail points that code could read from its criteria).
 
     Never raises for model misbehaviour (the table result and a note are kept instead);
     :class:`LLMConfigError` and :class:`LLMConnectionError` propagate: the endpoint is at fault.
@@ -247,7 +252,7 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     confident = bool(table) and scoring.confidence >= CONFIDENT
     notes: list[str] = []
     overview = ProjectOverview(project_name=_fallback_name(doc))
-    model_groups: list[ModelGroup] = []
+    extracted: list[ModelGroup] = []
     ctx = int(getattr(getattr(client, "config", None), "context_size", 8192) or 8192)
     budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500)))
     scoring_text = section_text(doc, sections.scoring, budget)
@@ -258,11 +263,13 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
             overview = ov if ov.project_name else ov.model_copy(update={"project_name": overview.project_name})
         else:
             notes.append("模型未能提取项目概况，已使用文件中能直接读到的信息")
-        if scoring_text:
+        wanted = model_groups if model_groups is not None else (
+            not confident or any(not g.detail_points for g in table))
+        if scoring_text and wanted:
             meter.emit("analysis", "正在提取技术评分项")
-            model_groups = await _groups(client, scoring_text, table, meter, json_attempts)
-    groups, diffs = cross_check(table, model_groups, confident, scoring_text)
-    source: AnalysisSource = "table+model" if table and model_groups else "table" if table else "model" if groups else "none"
+            extracted = await _groups(client, scoring_text, table, meter, json_attempts)
+    groups, diffs = cross_check(table, extracted, confident, scoring_text)
+    source: AnalysisSource = "table+model" if table and extracted else "table" if table else "model" if groups else "none"
     requirements = ""
     if not groups:
         notes.append("招标文件中没有找到技术评分项；生成目录时将使用自由模式，依据技术要求编写")
@@ -276,9 +283,10 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
 
 async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,
                     meter: RunMeter, attempts: int) -> ProjectOverview | None:
-    text = section_text(doc, sections.overview, budget // 2)
+    cap = min(budget // 2, 2500)  # the overview sits in the first pages; keep the call cheap
+    text = section_text(doc, sections.overview, cap)
     if sections.requirements is not None:
-        text += "\n" + section_text(doc, sections.requirements, budget // 2)
+        text += "\n" + section_text(doc, sections.requirements, cap // 2)
     if not text.strip():
         return None
     from app.core.resources import load_prompt
