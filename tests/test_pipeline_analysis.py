@@ -79,7 +79,7 @@ async def test_confident_table_gives_titles_and_points_model_adds_and_difference
     assert any("30" in d.message and "25" in d.message for d in a.differences)
     assert a.overview.project_name == "某区智慧社区运维服务项目" and a.overview.budget == "120万元"
     assert a.overview.technical_requirements == ["7×24 小时运维", "信息安全管理"]
-    assert "人员配置" in [r for r in llm_server.completion_requests if "评分项" in r.prompt_text][0].prompt_text
+    assert "人员配置" in next(r for r in llm_server.completion_requests if "评分项" in r.prompt_text).prompt_text
 
 
 async def test_model_groups_skipped_when_table_stands_alone(llm_server: OpenAIServer, tender: Path) -> None:

@@ -16,7 +16,14 @@ from app.pipeline.budget import RunBudget
 from app.pipeline.outline_job import OutlineSettings
 from app.pipeline.outline_run import generate_outline, locked_chapters, regenerate_node, verify_locked
 from tests.openai_server import OpenAIServer, Reply
-from tests.pipeline_support import GROUPS, Router, as_instructions, chapter_children, make_client, sample_analysis
+from tests.pipeline_support import (
+    GROUPS,
+    Router,
+    as_instructions,
+    chapter_children,
+    make_client,
+    sample_analysis,
+)
 
 TITLES = [t for t, _ in GROUPS]
 
@@ -142,7 +149,7 @@ async def test_review_rejects_then_passes_and_only_concerned_chapter_is_regenera
     assert [router.count(f"chapter:{t}") for t in TITLES] == [1, 2, 1]
     regen = [r for r in llm_server.completion_requests if "现在只写其中一章“质量保障措施”" in r.prompt_text][1]
     assert "加入信息安全保障内容" in regen.prompt_text
-    review_prompt = [r for r in llm_server.completion_requests if "审核" in r.prompt_text][0].prompt_text
+    review_prompt = next(r for r in llm_server.completion_requests if "审核" in r.prompt_text).prompt_text
     assert "共 3 章" in review_prompt  # facts computed by code reach the reviewer
 
 
