@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -65,6 +66,7 @@ def test_pdf_pages_render_off_the_gui_thread(qtbot, pane: DocumentPane, tmp_path
     qtbot.waitUntil(lambda: pane.page_image(1) is not None, timeout=10_000)
     assert pane.is_pdf_view and pane.page_count() == 4
     assert pane.render_threads and threading.get_ident() not in pane.render_threads
+    assert pane.render_pids and os.getpid() not in pane.render_pids  # PyMuPDF runs in a child process
 
     image = pane.page_image(1)
     assert image is not None

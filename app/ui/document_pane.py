@@ -33,7 +33,7 @@ from typing_extensions import override
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.ui.page_view import PageView
-from app.ui.pdf_render import Job, LayoutTask, Rect, RenderSignals, RenderTask, SearchTask
+from app.ui.pdf_render import Job, LayoutTask, PdfWorkers, Rect, RenderSignals, RenderTask, SearchTask
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent
@@ -75,9 +75,11 @@ class DocumentPane(QWidget):
         self._hit_index = -1
         self._query = ""
         self._text_page_starts: list[int] = []  # text view: block number where each page starts
-        self.render_threads: set[int] = set()  # idents of threads that rendered pages (diagnostics)
+        self.render_threads: set[int] = set()  # idents of threads that built page images (diagnostics)
+        self.render_pids: set[int] = set()  # processes that ran PyMuPDF for them
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(max_threads)
+        self._workers = PdfWorkers(processes=max_threads)
         self._signals = RenderSignals(self)
         self._signals.laidOut.connect(self._on_laid_out)
         self._signals.rendered.connect(self._on_rendered)
@@ -183,7 +185,8 @@ class DocumentPane(QWidget):
         if document.kind == "pdf":
             self.stack.setCurrentWidget(self.page_view)
             self.page_view.placeholder = "正在打开……"
-            self._job = Job(document.source_path, password, self._generation, self._signals)
+            self._workers.reopen()
+            self._job = Job(document.source_path, password, self._generation, self._signals, self._workers)
             self._pool.start(LayoutTask(self._job), 10)
         else:
             self.stack.setCurrentWidget(self.text_view)
@@ -216,10 +219,14 @@ class DocumentPane(QWidget):
         self._update_page_controls()
 
     def shutdown(self, timeout_ms: int = 5000) -> bool:
-        """Cancel background work and wait for the worker threads (call before the window closes)."""
+        """Cancel background work, stop the PDF processes and wait for the worker threads.
+
+        Call before the window closes; a later :meth:`set_document` starts them again.
+        """
         if self._job is not None:
             self._job.cancelled.set()
         self._pool.clear()
+        self._workers.shutdown()
         return self._pool.waitForDone(timeout_ms)
 
     def _set_nav_enabled(self, on: bool) -> None:
@@ -381,11 +388,13 @@ class DocumentPane(QWidget):
             self._pool.start(RenderTask(self._job, page, scale, dpr), 5 if page in visible else max(0, 4 - priority))
         self._sync_page()
 
-    def _on_rendered(self, generation: int, page: int, scale: float, image: QImage, thread_id: int) -> None:
+    def _on_rendered(self, generation: int, page: int, scale: float, image: QImage, origin: object) -> None:
         if generation != self._generation:
             return
         self._in_flight.discard((page, scale))
-        self.render_threads.add(thread_id)
+        if isinstance(origin, tuple):
+            self.render_threads.add(origin[0])
+            self.render_pids.add(origin[1])
         self.page_view.put_image(page, scale, image)
         self.pageRendered.emit(page)
 
@@ -430,7 +439,7 @@ class DocumentPane(QWidget):
             if self._job is None:
                 return
             self.search_status.setText("查找中……")
-            self._pool.start(SearchTask(self._job, self._query), 8)
+            self._pool.start(SearchTask(self._job, self._query, self.page_view.page_count), 8)
         else:
             self._search_text()
 

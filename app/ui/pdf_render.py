@@ -1,31 +1,34 @@
 """PDF work for the document pane, off the GUI thread: page sizes, page images, text search.
 
-Each task is a ``QRunnable`` that opens its own PyMuPDF document, does one job and
-reports through a shared :class:`RenderSignals` object (queued into the GUI thread).
-MuPDF is not made for concurrent use, so every PyMuPDF call here holds
-:data:`PDF_LOCK`; other UI code that touches PyMuPDF from a worker should take it too.
-Tasks carry the pane's *generation*: results for a document that is no longer shown are
-dropped by the pane, and a cancelled generation skips its queued work.
+Each task is a ``QRunnable`` on the pane's thread pool. It hands the PyMuPDF part to a
+child process (:mod:`app.ui.pdf_process` explains why not a thread), waits for the bytes,
+builds the ``QImage`` in its own thread and reports through a shared
+:class:`RenderSignals` object (queued into the GUI thread). Tasks carry the pane's
+*generation*: results for a document no longer shown are dropped by the pane, and a
+cancelled generation skips its queued work.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from concurrent.futures import CancelledError, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-import pymupdf as _pymupdf_module
 from PySide6.QtCore import QObject, QRunnable, Signal
 from PySide6.QtGui import QImage
 
+from app.ui import pdf_process
+from app.ui.pdf_process import PageSize, Rect
+
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+SEARCH_CHUNK = 25  # pages per search call, so a cancelled search stops soon
 
-pymupdf: Any = _pymupdf_module  # only partly typed: used as a dynamic module
-PDF_LOCK = threading.RLock()
-
-PageSize = tuple[float, float]  # points
-Rect = tuple[float, float, float, float]  # x0, y0, x1, y1 in points
+__all__ = ["Job", "LayoutTask", "PageSize", "PdfWorkers", "Rect", "RenderSignals", "RenderTask", "SearchTask"]
 
 
 class RenderSignals(QObject):
@@ -33,8 +36,8 @@ class RenderSignals(QObject):
 
     Signals:
         laidOut(int, object): generation, ``list[PageSize]`` (or ``str`` Chinese error).
-        rendered(int, int, float, QImage, int): generation, page (1-based), scale, image,
-            id of the rendering thread.
+        rendered(int, int, float, QImage, object): generation, page (1-based), scale, image,
+            ``(thread id, process id)`` that produced it.
         renderFailed(int, int, str): generation, page, Chinese message.
         searched(int, str, object): generation, query, ``dict[int, list[Rect]]`` of hits.
     """
@@ -45,6 +48,52 @@ class RenderSignals(QObject):
     searched = Signal(int, str, object)
 
 
+class WorkersClosed(Exception):
+    """The pane shut its PDF processes down; pending work is dropped."""
+
+
+class PdfWorkers:
+    """The pane's PyMuPDF child processes, started on first use and restarted if one dies."""
+
+    def __init__(self, processes: int = 2) -> None:
+        self._processes = processes
+        self._lock = threading.Lock()
+        self._executor: ProcessPoolExecutor | None = None
+        self._closed = False
+
+    def reopen(self) -> None:
+        """Allow work again after :meth:`shutdown` (a new document was set)."""
+        with self._lock:
+            self._closed = False
+
+    def call(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(*args)`` in a child process and wait for its result (worker threads only)."""
+        with self._lock:
+            if self._closed:
+                raise WorkersClosed
+            if self._executor is None:
+                self._executor = pdf_process.make_pdf_executor(self._processes)
+            executor = self._executor
+        try:
+            return executor.submit(fn, *args).result()
+        except BrokenProcessPool:
+            with self._lock:
+                if self._executor is executor:
+                    self._executor = None
+            executor.shutdown(wait=False, cancel_futures=True)
+            raise
+        except (CancelledError, RuntimeError) as exc:  # shut down while waiting / after shutdown
+            raise WorkersClosed from exc
+
+    def shutdown(self) -> None:
+        """Stop the child processes (waits for the page being rendered)."""
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
 @dataclass
 class Job:
     """What tasks share: the file, its password, the generation and the cancel flag."""
@@ -53,6 +102,7 @@ class Job:
     password: str | None
     generation: int
     signals: RenderSignals
+    workers: PdfWorkers
     cancelled: threading.Event = field(default_factory=threading.Event)
     wanted: set[tuple[int, float]] = field(default_factory=set)
     wanted_lock: threading.Lock = field(default_factory=threading.Lock)
@@ -67,13 +117,25 @@ class Job:
         with self.wanted_lock:
             self.wanted = set(keys)
 
-    def open(self) -> Any:
-        """Open (and unlock) this task's own document; call with :data:`PDF_LOCK` held."""
-        doc = pymupdf.open(self.path, filetype="pdf")
-        if doc.needs_pass and not doc.authenticate(self.password or ""):
-            doc.close()
-            raise ValueError("需要密码才能打开此 PDF")
-        return doc
+
+def rgb_to_qimage(width: int, height: int, stride: int, samples: bytes) -> QImage:
+    """Copy RGB rows into a QImage that owns its memory (QImage pads rows to 4 bytes)."""
+    image = QImage(width, height, QImage.Format.Format_RGB888)
+    dest = memoryview(image.bits())
+    line = image.bytesPerLine()
+    if stride == line:
+        dest[: stride * height] = samples[: stride * height]
+    else:
+        view = memoryview(samples)
+        for y in range(height):
+            dest[y * line : y * line + stride] = view[y * stride : (y + 1) * stride]
+    return image
+
+
+def _message(exc: BaseException) -> str:
+    if isinstance(exc, BrokenProcessPool):
+        return "PDF 渲染进程意外退出，将自动重启"
+    return str(exc) or type(exc).__name__
 
 
 class LayoutTask(QRunnable):
@@ -84,22 +146,19 @@ class LayoutTask(QRunnable):
         self.job = job
 
     def run(self) -> None:
-        """Qt override: open, read sizes, report."""
-        if self.job.cancelled.is_set():
+        """Qt override: ask the child for the sizes, report them (or a message)."""
+        job = self.job
+        if job.cancelled.is_set():
             return
         try:
-            with PDF_LOCK:
-                doc = self.job.open()
-                try:
-                    sizes: list[PageSize] = [(float(p.rect.width), float(p.rect.height)) for p in doc]
-                finally:
-                    doc.close()
-            result: object = sizes
+            result: object = job.workers.call(pdf_process.page_sizes, job.path, job.password)
+        except WorkersClosed:
+            return
         except Exception as exc:  # any MuPDF failure becomes a message for the pane
-            log.warning("cannot lay out %s: %s", self.job.path, exc)
-            result = f"无法显示该 PDF：{exc}"
-        if not self.job.cancelled.is_set():
-            self.job.signals.laidOut.emit(self.job.generation, result)
+            log.warning("cannot lay out %s: %s", job.path, exc)
+            result = f"无法显示该 PDF：{_message(exc)}"
+        if not job.cancelled.is_set():
+            job.signals.laidOut.emit(job.generation, result)
 
 
 class RenderTask(QRunnable):
@@ -118,50 +177,42 @@ class RenderTask(QRunnable):
         if job.cancelled.is_set() or not job.is_wanted(self.page, self.scale):
             return
         try:
-            with PDF_LOCK:
-                doc = job.open()
-                try:
-                    factor = self.scale * self.dpr
-                    pix = doc[self.page - 1].get_pixmap(matrix=pymupdf.Matrix(factor, factor), alpha=False)
-                    image = QImage(pix.samples, pix.width, pix.height, pix.stride, QImage.Format.Format_RGB888).copy()
-                finally:
-                    doc.close()
+            width, height, stride, samples, pid = job.workers.call(
+                pdf_process.render_page, job.path, job.password, self.page - 1, self.scale * self.dpr)
+            image = rgb_to_qimage(width, height, stride, samples)
             image.setDevicePixelRatio(self.dpr)
+        except WorkersClosed:
+            return
         except Exception as exc:  # a broken page must not take the pane down
             log.warning("cannot render page %d of %s: %s", self.page, job.path, exc)
             if not job.cancelled.is_set():
-                job.signals.renderFailed.emit(job.generation, self.page, f"第 {self.page} 页无法显示：{exc}")
+                job.signals.renderFailed.emit(job.generation, self.page, f"第 {self.page} 页无法显示：{_message(exc)}")
             return
         if not job.cancelled.is_set():
-            job.signals.rendered.emit(job.generation, self.page, self.scale, image, threading.get_ident())
+            job.signals.rendered.emit(job.generation, self.page, self.scale, image, (threading.get_ident(), pid))
 
 
 class SearchTask(QRunnable):
-    """Find ``query`` on every page; reports hit rectangles per 1-based page."""
+    """Find ``query`` on every page, a chunk of pages per child call; reports hits per 1-based page."""
 
-    def __init__(self, job: Job, query: str) -> None:
+    def __init__(self, job: Job, query: str, page_count: int) -> None:
         super().__init__()
         self.job = job
         self.query = query
+        self.page_count = page_count
 
     def run(self) -> None:
-        """Qt override: search page by page (the lock is released between pages)."""
+        """Qt override: search chunk by chunk, stopping when the job is cancelled."""
         job = self.job
         hits: dict[int, list[Rect]] = {}
         try:
-            with PDF_LOCK:
-                doc = job.open()
-            try:
-                for index in range(doc.page_count):
-                    if job.cancelled.is_set():
-                        return
-                    with PDF_LOCK:
-                        rects = doc[index].search_for(self.query)
-                    if rects:
-                        hits[index + 1] = [(r.x0, r.y0, r.x1, r.y1) for r in rects]
-            finally:
-                with PDF_LOCK:
-                    doc.close()
+            for first in range(1, self.page_count + 1, SEARCH_CHUNK):
+                if job.cancelled.is_set():
+                    return
+                hits.update(job.workers.call(pdf_process.search_pages, job.path, job.password, self.query,
+                                             first, first + SEARCH_CHUNK - 1))
+        except WorkersClosed:
+            return
         except Exception as exc:
             log.warning("search failed in %s: %s", job.path, exc)
         if not job.cancelled.is_set():
