@@ -50,6 +50,7 @@ async def main() -> None:
     ap.add_argument("--target-chars", type=int, default=300)
     ap.add_argument("--concurrency", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--max-continuations", type=int, default=1)
     args = ap.parse_args()
     cfg = EndpointConfig(base_url=args.base_url, api_key=args.api_key, model=args.model, max_tokens=args.max_tokens,
                          timeout=args.timeout, concurrency=args.concurrency, max_retries=1)
@@ -64,11 +65,12 @@ async def main() -> None:
         print(f"  [{time.monotonic() - t0:7.1f}s] {d.key} {d.status}", flush=True)
 
     async with LLMClient(cfg) as client:
-        engine = DraftingEngine(client, concurrency=args.concurrency, on_delta=on_delta, on_state=on_state)
+        engine = DraftingEngine(client, concurrency=args.concurrency, on_delta=on_delta, on_state=on_state,
+                                max_continuations=args.max_continuations)
         state = await engine.run(requests)
     total = time.monotonic() - t0
     print(f"\nmodel {args.model} at {args.base_url}, max_tokens {args.max_tokens}, target {args.target_chars} chars,"
-          f" concurrency {engine.limit}")
+          f" concurrency {engine.limit}, max continuations {args.max_continuations}")
     print(f"{'section':8} {'status':9} {'seconds':>8} {'first':>7} {'chars':>6} {'cont':>4} {'p_tok':>6} {'c_tok':>6}  note")
     for key, d in state.sections.items():
         print(f"{key:8} {d.status:9} {d.elapsed_s:8.1f} {first_piece.get(key, float('nan')):7.1f} {len(d.text):6d} "
