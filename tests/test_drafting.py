@@ -14,7 +14,13 @@ from app.core.drafting_state import DraftingState, SectionDraft
 from app.core.outline import Outline, OutlineNode
 from app.llm.client import EndpointConfig, LLMClient
 from app.pipeline.draft_context import SectionRequest, section_requests
-from app.pipeline.draft_text import clean_markdown, refusal_reason, seam_overlap
+from app.pipeline.draft_text import (
+    clean_markdown,
+    drop_repeated_lines,
+    is_looping,
+    refusal_reason,
+    seam_overlap,
+)
 from app.pipeline.drafting import DraftingEngine, DuplicateWarning, find_duplicates
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
@@ -213,6 +219,17 @@ async def test_endless_truncation_stops_after_bounded_continuations(client: LLMC
     assert state.sections["1.1.1"].status == "done" and "不完整" in state.sections["1.1.1"].error
 
 
+async def test_looping_model_is_not_continued_and_repeats_are_dropped(client: LLMClient,
+                                                                      llm_server: OpenAIServer) -> None:
+    loop = "我公司配送车辆每日出车前统一消毒并记录。\n" + "配送人员持证上岗，统一着装。\n" * 20
+    llm_server.push(Reply.truncated(loop))
+    state = await DraftingEngine(client).run(_requests()[:1])
+    d = state.sections["1.1.1"]
+    assert len(llm_server.completion_requests) == 1  # no continuation of a loop
+    assert d.status == "done" and d.text == "我公司配送车辆每日出车前统一消毒并记录。\n配送人员持证上岗，统一着装。"
+    assert "重复" in d.error
+
+
 async def test_cut_stream_continues(client: LLMClient, llm_server: OpenAIServer) -> None:
     text = "我公司建立食品留样制度，每餐每样留样不少于一百二十五克，冷藏保存四十八小时。"
     llm_server.push(Reply.dropped(text, after=20, chunk_size=5), Reply.text(text[20:]))
@@ -283,6 +300,11 @@ def test_markdown_cleanup_and_text_checks() -> None:
     assert refusal_reason("抱歉" + "很长的正文" * 100) is None
     assert seam_overlap("甲乙丙丁戊己庚辛", "丙丁戊己庚辛壬癸") == 6
     assert seam_overlap("甲乙丙丁戊己庚辛", "壬癸子丑寅卯辰巳") == 0
+    table = "| 项目 | 时间 |\n|---|---|\n| 早餐 | 6点 |\n|---|---|"
+    assert drop_repeated_lines(table) == (table, 0)  # short rules are not "repeats"
+    assert drop_repeated_lines("甲乙丙丁戊己庚\n其他内容写在这里\n甲乙丙丁戊己庚") == ("甲乙丙丁戊己庚\n其他内容写在这里", 1)
+    assert is_looping("冷链运输全程记录温度，车辆每日消毒。", "冷链运输全程记录温度，车辆每日消毒。冷链运输")
+    assert not is_looping("冷链运输全程记录温度，车辆每日消毒。", "人员持健康证上岗，统一着装，每年体检一次并建立档案。")
 
 
 def test_state_round_trips_through_the_project_section_records() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from app.core.similarity import normalize_text
+from app.core.similarity import containment, normalize_text
 
 _REFUSAL = re.compile(
     r"^\s*(?:抱歉|对不起|很抱歉|我无法|我不能|无法(?:提供|完成|协助)|作为(?:一个)?(?:AI|人工智能|语言模型)|"
@@ -95,3 +95,27 @@ class SeamTrimmer:
         cut = seam_overlap(self._written, text)
         self._buffer = ""
         return text[cut:]
+
+
+def drop_repeated_lines(text: str, min_chars: int = 6) -> tuple[str, int]:
+    """Remove lines repeating an earlier line (weak models loop); returns the text and how many went.
+
+    Lines shorter than ``min_chars`` meaningful characters (table rules, short labels) are kept.
+    """
+    seen: set[str] = set()
+    kept: list[str] = []
+    dropped = 0
+    for line in text.split("\n"):
+        key = normalize_text(line)
+        if len(key) >= min_chars and key in seen:
+            dropped += 1
+            continue
+        if len(key) >= min_chars:
+            seen.add(key)
+        kept.append(line)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)), dropped
+
+
+def is_looping(before: str, added: str, threshold: float = 0.8) -> bool:
+    """Does the newly generated ``added`` mostly repeat ``before``? (then stop continuing)"""
+    return len(normalize_text(added)) >= 20 and containment(added, before) >= threshold

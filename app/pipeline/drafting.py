@@ -37,7 +37,13 @@ from app.pipeline.draft_context import (
     draft_messages,
     rewrite_messages,
 )
-from app.pipeline.draft_text import SeamTrimmer, clean_markdown, refusal_reason
+from app.pipeline.draft_text import (
+    SeamTrimmer,
+    clean_markdown,
+    drop_repeated_lines,
+    is_looping,
+    refusal_reason,
+)
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -115,6 +121,7 @@ class _Generation:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     hit_limit: bool = False
+    looping: bool = False
 
 
 @dataclass
@@ -240,9 +247,14 @@ class DraftingEngine:
             draft.text, draft.status, draft.error = gen.text, "failed", reason
             self._emit(draft)
             return
-        draft.text = clean_markdown(gen.text, req.title)
+        draft.text, repeats = _final_text(gen.text, req.title)
         draft.status = "done"
-        draft.error = "续写次数已达上限，正文可能不完整。" if gen.hit_limit else ""
+        notes = []
+        if gen.hit_limit:
+            notes.append("续写次数已达上限，正文可能不完整。")
+        if gen.looping or repeats:
+            notes.append(f"模型输出出现重复，已删去 {repeats} 行重复内容，请检查正文。")
+        draft.error = "".join(notes)
         self._emit(draft)
         self._check_duplicates(draft)
 
@@ -272,6 +284,7 @@ class DraftingEngine:
         gen = _Generation(text=written)
         cuts = truncations = 0
         while True:
+            before = gen.text
             messages = continue_messages(base, gen.text) if gen.text.strip() else base
             trimmer = SeamTrimmer(gen.text)
             stream = self.client.stream(messages, max_tokens=self.max_tokens, stage="draft")
@@ -299,6 +312,9 @@ class DraftingEngine:
             gen.prompt_tokens += comp.usage.prompt_tokens
             gen.completion_tokens += comp.usage.completion_tokens
             if comp.truncated or comp.finish_reason == "length":
+                if is_looping(before, gen.text[len(before):]) or is_looping(*_halves(gen.text[len(before):])):
+                    gen.looping = True  # a weak model repeating itself: more tokens only add more of it
+                    return gen
                 if truncations < self.max_continuations:
                     truncations += 1
                     gen.continuations += 1
@@ -319,7 +335,18 @@ class DraftingEngine:
         reason = refusal_reason(gen.text)
         if reason is not None:
             return RewriteResult(False, text, text, mode, error=reason, continuations=gen.continuations)
-        return RewriteResult(True, clean_markdown(gen.text, req.title), text, mode, continuations=gen.continuations)
+        return RewriteResult(True, _final_text(gen.text, req.title)[0], text, mode, continuations=gen.continuations)
+
+
+def _final_text(raw: str, title: str) -> tuple[str, int]:
+    """Light markdown without lines the model repeated; returns the text and the lines dropped."""
+    return drop_repeated_lines(clean_markdown(raw, title))
+
+
+def _halves(text: str) -> tuple[str, str]:
+    """The first and second half of a text (a loop inside one answer repeats its first half)."""
+    mid = len(text) // 2
+    return text[:mid], text[mid:]
 
 
 def _error_text(exc: LLMError) -> str:
