@@ -16,6 +16,7 @@ import json
 import os
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +68,13 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
         strategy=args.strategy, review=not args.no_review, guidance=args.guidance or "",
     )
+    if args.compact:
+        settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
     progress = _progress(args.quiet)
     async with LLMClient(cfg) as client:
         meter = RunMeter(budget=settings.budget, progress=progress)
-        analysis = await analyze_tender(client, doc, scoring=scoring, meter=meter)
+        analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
+                                        meter=meter, model_groups=True if args.analysis == "model" else None)
         result = await generate_outline(client, analysis, settings, progress=progress)
     # The analysis calls count towards the run's figures.
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
@@ -171,6 +175,9 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--max-run-tokens", type=int, default=600_000, help="本次运行最多使用的 token 数")
     p.add_argument("--no-review", action="store_true", help="跳过模型审核")
     p.add_argument("--guidance", help="额外要求（如“加入信息安全保障”）")
+    p.add_argument("--compact", action="store_true", help="只要标题、不要描述，每节最多 4 个小节（适合很慢的本地小模型）")
+    p.add_argument("--analysis", choices=["auto", "table", "model"], default="auto",
+                   help="评分项来源：auto 评分表可靠时不再问模型；table 只用评分表和程序读取（不调用模型）；model 总是请模型补充")
     p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
     add_endpoint_arguments(p)
     p.set_defaults(func=cmd_outline)

@@ -45,6 +45,7 @@ class OutlineSettings:
     full_max_tokens: int = 3500
     max_sections: int = 5  # children per chapter asked of the model
     max_leaves: int = 4  # children per section asked of the model
+    descriptions: bool = True  # False: titles only (compact answers for slow, weak local models)
     guidance: str = ""
 
 

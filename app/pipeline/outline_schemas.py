@@ -48,28 +48,37 @@ class LeafItem(BaseModel):
     description: Description = ""
 
 
+class TitleLeaf(BaseModel):
+    """A heading without children or description (compact schemas for weak models)."""
+
+    model_config = ConfigDict(extra="ignore")
+    title: Title
+
+
 @cache
-def node_model(levels: int, min_items: int = 2, max_items: int = 5) -> type[BaseModel]:
+def node_model(levels: int, min_items: int = 2, max_items: int = 5, descriptions: bool = True) -> type[BaseModel]:
     """A heading model with ``levels`` levels including itself (1 = leaf)."""
     if levels <= 1:
-        return LeafItem
-    child = node_model(levels - 1, min_items, max_items)
+        return LeafItem if descriptions else TitleLeaf
+    child = node_model(levels - 1, min_items, max_items, descriptions)
+    fields: dict[str, Any] = {"title": (Title, ...)}
+    if descriptions:
+        fields["description"] = (Description, "")
     model: type[BaseModel] = create_model(
-        f"Heading{levels}",
+        f"Heading{levels}{'' if descriptions else 'T'}",
         __config__=ConfigDict(extra="ignore"),
-        title=(Title, ...),
-        description=(Description, ""),
+        **fields,
         children=(Annotated[list[child], _cut(max_items), Field(min_length=min_items, max_length=max_items)], ...),  # type: ignore[valid-type]
     )
     return model
 
 
 @cache
-def children_model(levels: int, min_items: int = 2, max_items: int = 5) -> type[BaseModel]:
+def children_model(levels: int, min_items: int = 2, max_items: int = 5, descriptions: bool = True) -> type[BaseModel]:
     """``{"children": [...]}`` for one chapter's subtree of ``levels`` levels (2–3 typically)."""
-    child = node_model(levels, min_items, max_items)
+    child = node_model(levels, min_items, max_items, descriptions)
     model: type[BaseModel] = create_model(
-        f"ChapterChildren{levels}",
+        f"ChapterChildren{levels}{'' if descriptions else 'T'}",
         __config__=ConfigDict(extra="ignore"),
         children=(Annotated[list[child], _cut(max_items), Field(min_length=min_items, max_length=max_items)], ...),  # type: ignore[valid-type]
     )

@@ -29,14 +29,15 @@ from app.pipeline.outline_schemas import (
 )
 
 
-def json_format_hint(levels: int, key: str = "children", seeds: tuple[str, ...] = ()) -> str:
+def json_format_hint(levels: int, key: str = "children", seeds: tuple[str, ...] = (),
+                     descriptions: bool = True) -> str:
     """The JSON shape to ask for, written out for ``levels`` levels of headings.
 
     With ``seeds`` (detail points) the example's first-level titles are those points, so a
     model that copies the example still writes headings that answer the scoring items.
     """
     def shape(n: int, title: str = "……") -> dict[str, Any]:
-        node: dict[str, Any] = {"title": title, "description": "……"}
+        node: dict[str, Any] = {"title": title, "description": "……"} if descriptions else {"title": title}
         if n > 1:
             node["children"] = [shape(n - 1), "……"]
         return node
@@ -92,7 +93,7 @@ class JsonStrategy:
         model = chapters_model(lo, hi)
         prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
                             min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance),
-                            output_format=json_format_hint(1, "chapters"))
+                            output_format=json_format_hint(1, "chapters"), desc_rule=desc_rule(job, "该章"))
 
         def rule(value: Any) -> list[str]:
             nodes = repair_outline(to_nodes(value.chapters), flat_limits(lim))
@@ -106,8 +107,9 @@ class JsonStrategy:
     async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
         """The levels below one node, checked as a subtree."""
         s = job.settings
-        model = children_model(target.levels, job.limits.min_children, s.max_sections)
-        prompt = chapter_prompt(job, target, json_format_hint(target.levels, seeds=target.seeds))
+        model = children_model(target.levels, job.limits.min_children, s.max_sections, s.descriptions)
+        prompt = chapter_prompt(job, target, json_format_hint(target.levels, seeds=target.seeds,
+                                                              descriptions=s.descriptions))
 
         def rule(value: Any) -> list[str]:
             return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)[1]
@@ -124,7 +126,8 @@ class JsonStrategy:
         model = full_outline_model(lim.depth, min(lim.max_chapters, 8), min(lim.max_children, s.max_sections))
         prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
                             depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
-                            guidance=guidance_block(guidance), output_format=json_format_hint(lim.depth, "outline"))
+                            guidance=guidance_block(guidance), output_format=json_format_hint(lim.depth, "outline"),
+                            desc_rule=desc_rule(job))
 
         def rule(value: Any) -> list[str]:
             return [str(i) for i in check_outline(repair_outline(to_nodes(value.outline), lim), lim)]
@@ -149,6 +152,11 @@ def guidance_block(text: str) -> str:
     return f"\n用户的额外要求（务必遵守）：{text.strip()}\n" if text.strip() else ""
 
 
+def desc_rule(job: OutlineJob, what: str = "该部分") -> str:
+    """The prompt line asking for descriptions (empty in compact mode, which asks for titles only)."""
+    return f"- description 用一句话说明{what}应写什么。" if job.settings.descriptions else ""
+
+
 def chapter_prompt(job: OutlineJob, target: SubtreeTarget, output_format: str) -> str:
     """The prompt asking for one node's children (shared by both strategies)."""
     s = job.settings
@@ -167,4 +175,5 @@ def chapter_prompt(job: OutlineJob, target: SubtreeTarget, output_format: str) -
         guidance += "\n现有内容（请在此基础上改写或扩写）：" + existing_text(target.existing)[:1500] + "\n"
     return job.prompt("outline_chapter", project_name=job.project_name, chapter_title=target.title,
                       chapter_brief=brief, other_chapters=others, min_items=job.limits.min_children,
-                      max_items=s.max_sections, leaf_rule=leaf_rule, guidance=guidance, output_format=output_format)
+                      max_items=s.max_sections, leaf_rule=leaf_rule, guidance=guidance, output_format=output_format,
+                      desc_rule=desc_rule(job))

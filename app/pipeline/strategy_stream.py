@@ -28,13 +28,13 @@ from app.llm.instruction_apply import InstructionApplier
 from app.llm.instruction_rounds import RoundsResult, run_instruction_rounds
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
 from app.pipeline.outline_repair import repair_outline
-from app.pipeline.strategy_json import chapter_prompt, flat_limits, guidance_block, subtree_issues
+from app.pipeline.strategy_json import chapter_prompt, desc_rule, flat_limits, guidance_block, subtree_issues
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
 
-def stream_format_hint(levels: int, base: str = "/outline/0/children") -> str:
+def stream_format_hint(levels: int, base: str = "/outline/0/children", descriptions: bool = True) -> str:
     """How to write instructions that add ``levels`` levels below ``base``."""
     lines = ["输出方式：可以先简短思考，然后逐行输出 JSON 指令，每行一条，不要输出其它 JSON。"]
     path = base
@@ -42,7 +42,8 @@ def stream_format_hint(levels: int, base: str = "/outline/0/children") -> str:
     for depth in range(levels):
         name = names[min(depth, len(names) - 1)]
         where = "" if depth == 0 else "（i、j 是从 0 数起的下标）"
-        lines.append(f'- 添加{name}{where}：{{"op":"append","path":"{path}","value":{{"title":"{name}标题","description":"一句话说明"}}}}')
+        desc = ',"description":"一句话说明"' if descriptions else ""
+        lines.append(f'- 添加{name}{where}：{{"op":"append","path":"{path}","value":{{"title":"{name}标题"{desc}}}}}')
         path = path + ("/i/children" if depth == 0 else "/j/children")
     lines.append('- 修改标题：{"op":"set","path":"/outline/0/children/i/title","value":"新标题"}')
     lines.append('- 全部写完后输出：{"op":"done"}')
@@ -134,7 +135,8 @@ class StreamStrategy:
         outline.replace([])
         prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
                             depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
-                            guidance=guidance_block(guidance), output_format=_full_hint(lim.depth))
+                            guidance=guidance_block(guidance), output_format=_full_hint(lim.depth),
+                            desc_rule=desc_rule(job))
         res = await self._rounds(job, prompt, outline, InstructionApplier(outline), lim, "outline", job.settings.full_max_tokens)
         nodes = repair_outline(list(outline.chapters), lim)
         left = [str(i) for i in check_outline(nodes, lim)]
@@ -148,7 +150,8 @@ class StreamStrategy:
         lo, hi = max(lim.min_chapters, 3), min(lim.max_chapters, 8)
         outline = Outline()
         prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
-                            min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance), output_format=_top_hint())
+                            min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance), output_format=_top_hint(),
+                            desc_rule=desc_rule(job, "该章"))
         flat = flat_limits(lim)
         res = await self._rounds(job, prompt, outline, InstructionApplier(outline), flat, "outline", job.settings.top_max_tokens)
         nodes = repair_outline([n.model_copy(update={"children": []}) for n in outline.chapters], flat)
@@ -170,7 +173,7 @@ class StreamStrategy:
         sub = OutlineLimits(depth=target.levels + 1, min_children=job.limits.min_children,
                             max_chapters=job.limits.max_chapters, max_children=job.limits.max_children,
                             max_title_len=job.limits.max_title_len, min_chapters=1)
-        prompt = chapter_prompt(job, target, stream_format_hint(target.levels))
+        prompt = chapter_prompt(job, target, stream_format_hint(target.levels, descriptions=job.settings.descriptions))
         try:
             res = await self._rounds(job, prompt, scratch, applier, sub, stage, job.settings.chapter_max_tokens,
                                      target.temperature)
