@@ -1,0 +1,123 @@
+"""Local repairs before any model call, coverage of detail points, bounded schemas, budgets."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from app.core.outline import OutlineNode as N
+from app.core.rules import check_outline
+from app.pipeline.budget import BudgetExhausted, RunBudget, RunMeter
+from app.pipeline.coverage import point_label, uncovered_points
+from app.pipeline.outline_repair import clean_title, placeholder_problem, repair_outline
+from app.pipeline.outline_schemas import children_model, full_outline_model, to_nodes
+from app.pipeline.outline_steps import StrategySelector
+
+
+def test_clean_title_strips_numbering_markdown_and_quotes() -> None:
+    assert clean_title("1.2 设计原则") == "设计原则"
+    assert clean_title("**第一章 总体方案**") == "总体方案"
+    assert clean_title("（一）质量保障。") == "质量保障"
+    assert clean_title("“应急预案”") == "应急预案"
+    assert clean_title("3.1.2、 进度") == "进度"
+
+
+def test_echo_and_duplicate_children_are_dropped_keeping_two() -> None:
+    chapter = N(title="服务方案", children=[
+        N(title="二级目录", children=[N(title="a1"), N(title="a2")]),
+        N(title="人员配置", children=[N(title="岗位设置"), N(title="三级目录"), N(title="岗位设置"), N(title="人员培训")]),
+        N(title="服务方案", children=[N(title="b1"), N(title="b2")]),
+        N(title="进度计划", children=[N(title="里程碑"), N(title="一级目录")]),
+        N(title="人员配置", children=[N(title="c1"), N(title="c2")]),
+    ])
+    out = repair_outline([chapter, N(title="售后服务", children=[N(title="响应机制", children=[N(title="x"), N(title="y")]),
+                                                                  N(title="回访制度", children=[N(title="p"), N(title="q")])])])
+    sections = out[0].children
+    assert [s.title for s in sections] == ["人员配置", "进度计划"]
+    assert [c.title for c in sections[0].children] == ["岗位设置", "人员培训"]
+    # only one good child: the echo is kept rather than leaving a single child (the model must fix it)
+    assert [c.title for c in sections[1].children] == ["里程碑", "一级目录"]
+    assert out[0].id == "1" and sections[1].children[0].id == "1.2.1"
+
+
+def test_too_deep_levels_are_cut_and_lists_bounded() -> None:
+    deep = N(title="总体方案", children=[N(title=f"节{i}甲", children=[N(title="小点一", children=[N(title="多余")]),
+                                                                     N(title="小点二")]) for i in range(12)])
+    out = repair_outline([deep, deep.model_copy(update={"title": "实施方案"})])
+    assert len(out[0].children) == 10
+    assert all(not leaf.children for s in out[0].children for leaf in s.children)
+    assert check_outline(out) == [] or all(i.code != "too_deep" for i in check_outline(out))
+
+
+def test_locked_top_level_is_untouched() -> None:
+    chapters = [N(title="1.服务方案", source_requirement_id="R1", children=[N(title="1.1 人员", children=[N(title="x1"), N(title="x2")])])]
+    out = repair_outline(chapters, lock_top=True)
+    assert out[0].title == "1.服务方案" and out[0].children[0].title == "人员"
+
+
+def test_placeholders_copied_from_prompt_examples_are_caught() -> None:
+    assert placeholder_problem("具体标题") and placeholder_problem("……") and placeholder_problem("三级目录")
+    assert placeholder_problem("质量控制流程") is None
+
+
+def test_coverage_finds_uncovered_points() -> None:
+    chapter = N(title="服务方案", children=[
+        N(title="项目人员配置", children=[N(title="人员分工"), N(title="岗位职责")]),
+        N(title="实施进度安排", description="按实施进度计划推进", children=[N(title="进度节点"), N(title="进度控制")]),
+    ])
+    points = ["①项目人员配置方案合理得5分", "②实施进度计划科学", "③设备配置和技术工具方案"]
+    assert uncovered_points(chapter, points) == ["③设备配置和技术工具方案"]
+    assert point_label("①项目人员配置方案：配置合理得5分") == "项目人员配置方案"
+
+
+def test_bounded_schema_carries_limits_and_is_lenient_where_code_can_fix() -> None:
+    model = children_model(2, 2, 3)
+    schema = model.model_json_schema()
+    assert schema["properties"]["children"]["maxItems"] == 3 and schema["properties"]["children"]["minItems"] == 2
+    heading = schema["$defs"]["Heading2"]["properties"]["title"]
+    assert heading["minLength"] == 2 and heading["maxLength"] == 30
+    value = model.model_validate({"children": [
+        {"title": "1.1 人员配置", "children": [{"title": "岗位", "description": None}, {"title": "分工"}]},
+        {"title": "进度", "children": [{"title": f"节点{i}"} for i in range(6)]},
+        {"title": "多余一", "children": [{"title": "aa"}, {"title": "bb"}]},
+        {"title": "多余二", "children": [{"title": "aa"}, {"title": "bb"}]},
+    ]})
+    nodes = to_nodes(value.children)  # type: ignore[attr-defined]
+    assert len(nodes) == 3 and nodes[0].title == "人员配置" and len(nodes[1].children) == 3
+    with pytest.raises(ValidationError):
+        model.model_validate({"children": [{"title": "只有一个", "children": [{"title": "aa"}, {"title": "bb"}]}]})
+    assert "Heading3" in full_outline_model(3).model_json_schema()["$defs"]
+
+
+def test_compact_schema_has_no_descriptions() -> None:
+    schema = children_model(2, 2, 4, False).model_json_schema()
+    assert all("description" not in d["properties"] for d in schema["$defs"].values())
+
+
+def test_meter_enforces_budget_and_counts() -> None:
+    meter = RunMeter(budget=RunBudget(max_calls=3, max_tokens=100))
+    meter.check("chapter")
+    meter.record("chapter", 2, 30, 20)
+    assert meter.allowed_attempts(3) == 1 and meter.tokens == 50
+    meter.record("review", 1, 10, 10)
+    with pytest.raises(BudgetExhausted) as exc:
+        meter.check("review")
+    assert "3" in exc.value.message_zh and meter.attempts == {"chapter": 2, "review": 1}
+    tokens = RunMeter(budget=RunBudget(max_calls=None, max_tokens=10))
+    tokens.record("outline", 1, 8, 5)
+    with pytest.raises(BudgetExhausted):
+        tokens.check("outline")
+
+
+def test_selector_switches_after_repeated_failures() -> None:
+    class S:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+    sel = StrategySelector([S("json"), S("stream")], "json", switch_after=2)  # type: ignore[list-item]
+    sel.failed("json")
+    assert sel.current.name == "json"
+    sel.failed("json")
+    assert sel.current.name == "stream" and sel.switches == 1
+    sel.succeeded("stream")
+    assert sel.summary() == "stream"
