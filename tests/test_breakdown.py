@@ -190,3 +190,14 @@ async def test_yangjiang_breakdown_keeps_all_triangle_clauses(tenders_dir: Path,
     assert sum(r.mark == "▲" for r in b.risks) == 8
     assert sum(r.mark == "★" for r in b.risks) == 16
     assert out.chunks == len(llm_server.completion_requests) >= 3
+
+
+def test_breakdown_is_saved_in_the_project_file(tmp_path: Path) -> None:
+    from app.core.breakdown import RiskItem
+    from app.core.project import Project, load_project, save_project
+
+    b = Breakdown(status="executable", background="背景", goals=[],
+                  risks=[RiskItem(text="17.★不得转包", page=14, mark="★", origin="code", answered_in="2.1")])
+    path = tmp_path / "p.bidproj"
+    save_project(Project(breakdown=b), path)
+    assert load_project(path).breakdown == b

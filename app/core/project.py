@@ -30,6 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app import __version__ as APP_VERSION
 from app.core.analysis import Analysis
 from app.core.atomic_file import AtomicWriteError, atomic_write_text, sha256_file
+from app.core.breakdown import Breakdown
 from app.core.outline import OutlineDocument, OutlineNode
 
 FORMAT_NAME = "bidstudio-project"
@@ -135,6 +136,7 @@ class Project(BaseModel):
     modified_at: datetime = Field(default_factory=utc_now)
     tender: TenderRef | None = None
     analysis: Analysis | None = None
+    breakdown: Breakdown | None = Field(default=None, description="需求拆解（五字段）")
     generation_mode: Literal["free", "one_to_one"] | None = None
     guidance: str = ""
     outline: OutlineDocument = Field(default_factory=OutlineDocument)
