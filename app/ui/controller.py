@@ -224,6 +224,32 @@ class AppController(QObject):
             raise NoModelConfigured()
         return client
 
+    async def _prepare(self, client: LLMClient) -> None:
+        """Warm the HTTP client on a worker thread before the first call.
+
+        Building it loads the TLS certificates and the first request imports the chat and
+        streaming modules; together several hundred milliseconds that would otherwise
+        freeze the window when a run starts.
+        """
+        build = getattr(client, "_client", None)
+        if build is None:
+            return
+
+        def warm() -> None:
+            api = build()
+            _ = api.chat.completions  # resources are created (and imported) lazily
+            import anyio._backends._asyncio  # noqa: F401  (imported on the first request otherwise)
+            import openai.lib.streaming.chat  # noqa: F401
+
+            import app.llm.instruction_stream  # noqa: F401  (the runners import these lazily)
+            import app.pipeline.analysis  # noqa: F401
+            import app.pipeline.outline_run  # noqa: F401
+
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._executor, warm)
+        except Exception:  # configuration errors surface again, with their message, on the real call
+            pass
+
     def _begin(self, text: str) -> None:
         self._prompt_tokens = self._completion_tokens = 0
         self.tokens_changed.emit(0, 0)
@@ -242,6 +268,7 @@ class AppController(QObject):
         if self.document is None:
             raise NoTender()
         client = self._client()
+        await self._prepare(client)
         self._begin("正在分析招标文件……")
         ok, message = False, "分析已取消"
         try:
@@ -277,6 +304,7 @@ class AppController(QObject):
             old.cancel()
             await asyncio.wait([old], timeout=2.0)
         client = self._client()
+        await self._prepare(client)
         self.mode = mode
         self.model.set_locked_top_level(False)
         request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis,

@@ -9,7 +9,9 @@ tree node by node, used by the stream tests and the stall benchmark. Everything 
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
     from app.llm.client import LLMClient
 
 log = logging.getLogger(__name__)
+
+#: The streamed run gives the event loop (and so the GUI) a turn at least this often.
+YIELD_EVERY_S = 0.008
 
 Mode = Literal["free", "aligned"]
 _TEXT_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title")
@@ -200,8 +205,8 @@ async def stream_outline_runner(client: LLMClient, outline: Outline, request: Ou
                 if ev.op == "done":
                     done = True
                 elif writer.apply(ev.op, ev.tokens, ev.value):
-                    if writer.applied % 10 == 1:
-                        progress(PipelineEvent("outline", f"已生成 {len(outline)} 个目录节点", strategy="stream"))
+                    if writer.applied % 25 == 1:
+                        progress(PipelineEvent("outline", f"已写入 {writer.applied} 条目录指令", strategy="stream"))
                 else:
                     log.warning("instruction rejected: %s", writer.rejected[-1], extra={"stage": "outline"})
             elif isinstance(ev, MalformedInstruction):
@@ -209,8 +214,13 @@ async def stream_outline_runner(client: LLMClient, outline: Outline, request: Ou
                 log.warning("malformed instruction: %s", ev.issue, extra={"stage": "outline"})
 
     stream = client.stream(messages, max_tokens=request.max_tokens, stage="outline")
+    last_yield = time.perf_counter()
     async for delta in stream:
         handle(parser.feed(delta))
+        # Buffered chunks arrive without a real suspension; hand the GUI thread back regularly.
+        if time.perf_counter() - last_yield > YIELD_EVERY_S:
+            await asyncio.sleep(0)
+            last_yield = time.perf_counter()
     handle(parser.close())
     comp = stream.result
     outline.renumber()

@@ -46,11 +46,28 @@ OUTLINE_MIME = "application/x-bidstudio-outline-paths"
 
 COL_TITLE, COL_DESCRIPTION, COL_SOURCE = range(3)
 HEADERS = ("编号与标题", "内容要点", "对应评分项")
+_COLUMNS = len(HEADERS)
+#: Levels an outline may have (chapter, section, point).
+MAX_DEPTH = 3
 
 #: Role returning the node's path (tuple) for any index.
 PathRole = Qt.ItemDataRole.UserRole + 1
 #: Role returning whether the node is a locked one-to-one chapter.
 LockedRole = Qt.ItemDataRole.UserRole + 2
+
+_R = Qt.ItemDataRole
+_DISPLAY, _EDIT, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP = (
+    _R.DisplayRole, _R.EditRole, _R.FontRole, _R.BackgroundRole, _R.ForegroundRole, _R.ToolTipRole)
+_ROLES = frozenset({_DISPLAY, _EDIT, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP, PathRole, LockedRole})
+
+_F = Qt.ItemFlag
+_F_ROOT = _F.ItemIsDropEnabled
+_F_ROOT_RO = _F.NoItemFlags
+_F_RO = _F.ItemIsEnabled | _F.ItemIsSelectable
+_F_MOVE = _F_RO | _F.ItemIsDragEnabled | _F.ItemIsDropEnabled
+_F_EDIT = _F_MOVE | _F.ItemIsEditable
+_F_LOCKED = _F_RO | _F.ItemIsDropEnabled
+_F_LOCKED_EDIT = _F_LOCKED | _F.ItemIsEditable
 
 _LOCKED_BG = QBrush(QColor("#eef2f7"))
 _LOCKED_FG = QBrush(QColor("#34495e"))
@@ -147,36 +164,35 @@ class OutlineItemModel(QAbstractItemModel):
 
     # ------------------------------------------------------------------ Qt structure
     def index(self, row: int, column: int, parent: ModelIndex = QModelIndex()) -> QModelIndex:  # noqa: B008
-        """Qt override: child ``row`` of ``parent``."""
-        if column < 0 or column >= len(HEADERS) or row < 0:
-            return QModelIndex()
-        if parent.isValid() and parent.column() != 0:
-            return QModelIndex()
-        children = self._node(parent).children
-        if row >= len(children):
-            return QModelIndex()
-        return self.createIndex(row, column, children[row])
+        """Qt override: child ``row`` of ``parent`` (hot path: kept lean)."""
+        if parent.isValid():
+            if parent.column() != 0:
+                return QModelIndex()
+            children = parent.internalPointer().children
+        else:
+            children = self._outline.root.children
+        if 0 <= row < len(children) and 0 <= column < _COLUMNS:
+            return self.createIndex(row, column, children[row])
+        return QModelIndex()
 
     def parent(self, index: ModelIndex = QModelIndex()) -> QModelIndex:  # type: ignore[override]  # noqa: B008
         """Qt override: the parent of ``index``."""
         if not index.isValid():
             return QModelIndex()
-        node = self._node(index)
-        parent = self._parents.get(id(node))
+        parent = self._parents.get(id(index.internalPointer()))
         if parent is None or parent is self._outline.root:
             return QModelIndex()
-        grand = self._parents[id(parent)]
-        return self.createIndex(_row_of(grand, parent), 0, parent)
+        return self.createIndex(_row_of(self._parents[id(parent)], parent), 0, parent)
 
     def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         """Qt override: number of children."""
-        if parent.isValid() and parent.column() != 0:
-            return 0
-        return len(self._node(parent).children)
+        if parent.isValid():
+            return len(parent.internalPointer().children) if parent.column() == 0 else 0
+        return len(self._outline.root.children)
 
     def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
         """Qt override: three columns everywhere."""
-        return len(HEADERS)
+        return _COLUMNS
 
     def hasChildren(self, parent: ModelIndex = QModelIndex()) -> bool:  # noqa: B008
         """Qt override: whether ``parent`` has child rows."""
@@ -190,60 +206,70 @@ class OutlineItemModel(QAbstractItemModel):
 
     # ------------------------------------------------------------------ data
     def _is_locked(self, index: ModelIndex) -> bool:
-        return self._locked_top_level and index.isValid() and not index.parent().isValid()
+        if not self._locked_top_level or not index.isValid():
+            return False
+        return self._parents.get(id(index.internalPointer())) is self._outline.root
 
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Qt override: number + title, description, source requirement, plus styling roles."""
-        if not index.isValid():
+        """Qt override: number + title, description, source requirement, plus styling roles.
+
+        Called for every role of every painted cell, so unused roles return at once.
+        """
+        if role not in _ROLES or not index.isValid():
             return None
-        node = self._node(index)
+        node = index.internalPointer()
         col = index.column()
-        if role == Qt.ItemDataRole.DisplayRole:
+        if role == _DISPLAY:
             if col == COL_TITLE:
                 return f"{node.id}  {node.title}" if node.id else node.title
-            if col == COL_DESCRIPTION:
-                return node.description
-            return _source_text(node)
-        if role == Qt.ItemDataRole.EditRole:
+            return node.description if col == COL_DESCRIPTION else _source_text(node)
+        if role == _EDIT:
             if col == COL_TITLE:
                 return node.title
-            if col == COL_DESCRIPTION:
-                return node.description
-            return _source_text(node)
-        if role == Qt.ItemDataRole.ToolTipRole:
+            return node.description if col == COL_DESCRIPTION else _source_text(node)
+        top = self._parents.get(id(node)) is self._outline.root
+        locked = self._locked_top_level and top
+        if role == _FONT:
+            return self._bold if top and col == COL_TITLE else None
+        if role == _BACKGROUND:
+            return _LOCKED_BG if locked else None
+        if role == _FOREGROUND:
+            return _LOCKED_FG if locked else None
+        if role == _TOOLTIP:
             parts = [node.title]
             if node.description:
                 parts.append(node.description)
-            if self._is_locked(index):
+            if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
             return "\n".join(parts)
         if role == PathRole:
             return self.path_for_index(index)
         if role == LockedRole:
-            return self._is_locked(index)
-        if self._is_locked(index):
-            if role == Qt.ItemDataRole.BackgroundRole:
-                return _LOCKED_BG
-            if role == Qt.ItemDataRole.ForegroundRole:
-                return _LOCKED_FG
-        if role == Qt.ItemDataRole.FontRole and col == COL_TITLE and not index.parent().isValid():
-            return self._bold
+            return locked
         return None
 
     def flags(self, index: ModelIndex) -> Qt.ItemFlag:
-        """Qt override: titles and descriptions are editable; nodes drag and accept drops."""
+        """Qt override: titles and descriptions are editable; nodes drag and accept drops.
+
+        Called for every visible row on each layout, so the combinations are precomputed.
+        """
         if not index.isValid():
-            return Qt.ItemFlag.ItemIsDropEnabled if not self._read_only else Qt.ItemFlag.NoItemFlags
-        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+            return _F_ROOT_RO if self._read_only else _F_ROOT
         if self._read_only:
-            return flags
+            return _F_RO
         locked = self._is_locked(index)
         if index.column() == COL_DESCRIPTION or (index.column() == COL_TITLE and not locked):
-            flags |= Qt.ItemFlag.ItemIsEditable
-        if not locked:
-            flags |= Qt.ItemFlag.ItemIsDragEnabled
-        flags |= Qt.ItemFlag.ItemIsDropEnabled
+            flags = _F_LOCKED_EDIT if locked else _F_EDIT
+        else:
+            flags = _F_LOCKED if locked else _F_MOVE
+        if self._is_leaf_level(index):  # level 3 never has children: the view skips asking
+            flags |= _F.ItemNeverHasChildren
         return flags
+
+    def _is_leaf_level(self, index: ModelIndex) -> bool:
+        parent = self._parents.get(id(index.internalPointer()))
+        root = self._outline.root
+        return parent is not None and parent is not root and self._parents.get(id(parent)) is not root
 
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         """Qt override: rename or edit a description through an undo command."""
@@ -332,6 +358,8 @@ class OutlineItemModel(QAbstractItemModel):
         if dst_parent[: len(src)] == src:
             return None
         if self._locked_top_level and (len(src) == 1 or dst_parent == ()):
+            return None
+        if len(dst_parent) + self._outline.node(src).depth() > MAX_DEPTH:
             return None
         count = len(self._outline.node(dst_parent).children)
         dst_index = count if row < 0 else min(row, count)

@@ -41,6 +41,8 @@ from app.ui.commands import (
 from app.ui.outline_model import COL_DESCRIPTION, COL_TITLE, OutlineItemModel
 
 NEW_TITLE = "新标题"
+#: Rows the view expands on its own (beyond the chapters) before it stops opening sections.
+AUTO_EXPAND_LIMIT = 120
 
 
 class OutlineView(QTreeView):
@@ -78,9 +80,10 @@ class OutlineView(QTreeView):
         self.setColumnWidth(2, 150)
         self.actions_by_name: dict[str, QAction] = {}
         self._build_actions()
+        self._auto_shown = 0
         model.rowsInserted.connect(self._on_rows_inserted)
-        model.modelReset.connect(self.expandAll)
-        self.expandAll()
+        model.modelReset.connect(self.expand_sensibly)
+        self.expand_sensibly()
         self.selectionModel().currentChanged.connect(lambda *_: self.update_actions())
         self.update_actions()
 
@@ -319,16 +322,33 @@ class OutlineView(QTreeView):
             event.setDropAction(Qt.DropAction.CopyAction)
 
     # ------------------------------------------------------------------ streaming
+    def expand_sensibly(self) -> None:
+        """Expand everything for a normal outline; only the chapters for a very large one.
+
+        The tree view lays out every expanded row on each change, so thousands of visible
+        rows would make a streaming run stutter.
+        """
+        self._auto_shown = 0
+        if sum(1 for _ in self.outline_model.outline.walk()) <= AUTO_EXPAND_LIMIT:
+            self.expandAll()
+        else:
+            self.expandToDepth(0)
+
     def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        # Expand chapters and sections as their children stream in (leaves stay as they are).
-        if parent.isValid() and not self.isExpanded(parent):
-            depth = 0
-            p = parent
-            while p.isValid():
-                depth += 1
-                p = p.parent()
-            if depth <= 2:
-                self.expand(parent)
+        # Chapters open as their sections stream in. Sections open too, until about
+        # AUTO_EXPAND_LIMIT rows below them are on show: every expanded row costs layout
+        # time on each later change, so a huge outline streams in with its sections closed.
+        if not parent.isValid():
+            return
+        top = not parent.parent().isValid()
+        if self.isExpanded(parent):
+            if not top:
+                self._auto_shown += last - first + 1
+            return
+        if top or self._auto_shown < AUTO_EXPAND_LIMIT:
+            if not top:
+                self._auto_shown += self.outline_model.rowCount(parent)
+            self.expand(parent)
 
 
 def install_read_only_tracking(view: OutlineView, source: QObject, signal_name: str = "running_changed") -> None:

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
 from app.ui.controller import AppController  # noqa: E402
 from app.ui.generation_backend import stream_outline_runner  # noqa: E402
+from app.ui.main import freeze_startup_objects  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.pyside_workarounds import protect_bool_refcounts  # noqa: E402
 from tests.openai_server import OpenAIServer, Reply  # noqa: E402
@@ -68,7 +69,7 @@ def instructions() -> tuple[str, int]:
     return "\n".join(lines) + "\n", count
 
 
-async def run(chunk: int, chunk_delay: float) -> None:
+async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
     text, count = instructions()
     with OpenAIServer() as server, tempfile.TemporaryDirectory() as tmp:
         server.push(Reply.text(text, chunk_size=chunk, chunk_delay=chunk_delay))
@@ -79,8 +80,10 @@ async def run(chunk: int, chunk_delay: float) -> None:
 
         controller = AppController(client_factory=factory, runner=stream_outline_runner)
         window = MainWindow(controller, qsettings=QSettings(str(Path(tmp, "ui.ini")), QSettings.Format.IniFormat))
-        window.show()
+        if not hidden:
+            window.show()
         await asyncio.sleep(0.2)
+        freeze_startup_objects()  # as app.ui.main does after the window is shown
         gaps: list[float] = []
         clock = QElapsedTimer()
         clock.start()
@@ -95,6 +98,22 @@ async def run(chunk: int, chunk_delay: float) -> None:
         timer.setInterval(TICK_MS)
         timer.timeout.connect(tick)
         timer.start()
+        await asyncio.sleep(2.0)  # baseline: the same window, idle (shows how busy the machine is)
+        idle = sorted(max(0.0, g - TICK_MS) for g in gaps)
+        gaps.clear()
+        # Second baseline: plain CPU work in 8 ms slices with a yield between them, no Qt
+        # work at all. On a loaded machine the OS deschedules a busy process for tens of
+        # milliseconds at a time; this shows that floor.
+        last[0] = clock.nsecsElapsed()
+        end = time.perf_counter() + 2.0
+        while time.perf_counter() < end:
+            slice_end = time.perf_counter() + 0.008
+            while time.perf_counter() < slice_end:
+                pass
+            await asyncio.sleep(0)
+        busy = sorted(max(0.0, g - TICK_MS) for g in gaps)
+        gaps.clear()
+        last[0] = clock.nsecsElapsed()
         t0 = time.perf_counter()
         outcome = await controller.generate_outline("free")
         elapsed = time.perf_counter() - t0
@@ -104,17 +123,29 @@ async def run(chunk: int, chunk_delay: float) -> None:
               f"nodes in tree: {len(controller.outline)}")
         print(f"chunk size: {chunk} chars, chunk delay: {chunk_delay * 1000:.0f} ms, stream bytes: {len(text.encode())}")
         print(f"run time: {elapsed:.2f} s ({count / elapsed:.0f} instructions/s)")
+        print(f"idle baseline over {len(idle)} ticks: longest {idle[-1]:.1f} ms, median {statistics.median(idle):.2f} ms; "
+              f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+        print(f"busy baseline (8 ms CPU slices, no Qt work) over {len(busy)} ticks: longest {busy[-1]:.1f} ms, "
+              f"p99 {busy[int(len(busy) * 0.99) - 1]:.1f} ms, median {statistics.median(busy):.2f} ms")
         print(f"GUI-thread stalls over {len(gaps)} ticks of {TICK_MS} ms: longest {stalls[-1]:.1f} ms, "
               f"p99 {stalls[int(len(stalls) * 0.99) - 1]:.1f} ms, median {statistics.median(stalls):.2f} ms (target < 50 ms)")
+        marks, at = [], 0.0
+        for g in gaps:
+            at += g
+            marks.append((g, at))
+        worst = sorted(marks, reverse=True)[:3]
+        print("longest stalls at (ms into the run): " + ", ".join(f"{g - TICK_MS:.0f} ms @ {t:.0f}" for g, t in worst))
         window._close_ok = True
         window.close()
         await controller.shutdown()
+        window.deleteLater()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--chunk", type=int, default=64, help="characters per streamed chunk")
     parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between chunks")
+    parser.add_argument("--hidden", action="store_true", help="do not show the window (cost without painting)")
     args = parser.parse_args()
     protect_bool_refcounts()
     app = QApplication.instance() or QApplication(sys.argv)
@@ -122,7 +153,7 @@ def main() -> None:
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(run(args.chunk, args.chunk_delay))
+        loop.run_until_complete(run(args.chunk, args.chunk_delay, args.hidden))
 
 
 if __name__ == "__main__":

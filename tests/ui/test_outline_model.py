@@ -152,6 +152,9 @@ def test_drop_moves_node_with_undo() -> None:
     assert model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, 0, target)
     assert outline.node((2, 0)).title == "进度"
     assert [c.title for c in outline.node((1,)).children] == ["人员"]
+    # A drop that would make a fourth level is refused.
+    assert not model.canDropMimeData(model.mimeData([model.index_for_path((0, 0))]), Qt.DropAction.MoveAction,
+                                     -1, 0, model.index_for_path((2, 0)))
     # Dropping a node into its own subtree is refused.
     assert not model.canDropMimeData(model.mimeData([model.index_for_path((0,))]), Qt.DropAction.MoveAction,
                                      -1, 0, model.index_for_path((0, 0)))
