@@ -241,8 +241,8 @@ class AppController(QObject):
             import anyio._backends._asyncio  # noqa: F401  (imported on the first request otherwise)
             import openai.lib.streaming.chat  # noqa: F401
 
-            import app.llm.instruction_stream  # noqa: F401  (the runners import these lazily)
-            import app.pipeline.analysis  # noqa: F401
+            import app.llm.instruction_stream
+            import app.pipeline.analysis
             import app.pipeline.outline_run  # noqa: F401
 
         try:

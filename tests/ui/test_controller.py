@@ -47,7 +47,8 @@ async def test_live_stream_fills_the_tree_and_is_one_undo_step(controller: AppCo
     running: list[int] = []
     controller.running_changed.connect(running.append)
     task = controller.spawn(GENERATION, controller.generate_outline("free", "突出质量保障"))
-    await asyncio.sleep(0.15)
+    while not running and not task.done():
+        await asyncio.sleep(0.01)
     assert controller.model.read_only  # the user cannot edit while the run owns the tree
     outcome = await task
     assert outcome.ok, outcome.message
