@@ -276,3 +276,34 @@ async def test_wrong_key_is_a_config_failure(llm_server: OpenAIServer) -> None:
         res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned"))
     assert res.failure is not None and res.failure.kind == "config"
     assert "401" in res.failure.message_zh
+
+
+async def test_free_mode_streams_the_whole_outline_live_into_the_draft(llm_server: OpenAIServer) -> None:
+    router = Router()
+    chapters = [chapter_children(t) | {"title": t} for t in ["运维服务总体方案", "信息安全保障", "设备巡检方案"]]
+    router.add("full", as_instructions(chapters, "/outline"))  # type: ignore[arg-type]
+    llm_server.handler = router
+    draft = Outline()
+    sizes: list[int] = []
+    draft.subscribe(lambda phase, ev: sizes.append(len(draft)) if phase == "after" else None)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis([]), OutlineSettings(mode="free", strategy="stream"),
+                                     draft=draft)
+    assert res.ok and res.strategy == "stream" and router.count("full") == 1
+    assert _titles(res.chapters) == ["运维服务总体方案", "信息安全保障", "设备巡检方案"]
+    assert sizes[:4] == [0, 1, 2, 3] and max(sizes) == len(draft)  # reset, then nodes one by one
+    assert draft.to_document() == res.document()
+
+
+async def test_start_from_an_existing_outline_rewrites_each_chapter(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        before = len(llm_server.completion_requests)
+        res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False),
+                                     base=first.chapters)
+    assert res.ok
+    rewrites = llm_server.completion_requests[before:]
+    assert len(rewrites) == 3 and all("现有内容" in r.prompt_text for r in rewrites)
+    assert first.chapters[0].children[0].title in rewrites[0].prompt_text
