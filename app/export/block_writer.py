@@ -14,7 +14,9 @@ from docx.enum.table import WD_CELL_VERTICAL_ALIGNMENT, WD_TABLE_ALIGNMENT
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
-from docx.shared import Pt, Twips
+from docx.shared import Twips
+from docx.text.paragraph import Paragraph
+from lxml.etree import SubElement
 
 from app.export.markdown_blocks import Block, ListBlock, ParagraphBlock, Runs, TableBlock
 from app.export.styles import LIST_TEXT, SUBHEADING, TABLE_TEXT, insert_before_any
@@ -22,13 +24,16 @@ from app.export.styles import LIST_TEXT, SUBHEADING, TABLE_TEXT, insert_before_a
 if TYPE_CHECKING:
     from docx.document import Document
     from docx.oxml.xmlchemy import BaseOxmlElement
-    from docx.styles.style import ParagraphStyle
     from docx.table import Table
-    from docx.text.paragraph import Paragraph
 
     from app.export.presets import ExportPreset
 
 _TWIPS_PER_CM = 1440 / 2.54
+# Clark names for the hot paths (qn() per element is measurable on 1,000-node outlines).
+_W_P, _W_PPR, _W_PSTYLE, _W_VAL = qn("w:p"), qn("w:pPr"), qn("w:pStyle"), qn("w:val")
+_W_R, _W_RPR, _W_T, _W_B, _W_BCS = qn("w:r"), qn("w:rPr"), qn("w:t"), qn("w:b"), qn("w:bCs")
+_W_NUM_MAC_CLEANUP = qn("w:numIdMacAtCleanup")
+_XML_SPACE = qn("xml:space")
 _TCPR_AFTER_SHD = ("w:noWrap", "w:tcMar", "w:textDirection", "w:tcFitText", "w:vAlign", "w:hideMark")
 _MIN_COLUMN_TWIPS = 900  # about 1.6 cm: room for two CJK characters plus cell margins
 #: One list level: numFmt, lvlText, left indent, hanging (negative: first-line indent) in twips,
@@ -59,6 +64,7 @@ class ListNumbering:
         self._bullet_abstract: int | None = None
         self._ordered_abstract: int | None = None
         self._bullet_num: int | None = None
+        self._next_num_id: int | None = None
 
     def _next_abstract_id(self) -> int:
         ids = [int(el.get(qn("w:abstractNumId"), "0")) for el in self._numbering.findall(qn("w:abstractNum"))]
@@ -109,11 +115,29 @@ class ListNumbering:
         return abstract_id
 
     def _add_num(self, abstract_id: int, restart: bool) -> int:
-        num = self._numbering.add_num(abstract_id)
+        # python-docx's add_num() rescans every w:num per call (quadratic); count here instead.
+        if self._next_num_id is None:
+            ids = [int(el.get(qn("w:numId"), "0")) for el in self._numbering.findall(qn("w:num"))]
+            self._next_num_id = max(ids, default=0) + 1
+        num_id = self._next_num_id
+        self._next_num_id += 1
+        num = OxmlElement("w:num")
+        num.set(qn("w:numId"), str(num_id))
+        ref = OxmlElement("w:abstractNumId")
+        ref.set(qn("w:val"), str(abstract_id))
+        num.append(ref)
         if restart:
-            override = num.add_lvlOverride(ilvl=0)
-            override.add_startOverride(1)
-        return int(num.numId)
+            override = OxmlElement("w:lvlOverride")
+            override.set(qn("w:ilvl"), "0")
+            start = OxmlElement("w:startOverride")
+            start.set(qn("w:val"), "1")
+            override.append(start)
+            num.append(override)
+        if self._numbering.find(_W_NUM_MAC_CLEANUP) is None:
+            self._numbering.append(num)
+        else:
+            insert_before_any(self._numbering, num, ("w:numIdMacAtCleanup",))
+        return num_id
 
     def bullet_num_id(self) -> int:
         """The shared numbering instance for bullet lists."""
@@ -130,6 +154,48 @@ class ListNumbering:
         return self._add_num(self._ordered_abstract, restart=True)
 
 
+class BodyAppender:
+    """Appends paragraphs to the document body in O(1) each.
+
+    python-docx's ``add_paragraph(style=...)`` scans every style (to find the default) and
+    every body child (to find ``w:sectPr``) per call, which is quadratic on long documents.
+    """
+
+    def __init__(self, doc: Document) -> None:
+        self._doc = doc
+        body = doc.element.body
+        self._anchor = body.find(qn("w:sectPr"))
+        self._body = body
+
+    def paragraph(self, style_id: str | None = None, text: str = "") -> Paragraph:
+        """A new paragraph at the end of the body with style ``style_id`` and optional text."""
+        p = OxmlElement("w:p")
+        if style_id:
+            SubElement(SubElement(p, _W_PPR), _W_PSTYLE).set(_W_VAL, style_id)
+        if text:
+            t = SubElement(SubElement(p, _W_R), _W_T)
+            t.set(_XML_SPACE, "preserve")
+            t.text = text
+        if self._anchor is not None:
+            self._anchor.addprevious(p)
+        else:
+            self._body.append(p)
+        return Paragraph(p, self._doc._body)
+
+
+def set_style_id(p: BaseOxmlElement, style_id: str) -> None:
+    """Point a ``w:p`` at a paragraph style by id, without python-docx's style lookup."""
+    ppr = p.find(_W_PPR)
+    if ppr is None:
+        ppr = OxmlElement("w:pPr")
+        p.insert(0, ppr)
+    pstyle = ppr.find(_W_PSTYLE)
+    if pstyle is None:
+        pstyle = OxmlElement("w:pStyle")
+        ppr.insert(0, pstyle)
+    pstyle.set(_W_VAL, style_id)
+
+
 def _set_num_pr(paragraph: Paragraph, num_id: int, level: int) -> None:
     ppr = paragraph._p.get_or_add_pPr()
     num_pr = ppr.get_or_add_numPr()
@@ -139,10 +205,16 @@ def _set_num_pr(paragraph: Paragraph, num_id: int, level: int) -> None:
 
 def add_runs(paragraph: Paragraph, runs: Runs, bold_all: bool = False) -> None:
     """Append inline runs; a run is bold if marked ``**`` or when ``bold_all``."""
+    p = paragraph._p
     for inline in runs:
-        run = paragraph.add_run(inline.text)
+        run = SubElement(p, _W_R)
         if inline.bold or bold_all:
-            run.bold = True
+            rpr = SubElement(run, _W_RPR)
+            SubElement(rpr, _W_B)
+            SubElement(rpr, _W_BCS)
+        t = SubElement(run, _W_T)
+        t.set(_XML_SPACE, "preserve")
+        t.text = inline.text
 
 
 class BlockWriter:
@@ -152,11 +224,13 @@ class BlockWriter:
         self._doc = doc
         self._preset = preset
         self._lists = ListNumbering(doc)
+        self.body = BodyAppender(doc)
         styles = doc.styles
-        self._normal: ParagraphStyle = styles["Normal"]
-        self._list_style: ParagraphStyle = styles[LIST_TEXT]
-        self._sub_style: ParagraphStyle = styles[SUBHEADING]
-        self._table_text: ParagraphStyle = styles[TABLE_TEXT]
+        self._normal = styles["Normal"].style_id
+        self._list_style = styles[LIST_TEXT].style_id
+        self._sub_style = styles[SUBHEADING].style_id
+        self._table_text = styles[TABLE_TEXT].style_id
+        self._grid_style = styles["Table Grid"].style_id
         self._text_width = round(preset.page.text_width_cm * _TWIPS_PER_CM)
 
     def write(self, blocks: list[Block]) -> None:
@@ -164,7 +238,7 @@ class BlockWriter:
         for block in blocks:
             if isinstance(block, ParagraphBlock):
                 style = self._sub_style if block.subheading else self._normal
-                add_runs(self._doc.add_paragraph(style=style), block.runs)
+                add_runs(self.body.paragraph(style), block.runs)
             elif isinstance(block, ListBlock):
                 self._write_list(block)
             else:
@@ -173,7 +247,7 @@ class BlockWriter:
     def _write_list(self, block: ListBlock) -> None:
         num_id = self._lists.new_ordered_num_id() if block.ordered else self._lists.bullet_num_id()
         for item in block.items:
-            paragraph = self._doc.add_paragraph(style=self._list_style)
+            paragraph = self.body.paragraph(self._list_style)
             _set_num_pr(paragraph, num_id, item.level)
             add_runs(paragraph, item.runs)
 
@@ -203,7 +277,8 @@ class BlockWriter:
         if cols == 0:
             return
         table = self._doc.add_table(rows=len(block.rows), cols=cols)
-        table.style = self._doc.styles["Table Grid"]
+        style = table._tbl.tblPr.get_or_add_tblStyle()
+        style.val = self._grid_style
         table.alignment = WD_TABLE_ALIGNMENT.CENTER
         table.autofit = False
         widths = self.column_widths(block)
@@ -217,7 +292,7 @@ class BlockWriter:
                 cell.width = Twips(widths[c])
                 cell.vertical_alignment = WD_CELL_VERTICAL_ALIGNMENT.CENTER
                 paragraph = cell.paragraphs[0]
-                paragraph.style = self._table_text
+                set_style_id(paragraph._p, self._table_text)
                 if is_header or c in centred:
                     paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
                 if is_header:
@@ -228,8 +303,7 @@ class BlockWriter:
             if is_header:
                 _repeat_header(table.rows[r]._tr)
         # A small gap after the table so the next paragraph does not touch the border.
-        gap = self._doc.add_paragraph(style=self._normal)
-        gap.paragraph_format.space_after = Pt(0)
+        self.body.paragraph(self._normal)
 
 
 def _short_columns(block: TableBlock) -> set[int]:

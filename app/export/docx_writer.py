@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Final
 import docx
 from docx.enum.section import WD_SECTION
 from docx.enum.text import WD_BREAK
-from docx.shared import Cm, Pt
+from docx.shared import Cm, Pt, Twips
 
 from app.core.outline import Outline, OutlineNode
 from app.export.block_writer import BlockWriter
@@ -112,8 +112,9 @@ def _check_anonymous(headings: list[_Heading], meta: ExportMeta, options: Export
 
 def _apply_page_setup(section: Section, preset: ExportPreset) -> None:
     page = preset.page
-    section.page_width = Cm(page.width_cm)
-    section.page_height = Cm(page.height_cm)
+    # Whole twips, as Word stores A4 (11906 x 16838).
+    section.page_width = Twips(round(page.width_cm * 1440 / 2.54))
+    section.page_height = Twips(round(page.height_cm * 1440 / 2.54))
     section.top_margin = Cm(page.top_cm)
     section.bottom_margin = Cm(page.bottom_cm)
     section.left_margin = Cm(page.left_cm)
@@ -181,17 +182,17 @@ def _write_body(
     doc: Document, headings: list[_Heading], preset: ExportPreset, options: ExportOptions
 ) -> None:
     styles = doc.styles
-    heading_styles = [styles[f"Heading {level}"] for level in range(1, _MAX_STYLE_LEVEL + 1)]
-    guidance_style = styles[GUIDANCE]
+    heading_styles = [styles[f"Heading {level}"].style_id for level in range(1, _MAX_STYLE_LEVEL + 1)]
+    guidance_style = styles[GUIDANCE].style_id
     writer = BlockWriter(doc, preset)
     for bookmark_id, h in enumerate(headings, start=1):
         style = heading_styles[min(len(h.path), _MAX_STYLE_LEVEL) - 1]
-        paragraph = doc.add_paragraph(h.text, style=style)
+        paragraph = writer.body.paragraph(style, h.text)
         if h.bookmark:
             bookmark_paragraph(paragraph, h.bookmark, bookmark_id)
         description = h.node.description.strip()
         if options.include_descriptions and description:
-            doc.add_paragraph(f"{GUIDANCE_PREFIX}{description}", style=guidance_style)
+            writer.body.paragraph(guidance_style, f"{GUIDANCE_PREFIX}{description}")
         if h.node.content.strip():
             writer.write(parse_blocks(h.node.content))
 

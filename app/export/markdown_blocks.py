@@ -17,7 +17,7 @@ _ORDERED = re.compile(
 )
 _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
-_TABLE_SEPARATOR_CELL = re.compile(r"^\s*:?-{2,}:?\s*$")
+_TABLE_SEPARATOR_CELL = re.compile(r"^\s*:?-+:?\s*$")
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
 
 

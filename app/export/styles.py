@@ -144,20 +144,24 @@ def apply_text_style(style: ParagraphStyle, ts: TextStyle, color: str = "000000"
 
 
 def _scrub_theme_styling(doc: Document) -> None:
-    """Remove theme fonts and theme colours from every style so explicit values apply."""
+    """Remove theme fonts and theme colours from every style so explicit values apply.
+
+    Text colours and border colours become black; theme shading references are dropped.
+    """
     root = doc.styles.element
-    for rfonts in root.iter(qn("w:rFonts")):
-        for attr in _THEME_FONT_ATTRS:
-            rfonts.attrib.pop(qn(attr), None)
-    for color in root.iter(qn("w:color")):
-        for attr in _THEME_COLOR_ATTRS:
-            color.attrib.pop(qn(attr), None)
-        color.set(qn("w:val"), "000000")
-    for border_parent in root.iter(qn("w:pBdr")):
-        for border in border_parent:
-            for attr in _THEME_COLOR_ATTRS:
-                border.attrib.pop(qn(attr), None)
-            border.set(qn("w:color"), "000000")
+    color_tag = qn("w:color")
+    val, color_attr = qn("w:val"), qn("w:color")
+    theme_font_attrs = [qn(a) for a in _THEME_FONT_ATTRS]
+    theme_attrs = [qn(a) for a in (*_THEME_COLOR_ATTRS, "w:themeFill", "w:themeFillShade", "w:themeFillTint")]
+    for el in root.iter():
+        for attr in theme_font_attrs:
+            el.attrib.pop(attr, None)
+        for attr in theme_attrs:
+            el.attrib.pop(attr, None)
+        if el.tag == color_tag:
+            el.set(val, "000000")
+        elif color_attr in el.attrib and el.get(color_attr) != "auto":
+            el.set(color_attr, "000000")
 
 
 def _set_doc_defaults(doc: Document, preset: ExportPreset) -> None:
