@@ -32,6 +32,13 @@ HEADERS = ("编号", "评分项", "分值", "评分标准 / 细则", "页码")
 _CATEGORY_ZH = {"technical": "技术", "business": "商务", "price": "价格", "other": "其他"}
 
 
+def _summary(group: ScoringGroup, limit: int = 90) -> str:
+    """The criteria on two short lines for the table (the full text is in the tooltip)."""
+    text = "；".join(group.detail_points) if group.detail_points else group.description
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class ScoringTableModel(QAbstractTableModel):
     """Editable rows over the analysis' technical scoring groups.
 
@@ -79,13 +86,15 @@ class ScoringTableModel(QAbstractTableModel):
             if col == 2:
                 return "" if g.points is None else f"{g.points:g}"
             if col == 3:
-                text = g.description
-                if g.detail_points and role == Qt.ItemDataRole.DisplayRole:
-                    text = (text + "\n" if text else "") + "\n".join(f"• {p}" for p in g.detail_points)
-                return text
+                if role == Qt.ItemDataRole.EditRole:
+                    return g.description
+                return _summary(g)
             return "" if g.source_page is None else str(g.source_page)
         if role == Qt.ItemDataRole.ToolTipRole and col in (1, 3):
-            return self.data(self.index(index.row(), 3), Qt.ItemDataRole.DisplayRole)
+            text = g.description
+            if g.detail_points:
+                text = (text + "\n" if text else "") + "\n".join(f"• {p}" for p in g.detail_points)
+            return text
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (0, 2, 4):
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -190,6 +199,7 @@ class AnalysisView(QWidget):
         self.table.setWordWrap(True)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(46)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 44), (1, 170), (2, 50), (4, 44)):
@@ -233,7 +243,6 @@ class AnalysisView(QWidget):
             self.period.setText(ov.service_period)
             self.summary.setPlainText(ov.summary or ov.scope)
             self.table_model.set_groups(analysis.technical_groups)
-            self.table.resizeRowsToContents()
             notes = list(analysis.notes) + [d.message for d in analysis.differences]
             self.notes.setText("\n".join(notes))
             self.notes.setVisible(bool(notes))
@@ -259,7 +268,6 @@ class AnalysisView(QWidget):
     def _on_groups_edited(self) -> None:
         if not self._loading:
             self._analysis = self.current_analysis()
-            self.table.resizeRowsToContents()
             self.analysis_edited.emit(self._analysis)
 
     def _remove_selected(self) -> None:

@@ -65,8 +65,7 @@ OutlineRunner = Callable[["LLMClient", Outline, OutlineRequest, ProgressCallback
 
 def locked_chapters(analysis: Analysis) -> list[OutlineNode]:
     """One chapter per technical scoring group, in order, carrying the group's id and title."""
-    return [OutlineNode(title=g.title[:60], description=(g.description or "")[:400].replace("\n", " "),
-                        source_requirement_id=g.id, source_requirement_title=g.title)
+    return [OutlineNode(title=g.title[:60], source_requirement_id=g.id, source_requirement_title=g.title)
             for g in analysis.technical_groups[:12]]
 
 

@@ -567,6 +567,13 @@ class MainWindow(QMainWindow):
             event.ignore()
             self._spawn_ui("close", self.request_close())
             return
+        stack = self.controller.undo_stack
+        for signal, slot in ((stack.cleanChanged, self._on_clean_changed), (stack.indexChanged, self._on_outline_edited),
+                             (self.controller.model.modelReset, self._on_outline_edited)):
+            try:
+                signal.disconnect(slot)
+            except (RuntimeError, TypeError):  # already gone
+                pass
         self.qsettings.setValue("window/geometry", self.saveGeometry())
         self.qsettings.setValue("window/state", self.saveState())
         self.qsettings.sync()
