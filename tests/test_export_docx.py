@@ -336,3 +336,42 @@ def test_empty_outline_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ExportError) as err:
         export_docx([], tmp_path / "e.docx", sample_meta(), ExportOptions())
     assert err.value.message_zh == "目录为空，没有可导出的章节"
+
+
+def test_control_characters_from_models_do_not_break_the_file(tmp_path: Path) -> None:
+    chapters = [
+        OutlineNode(
+            title="总体\x0b方案",
+            description="要点\x00",
+            content="正文\x1b含控制字符\n| a\x07 | b |",
+            children=[OutlineNode(title="子节\x0c一"), OutlineNode(title="子节二")],
+        ),
+        OutlineNode(title="服务承诺"),
+    ]
+    meta = ExportMeta(project_name="项目\x01名称", bidder_name="投标\x02人")
+    path = export_docx(chapters, tmp_path / "c.docx", meta, ExportOptions(include_descriptions=True))
+    doc = docx.Document(str(path))
+    assert [t for _, t in _heading_texts(doc)][:2] == ["第一章 总体方案", "1.1 子节一"]
+    assert "正文含控制字符" in [p.text for p in doc.paragraphs]
+    assert doc.tables[0].rows[0].cells[0].text == "a"
+
+
+def test_fourth_level_headings_use_heading_4_and_stay_out_of_the_toc(tmp_path: Path) -> None:
+    deep = OutlineNode(
+        title="总体方案",
+        children=[
+            OutlineNode(
+                title="设计",
+                children=[
+                    OutlineNode(title="原则", children=[OutlineNode(title="安全"), OutlineNode(title="可靠")])
+                ],
+            ),
+            OutlineNode(title="实施"),
+        ],
+    )
+    path = export_docx([deep, OutlineNode(title="服务")], tmp_path / "d.docx", sample_meta(), ExportOptions())
+    doc = docx.Document(str(path))
+    assert (4, "1.1.1.1 安全") in _heading_texts(doc)
+    assert doc.styles["Heading 4"].element.pPr.find(qn("w:outlineLvl")).get(qn("w:val")) == "3"
+    toc_entries = re.findall(r'w:anchor="(_Toc\d+)"', _zip_text(path, "word/document.xml"))
+    assert len(toc_entries) == 5  # levels 1-3 only

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 _TWIPS_PER_CM = 1440 / 2.54
 # Clark names for the hot paths (qn() per element is measurable on 1,000-node outlines).
-_W_P, _W_PPR, _W_PSTYLE, _W_VAL = qn("w:p"), qn("w:pPr"), qn("w:pStyle"), qn("w:val")
+_W_PPR, _W_PSTYLE, _W_VAL = qn("w:pPr"), qn("w:pStyle"), qn("w:val")
 _W_R, _W_RPR, _W_T, _W_B, _W_BCS = qn("w:r"), qn("w:rPr"), qn("w:t"), qn("w:b"), qn("w:bCs")
 _W_NUM_MAC_CLEANUP = qn("w:numIdMacAtCleanup")
 _XML_SPACE = qn("xml:space")

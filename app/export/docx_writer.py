@@ -31,7 +31,7 @@ from app.export.fields import (
     enable_update_fields_on_open,
     restart_page_numbering,
 )
-from app.export.markdown_blocks import parse_blocks
+from app.export.markdown_blocks import parse_blocks, xml_safe
 from app.export.numbering import numbered_title
 from app.export.options import ExportError, ExportMeta, ExportOptions
 from app.export.presets import ExportPreset, get_preset
@@ -87,7 +87,8 @@ def _headings(selected: list[tuple[int, OutlineNode]], options: ExportOptions) -
         first = original if options.keep_original_numbers else position
         for path, node in _walk(chapter, (first,)):
             bookmark = f"_Toc{100000001 + len(out)}" if len(path) <= _TOC_LEVELS else None
-            out.append(_Heading(path, node, numbered_title(path, node.title, options.numbering), bookmark))
+            text = xml_safe(numbered_title(path, node.title, options.numbering))
+            out.append(_Heading(path, node, text, bookmark))
     return out
 
 
@@ -145,6 +146,12 @@ def build_document(
 ) -> Document:
     """Build the python-docx document in memory (what :func:`export_docx` saves)."""
     options = options or ExportOptions()
+    meta = ExportMeta(
+        project_name=xml_safe(meta.project_name),
+        bidder_name=xml_safe(meta.bidder_name),
+        date=xml_safe(meta.date) if isinstance(meta.date, str) else meta.date,
+        document_title=xml_safe(meta.document_title),
+    )
     preset = get_preset(options.preset)
     chapters = source.chapters if isinstance(source, Outline) else list(source)
     headings = _headings(select_chapters(chapters, options.chapters), options)
@@ -192,7 +199,7 @@ def _write_body(
             bookmark_paragraph(paragraph, h.bookmark, bookmark_id)
         description = h.node.description.strip()
         if options.include_descriptions and description:
-            writer.body.paragraph(guidance_style, f"{GUIDANCE_PREFIX}{description}")
+            writer.body.paragraph(guidance_style, xml_safe(f"{GUIDANCE_PREFIX}{description}"))
         if h.node.content.strip():
             writer.write(parse_blocks(h.node.content))
 

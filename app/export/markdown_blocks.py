@@ -19,6 +19,13 @@ _HEADING = re.compile(r"^\s*#{1,6}\s+(?P<text>.+?)\s*#*\s*$")
 _RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _TABLE_SEPARATOR_CELL = re.compile(r"^\s*:?-+:?\s*$")
 _BOLD = re.compile(r"\*\*(.+?)\*\*|__(.+?)__")
+#: Characters XML 1.0 cannot hold (models sometimes emit them); lxml would refuse the text.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` without control characters that a .docx cannot store."""
+    return _XML_ILLEGAL.sub("", text)
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ def _list_match(line: str) -> tuple[bool, int, str] | None:
 def parse_blocks(text: str) -> list[Block]:
     """Parse section text into blocks, in order."""
     blocks: list[Block] = []
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = xml_safe(text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
     i = 0
     list_kind: bool | None = None
     items: list[ListItem] = []
