@@ -1,8 +1,40 @@
-"""PyInstaller entry point of the frozen ``bidstudio`` program (same as ``python -m app``)."""
+"""PyInstaller entry point of the frozen ``bidstudio`` program (same as ``python -m app``).
 
+``BIDSTUDIO_SELF_CHECK=1`` runs a headless check of what a frozen build can miss instead
+of the GUI: the bundled sample tender is read (documents layer, PyMuPDF), rendered in a
+spawned PDF child process (the document pane's path) and a Word document is created
+(python-docx templates). ``build_and_check.py`` uses it next to the GUI smoke start.
+"""
+
+import multiprocessing
+import os
 import sys
 
-from app.__main__ import main
+
+def self_check() -> int:
+    """Exercise the frozen build's PDF child processes, tender reading and Word templates."""
+    import docx
+
+    from app.core.resources import resource_path
+    from app.documents.loader import load_tender
+    from app.ui.pdf_process import make_pdf_executor, page_sizes, render_page
+
+    sample = resource_path("samples", "sample_tender.pdf")
+    document = load_tender(sample)
+    print(f"selfcheck_pages={document.page_count} readable={len(document.readable_pages)}", flush=True)
+    with make_pdf_executor(1) as pool:
+        sizes = pool.submit(page_sizes, str(sample), None).result(timeout=60)
+        width, height, _stride, _data, pid = pool.submit(render_page, str(sample), None, 0, 1.0).result(timeout=60)
+    print(f"selfcheck_render={width}x{height} pages={len(sizes)} child_pid={pid} parent_pid={os.getpid()}", flush=True)
+    docx.Document().add_paragraph("技术标")
+    print("selfcheck_ok", flush=True)
+    return 0
+
 
 if __name__ == "__main__":
+    multiprocessing.freeze_support()  # the document pane spawns PDF child processes
+    if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
+        sys.exit(self_check())
+    from app.__main__ import main
+
     sys.exit(main())

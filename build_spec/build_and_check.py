@@ -7,7 +7,9 @@ Usage (from the repository root)::
 
 The check starts ``dist/bidstudio/bidstudio`` with ``QT_QPA_PLATFORM=offscreen`` and
 ``BIDSTUDIO_SMOKE_TEST=1`` (the app shows its main window, prints ``visible_at=...`` and
-quits) in throw-away config/data folders, and verifies the bundled resources. Prints the
+quits) in throw-away config/data folders, runs it once more with
+``BIDSTUDIO_SELF_CHECK=1`` (sample tender read, a page rendered in a spawned PDF child
+process, a Word document created) and verifies the bundled resources. Prints the
 build time, the start-up time and the bundle size with its largest parts. Exit code 0
 only when everything passed.
 """
@@ -78,14 +80,16 @@ def check_resources() -> list[str]:
     return problems
 
 
-def smoke_test(timeout: float = 120.0) -> tuple[bool, str, float]:
-    """Start the frozen app offscreen until its window is visible; (ok, output, wall seconds)."""
+def smoke_test(timeout: float = 120.0, extra_env: dict[str, str] | None = None,
+               expect: str = "visible_at=") -> tuple[bool, str, float]:
+    """Run the frozen app offscreen (by default until its window is visible); (ok, output, wall seconds)."""
     exe = executable()
     if not exe.is_file():
         return False, f"no executable at {exe}", 0.0
     with tempfile.TemporaryDirectory(prefix="bidstudio-smoke-") as tmp:
         env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_SMOKE_TEST="1",
                    BIDSTUDIO_CONFIG_DIR=str(Path(tmp) / "config"), BIDSTUDIO_DATA_DIR=str(Path(tmp) / "data"))
+        env.update(extra_env or {})
         t0 = time.monotonic()
         try:
             proc = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=timeout,
@@ -95,7 +99,7 @@ def smoke_test(timeout: float = 120.0) -> tuple[bool, str, float]:
             return False, f"timed out after {timeout:.0f} s\n{out}", timeout
         wall = time.monotonic() - t0
     output = proc.stdout + proc.stderr
-    ok = proc.returncode == 0 and "visible_at=" in proc.stdout
+    ok = proc.returncode == 0 and expect in proc.stdout
     return ok, f"exit code {proc.returncode}\n{output.strip()}", wall
 
 
@@ -108,6 +112,7 @@ def main() -> int:
     build_s = None if args.no_build else build()
     problems = check_resources()
     ok, output, wall = smoke_test()
+    self_ok, self_output, self_wall = smoke_test(extra_env={"BIDSTUDIO_SELF_CHECK": "1"}, expect="selfcheck_ok")
     size = folder_size(BUNDLE) if BUNDLE.is_dir() else 0
     files = sum(1 for p in BUNDLE.rglob("*") if p.is_file()) if BUNDLE.is_dir() else 0
 
@@ -122,14 +127,18 @@ def main() -> int:
     if m:
         print(f"start to visible: {float(m.group(1)) - float(m.group(2)):.2f} s (inside the app); "
               f"process wall time {wall:.2f} s")
-    print(f"smoke test:       {'OK' if ok else 'FAILED'}")
+    print(f"smoke test:       {'OK' if ok else 'FAILED'} (GUI start, window shown, quit)")
     if not ok:
         print(output)
+    print(f"self check:       {'OK' if self_ok else 'FAILED'} (sample tender read, PDF child process render, "
+          f"Word template) in {self_wall:.1f} s")
+    if not self_ok:
+        print(self_output)
     for p in problems:
         print(f"resource check:   FAILED: {p}")
     if not problems:
         print("resource check:   OK")
-    return 0 if ok and not problems else 1
+    return 0 if ok and self_ok and not problems else 1
 
 
 if __name__ == "__main__":

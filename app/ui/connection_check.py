@@ -16,7 +16,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.api_keys import ApiKeyStore
 from app.core.settings_model import ModelSettings
@@ -123,6 +123,10 @@ async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
 class BackgroundCoroutine(QObject):
     """Runs coroutines one at a time in a worker thread with its own asyncio loop.
 
+    The worker never touches Qt: it stores its result and a ``QTimer`` in the GUI thread
+    notices and emits ``finished`` (Qt signals emitted from Python worker threads corrupted
+    reference counts with PySide6 6.12 on CPython 3.11; see :mod:`app.ui.pdf_render`).
+
     Signals:
         finished(object): the coroutine's result (None when cancelled), in the GUI thread.
     """
@@ -134,18 +138,25 @@ class BackgroundCoroutine(QObject):
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
+        self._result: Any = None
         self._lock = threading.Lock()
+        self.timer = QTimer(self)
+        self.timer.setObjectName("backgroundCoroutinePoll")
+        self.timer.setInterval(20)
+        self.timer.timeout.connect(self._on_poll)
 
     def is_running(self) -> bool:
-        """Whether a coroutine is still running."""
-        return self._thread is not None and self._thread.is_alive()
+        """Whether a coroutine is still running (or its result not yet delivered)."""
+        return self._thread is not None
 
     def start(self, factory: Callable[[], Coroutine[Any, Any, Any]], name: str = "bidstudio-check") -> bool:
         """Run ``factory()`` in the worker; False when one is already running."""
         if self.is_running():
             return False
+        self._result = None
         self._thread = threading.Thread(target=self._run, args=(factory,), name=name)
         self._thread.start()
+        self.timer.start()
         return True
 
     def cancel(self) -> None:
@@ -162,9 +173,20 @@ class BackgroundCoroutine(QObject):
         return True
 
     def shutdown(self) -> None:
-        """Cancel and join (dialog closing)."""
+        """Cancel and join (dialog closing); no ``finished`` is emitted afterwards."""
         self.cancel()
         self.wait()
+        self.timer.stop()
+        self._thread = None
+
+    def _on_poll(self) -> None:
+        thread = self._thread
+        if thread is None or thread.is_alive():
+            return
+        thread.join()
+        self._thread = None
+        self.timer.stop()
+        self.finished.emit(self._result)
 
     def _run(self, factory: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         loop = asyncio.new_event_loop()
@@ -186,4 +208,4 @@ class BackgroundCoroutine(QObject):
             loop.run_until_complete(loop.shutdown_asyncgens())
             loop.run_until_complete(loop.shutdown_default_executor())
             loop.close()
-        self.finished.emit(result)
+        self._result = result

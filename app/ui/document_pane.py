@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QThreadPool, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
@@ -33,7 +33,7 @@ from typing_extensions import override
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.ui.page_view import PageView
-from app.ui.pdf_render import Job, LayoutTask, PdfWorkers, Rect, RenderSignals, RenderTask, SearchTask
+from app.ui.pdf_render import PdfRenderer, Rect
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent
@@ -61,13 +61,13 @@ class DocumentPane(QWidget):
     pageRendered = Signal(int)
     searchFinished = Signal(str, int)
 
-    def __init__(self, parent: QWidget | None = None, *, max_threads: int = 2) -> None:
+    def __init__(self, parent: QWidget | None = None, *, processes: int = 2) -> None:
         super().__init__(parent)
         self.setObjectName("documentPane")
         self._document: TenderDocument | None = None
         self._password: str | None = None
         self._generation = 0
-        self._job: Job | None = None
+        self._pdf_path: str | None = None
         self._in_flight: set[tuple[int, float]] = set()
         self._last_page = 0
         self._hits: list[tuple[int, int]] = []  # PDF: (page, rect index); text: (position, length)
@@ -75,16 +75,12 @@ class DocumentPane(QWidget):
         self._hit_index = -1
         self._query = ""
         self._text_page_starts: list[int] = []  # text view: block number where each page starts
-        self.render_threads: set[int] = set()  # idents of threads that built page images (diagnostics)
-        self.render_pids: set[int] = set()  # processes that ran PyMuPDF for them
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(max_threads)
-        self._workers = PdfWorkers(processes=max_threads)
-        self._signals = RenderSignals(self)
-        self._signals.laidOut.connect(self._on_laid_out)
-        self._signals.rendered.connect(self._on_rendered)
-        self._signals.renderFailed.connect(self._on_render_failed)
-        self._signals.searched.connect(self._on_searched)
+        self.render_pids: set[int] = set()  # processes that rendered pages (diagnostics, tests)
+        self.renderer = PdfRenderer(processes=processes, parent=self)
+        self.renderer.laidOut.connect(self._on_laid_out)
+        self.renderer.rendered.connect(self._on_rendered)
+        self.renderer.renderFailed.connect(self._on_render_failed)
+        self.renderer.searched.connect(self._on_searched)
         self._build()
         self.clear()
 
@@ -185,9 +181,8 @@ class DocumentPane(QWidget):
         if document.kind == "pdf":
             self.stack.setCurrentWidget(self.page_view)
             self.page_view.placeholder = "正在打开……"
-            self._workers.reopen()
-            self._job = Job(document.source_path, password, self._generation, self._signals, self._workers)
-            self._pool.start(LayoutTask(self._job), 10)
+            self._pdf_path = document.source_path
+            self.renderer.layout(self._generation, document.source_path, password)
         else:
             self.stack.setCurrentWidget(self.text_view)
             self._fill_text(document)
@@ -202,11 +197,9 @@ class DocumentPane(QWidget):
         self._set_nav_enabled(False)
 
     def _reset(self) -> None:
-        if self._job is not None:
-            self._job.cancelled.set()
-        self._pool.clear()
+        self.renderer.cancel()
         self._generation += 1
-        self._job = None
+        self._pdf_path = None
         self._document = None
         self._in_flight.clear()
         self._last_page = 0
@@ -218,16 +211,13 @@ class DocumentPane(QWidget):
         self.banner.hide()
         self._update_page_controls()
 
-    def shutdown(self, timeout_ms: int = 5000) -> bool:
-        """Cancel background work, stop the PDF processes and wait for the worker threads.
+    def shutdown(self) -> bool:
+        """Cancel background work and stop the PDF child processes (call before the window closes).
 
-        Call before the window closes; a later :meth:`set_document` starts them again.
+        A later :meth:`set_document` starts them again. Returns True (kept for callers that check).
         """
-        if self._job is not None:
-            self._job.cancelled.set()
-        self._pool.clear()
-        self._workers.shutdown()
-        return self._pool.waitForDone(timeout_ms)
+        self.renderer.shutdown()
+        return True
 
     def _set_nav_enabled(self, on: bool) -> None:
         pdf = on and self.is_pdf_view
@@ -372,29 +362,26 @@ class DocumentPane(QWidget):
         self._sync_page()
 
     def _on_view_changed(self) -> None:
-        if self._job is None or not self.page_view.page_count:
+        if self._pdf_path is None or not self.page_view.page_count:
             return
         scale = self.page_view.scale
         visible = self.page_view.visible_pages()
         wanted = {(p, scale) for p in self.page_view.visible_pages(extra=2)}
-        self._job.set_wanted(wanted)
-        self._in_flight &= wanted
+        self._in_flight = self.renderer.cancel_renders(wanted)
         dpr = self.devicePixelRatioF()
-        for priority, page in enumerate(visible + [p for p, _ in sorted(wanted) if p not in visible]):
+        for page in visible + [p for p, _ in sorted(wanted) if p not in visible]:  # visible pages first
             key = (page, scale)
             if key in self._in_flight or self.page_view.has_image(page, scale):
                 continue
             self._in_flight.add(key)
-            self._pool.start(RenderTask(self._job, page, scale, dpr), 5 if page in visible else max(0, 4 - priority))
+            self.renderer.render(self._generation, self._pdf_path, self._password, page, scale, dpr)
         self._sync_page()
 
-    def _on_rendered(self, generation: int, page: int, scale: float, image: QImage, origin: object) -> None:
+    def _on_rendered(self, generation: int, page: int, scale: float, image: QImage, pid: int) -> None:
         if generation != self._generation:
             return
         self._in_flight.discard((page, scale))
-        if isinstance(origin, tuple):
-            self.render_threads.add(origin[0])
-            self.render_pids.add(origin[1])
+        self.render_pids.add(pid)
         self.page_view.put_image(page, scale, image)
         self.pageRendered.emit(page)
 
@@ -436,10 +423,11 @@ class DocumentPane(QWidget):
             return
         self.search_edit.setText(self._query)
         if self.is_pdf_view:
-            if self._job is None:
+            if self._pdf_path is None:
                 return
             self.search_status.setText("查找中……")
-            self._pool.start(SearchTask(self._job, self._query, self.page_view.page_count), 8)
+            self.renderer.search(self._generation, self._pdf_path, self._password, self._query,
+                                 self.page_view.page_count)
         else:
             self._search_text()
 

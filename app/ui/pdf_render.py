@@ -1,121 +1,35 @@
 """PDF work for the document pane, off the GUI thread: page sizes, page images, text search.
 
-Each task is a ``QRunnable`` on the pane's thread pool. It hands the PyMuPDF part to a
-child process (:mod:`app.ui.pdf_process` explains why not a thread), waits for the bytes,
-builds the ``QImage`` in its own thread and reports through a shared
-:class:`RenderSignals` object (queued into the GUI thread). Tasks carry the pane's
-*generation*: results for a document no longer shown are dropped by the pane, and a
-cancelled generation skips its queued work.
+All PyMuPDF work runs in spawned child processes (:mod:`app.ui.pdf_process`). Finished
+futures are put on a plain ``queue.Queue`` by the executor's own thread, and the GUI
+thread drains that queue on a short ``QTimer`` while work is pending. No thread of ours
+ever calls Qt or PyMuPDF: with PySide6 6.12 on CPython 3.11 both Qt signal emission
+from worker threads and Python code in ``QThreadPool`` runnables corrupted reference
+counts under load (``Fatal Python error: none_dealloc`` / ``bool_dealloc`` while paging
+through a 200-page PDF), so this module keeps threads out of the picture entirely.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import CancelledError, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
 
 from app.ui import pdf_process
 from app.ui.pdf_process import PageSize, Rect
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
-SEARCH_CHUNK = 25  # pages per search call, so a cancelled search stops soon
+SEARCH_CHUNK = 25  # pages per search call, so a new search or document cancels the rest quickly
 
-__all__ = ["Job", "LayoutTask", "PageSize", "PdfWorkers", "Rect", "RenderSignals", "RenderTask", "SearchTask"]
-
-
-class RenderSignals(QObject):
-    """Results of the PDF tasks; one instance per pane, living in the GUI thread.
-
-    Signals:
-        laidOut(int, object): generation, ``list[PageSize]`` (or ``str`` Chinese error).
-        rendered(int, int, float, QImage, object): generation, page (1-based), scale, image,
-            ``(thread id, process id)`` that produced it.
-        renderFailed(int, int, str): generation, page, Chinese message.
-        searched(int, str, object): generation, query, ``dict[int, list[Rect]]`` of hits.
-    """
-
-    laidOut = Signal(int, object)
-    rendered = Signal(int, int, float, QImage, object)
-    renderFailed = Signal(int, int, str)
-    searched = Signal(int, str, object)
-
-
-class WorkersClosed(Exception):
-    """The pane shut its PDF processes down; pending work is dropped."""
-
-
-class PdfWorkers:
-    """The pane's PyMuPDF child processes, started on first use and restarted if one dies."""
-
-    def __init__(self, processes: int = 2) -> None:
-        self._processes = processes
-        self._lock = threading.Lock()
-        self._executor: ProcessPoolExecutor | None = None
-        self._closed = False
-
-    def reopen(self) -> None:
-        """Allow work again after :meth:`shutdown` (a new document was set)."""
-        with self._lock:
-            self._closed = False
-
-    def call(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(*args)`` in a child process and wait for its result (worker threads only)."""
-        with self._lock:
-            if self._closed:
-                raise WorkersClosed
-            if self._executor is None:
-                self._executor = pdf_process.make_pdf_executor(self._processes)
-            executor = self._executor
-        try:
-            return executor.submit(fn, *args).result()
-        except BrokenProcessPool:
-            with self._lock:
-                if self._executor is executor:
-                    self._executor = None
-            executor.shutdown(wait=False, cancel_futures=True)
-            raise
-        except (CancelledError, RuntimeError) as exc:  # shut down while waiting / after shutdown
-            raise WorkersClosed from exc
-
-    def shutdown(self) -> None:
-        """Stop the child processes (waits for the page being rendered)."""
-        with self._lock:
-            self._closed = True
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
-
-
-@dataclass
-class Job:
-    """What tasks share: the file, its password, the generation and the cancel flag."""
-
-    path: str
-    password: str | None
-    generation: int
-    signals: RenderSignals
-    workers: PdfWorkers
-    cancelled: threading.Event = field(default_factory=threading.Event)
-    wanted: set[tuple[int, float]] = field(default_factory=set)
-    wanted_lock: threading.Lock = field(default_factory=threading.Lock)
-
-    def is_wanted(self, page: int, scale: float) -> bool:
-        """Whether the pane still wants this page at this scale (skips stale queued renders)."""
-        with self.wanted_lock:
-            return (page, scale) in self.wanted
-
-    def set_wanted(self, keys: set[tuple[int, float]]) -> None:
-        """Replace the set of pages the pane currently wants rendered."""
-        with self.wanted_lock:
-            self.wanted = set(keys)
+__all__ = ["PageSize", "PdfRenderer", "Rect", "rgb_to_qimage"]
 
 
 def rgb_to_qimage(width: int, height: int, stride: int, samples: bytes) -> QImage:
@@ -138,82 +52,158 @@ def _message(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-class LayoutTask(QRunnable):
-    """Read every page's size so the pane can lay out all pages before any is rendered."""
-
-    def __init__(self, job: Job) -> None:
-        super().__init__()
-        self.job = job
-
-    def run(self) -> None:
-        """Qt override: ask the child for the sizes, report them (or a message)."""
-        job = self.job
-        if job.cancelled.is_set():
-            return
-        try:
-            result: object = job.workers.call(pdf_process.page_sizes, job.path, job.password)
-        except WorkersClosed:
-            return
-        except Exception as exc:  # any MuPDF failure becomes a message for the pane
-            log.warning("cannot lay out %s: %s", job.path, exc)
-            result = f"无法显示该 PDF：{_message(exc)}"
-        if not job.cancelled.is_set():
-            job.signals.laidOut.emit(job.generation, result)
+@dataclass(frozen=True)
+class _Request:
+    kind: str  # layout / render / search
+    generation: int
+    page: int = 0
+    scale: float = 0.0
+    dpr: float = 1.0
+    query: str = ""
 
 
-class RenderTask(QRunnable):
-    """Render one page at one scale into a ``QImage`` (device pixel ratio applied)."""
+class PdfRenderer(QObject):
+    """Runs PyMuPDF requests in child processes and reports results in the GUI thread.
 
-    def __init__(self, job: Job, page: int, scale: float, dpr: float) -> None:
-        super().__init__()
-        self.job = job
-        self.page = page
-        self.scale = scale
-        self.dpr = dpr
+    Requests carry the caller's *generation*; the pane drops results of older ones.
 
-    def run(self) -> None:
-        """Qt override: skip when cancelled or no longer wanted, else render and report."""
-        job = self.job
-        if job.cancelled.is_set() or not job.is_wanted(self.page, self.scale):
-            return
-        try:
-            width, height, stride, samples, pid = job.workers.call(
-                pdf_process.render_page, job.path, job.password, self.page - 1, self.scale * self.dpr)
+    Signals:
+        laidOut(int, object): generation, ``list[PageSize]`` (or ``str`` Chinese error).
+        rendered(int, int, float, QImage, int): generation, page (1-based), scale, image,
+            id of the process that rendered it.
+        renderFailed(int, int, str): generation, page, Chinese message.
+        searched(int, str, object): generation, query, ``dict[int, list[Rect]]`` of hits.
+    """
+
+    laidOut = Signal(int, object)
+    rendered = Signal(int, int, float, QImage, int)
+    renderFailed = Signal(int, int, str)
+    searched = Signal(int, str, object)
+
+    def __init__(self, processes: int = 2, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._processes = processes
+        self._executor: ProcessPoolExecutor | None = None
+        self._done: queue.Queue[tuple[_Request, Future[Any]]] = queue.Queue()
+        self._pending: dict[Future[Any], _Request] = {}
+        self._search_parts: dict[tuple[int, str], tuple[int, dict[int, list[Rect]]]] = {}
+        self._lock = threading.Lock()
+        self.timer = QTimer(self)
+        self.timer.setObjectName("pdfResultTimer")
+        self.timer.setInterval(15)
+        self.timer.timeout.connect(self._drain)
+
+    # ------------------------------------------------------------------ requests
+    def layout(self, generation: int, path: str, password: str | None) -> None:
+        """Ask for every page's size."""
+        self._submit(_Request("layout", generation), pdf_process.page_sizes, path, password)
+
+    def render(self, generation: int, path: str, password: str | None, page: int, scale: float, dpr: float) -> None:
+        """Ask for one page (1-based) at ``scale`` pixels per point on a ``dpr`` screen."""
+        self._submit(_Request("render", generation, page, scale, dpr), pdf_process.render_page,
+                     path, password, page - 1, scale * dpr)
+
+    def search(self, generation: int, path: str, password: str | None, query: str, page_count: int) -> None:
+        """Find ``query`` on all pages (a chunk of pages per child call)."""
+        chunks = range(1, page_count + 1, SEARCH_CHUNK)
+        self._search_parts[(generation, query)] = (len(chunks), {})
+        if not chunks:
+            self.searched.emit(generation, query, {})
+        for first in chunks:
+            self._submit(_Request("search", generation, query=query), pdf_process.search_pages,
+                         path, password, query, first, first + SEARCH_CHUNK - 1)
+
+    def cancel(self, keep: Callable[[_Request], bool] | None = None) -> None:
+        """Cancel queued requests (all, or those ``keep`` rejects); running ones finish and are dropped."""
+        for future, request in list(self._pending.items()):
+            if keep is None or not keep(request):
+                future.cancel()
+
+    def cancel_renders(self, wanted: set[tuple[int, float]]) -> set[tuple[int, float]]:
+        """Cancel queued renders not in ``wanted``; returns the (page, scale) keys still pending."""
+        self.cancel(lambda r: r.kind != "render" or (r.page, r.scale) in wanted)
+        return {(r.page, r.scale) for f, r in self._pending.items() if r.kind == "render" and not f.cancelled()}
+
+    def busy(self) -> bool:
+        """Whether requests are still pending."""
+        return bool(self._pending)
+
+    def shutdown(self) -> None:
+        """Cancel everything and stop the child processes (waits for the call in progress)."""
+        self.cancel()
+        self.timer.stop()
+        with self._lock:
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+        self._pending.clear()
+        self._search_parts.clear()
+        while not self._done.empty():
+            self._done.get_nowait()
+
+    # ------------------------------------------------------------------ internals
+    def _submit(self, request: _Request, fn: Callable[..., Any], *args: Any) -> None:
+        with self._lock:
+            if self._executor is None:
+                self._executor = pdf_process.make_pdf_executor(self._processes)
+            executor = self._executor
+        future = executor.submit(fn, *args)
+        self._pending[future] = request
+        done = self._done
+
+        def finished(f: Future[Any]) -> None:  # runs in the executor's thread: touch only the queue
+            done.put((request, f))
+
+        future.add_done_callback(finished)
+        if not self.timer.isActive():
+            self.timer.start()
+
+    def _drain(self) -> None:
+        """GUI thread: hand finished results to the pane."""
+        while True:
+            try:
+                request, future = self._done.get_nowait()
+            except queue.Empty:
+                break
+            self._pending.pop(future, None)
+            if future.cancelled():
+                continue
+            self._deliver(request, future)
+        if not self._pending:
+            self.timer.stop()
+
+    def _deliver(self, request: _Request, future: Future[Any]) -> None:
+        exc = future.exception()
+        if isinstance(exc, BrokenProcessPool):
+            with self._lock:
+                self._executor = None  # the next request starts fresh processes
+        if request.kind == "layout":
+            if exc is not None:
+                log.warning("cannot lay out PDF: %s", exc)
+                self.laidOut.emit(request.generation, f"无法显示该 PDF：{_message(exc)}")
+            else:
+                self.laidOut.emit(request.generation, future.result())
+        elif request.kind == "render":
+            if exc is not None:
+                log.warning("cannot render page %d: %s", request.page, exc)
+                self.renderFailed.emit(request.generation, request.page,
+                                       f"第 {request.page} 页无法显示：{_message(exc)}")
+                return
+            width, height, stride, samples, pid = future.result()
             image = rgb_to_qimage(width, height, stride, samples)
-            image.setDevicePixelRatio(self.dpr)
-        except WorkersClosed:
-            return
-        except Exception as exc:  # a broken page must not take the pane down
-            log.warning("cannot render page %d of %s: %s", self.page, job.path, exc)
-            if not job.cancelled.is_set():
-                job.signals.renderFailed.emit(job.generation, self.page, f"第 {self.page} 页无法显示：{_message(exc)}")
-            return
-        if not job.cancelled.is_set():
-            job.signals.rendered.emit(job.generation, self.page, self.scale, image, (threading.get_ident(), pid))
-
-
-class SearchTask(QRunnable):
-    """Find ``query`` on every page, a chunk of pages per child call; reports hits per 1-based page."""
-
-    def __init__(self, job: Job, query: str, page_count: int) -> None:
-        super().__init__()
-        self.job = job
-        self.query = query
-        self.page_count = page_count
-
-    def run(self) -> None:
-        """Qt override: search chunk by chunk, stopping when the job is cancelled."""
-        job = self.job
-        hits: dict[int, list[Rect]] = {}
-        try:
-            for first in range(1, self.page_count + 1, SEARCH_CHUNK):
-                if job.cancelled.is_set():
-                    return
-                hits.update(job.workers.call(pdf_process.search_pages, job.path, job.password, self.query,
-                                             first, first + SEARCH_CHUNK - 1))
-        except WorkersClosed:
-            return
-        except Exception as exc:
-            log.warning("search failed in %s: %s", job.path, exc)
-        if not job.cancelled.is_set():
-            job.signals.searched.emit(job.generation, self.query, hits)
+            image.setDevicePixelRatio(request.dpr)
+            self.rendered.emit(request.generation, request.page, request.scale, image, pid)
+        else:
+            key = (request.generation, request.query)
+            if key not in self._search_parts:
+                return
+            left, hits = self._search_parts[key]
+            if exc is not None:
+                log.warning("search failed: %s", exc)
+            else:
+                hits.update(future.result())
+            if left <= 1:
+                del self._search_parts[key]
+                self.searched.emit(request.generation, request.query, hits)
+            else:
+                self._search_parts[key] = (left - 1, hits)

@@ -1,4 +1,4 @@
-"""Benchmark the document pane on a generated 200-page tender PDF (prints figures, asserts nothing).
+"""Benchmark the document pane on a generated 100-page tender PDF (prints figures, asserts nothing).
 
     QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_document_pane.py [pages]
 
@@ -78,7 +78,7 @@ def wait_until(app: QApplication, cond, timeout_s: float = 60.0) -> bool:
 
 
 def main() -> None:
-    pages = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    pages = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     app = QApplication.instance() or QApplication(sys.argv)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "tender.pdf"
