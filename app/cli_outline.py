@@ -28,6 +28,7 @@ from app.documents.model import DiagnosticCode, TenderDocument
 from app.documents.scoring_model import ScoringResult
 from app.llm.client import EndpointConfig, LLMClient
 from app.llm.errors import LLMConfigError, LLMConnectionError
+from app.llm.journal import CallJournal
 from app.pipeline.analysis import analyze_tender
 from app.pipeline.budget import BudgetExhausted, RunBudget, RunMeter
 from app.pipeline.outline_job import OutlineSettings
@@ -71,7 +72,8 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     if args.compact:
         settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
     progress = _progress(args.quiet)
-    async with LLMClient(cfg) as client:
+    journal = CallJournal(Path(args.journal)) if args.journal else None
+    async with LLMClient(cfg, journal=journal) as client:
         meter = RunMeter(budget=settings.budget, progress=progress)
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
                                         meter=meter, model_groups=True if args.analysis == "model" else None)
@@ -178,6 +180,7 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--compact", action="store_true", help="只要标题、不要描述，每节最多 4 个小节（适合很慢的本地小模型）")
     p.add_argument("--analysis", choices=["auto", "table", "model"], default="auto",
                    help="评分项来源：auto 评分表可靠时不再问模型；table 只用评分表和程序读取（不调用模型）；model 总是请模型补充")
+    p.add_argument("--journal", metavar="DIR", help="把每次模型调用记入 DIR/llm_calls.jsonl（便于排查）")
     p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
     add_endpoint_arguments(p)
     p.set_defaults(func=cmd_outline)
