@@ -77,6 +77,8 @@ class MainWindow(QMainWindow):
         self.project_path: Path | None = None
         self.analysis_dirty = False
         self.error_dialogs: list[ErrorDialog] = []
+        self._pending_page: int | None = None
+        self._page_retry_connected = False
         self._close_ok = False
         self._model_configured = model_configured
         self.setObjectName("mainWindow")
@@ -310,10 +312,22 @@ class MainWindow(QMainWindow):
         self._update_title()
 
     def _show_page(self, page: int) -> None:
+        """Jump the document pane to ``page``; if it is still laying the file out, once it can."""
         go = getattr(self.document_pane, "show_page", None)
-        if go is not None:
-            self.document_dock.raise_()
-            go(page)
+        if go is None:
+            return
+        self.document_dock.raise_()
+        if go(page) is False:
+            self._pending_page = page
+            rendered = getattr(self.document_pane, "pageRendered", None)
+            if rendered is not None and not self._page_retry_connected:
+                rendered.connect(self._retry_pending_page)
+                self._page_retry_connected = True
+
+    def _retry_pending_page(self, *_args: object) -> None:
+        page, self._pending_page = self._pending_page, None
+        if page is not None:
+            self.document_pane.show_page(page)  # type: ignore[attr-defined]
 
     def _show_requirement(self, requirement_id: str) -> None:
         self.analysis_dock.raise_()

@@ -38,7 +38,7 @@ from app.ui.commands import (
     move_up_down,
     outdent,
 )
-from app.ui.outline_model import COL_DESCRIPTION, COL_TITLE, OutlineItemModel
+from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, OutlineItemModel
 
 NEW_TITLE = "新标题"
 #: Rows the view expands on its own (beyond the chapters) before it stops opening sections.
@@ -85,6 +85,7 @@ class OutlineView(QTreeView):
         model.modelReset.connect(self.expand_sensibly)
         self.expand_sensibly()
         self.selectionModel().currentChanged.connect(lambda *_: self.update_actions())
+        self.doubleClicked.connect(self._on_double_clicked)
         self.update_actions()
 
     # ------------------------------------------------------------------ actions
@@ -255,6 +256,12 @@ class OutlineView(QTreeView):
             return
         if self._push(cmd):
             self.select_path(cmd.new_path)
+
+    def _on_double_clicked(self, index: QModelIndex) -> None:
+        if index.column() == COL_SOURCE:
+            rid = self.outline_model.node_for_index(index).source_requirement_id
+            if rid:
+                self.source_requested.emit(rid)
 
     # ------------------------------------------------------------------ Qt overrides
     def event(self, e: QEvent) -> bool:

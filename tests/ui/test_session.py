@@ -1,0 +1,156 @@
+"""Start-up offers (crash log, recovery after a simulated crash), drag-and-drop open, a real tender."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+from PySide6.QtWidgets import QMessageBox
+
+from app.core.outline import OutlineNode
+from app.core.settings_model import AppSettings
+from app.ui.controller import AppController
+from app.ui.errors import ErrorDialog, ErrorReporter
+from app.ui.main_window import MainWindow
+from app.ui.session import SessionWiring
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+
+WindowFactory = Callable[[], MainWindow]
+
+
+@pytest.fixture
+async def make_window(qapp: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[WindowFactory]:
+    """Build windows with isolated data folders; all are closed and their controllers shut down."""
+    monkeypatch.setenv("BIDSTUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("BIDSTUDIO_CONFIG_DIR", str(tmp_path / "config"))
+    qapp.setQuitOnLastWindowClosed(False)
+    made: list[MainWindow] = []
+
+    def make() -> MainWindow:
+        ctl = AppController(reporter=ErrorReporter(tmp_path / "data"))
+        win = MainWindow(ctl, reporter=ctl.reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+        win.show()
+        made.append(win)
+        return win
+
+    yield make
+    for win in made:
+        win._close_ok = True
+        win.close()
+        await win.controller.shutdown()
+        win.deleteLater()
+    await asyncio.sleep(0)
+
+
+async def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+def _pdf(path: Path) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "项目概况：某单位食堂食材配送服务", fontname="china-s", fontsize=12)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+async def test_crash_log_of_the_last_session_is_offered_once(make_window: WindowFactory, tmp_path: Path) -> None:
+    window = make_window()
+    reporter = window.controller.reporter
+    assert reporter is not None
+    try:
+        raise ValueError("bug in a slot")
+    except ValueError as exc:
+        reporter.report(exc)
+    wiring = SessionWiring(AppSettings())
+    wiring.attach(window)
+    wiring.offer_crash_log(reporter)
+    dialog = window.findChild(ErrorDialog, "crashLogDialog")
+    assert dialog is not None and dialog.isVisible() and "bug in a slot" in dialog.details
+    dialog.close()
+    wiring.offer_crash_log(reporter)
+    assert len(window.findChildren(ErrorDialog, "crashLogDialog")) == 1  # not offered again
+
+
+async def test_work_is_recovered_after_a_simulated_crash(make_window: WindowFactory) -> None:
+    first = make_window()
+    wiring = SessionWiring(AppSettings())
+    wiring.attach(first)
+    view = first.outline_view
+    view.add_sibling("服务方案", edit=False)
+    view.add_child("人员配置", edit=False)
+    autosaver = first.autosaver  # type: ignore[attr-defined]
+    assert autosaver.autosave_now()
+    autosaver.stop()  # the process "dies": no normal close, the recovery file stays
+    first.controller.undo_stack.clear()
+
+    second = make_window()
+    wiring2 = SessionWiring(AppSettings())
+    wiring2.attach(second)
+    wiring2.offer_recovery()
+    box: QMessageBox | None = None
+
+    def shown() -> bool:
+        nonlocal box
+        box = second.findChild(QMessageBox, "recoveryBox")
+        return box is not None and box.isVisible()
+
+    await _wait_for(shown)
+    assert box is not None
+    restore = next(b for b in box.buttons() if b.text() == "恢复")
+    restore.click()
+    await _wait_for(lambda: len(second.controller.outline) == 2)
+    assert [n.title for _, n in second.controller.outline.walk()] == ["服务方案", "人员配置"]
+    assert second.isWindowModified()  # recovered work is not saved yet
+
+
+async def test_dropping_a_tender_file_opens_it(make_window: WindowFactory, tmp_path: Path) -> None:
+    window = make_window()
+    pdf = _pdf(tmp_path / "拖入的招标文件.pdf")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(pdf))])
+    event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+                       Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    await _wait_for(lambda: "拖入的招标文件" in window.windowTitle())
+    assert window.controller.tender_path == pdf and window.controller.document is not None
+    other = QMimeData()
+    other.setUrls([QUrl.fromLocalFile(str(tmp_path / "图片.png"))])
+    ignored = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, other, Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(ignored)
+    assert not ignored.isAccepted()
+
+
+@pytest.mark.real_tender
+async def test_real_tender_scoring_table_fills_analysis_and_jumps_to_its_page(make_window: WindowFactory,
+                                                                             tenders_dir: Path) -> None:
+    window = make_window()
+    await window.open_path(tenders_dir / "yangjiang-tax-canteen.pdf")
+    c = window.controller
+    assert c.document is not None and c.document.page_count == 111
+    titles = [g.title for g in c.analysis.technical_groups]
+    assert titles[:3] == ["配送车辆情况", "配送加工场地情况", "冷藏库仓储能力"] and len(titles) == 8
+    assert window.analysis_view.table_model.rowCount() == 8
+    pages: list[int] = []
+    window.analysis_view.page_requested.connect(pages.append)
+    # An outline node's source requirement leads to the scoring item and its page.
+    c.outline.replace([OutlineNode(title="冷藏库仓储能力", source_requirement_id="R3", source_requirement_title="冷藏库仓储能力")])
+    window.outline_view.source_requested.emit("R3")
+    assert pages == [67]
+    pane = window.document_pane
+    if hasattr(pane, "current_page"):
+        await _wait_for(lambda: pane.current_page() == 67, timeout=20)
