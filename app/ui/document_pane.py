@@ -13,7 +13,7 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
@@ -61,7 +61,7 @@ class DocumentPane(QWidget):
     pageRendered = Signal(int)
     searchFinished = Signal(str, int)
 
-    def __init__(self, parent: QWidget | None = None, *, processes: int = 2) -> None:
+    def __init__(self, parent: QWidget | None = None, *, processes: int = 2, warm_up_ms: int = 1500) -> None:
         super().__init__(parent)
         self.setObjectName("documentPane")
         self._document: TenderDocument | None = None
@@ -83,6 +83,13 @@ class DocumentPane(QWidget):
         self.renderer.searched.connect(self._on_searched)
         self._build()
         self.clear()
+        # Start a PDF process soon after the window appears, not during start-up itself.
+        self._warm_timer = QTimer(self)
+        self._warm_timer.setSingleShot(True)
+        self._warm_timer.setInterval(warm_up_ms)
+        self._warm_timer.timeout.connect(self.renderer.warm_up)
+        if warm_up_ms >= 0:
+            self._warm_timer.start()
 
     # ------------------------------------------------------------------ building
     def _build(self) -> None:
@@ -216,6 +223,7 @@ class DocumentPane(QWidget):
 
         A later :meth:`set_document` starts them again. Returns True (kept for callers that check).
         """
+        self._warm_timer.stop()
         self.renderer.shutdown()
         return True
 

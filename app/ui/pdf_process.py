@@ -1,15 +1,11 @@
 """PyMuPDF work done in a separate process (no Qt here: this module is imported by the child).
 
-Why a process and not a thread: PyMuPDF 2.0 releases the GIL inside its bindings but
-still touches Python reference counts there. Run from a worker thread while the GUI
-thread executes Python, that races; on Python 3.11 (where ``None`` is not immortal) the
-lost updates drive ``None``'s refcount to zero and CPython aborts with
-``Fatal Python error: none_dealloc`` (seen within seconds while paging through a
-200-page PDF; ``tests/benchmarks/pymupdf_thread_race.py`` measures the drift). A child
-process has a single Python thread, so the race cannot happen there.
-
-The functions below run in the child; :func:`make_pdf_executor` creates the process pool.
-Results are plain picklable values (bytes, tuples) so nothing but data crosses over.
+Why a process and not a thread: PyMuPDF documents that it does not support use from
+multiple threads, and a child process also keeps a MuPDF crash on a malformed tender
+away from the user's unsaved work (the pool is simply restarted). The GUI process never
+calls PyMuPDF for the pane. The functions below run in the child;
+:func:`make_pdf_executor` creates the process pool. Results are plain picklable values
+(bytes, tuples) so nothing but data crosses over.
 """
 
 from __future__ import annotations
@@ -56,6 +52,12 @@ def _document(path: str, password: str | None) -> Any:
     else:
         _DOCS.move_to_end(key)
     return doc
+
+
+def warm_up() -> int:
+    """Import PyMuPDF in the child ahead of the first real request; returns the child's pid."""
+    _pymupdf()
+    return os.getpid()
 
 
 def page_sizes(path: str, password: str | None) -> list[PageSize]:

@@ -3,10 +3,10 @@
 All PyMuPDF work runs in spawned child processes (:mod:`app.ui.pdf_process`). Finished
 futures are put on a plain ``queue.Queue`` by the executor's own thread, and the GUI
 thread drains that queue on a short ``QTimer`` while work is pending. No thread of ours
-ever calls Qt or PyMuPDF: with PySide6 6.12 on CPython 3.11 both Qt signal emission
-from worker threads and Python code in ``QThreadPool`` runnables corrupted reference
-counts under load (``Fatal Python error: none_dealloc`` / ``bool_dealloc`` while paging
-through a 200-page PDF), so this module keeps threads out of the picture entirely.
+emits Qt signals or calls ``processEvents()``: with PySide6 6.12 on CPython 3.11 both
+corrupt reference counts when another Python thread runs (``Fatal Python error:
+none_dealloc`` / ``bool_dealloc`` within seconds; ``tests/benchmarks/thread_safety_probe.py``
+reproduces it), so results reach Qt only from the GUI thread.
 """
 
 from __future__ import annotations
@@ -54,7 +54,7 @@ def _message(exc: BaseException) -> str:
 
 @dataclass(frozen=True)
 class _Request:
-    kind: str  # layout / render / search
+    kind: str  # warm_up / layout / render / search
     generation: int
     page: int = 0
     scale: float = 0.0
@@ -112,6 +112,11 @@ class PdfRenderer(QObject):
         for first in chunks:
             self._submit(_Request("search", generation, query=query), pdf_process.search_pages,
                          path, password, query, first, first + SEARCH_CHUNK - 1)
+
+    def warm_up(self) -> None:
+        """Start a child process and import PyMuPDF in it, so the first page shows sooner."""
+        if self._executor is None:
+            self._submit(_Request("warm_up", -1), pdf_process.warm_up)
 
     def cancel(self, keep: Callable[[_Request], bool] | None = None) -> None:
         """Cancel queued requests (all, or those ``keep`` rejects); running ones finish and are dropped."""
@@ -177,6 +182,8 @@ class PdfRenderer(QObject):
         if isinstance(exc, BrokenProcessPool):
             with self._lock:
                 self._executor = None  # the next request starts fresh processes
+        if request.kind == "warm_up":
+            return
         if request.kind == "layout":
             if exc is not None:
                 log.warning("cannot lay out PDF: %s", exc)

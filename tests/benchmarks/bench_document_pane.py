@@ -5,7 +5,7 @@
 Figures: time from ``set_document`` to the first page image, time to render every page
 while paging through the document, and the longest GUI-thread stall meanwhile (measured
 as the largest gap between ticks of a 5 ms QTimer; rendering and search run on the pane's
-worker threads, so stalls come only from painting and from MuPDF holding the GIL).
+child processes, so stalls come only from painting and copying page images into QImages).
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import pymupdf  # noqa: E402
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+import pymupdf
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
 
-from app.documents.model import Page, TenderDocument, TextBlock  # noqa: E402
-from app.ui.document_pane import DocumentPane  # noqa: E402
+from app.documents.model import Page, TenderDocument, TextBlock
+from app.ui.document_pane import DocumentPane
 
 LINE = "投标人应根据招标文件要求，提供完整的技术方案、实施计划、质量保证措施和售后服务承诺。"
 
@@ -69,12 +69,18 @@ class StallMeter:
 
 
 def wait_until(app: QApplication, cond, timeout_s: float = 60.0) -> bool:
+    """Spin a local event loop until ``cond()``; never ``processEvents()`` from Python while
+    worker threads run (that crashes PySide6 6.12, see thread_safety_probe.py)."""
     deadline = time.monotonic() + timeout_s
-    while not cond():
-        if time.monotonic() > deadline:
-            return False
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-    return True
+    loop = QEventLoop()
+    timer = QTimer()
+    timer.setInterval(2)
+    timer.timeout.connect(lambda: (cond() or time.monotonic() > deadline) and loop.quit())
+    timer.start()
+    if not cond():
+        loop.exec()
+    timer.stop()
+    return bool(cond())
 
 
 def main() -> None:
@@ -108,7 +114,7 @@ def main() -> None:
         wait_until(app, lambda: bool(found))
         search = time.perf_counter() - t0
         stall = meter.stop()
-        print(f"zoom {pane.zoom():.2f}, render threads used: {len(pane.render_threads)}")
+        print(f"zoom {pane.zoom():.2f}, render processes used: {len(pane.render_pids)}")
         print(f"first page visible after set_document: {first * 1000:.0f} ms")
         print(f"paging through all {pages} pages (each rendered on arrival): {all_pages:.2f} s "
               f"({all_pages / pages * 1000:.0f} ms/page)")
