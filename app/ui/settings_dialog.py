@@ -175,6 +175,8 @@ class SettingsDialog(QDialog):
         p = preset(str(self.provider_combo.currentData()))
         self.hint_label.setText(p.hint)
         self.hint_label.setVisible(bool(p.hint))
+        self.key_edit.setPlaceholderText("保存在系统密钥库中，不会写入设置或项目文件" if p.needs_key
+                                         else "本地服务通常无需密钥，可留空")
 
     def _reload_key(self) -> None:
         if not self._key_edited:
