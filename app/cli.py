@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from app.documents.errors import DocumentError
-from app.documents.loader import DEFAULT_MAX_BYTES, load_tender
-from app.documents.locate import LocatedSections, locate_sections
+from app.documents.ingest import ingest_tender
+from app.documents.loader import DEFAULT_MAX_BYTES
+from app.documents.locate import LocatedSections
 from app.documents.model import DiagnosticCode, TenderDocument
 from app.documents.scoring_model import ScoringResult
-from app.documents.scoring_table import parse_scoring
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -48,9 +48,8 @@ def ingest(path: str, password: str | None = None, max_bytes: int = DEFAULT_MAX_
     TenderDocument, ScoringResult, LocatedSections
 ]:
     """Load a tender, parse its scoring tables and locate its sections (model-free)."""
-    doc = load_tender(path, password=password, max_bytes=max_bytes)
-    scoring = parse_scoring(doc)
-    return doc, scoring, locate_sections(doc, scoring)
+    result = ingest_tender(path, password=password, max_bytes=max_bytes)
+    return result.document, result.scoring, result.sections
 
 
 def ingest_report(doc: TenderDocument, scoring: ScoringResult, sections: LocatedSections) -> dict[str, Any]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.documents.ingest import ingest_tender
 from app.documents.loader import load_tender
 from app.documents.locate import budget_text, chars_for_context, locate_sections, section_text
 from app.documents.scoring_table import parse_scoring
@@ -37,3 +38,12 @@ def test_budget_text_is_cut_and_skips_unreadable_pages(tmp_path: Path) -> None:
     short = budget_text(doc, 1, 3, 60)
     assert len(short) <= 60 and short.endswith("……（后略）")
     assert chars_for_context(8192) > chars_for_context(4096) >= 500
+
+
+def test_ingest_tender_reports_progress_and_collects_diagnostics(tmp_path: Path) -> None:
+    seen: list[tuple[str, float]] = []
+    result = ingest_tender(image_page_pdf(tmp_path / "m.pdf"), progress=lambda m, f: seen.append((m, f)))
+    assert [f for _, f in seen] == sorted(f for _, f in seen) and seen[-1][1] == 1.0
+    codes = [d.code.value for d in result.diagnostics]
+    assert codes == ["no_text_layer", "no_scoring_table"] and not result.unreadable
+    assert result.sections.overview is not None and result.sections.overview.first_page == 1
