@@ -111,6 +111,7 @@ class AppController(QObject):
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bidstudio-io")
         self._prompt_tokens = 0
         self._completion_tokens = 0
+        self._cached_client: LLMClient | None = None
 
     # ------------------------------------------------------------------ tasks
     def spawn(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -152,6 +153,9 @@ class AppController(QObject):
             t.cancel()
         if tasks:
             await asyncio.wait(tasks, timeout=2.0)
+        if self._cached_client is not None:
+            await _close(self._cached_client)
+            self._cached_client = None
         self._executor.shutdown(wait=True, cancel_futures=True)
         self.model.detach()
 
@@ -219,10 +223,22 @@ class AppController(QObject):
         return doc
 
     def _client(self) -> LLMClient:
-        client = self.client_factory()
-        if client is None:
-            raise NoModelConfigured()
-        return client
+        """The model client, built once and reused (connections and TLS set-up are costly)."""
+        if self._cached_client is None:
+            client = self.client_factory()
+            if client is None:
+                raise NoModelConfigured()
+            self._cached_client = client
+        return self._cached_client
+
+    def reset_client(self) -> None:
+        """Forget the client (the settings changed); it is closed in the background."""
+        old, self._cached_client = self._cached_client, None
+        if old is not None:
+            try:
+                asyncio.get_running_loop().create_task(_close(old), name="close-client")
+            except RuntimeError:  # no loop running (tests building a controller synchronously)
+                pass
 
     async def _prepare(self, client: LLMClient) -> None:
         """Warm the HTTP client on a worker thread before the first call.
@@ -283,7 +299,6 @@ class AppController(QObject):
             message = getattr(exc, "message_zh", None) or "分析失败"
             raise
         finally:
-            await _close(client)
             self._end(ok, message)
 
     def set_analysis(self, analysis: Analysis) -> None:
@@ -335,7 +350,6 @@ class AppController(QObject):
                 self.undo_stack.push(RecordedRunCommand(self.outline, recorder, label))
             self.model.set_read_only(False)
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
-            await _close(client)
             self._end(outcome.ok, outcome.message)
 
 

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: The streamed run gives the event loop (and so the GUI) a turn at least this often.
-YIELD_EVERY_S = 0.008
+YIELD_EVERY_S = 0.005
 
 Mode = Literal["free", "aligned"]
 _TEXT_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title")

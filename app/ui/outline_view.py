@@ -42,7 +42,7 @@ from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, Outline
 
 NEW_TITLE = "新标题"
 #: Rows the view expands on its own (beyond the chapters) before it stops opening sections.
-AUTO_EXPAND_LIMIT = 120
+AUTO_EXPAND_LIMIT = 160
 
 
 class OutlineView(QTreeView):
@@ -336,25 +336,21 @@ class OutlineView(QTreeView):
         rows would make a streaming run stutter.
         """
         self._auto_shown = 0
-        if sum(1 for _ in self.outline_model.outline.walk()) <= AUTO_EXPAND_LIMIT:
+        if sum(1 for _ in self.outline_model.outline.walk()) <= AUTO_EXPAND_LIMIT + 12:
             self.expandAll()
         else:
             self.expandToDepth(0)
 
     def _on_rows_inserted(self, parent: QModelIndex, first: int, last: int) -> None:
-        # Chapters open as their sections stream in. Sections open too, until about
-        # AUTO_EXPAND_LIMIT rows below them are on show: every expanded row costs layout
-        # time on each later change, so a huge outline streams in with its sections closed.
+        # Nodes open as their children stream in, until about AUTO_EXPAND_LIMIT rows below
+        # the chapters are on show: every expanded row costs layout time on each later
+        # change, so the rest of a huge outline streams in closed (the user opens it).
         if not parent.isValid():
             return
-        top = not parent.parent().isValid()
         if self.isExpanded(parent):
-            if not top:
-                self._auto_shown += last - first + 1
-            return
-        if top or self._auto_shown < AUTO_EXPAND_LIMIT:
-            if not top:
-                self._auto_shown += self.outline_model.rowCount(parent)
+            self._auto_shown += last - first + 1
+        elif self._auto_shown < AUTO_EXPAND_LIMIT:
+            self._auto_shown += self.outline_model.rowCount(parent)
             self.expand(parent)
 
 

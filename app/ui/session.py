@@ -92,6 +92,7 @@ class SessionWiring:
                 settings.recent_files, settings.last_dir = recent, last_dir
                 window.status.provider = settings.model.provider
                 window.set_model_configured(self.configured())
+                window.controller.reset_client()
 
         dialog.settingsSaved.connect(saved)
         dialog.open()
