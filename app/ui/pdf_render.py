@@ -123,6 +123,8 @@ class PdfRenderer(QObject):
         for future, request in list(self._pending.items()):
             if keep is None or not keep(request):
                 future.cancel()
+        if keep is None:
+            self._search_parts.clear()  # a cancelled search never completes: forget its partial hits
 
     def cancel_renders(self, wanted: set[tuple[int, float]]) -> set[tuple[int, float]]:
         """Cancel queued renders not in ``wanted``; returns the (page, scale) keys still pending."""
