@@ -22,6 +22,7 @@ from PySide6.QtGui import QUndoStack
 from qasync import asyncSlot
 
 from app.core.analysis import Analysis
+from app.core.breakdown import Breakdown
 from app.core.outline import Outline
 from app.core.pipeline_events import PipelineEvent
 from app.ui.commands import OpRecorder, RecordedRunCommand
@@ -43,6 +44,8 @@ log = logging.getLogger("bidstudio.run")
 
 GENERATION = "generation"
 ANALYSIS = "analysis"
+BREAKDOWN = "breakdown"
+MODEL_JOBS = (GENERATION, ANALYSIS, BREAKDOWN)
 OPEN = "open"
 #: How long Cancel waits for a task to unwind (the contract: the stream stops within 0.5 s).
 CANCEL_WAIT_S = 0.5
@@ -56,6 +59,14 @@ class NoModelConfigured(Exception):
     """Generation was asked for but no model endpoint is configured."""
 
     message_zh = "还没有配置模型。请先在“设置 → 模型设置”中选择服务商、填写接口地址、模型名称和密钥。"
+
+
+class BreakdownConfigError(Exception):
+    """The breakdown stopped because the endpoint settings are wrong."""
+
+    def __init__(self, message_zh: str) -> None:
+        super().__init__(message_zh)
+        self.message_zh = message_zh
 
 
 class NoTender(Exception):
@@ -81,6 +92,7 @@ class AppController(QObject):
     Python-side ``emit`` of a bool, which aborts the interpreter at exit.
         document_loaded(object): a ``TenderDocument`` was read.
         analysis_changed(object): the ``Analysis`` changed.
+        breakdown_changed(object): the requirement ``Breakdown`` changed (or None).
     """
 
     stage_changed = Signal(str)
@@ -90,6 +102,7 @@ class AppController(QObject):
     run_finished = Signal(int, str)
     document_loaded = Signal(object)
     analysis_changed = Signal(object)
+    breakdown_changed = Signal(object)
 
     def __init__(self, outline: Outline | None = None, *, client_factory: ClientFactory | None = None,
                  runner: OutlineRunner | None = None, reporter: ErrorReporter | None = None,
@@ -106,6 +119,7 @@ class AppController(QObject):
         self.document: TenderDocument | None = None
         self.tender_path: Path | None = None
         self.analysis = Analysis()
+        self.breakdown: Breakdown | None = None
         self.mode: Mode = "free"
         self.last_outcome: OutlineOutcome | None = None
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bidstudio-io")
@@ -134,11 +148,11 @@ class AppController(QObject):
     @property
     def busy(self) -> bool:
         """Whether a model job (analysis or generation) is running."""
-        return any(not t.done() for n, t in self.tasks.items() if n in (GENERATION, ANALYSIS))
+        return any(not t.done() for n, t in self.tasks.items() if n in MODEL_JOBS)
 
     async def cancel(self) -> bool:
         """Cancel running jobs and wait (at most ``CANCEL_WAIT_S``) until they unwound."""
-        running = [t for n, t in self.tasks.items() if not t.done() and n in (GENERATION, ANALYSIS)]
+        running = [t for n, t in self.tasks.items() if not t.done() and n in MODEL_JOBS]
         for t in running:
             t.cancel()
         if not running:
@@ -169,6 +183,11 @@ class AppController(QObject):
     async def analyze_slot(self) -> None:
         """Slot: analyse the open tender."""
         await self.run_task(ANALYSIS, self.analyze())
+
+    @asyncSlot()  # type: ignore[untyped-decorator]
+    async def breakdown_slot(self) -> None:
+        """Slot: break the requirements down (需求拆解)."""
+        await self.run_task(BREAKDOWN, self.run_breakdown())
 
     @asyncSlot(str, str)  # type: ignore[untyped-decorator]
     async def generate_slot(self, mode: str, guidance: str) -> None:
@@ -210,6 +229,7 @@ class AppController(QObject):
             raise
         self.document = doc
         self.tender_path = path
+        self.set_breakdown(None)
         try:
             analysis = await loop.run_in_executor(self._executor, table_analysis, doc)
         except Exception as exc:  # the table parser is a convenience; never block opening on it
@@ -300,6 +320,46 @@ class AppController(QObject):
             raise
         finally:
             self._end(ok, message)
+
+    async def run_breakdown(self) -> Breakdown:
+        """The requirement breakdown (需求拆解) of the open tender, through the pipeline."""
+        from app.pipeline.breakdown import run_document_breakdown
+
+        if self.document is None:
+            raise NoTender()
+        client = self._client()
+        await self._prepare(client)
+        self._begin("正在拆解采购需求……")
+        ok, message = False, "需求拆解已取消"
+
+        def progress(text: str, fraction: float) -> None:
+            self.stage_changed.emit(f"需求拆解：{text}")
+            self.progress_changed.emit(round(max(0.0, min(1.0, fraction)) * 100))
+            log.info("%s", text, extra={"stage": "analysis"})
+
+        try:
+            outcome = await run_document_breakdown(client, self.document, progress=progress)
+            if outcome.config_error:
+                raise BreakdownConfigError(outcome.config_error)
+            self._prompt_tokens, self._completion_tokens = outcome.prompt_tokens, outcome.completion_tokens
+            self.tokens_changed.emit(outcome.prompt_tokens, outcome.completion_tokens)
+            self.set_breakdown(outcome.breakdown)
+            b = outcome.breakdown
+            ok = True
+            message = f"需求拆解完成：目标 {len(b.goals)} 项，任务 {len(b.tasks)} 项，风险 {len(b.risks)} 项"
+            return b
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            message = getattr(exc, "message_zh", None) or "需求拆解失败"
+            raise
+        finally:
+            self._end(ok, message)
+
+    def set_breakdown(self, breakdown: Breakdown | None) -> None:
+        """Replace the breakdown (after a run, a user edit or loading a project)."""
+        self.breakdown = breakdown
+        self.breakdown_changed.emit(breakdown)
 
     def set_analysis(self, analysis: Analysis) -> None:
         """Replace the analysis (after a run or a user edit in the analysis view)."""

@@ -153,6 +153,12 @@ class MainWindow(QMainWindow):
         self.document_dock = self._dock("招标文件", "documentDock", self.document_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.analysis_dock = self._dock("招标分析", "analysisDock", self.analysis_view, Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.document_dock, self.analysis_dock)
+        from app.ui.breakdown_view import BreakdownView
+
+        self.breakdown_view = BreakdownView()
+        self.breakdown_dock = self._dock("需求拆解", "breakdownDock", self.breakdown_view,
+                                         Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.tabifyDockWidget(self.analysis_dock, self.breakdown_dock)
         self.document_dock.raise_()
         self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks([self.document_dock], [560], Qt.Orientation.Horizontal)
@@ -182,6 +188,7 @@ class MainWindow(QMainWindow):
         self.act_redo = c.undo_stack.createRedoAction(self, "重做")
         self.act_redo.setShortcut(QKeySequence(K.Redo))
         self.act_analyze = self._act("分析招标文件", lambda: c.analyze_slot(), "Ctrl+R")
+        self.act_breakdown = self._act("需求拆解", lambda: c.breakdown_slot(), "Ctrl+B")
         self.act_generate_free = self._act("生成目录（自由）", lambda: self.start_generation("free"), "Ctrl+G")
         self.act_generate_aligned = self._act("生成目录（一一对应评分项）", lambda: self.start_generation("aligned"),
                                               "Ctrl+Shift+G")
@@ -211,13 +218,13 @@ class MainWindow(QMainWindow):
             else:
                 e.addAction(a[name])
         g = mb.addMenu("生成(&G)")
-        g.addActions([self.act_analyze, self.act_generate_free, self.act_generate_aligned])
+        g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned])
         g.addSeparator()
         g.addAction(self.act_cancel)
         s = mb.addMenu("设置(&S)")
         s.addAction(self.act_settings)
         v = mb.addMenu("视图(&V)")
-        for dock in (self.document_dock, self.analysis_dock, self.log_dock):
+        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.log_dock):
             v.addAction(dock.toggleViewAction())
         h = mb.addMenu("帮助(&H)")
         h.addAction(self.act_about)
@@ -240,6 +247,9 @@ class MainWindow(QMainWindow):
         c.run_finished.connect(self._on_run_finished)
         c.document_loaded.connect(self._on_document_loaded)
         c.analysis_changed.connect(self.analysis_view.set_analysis)
+        c.breakdown_changed.connect(self._on_breakdown_changed)
+        self.breakdown_view.breakdown_edited.connect(self._on_breakdown_edited)
+        self.breakdown_view.page_requested.connect(self._show_page)
         c.undo_stack.cleanChanged.connect(self._on_clean_changed)
         c.undo_stack.indexChanged.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_edited)
@@ -280,6 +290,18 @@ class MainWindow(QMainWindow):
         self.analysis_dirty = True
         self._update_title()
 
+    def _on_breakdown_changed(self, breakdown: Any) -> None:
+        from app.core.breakdown import Breakdown
+
+        self.breakdown_view.set_breakdown(breakdown if breakdown is not None else Breakdown())
+        if breakdown is not None:
+            self.breakdown_dock.raise_()
+
+    def _on_breakdown_edited(self, breakdown: Any) -> None:
+        self.controller.breakdown = breakdown  # the view already shows it
+        self.analysis_dirty = True
+        self._update_title()
+
     def set_model_configured(self, configured: bool) -> None:
         """Show the first-run guide while no model is configured."""
         self._model_configured = configured
@@ -289,8 +311,8 @@ class MainWindow(QMainWindow):
         self.status.set_running(running)
         busy = bool(running)
         self.act_cancel.setEnabled(busy)
-        for action in (self.act_analyze, self.act_generate_free, self.act_generate_aligned, self.act_open,
-                       self.act_open_project):
+        for action in (self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned,
+                       self.act_open, self.act_open_project):
             action.setEnabled(not busy)
         self.generate_button.setEnabled(not busy)
         self.outline_view.update_actions()
@@ -417,6 +439,7 @@ class MainWindow(QMainWindow):
         self.project_path = path
         self.analysis_dirty = restored
         c.set_analysis(project.analysis or Analysis())
+        c.set_breakdown(getattr(project, "breakdown", None))
         self.guidance.setText(project.guidance or "")
         aligned = project.generation_mode == "one_to_one"
         self.mode_box.setCurrentIndex(self.mode_box.findData("aligned" if aligned else "free"))
@@ -426,6 +449,7 @@ class MainWindow(QMainWindow):
         if tender is not None:
             await c.run_task("open", c.open_tender(tender))
             c.set_analysis(project.analysis or Analysis())
+            c.set_breakdown(getattr(project, "breakdown", None))
         elif project.tender is not None:
             self.statusBar().showMessage(f"找不到项目引用的招标文件：{project.tender.path}", 10000)
         self._update_title()
@@ -439,7 +463,7 @@ class MainWindow(QMainWindow):
         if c.tender_path is not None and c.tender_path.exists():
             tender = TenderRef.from_file(c.tender_path)
         aligned = self.mode_box.currentData() == "aligned"
-        return Project(title=self.display_name(), tender=tender, analysis=c.analysis,
+        return Project(title=self.display_name(), tender=tender, analysis=c.analysis, breakdown=c.breakdown,
                        generation_mode="one_to_one" if aligned else "free",
                        guidance=self.guidance.text().strip(), outline=c.outline.to_document())
 

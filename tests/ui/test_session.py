@@ -154,3 +154,36 @@ async def test_real_tender_scoring_table_fills_analysis_and_jumps_to_its_page(ma
     pane = window.document_pane
     if hasattr(pane, "current_page"):
         await _wait_for(lambda: pane.current_page() == 67, timeout=20)
+
+
+async def test_requirement_breakdown_runs_from_the_window_and_is_saved(make_window: WindowFactory, tmp_path: Path,
+                                                                      llm_server: Any) -> None:
+    import importlib.util
+    import json
+
+    from app.core.project import load_project
+    from tests.openai_server import Reply
+    from tests.ui.conftest import make_client_factory
+
+    spec = importlib.util.spec_from_file_location("make_sample_tender",
+                                                  Path(__file__).resolve().parents[2] / "resources" / "samples" / "make_sample_tender.py")
+    assert spec is not None and spec.loader is not None
+    sample = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sample)
+    pdf = tmp_path / "示例招标文件.pdf"
+    sample.build(pdf)
+    answer = {"status": "executable", "background": "为某单位提供服务。",
+              "goals": [{"text": "按时提供合格服务", "page": 2}],
+              "tasks": [{"text": "提供服务方案", "page": 2}, {"text": "提供应急预案", "page": 3}],
+              "risks": [{"text": "服务中断", "page": 2, "category": "delivery"}]}
+    llm_server.default = Reply.text(json.dumps(answer, ensure_ascii=False))
+    window = make_window()
+    window.controller.client_factory = make_client_factory(llm_server)
+    await window.open_path(pdf)
+    await window.controller.run_task("breakdown", window.controller.run_breakdown())
+    b = window.controller.breakdown
+    assert b is not None and llm_server.completion_requests  # the requirement pages went to the model
+    assert window.breakdown_view.breakdown == b
+    assert window.status.stage.text().startswith("需求拆解")
+    assert window.save_to(tmp_path / "带拆解的项目.bidproj")
+    assert load_project(tmp_path / "带拆解的项目.bidproj").breakdown == b
