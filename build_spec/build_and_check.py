@@ -58,6 +58,8 @@ def largest_parts(root: Path, count: int = 12) -> list[tuple[int, str]]:
     internal = root / "_internal"
     parts = []
     for child in (internal if internal.is_dir() else root).iterdir():
+        if child.is_symlink():  # PyInstaller links top-level libraries into package folders
+            continue
         size = folder_size(child) if child.is_dir() else child.stat().st_size
         parts.append((size, child.name + ("/" if child.is_dir() else "")))
     return sorted(parts, reverse=True)[:count]
