@@ -1,0 +1,95 @@
+"""Bookkeeping of one logical model call, written to the call journal when it ends.
+
+A logical call spans retries and response-format downgrades; the journal gets one line
+per logical call with the request as actually sent, what was refused, every retry and
+the outcome (completion or error).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import time
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from app.llm.completion import Completion, Message
+from app.llm.errors import LLMError
+
+if TYPE_CHECKING:
+    from app.llm.client import LLMClient
+
+log = logging.getLogger("app.llm.client")
+_CALL_IDS = itertools.count(1)
+
+
+class CallLog:
+    """Bookkeeping of one logical call, written to the journal when it ends."""
+
+    def __init__(self, client: LLMClient, stage: str, messages: Sequence[Message], requested: dict[str, Any] | None,
+                 temperature: float | None, max_tokens: int | None, stream: bool) -> None:
+        self.client = client
+        self.stage = stage
+        self.call_id = f"c{next(_CALL_IDS):05d}"
+        self.sent_messages = client.prepare_messages(messages)
+        self.requested = requested
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.stream = stream
+        self.fmt: dict[str, Any] | None = None
+        if not client.fits(self.sent_messages, max_tokens):
+            log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
+                        "answer with nothing", stage, client.estimate_prompt_tokens(self.sent_messages),
+                        client.config.context_size)
+        self.attempts = 1
+        self.retries: list[dict[str, Any]] = []
+        self.rejected: list[dict[str, Any]] = []
+        self.t0 = time.monotonic()
+        self.done = False
+
+    def _entry(self) -> dict[str, Any]:
+        params = self.client._params(self.temperature, self.max_tokens)
+        return {
+            "call_id": self.call_id, "stage": self.stage, "base_url": self.client.config.base_url,
+            "model": params["model"],
+            "request": {"messages": self.sent_messages, "temperature": params["temperature"],
+                        "max_tokens": params["max_tokens"], "response_format": self.fmt, "stream": self.stream,
+                        "requested_response_format": self.requested},
+            "rejected_formats": self.rejected, "retries": self.retries, "attempts": self.attempts,
+        }
+
+    def finish(self, comp: Completion) -> None:
+        """Stamp the completion with attempts and latency and journal it (once)."""
+        if self.done:
+            return
+        self.done = True
+        comp.attempts = self.attempts
+        comp.latency_s = time.monotonic() - self.t0
+        journal = self.client.journal
+        if journal is not None:
+            journal.record_call({
+                **self._entry(), "raw_output": comp.raw_text, "text": comp.text, "reasoning": comp.reasoning,
+                "finish_reason": comp.finish_reason, "truncated": comp.truncated, "empty": comp.empty,
+                "usage": {"prompt_tokens": comp.usage.prompt_tokens, "completion_tokens": comp.usage.completion_tokens,
+                          "estimated": comp.usage.estimated},
+                "latency_s": round(comp.latency_s, 4), "error": None,
+            })
+
+    def fail(self, exc: BaseException, partial: str = "") -> None:
+        """Journal a call that ended in an error or was cancelled (once)."""
+        if self.done:
+            return
+        self.done = True
+        journal = self.client.journal
+        if journal is None:
+            return
+        if isinstance(exc, LLMError):
+            error: dict[str, Any] = {"type": type(exc).__name__, "message": exc.message_zh, "detail": exc.detail,
+                                     "status": exc.status}
+        elif isinstance(exc, asyncio.CancelledError):
+            error = {"type": "Cancelled", "message": "已取消"}
+        else:
+            error = {"type": type(exc).__name__, "message": str(exc)[:300]}
+        journal.record_call({**self._entry(), "raw_output": partial, "latency_s": round(time.monotonic() - self.t0, 4),
+                             "error": error})
