@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import email.utils
 import logging
 import socket
 import threading
@@ -11,10 +12,13 @@ from collections.abc import AsyncIterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.llm.client import Completion, EndpointConfig, LLMClient, estimate_tokens, fold_system_messages
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMResponseError
 from app.llm.response_format import FormatRegistry
+from app.llm.think_blocks import ThinkFilter, split_think
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 USER = [{"role": "user", "content": "请列出三个要点"}]
@@ -507,3 +511,30 @@ async def test_probe_drops_system(llm_server: OpenAIServer, drops: bool) -> None
 async def test_probe_without_usage(client: LLMClient, llm_server: OpenAIServer) -> None:
     llm_server.default = Reply.text("好", usage=None)
     assert await client.probe_drops_system() is None
+
+
+@settings(max_examples=150, deadline=None)
+@given(cuts=st.lists(st.integers(min_value=1, max_value=60), max_size=12),
+       answer=st.text(alphabet="目录<>/thinkg 甲乙{}\"", max_size=30))
+def test_think_filter_is_chunking_independent(cuts: list[int], answer: str) -> None:
+    text = f"<think>想一想 <b> </thin</think>{answer}<THINK>再想</THINK>尾"
+    pieces, pos = [], 0
+    for cut in sorted(set(cuts)):
+        pieces.append(text[pos:cut])
+        pos = cut
+    pieces.append(text[pos:])
+    flt = ThinkFilter()
+    shown = "".join(flt.feed(p) for p in pieces) + flt.finish()
+    expected, reasoning = split_think(text)
+    assert shown.strip() == expected
+    assert flt.reasoning.replace(" ", "") == reasoning.replace("\n\n", "").replace(" ", "")
+
+
+async def test_retry_after_http_date(llm_server: OpenAIServer) -> None:
+    c = make_client(llm_server)
+    when = email.utils.formatdate(time.time() + 2, usegmt=True)  # whole seconds: waits ~1-2 s
+    llm_server.push(Reply.error(503, "maintenance", headers={"Retry-After": when}), Reply.text("ok"))
+    await c.complete(USER)
+    await c.aclose()
+    reqs = llm_server.completion_requests
+    assert 0.5 <= reqs[1].started - reqs[0].finished <= 2.5
