@@ -26,6 +26,7 @@ from app.core.breakdown import Breakdown
 from app.core.outline import Outline
 from app.core.pipeline_events import PipelineEvent
 from app.ui.commands import OpRecorder, RecordedRunCommand
+from app.ui.drafting_bridge import DraftingBridge
 from app.ui.generation_backend import (
     Mode,
     OutlineOutcome,
@@ -45,7 +46,8 @@ log = logging.getLogger("bidstudio.run")
 GENERATION = "generation"
 ANALYSIS = "analysis"
 BREAKDOWN = "breakdown"
-MODEL_JOBS = (GENERATION, ANALYSIS, BREAKDOWN)
+DRAFTING = "drafting"
+MODEL_JOBS = (GENERATION, ANALYSIS, BREAKDOWN, DRAFTING, "rewrite")
 OPEN = "open"
 #: How long Cancel waits for a task to unwind (the contract: the stream stops within 0.5 s).
 CANCEL_WAIT_S = 0.5
@@ -126,6 +128,7 @@ class AppController(QObject):
         self._prompt_tokens = 0
         self._completion_tokens = 0
         self._cached_client: LLMClient | None = None
+        self.drafting = DraftingBridge(self)
 
     # ------------------------------------------------------------------ tasks
     def spawn(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -150,8 +153,15 @@ class AppController(QObject):
         """Whether a model job (analysis or generation) is running."""
         return any(not t.done() for n, t in self.tasks.items() if n in MODEL_JOBS)
 
+    @property
+    def busy_generating(self) -> bool:
+        """Whether an outline generation (which owns the tree) is running."""
+        task = self.tasks.get(GENERATION)
+        return task is not None and not task.done()
+
     async def cancel(self) -> bool:
         """Cancel running jobs and wait (at most ``CANCEL_WAIT_S``) until they unwound."""
+        self.drafting.cancel()
         running = [t for n, t in self.tasks.items() if not t.done() and n in MODEL_JOBS]
         for t in running:
             t.cancel()
@@ -230,6 +240,7 @@ class AppController(QObject):
         self.document = doc
         self.tender_path = path
         self.set_breakdown(None)
+        self.drafting.forget()
         try:
             analysis = await loop.run_in_executor(self._executor, table_analysis, doc)
         except Exception as exc:  # the table parser is a convenience; never block opening on it
@@ -374,6 +385,12 @@ class AppController(QObject):
         tree operation) and can be taken back with one Ctrl+Z.
         """
         current = asyncio.current_task()
+        for name in (DRAFTING, "rewrite"):  # drafting writes into the tree: stop it first
+            task = self.tasks.get(name)
+            if task is not None and not task.done():
+                self.drafting.cancel()
+                task.cancel()
+                await asyncio.wait([task], timeout=2.0)
         old = self.tasks.get(GENERATION)
         if old is not None and old is not current and not old.done():
             old.cancel()

@@ -160,6 +160,11 @@ class MainWindow(QMainWindow):
                                          Qt.DockWidgetArea.LeftDockWidgetArea)
         self.tabifyDockWidget(self.analysis_dock, self.breakdown_dock)
         self.document_dock.raise_()
+        from app.ui.section_editor import SectionEditor
+
+        self.section_editor = SectionEditor()
+        self.section_dock = self._dock("正文", "sectionDock", self.section_editor, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.section_dock.hide()  # shown when the user drafts or opens a section's text
         self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks([self.document_dock], [560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.log_dock], [170], Qt.Orientation.Vertical)
@@ -192,6 +197,8 @@ class MainWindow(QMainWindow):
         self.act_generate_free = self._act("生成目录（自由）", lambda: self.start_generation("free"), "Ctrl+G")
         self.act_generate_aligned = self._act("生成目录（一一对应评分项）", lambda: self.start_generation("aligned"),
                                               "Ctrl+Shift+G")
+        self.act_draft_all = self._act("撰写全部正文", self.draft_all)
+        self.act_draft_current = self._act("撰写本节正文", self.draft_current, "Ctrl+D")
         self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
         self.act_cancel.setEnabled(False)
         self.act_settings = self._act("模型设置…", self.open_settings)
@@ -220,11 +227,13 @@ class MainWindow(QMainWindow):
         g = mb.addMenu("生成(&G)")
         g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned])
         g.addSeparator()
+        g.addActions([self.act_draft_current, self.act_draft_all])
+        g.addSeparator()
         g.addAction(self.act_cancel)
         s = mb.addMenu("设置(&S)")
         s.addAction(self.act_settings)
         v = mb.addMenu("视图(&V)")
-        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.log_dock):
+        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock):
             v.addAction(dock.toggleViewAction())
         h = mb.addMenu("帮助(&H)")
         h.addAction(self.act_about)
@@ -250,6 +259,15 @@ class MainWindow(QMainWindow):
         c.breakdown_changed.connect(self._on_breakdown_changed)
         self.breakdown_view.breakdown_edited.connect(self._on_breakdown_edited)
         self.breakdown_view.page_requested.connect(self._show_page)
+        d, ed = c.drafting, self.section_editor
+        d.section_delta.connect(ed.append_stream)
+        d.section_state.connect(ed.apply_state)
+        ed.draft_requested.connect(lambda key: self._spawn_ui("drafting", d.draft([key])))
+        ed.cancel_requested.connect(d.cancel)
+        ed.rewrite_requested.connect(lambda key, mode, g: self._spawn_ui("rewrite", d.rewrite(key, mode, g)))
+        ed.text_edited.connect(lambda key, _old, new: d.apply_text(key, new, f"编辑正文 {key}"))
+        self.outline_view.selectionModel().currentChanged.connect(self._on_current_node_changed)
+        c.model.dataChanged.connect(self._on_node_data_changed)
         c.undo_stack.cleanChanged.connect(self._on_clean_changed)
         c.undo_stack.indexChanged.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_edited)
@@ -290,6 +308,50 @@ class MainWindow(QMainWindow):
         self.analysis_dirty = True
         self._update_title()
 
+    def _current_leaf(self) -> tuple[str, Any] | None:
+        path = self.outline_view.current_path()
+        if path is None:
+            return None
+        node = self.controller.outline.node(path)
+        if node.children:
+            return None
+        return node.id or ".".join(str(i + 1) for i in path), node
+
+    def _on_current_node_changed(self, *_args: object) -> None:
+        leaf = self._current_leaf()
+        if leaf is None:
+            return
+        key, node = leaf
+        self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
+
+    def _on_node_data_changed(self, *_args: object) -> None:
+        leaf = self._current_leaf()
+        if leaf is None or leaf[0] != self.section_editor.key:
+            return
+        key, node = leaf
+        draft = self.controller.drafting.draft_of(key)
+        if draft is None or draft.status != "writing":  # undo/redo or an applied draft: show the tree's text
+            self.section_editor.set_text(key, node.content)
+
+    def draft_current(self) -> None:
+        """Draft the current leaf section (opens the text dock)."""
+        leaf = self._current_leaf()
+        if leaf is None:
+            self.statusBar().showMessage("请先在目录中选择一个末级标题", 5000)
+            return
+        self.section_dock.show()
+        self.section_dock.raise_()
+        self._on_current_node_changed()
+        self._spawn_ui("drafting", self.controller.drafting.draft([leaf[0]]))
+
+    def draft_all(self) -> None:
+        """Draft every leaf section that has no finished text yet."""
+        if not len(self.controller.outline):
+            self.statusBar().showMessage("目录是空的", 5000)
+            return
+        self.section_dock.show()
+        self._spawn_ui("drafting", self.controller.drafting.draft(None))
+
     def _on_breakdown_changed(self, breakdown: Any) -> None:
         from app.core.breakdown import Breakdown
 
@@ -312,7 +374,7 @@ class MainWindow(QMainWindow):
         busy = bool(running)
         self.act_cancel.setEnabled(busy)
         for action in (self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned,
-                       self.act_open, self.act_open_project):
+                       self.act_open, self.act_open_project, self.act_draft_all, self.act_draft_current):
             action.setEnabled(not busy)
         self.generate_button.setEnabled(not busy)
         self.outline_view.update_actions()

@@ -153,7 +153,7 @@ async def test_real_tender_scoring_table_fills_analysis_and_jumps_to_its_page(ma
     assert pages == [67]
     pane = window.document_pane
     if hasattr(pane, "current_page"):
-        await _wait_for(lambda: pane.current_page() == 67, timeout=20)
+        await _wait_for(lambda: pane.current_page() == 67, timeout=60)  # laid out off the GUI thread
 
 
 async def test_requirement_breakdown_runs_from_the_window_and_is_saved(make_window: WindowFactory, tmp_path: Path,
@@ -187,3 +187,37 @@ async def test_requirement_breakdown_runs_from_the_window_and_is_saved(make_wind
     assert window.status.stage.text().startswith("需求拆解")
     assert window.save_to(tmp_path / "带拆解的项目.bidproj")
     assert load_project(tmp_path / "带拆解的项目.bidproj").breakdown == b
+
+
+async def test_drafting_a_section_fills_its_text_as_one_undo_step(make_window: WindowFactory, llm_server: Any) -> None:
+    from tests.openai_server import Reply
+    from tests.ui.conftest import make_client_factory
+
+    window = make_window()
+    c = window.controller
+    c.client_factory = make_client_factory(llm_server)
+    c.outline.replace([OutlineNode(title="配送服务方案", children=[
+        OutlineNode(title="配送流程", description="从下单到验收"), OutlineNode(title="配送时效保障")])])
+    c.outline.renumber()
+    body = "我方建立订单接收、分拣、装车、送达和验收五个环节的闭环流程，每个环节明确责任人和时限要求。" * 4
+    llm_server.default = Reply.text(body, chunk_size=20)
+    window.outline_view.select_path((0, 0))
+    assert window.section_editor.key == "1.1"
+    pieces: list[str] = []
+    c.drafting.section_delta.connect(lambda _k, p: pieces.append(p))
+    window.draft_current()
+    await _wait_for(lambda: c.outline.node((0, 0)).content != "", timeout=15)
+    await _wait_for(lambda: not c.busy)
+    text = c.outline.node((0, 0)).content
+    assert "订单接收" in text and len(pieces) > 1  # streamed in pieces, then applied
+    assert window.section_editor.text.toPlainText() == text
+    assert "配送流程" in llm_server.completion_requests[-1].prompt_text
+    c.undo_stack.undo()
+    assert c.outline.node((0, 0)).content == ""
+    assert window.section_editor.text.toPlainText() == ""
+    # A hand edit is one undoable command too.
+    window.section_editor.text.setPlainText("手写的正文")
+    window.section_editor.commit_edit()
+    assert c.outline.node((0, 0)).content == "手写的正文"
+    c.undo_stack.undo()
+    assert c.outline.node((0, 0)).content == ""

@@ -1,0 +1,168 @@
+"""Section drafting wired to Qt: the pipeline's ``DraftingEngine`` behind signals and undo.
+
+The engine (Qt-free) streams each leaf's text through plain callbacks; this bridge turns
+them into signals for the section editor, and every text that lands in the outline — a
+finished draft, a rewrite, a hand edit — is one undoable ``EditFieldCommand`` on the
+controller's stack (rule 4). Sections are addressed by key (the outline id) and mapped to
+paths at the moment text is applied, so moving nodes meanwhile is safe.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from app.ui.commands import EditFieldCommand
+
+if TYPE_CHECKING:
+    from app.core.drafting_state import DraftingState, SectionDraft
+    from app.pipeline.drafting import DraftingEngine, RewriteResult
+    from app.ui.controller import AppController
+
+log = logging.getLogger("bidstudio.run")
+
+
+
+class DraftingBridge(QObject):
+    """Runs drafting and rewrites for the controller's outline.
+
+    Signals:
+        section_delta(str, str): key and a streamed piece of text.
+        section_state(object): a ``SectionDraft`` whose state changed.
+    """
+
+    section_delta = Signal(str, str)
+    section_state = Signal(object)
+
+    def __init__(self, controller: AppController) -> None:
+        super().__init__(controller)
+        self.controller = controller
+        self._engine: DraftingEngine | None = None
+
+    # ------------------------------------------------------------------ engine
+    def engine(self) -> DraftingEngine:
+        """The project's drafting engine (created with the current model client)."""
+        from app.pipeline.drafting import DraftingEngine
+
+        client = self.controller._client()
+        if self._engine is None or self._engine.client is not client:
+            state = self._engine.state if self._engine is not None else None
+            self._engine = DraftingEngine(client=client, on_state=self._on_state, on_delta=self._on_delta)
+            if state is not None:
+                self._engine.state = state
+        return self._engine
+
+    @property
+    def state(self) -> DraftingState | None:
+        """Drafting progress of the sections (None before the first run)."""
+        return self._engine.state if self._engine is not None else None
+
+    def draft_of(self, key: str) -> SectionDraft | None:
+        """The drafting record of one section, if any."""
+        state = self.state
+        return state.sections.get(key) if state is not None else None
+
+    def _on_delta(self, key: str, piece: str) -> None:
+        self.section_delta.emit(key, piece)
+
+    def _on_state(self, draft: SectionDraft) -> None:
+        self.section_state.emit(draft)
+        if draft.status == "done" and draft.text:
+            self.apply_text(draft.key, draft.text, f"撰写 {draft.key}")
+        elif draft.status == "failed":
+            log.warning("section %s failed: %s", draft.key, draft.error, extra={"stage": "chapter"})
+
+    # ------------------------------------------------------------------ work
+    async def draft(self, keys: list[str] | None = None, guidance: str = "") -> DraftingState:
+        """Draft the given leaves (all leaves when None); finished text becomes undoable edits."""
+        from app.pipeline.draft_context import path_for_key, section_requests
+
+        c = self.controller
+        if c.busy_generating:
+            raise DraftingBlocked()
+        paths = None
+        if keys is not None:
+            paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
+        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance)
+        engine = self.engine()
+        await c._prepare(engine.client)
+        c._begin(f"正在撰写正文（{len(requests)} 节）……")
+        log.info("drafting %d sections", len(requests), extra={"stage": "chapter"})
+        done, message = 0, "正文撰写已停止"
+        try:
+            state = await engine.run(requests, skip_done=keys is None)
+            done = sum(1 for r in requests if (d := state.sections.get(r.key)) is not None and d.status == "done")
+            message = f"正文撰写结束：完成 {done}/{len(requests)} 节"
+            return state
+        finally:
+            c._end(done > 0, message)
+
+    def cancel(self, key: str | None = None) -> None:
+        """Stop one section, or every section when ``key`` is None (partial text is kept)."""
+        if self._engine is None:
+            return
+        if key is None:
+            self._engine.cancel_all()
+        else:
+            self._engine.cancel(key)
+
+    async def rewrite(self, key: str, mode: str, guidance: str = "") -> RewriteResult:
+        """扩写/精简/更具体/结合评分点 for one section; the new text is one undoable edit."""
+        from app.pipeline.draft_context import path_for_key, section_requests
+
+        c = self.controller
+        path = path_for_key(c.outline, key)
+        if path is None:
+            raise SectionGone()
+        request = section_requests(c.outline, c.analysis, c.breakdown, paths=[path])[0]
+        engine = self.engine()
+        text = c.outline.node(path).content
+        result = await engine.rewrite(request, text, mode, guidance,  # type: ignore[arg-type]
+                                      on_delta=lambda piece: self.section_delta.emit(key, piece))
+        if result.ok:
+            self.apply_text(key, result.text, f"{result.label} {key}")
+        else:
+            c.stage_changed.emit(result.error or "改写失败")
+        return result
+
+    def apply_text(self, key: str, text: str, label: str) -> bool:
+        """Put ``text`` into the section's content as one undoable command."""
+        from app.pipeline.draft_context import path_for_key
+
+        c = self.controller
+        path = path_for_key(c.outline, key)
+        if path is None or c.outline.node(path).content == text:
+            return False
+        c.undo_stack.push(EditFieldCommand(c.outline, path, "content", text, label))
+        return True
+
+    def forget(self) -> None:
+        """Drop the engine and its state (a new tender or project was opened)."""
+        self.cancel()
+        self._engine = None
+
+
+class DraftingBlocked(Exception):
+    """Drafting was asked for while an outline generation owns the tree."""
+
+    message_zh = "正在生成目录，请等生成结束（或取消）后再撰写正文。"
+
+
+class SectionGone(Exception):
+    """The section to rewrite is no longer in the outline."""
+
+    message_zh = "该章节已不在目录中（可能已被删除或移动），请重新选择。"
+
+
+def content_of(controller: AppController, key: str) -> tuple[str, str] | None:
+    """(title, content) of the section ``key``, or None."""
+    from app.pipeline.draft_context import path_for_key
+
+    path = path_for_key(controller.outline, key)
+    if path is None:
+        return None
+    node = controller.outline.node(path)
+    return node.title, node.content
+
