@@ -100,6 +100,23 @@ class OutlineJob:
     meter: RunMeter
     analysis: Analysis
     consecutive_errors: int = 0
+    failed_repairs: int = 0  # model repair rounds that fixed nothing: a weak model re-samples instead
+
+    @property
+    def weak_model(self) -> bool:
+        """True once model repairs failed twice: further calls skip repairs and sample hotter."""
+        return self.failed_repairs >= 2
+
+    def json_attempts(self) -> int:
+        """collect_json attempts for the next call (1 for a weak model: a fresh sample beats a repair)."""
+        return 1 if self.weak_model else self.settings.json_attempts
+
+    def temperature_for(self, attempt: int) -> float:
+        """Sampling temperature of the ``attempt``-th try of a step (rises; higher for weak models)."""
+        base = self.settings.temperature if self.settings.temperature is not None else 0.3
+        if self.weak_model:
+            base = max(base, 0.8)
+        return min(1.3, base + 0.35 * (attempt - 1))
     draft: Outline | None = None  # the live tree a streaming strategy mirrors into
 
     @property

@@ -94,7 +94,6 @@ async def _attempts(job: OutlineJob, selector: StrategySelector, target: Subtree
     """Up to ``attempts`` tries across strategies, temperature rising, last issues fed back."""
     issues: list[str] = []
     calls = 0
-    base_t = job.settings.temperature if job.settings.temperature is not None else 0.3
     for attempt in range(1, attempts + 1):
         strategy = selector.current
         job.meter.strategy = strategy.name
@@ -104,7 +103,7 @@ async def _attempts(job: OutlineJob, selector: StrategySelector, target: Subtree
         guidance = target.guidance
         if issues:
             guidance = (guidance + "\n上一次的结果有这些问题，请避免：" + "；".join(issues[:6])).strip()
-        current = replace(target, guidance=guidance, temperature=min(1.0, base_t + 0.35 * (attempt - 1)))
+        current = replace(target, guidance=guidance, temperature=job.temperature_for(attempt))
         try:
             res = await strategy.children(job, current, stage)
         except (LLMConnectionError, LLMResponseError) as exc:

@@ -77,12 +77,14 @@ class JsonStrategy:
                        temperature: float | None = None) -> tuple[BaseModel | None, list[str], int]:
         job.meter.check(stage)
         res = await collect_json(job.client, user_messages(prompt), model, rules=[rule],
-                                 max_attempts=job.meter.allowed_attempts(job.settings.json_attempts), stage=stage,
+                                 max_attempts=job.meter.allowed_attempts(job.json_attempts()), stage=stage,
                                  max_tokens=max_tokens, temperature=temperature if temperature is not None else job.settings.temperature)
         job.record(stage, max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
                    bool(getattr(res, "tokens_estimated", False)))
         if not res.ok and res.stopped_by == "connection":
             raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
+        if not res.ok and res.attempts > 1:
+            job.failed_repairs += 1
         value = res.value if res.ok else None
         return value, list(res.issues), max(1, res.attempts)
 
