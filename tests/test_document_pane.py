@@ -51,7 +51,8 @@ def pane(qtbot) -> Iterator[DocumentPane]:
     qtbot.waitExposed(widget)
     yield widget
     widget.shutdown()
-    assert not widget.renderer.busy() and not widget.renderer.timer.isActive()
+    assert not widget.renderer.busy() and not widget.renderer.timer.isActive()  # no leaked timers
+    assert not widget._warm_timer.isActive()
 
 
 def _open(qtbot, pane: DocumentPane, document: TenderDocument) -> None:

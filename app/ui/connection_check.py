@@ -124,8 +124,7 @@ class BackgroundCoroutine(QObject):
     """Runs coroutines one at a time in a worker thread with its own asyncio loop.
 
     The worker never touches Qt: it stores its result and a ``QTimer`` in the GUI thread
-    notices and emits ``finished`` (a Qt signal emitted from a Python worker thread corrupts
-    reference counts with PySide6 6.12 on CPython 3.11; see :mod:`app.ui.pdf_render`).
+    notices it and emits ``finished``, so every Qt call happens on the GUI thread.
 
     Signals:
         finished(object): the coroutine's result (None when cancelled), in the GUI thread.

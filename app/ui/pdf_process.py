@@ -13,7 +13,9 @@ from __future__ import annotations
 import multiprocessing
 import os
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.connection import Connection
 from typing import Any
 
 PageSize = tuple[float, float]
@@ -98,5 +100,92 @@ def search_pages(path: str, password: str | None, query: str, first: int, last: 
 
 
 def make_pdf_executor(workers: int = 2) -> ProcessPoolExecutor:
-    """A pool of PyMuPDF child processes (spawned: no fork of a Qt process)."""
+    """A pool of PyMuPDF child processes (spawned: no fork of a Qt process).
+
+    For scripts and the frozen self-check. The GUI uses :class:`PdfProcess`, which needs
+    no helper threads in the parent and is polled from a GUI timer.
+    """
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
+
+
+#: What a child can be asked to run, by name.
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "warm_up": warm_up, "page_sizes": page_sizes, "render_page": render_page, "search_pages": search_pages,
+}
+
+
+def serve(conn: Connection) -> None:
+    """Child main loop: answer ``(name, args)`` requests with ``("ok", value)`` / ``("error", text)``."""
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        name, args = message
+        try:
+            reply: tuple[str, Any] = ("ok", FUNCTIONS[name](*args))
+        except Exception as exc:  # report, keep serving
+            reply = ("error", f"{type(exc).__name__}: {exc}")
+        try:
+            conn.send(reply)
+        except (EOFError, OSError):
+            return
+
+
+class PdfProcess:
+    """One spawned PyMuPDF child talked to over a pipe, with no helper threads in the parent.
+
+    The parent sends one request at a time (:meth:`send`) and collects the answer without
+    blocking (:meth:`poll_reply`), so a GUI timer can drive it.
+    """
+
+    def __init__(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child_conn = ctx.Pipe()
+        self._process = ctx.Process(target=serve, args=(child_conn,), name="bidstudio-pdf", daemon=True)
+        self._process.start()
+        child_conn.close()
+        self.busy = False
+
+    @property
+    def pid(self) -> int | None:
+        """The child's process id."""
+        return self._process.pid
+
+    def alive(self) -> bool:
+        """Whether the child still runs."""
+        return self._process.is_alive()
+
+    def send(self, name: str, *args: Any) -> None:
+        """Start a request (the previous one must have been answered)."""
+        self._conn.send((name, args))
+        self.busy = True
+
+    def poll_reply(self) -> tuple[str, Any] | None:
+        """The answer if it has arrived, else None; ``("error", ...)`` when the child died."""
+        try:
+            if not self._conn.poll():
+                if not self._process.is_alive():
+                    self.busy = False
+                    return ("dead", "PDF 渲染进程意外退出")
+                return None
+            reply: tuple[str, Any] = self._conn.recv()
+        except (EOFError, OSError):
+            self.busy = False
+            return ("dead", "PDF 渲染进程意外退出")
+        self.busy = False
+        return reply
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Ask the child to stop, then make sure it has."""
+        try:
+            self._conn.send(None)
+        except (OSError, ValueError):
+            pass
+        self._process.join(timeout)
+        if self._process.is_alive():
+            self._process.terminate()
+            self._process.join(1.0)
+        self._conn.close()

@@ -1,30 +1,24 @@
 """PDF work for the document pane, off the GUI thread: page sizes, page images, text search.
 
-All PyMuPDF work runs in spawned child processes (:mod:`app.ui.pdf_process`). Finished
-futures are put on a plain ``queue.Queue`` by the executor's own thread, and the GUI
-thread drains that queue on a short ``QTimer`` while work is pending. No thread of ours
-emits Qt signals or calls ``processEvents()``: with PySide6 6.12 on CPython 3.11 both
-corrupt reference counts when another Python thread runs (``Fatal Python error:
-none_dealloc`` / ``bool_dealloc`` within seconds; ``tests/benchmarks/thread_safety_probe.py``
-reproduces it), so results reach Qt only from the GUI thread.
+All PyMuPDF work runs in spawned child processes (:class:`app.ui.pdf_process.PdfProcess`),
+each fed one request at a time over a pipe. The GUI thread sends requests and, on a short
+``QTimer`` while work is pending, polls the pipes without blocking, then builds the
+``QImage`` and emits the results. The GUI process needs no helper threads for this, so
+nothing but the GUI thread ever touches Qt objects.
 """
 
 from __future__ import annotations
 
 import logging
-import queue
-import threading
+from collections import deque
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtGui import QImage
 
-from app.ui import pdf_process
-from app.ui.pdf_process import PageSize, Rect
+from app.ui.pdf_process import PageSize, PdfProcess, Rect
 
 log = logging.getLogger(__name__)
 SEARCH_CHUNK = 25  # pages per search call, so a new search or document cancels the rest quickly
@@ -46,12 +40,6 @@ def rgb_to_qimage(width: int, height: int, stride: int, samples: bytes) -> QImag
     return image
 
 
-def _message(exc: BaseException) -> str:
-    if isinstance(exc, BrokenProcessPool):
-        return "PDF 渲染进程意外退出，将自动重启"
-    return str(exc) or type(exc).__name__
-
-
 @dataclass(frozen=True)
 class _Request:
     kind: str  # warm_up / layout / render / search
@@ -60,6 +48,7 @@ class _Request:
     scale: float = 0.0
     dpr: float = 1.0
     query: str = ""
+    call: tuple[str, tuple[Any, ...]] = field(default=("warm_up", ()), compare=False)
 
 
 class PdfRenderer(QObject):
@@ -82,26 +71,30 @@ class PdfRenderer(QObject):
 
     def __init__(self, processes: int = 2, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._processes = processes
-        self._executor: ProcessPoolExecutor | None = None
-        self._done: queue.Queue[tuple[_Request, Future[Any]]] = queue.Queue()
-        self._pending: dict[Future[Any], _Request] = {}
+        self._max_processes = max(1, processes)
+        self._workers: list[PdfProcess] = []
+        self._queue: deque[_Request] = deque()
+        self._running: dict[PdfProcess, _Request] = {}
         self._search_parts: dict[tuple[int, str], tuple[int, dict[int, list[Rect]]]] = {}
-        self._lock = threading.Lock()
         self.timer = QTimer(self)
         self.timer.setObjectName("pdfResultTimer")
-        self.timer.setInterval(15)
-        self.timer.timeout.connect(self._drain)
+        self.timer.setInterval(10)
+        self.timer.timeout.connect(self._poll)
 
     # ------------------------------------------------------------------ requests
+    def warm_up(self) -> None:
+        """Start a child process and import PyMuPDF in it, so the first page shows sooner."""
+        if not self._workers:
+            self._submit(_Request("warm_up", -1, call=("warm_up", ())))
+
     def layout(self, generation: int, path: str, password: str | None) -> None:
         """Ask for every page's size."""
-        self._submit(_Request("layout", generation), pdf_process.page_sizes, path, password)
+        self._submit(_Request("layout", generation, call=("page_sizes", (path, password))))
 
     def render(self, generation: int, path: str, password: str | None, page: int, scale: float, dpr: float) -> None:
         """Ask for one page (1-based) at ``scale`` pixels per point on a ``dpr`` screen."""
-        self._submit(_Request("render", generation, page, scale, dpr), pdf_process.render_page,
-                     path, password, page - 1, scale * dpr)
+        self._submit(_Request("render", generation, page, scale, dpr,
+                              call=("render_page", (path, password, page - 1, scale * dpr))))
 
     def search(self, generation: int, path: str, password: str | None, query: str, page_count: int) -> None:
         """Find ``query`` on all pages (a chunk of pages per child call)."""
@@ -110,95 +103,104 @@ class PdfRenderer(QObject):
         if not chunks:
             self.searched.emit(generation, query, {})
         for first in chunks:
-            self._submit(_Request("search", generation, query=query), pdf_process.search_pages,
-                         path, password, query, first, first + SEARCH_CHUNK - 1)
-
-    def warm_up(self) -> None:
-        """Start a child process and import PyMuPDF in it, so the first page shows sooner."""
-        if self._executor is None:
-            self._submit(_Request("warm_up", -1), pdf_process.warm_up)
+            self._submit(_Request("search", generation, query=query,
+                                  call=("search_pages", (path, password, query, first, first + SEARCH_CHUNK - 1))))
 
     def cancel(self, keep: Callable[[_Request], bool] | None = None) -> None:
-        """Cancel queued requests (all, or those ``keep`` rejects); running ones finish and are dropped."""
-        for future, request in list(self._pending.items()):
-            if keep is None or not keep(request):
-                future.cancel()
+        """Drop queued requests (all, or those ``keep`` rejects); running ones finish and are delivered."""
+        self._queue = deque(r for r in self._queue if keep is not None and keep(r))
         if keep is None:
             self._search_parts.clear()  # a cancelled search never completes: forget its partial hits
 
     def cancel_renders(self, wanted: set[tuple[int, float]]) -> set[tuple[int, float]]:
-        """Cancel queued renders not in ``wanted``; returns the (page, scale) keys still pending."""
+        """Drop queued renders not in ``wanted``; returns the (page, scale) keys still pending."""
         self.cancel(lambda r: r.kind != "render" or (r.page, r.scale) in wanted)
-        return {(r.page, r.scale) for f, r in self._pending.items() if r.kind == "render" and not f.cancelled()}
+        pending = list(self._queue) + list(self._running.values())
+        return {(r.page, r.scale) for r in pending if r.kind == "render"}
 
     def busy(self) -> bool:
-        """Whether requests are still pending."""
-        return bool(self._pending)
+        """Whether requests are queued or running."""
+        return bool(self._queue or self._running)
+
+    def process_ids(self) -> list[int]:
+        """Ids of the running child processes."""
+        return [w.pid for w in self._workers if w.pid is not None]
 
     def shutdown(self) -> None:
-        """Cancel everything and stop the child processes (waits for the call in progress)."""
-        self.cancel()
+        """Drop everything and stop the child processes (each finishes its current call first)."""
         self.timer.stop()
-        with self._lock:
-            executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
-        self._pending.clear()
+        self._queue.clear()
+        self._running.clear()
         self._search_parts.clear()
-        while not self._done.empty():
-            self._done.get_nowait()
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.close()
 
     # ------------------------------------------------------------------ internals
-    def _submit(self, request: _Request, fn: Callable[..., Any], *args: Any) -> None:
-        with self._lock:
-            if self._executor is None:
-                self._executor = pdf_process.make_pdf_executor(self._processes)
-            executor = self._executor
-        future = executor.submit(fn, *args)
-        self._pending[future] = request
-        done = self._done
-
-        def finished(f: Future[Any]) -> None:  # runs in the executor's thread: touch only the queue
-            done.put((request, f))
-
-        future.add_done_callback(finished)
+    def _submit(self, request: _Request) -> None:
+        self._queue.append(request)
+        self._dispatch()
         if not self.timer.isActive():
             self.timer.start()
 
-    def _drain(self) -> None:
-        """GUI thread: hand finished results to the pane."""
-        while True:
+    def _dispatch(self) -> None:
+        """Give queued requests to idle children, starting children up to the limit."""
+        while self._queue:
+            worker = next((w for w in self._workers if not w.busy), None)
+            if worker is None and len(self._workers) < self._max_processes:
+                worker = PdfProcess()
+                self._workers.append(worker)
+            if worker is None:
+                return
+            request = self._queue.popleft()
+            name, args = request.call
             try:
-                request, future = self._done.get_nowait()
-            except queue.Empty:
-                break
-            self._pending.pop(future, None)
-            if future.cancelled():
+                worker.send(name, *args)
+            except (OSError, ValueError) as exc:  # the child is gone
+                log.warning("PDF process unusable: %s", exc)
+                self._retire(worker)
+                self._deliver(request, ("dead", "PDF 渲染进程意外退出"))
                 continue
-            self._deliver(request, future)
-        if not self._pending:
+            self._running[worker] = request
+
+    def _retire(self, worker: PdfProcess) -> None:
+        self._running.pop(worker, None)
+        if worker in self._workers:
+            self._workers.remove(worker)
+        worker.close(timeout=0.5)
+
+    def _poll(self) -> None:
+        """GUI thread: collect finished answers, hand them out, feed the children."""
+        for worker, request in list(self._running.items()):
+            reply = worker.poll_reply()
+            if reply is None:
+                continue
+            if reply[0] == "dead":
+                self._retire(worker)
+            else:
+                del self._running[worker]
+            self._deliver(request, reply)
+        self._dispatch()
+        if not self.busy():
             self.timer.stop()
 
-    def _deliver(self, request: _Request, future: Future[Any]) -> None:
-        exc = future.exception()
-        if isinstance(exc, BrokenProcessPool):
-            with self._lock:
-                self._executor = None  # the next request starts fresh processes
+    def _deliver(self, request: _Request, reply: tuple[str, Any]) -> None:
+        status, value = reply
+        failed = None if status == "ok" else str(value)
         if request.kind == "warm_up":
             return
         if request.kind == "layout":
-            if exc is not None:
-                log.warning("cannot lay out PDF: %s", exc)
-                self.laidOut.emit(request.generation, f"无法显示该 PDF：{_message(exc)}")
+            if failed is not None:
+                log.warning("cannot lay out PDF: %s", failed)
+                self.laidOut.emit(request.generation, f"无法显示该 PDF：{failed}")
             else:
-                self.laidOut.emit(request.generation, future.result())
+                self.laidOut.emit(request.generation, value)
         elif request.kind == "render":
-            if exc is not None:
-                log.warning("cannot render page %d: %s", request.page, exc)
-                self.renderFailed.emit(request.generation, request.page,
-                                       f"第 {request.page} 页无法显示：{_message(exc)}")
+            if failed is not None:
+                log.warning("cannot render page %d: %s", request.page, failed)
+                self.renderFailed.emit(request.generation, request.page, f"第 {request.page} 页无法显示：{failed}")
                 return
-            width, height, stride, samples, pid = future.result()
+            width, height, stride, samples, pid = value
             image = rgb_to_qimage(width, height, stride, samples)
             image.setDevicePixelRatio(request.dpr)
             self.rendered.emit(request.generation, request.page, request.scale, image, pid)
@@ -207,10 +209,10 @@ class PdfRenderer(QObject):
             if key not in self._search_parts:
                 return
             left, hits = self._search_parts[key]
-            if exc is not None:
-                log.warning("search failed: %s", exc)
+            if failed is not None:
+                log.warning("search failed: %s", failed)
             else:
-                hits.update(future.result())
+                hits.update(value)
             if left <= 1:
                 del self._search_parts[key]
                 self.searched.emit(request.generation, request.query, hits)

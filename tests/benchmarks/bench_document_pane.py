@@ -19,17 +19,15 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import pymupdf
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QTimer
-from PySide6.QtWidgets import QApplication
-
-from app.documents.model import Page, TenderDocument, TextBlock
-from app.ui.document_pane import DocumentPane
+# Heavy imports live inside the functions: the pane's spawned PDF processes re-import this
+# script as their main module, and a light one keeps their start-up realistic.
 
 LINE = "投标人应根据招标文件要求，提供完整的技术方案、实施计划、质量保证措施和售后服务承诺。"
 
 
 def make_pdf(path: Path, pages: int) -> None:
+    import pymupdf
+
     doc = pymupdf.open()
     for n in range(pages):
         page = doc.new_page(width=595, height=842)
@@ -45,6 +43,8 @@ class StallMeter:
     """Largest gap between ticks of a fast timer on the GUI thread."""
 
     def __init__(self) -> None:
+        from PySide6.QtCore import QElapsedTimer, QTimer
+
         self.clock = QElapsedTimer()
         self.last = 0
         self.worst = 0
@@ -68,9 +68,10 @@ class StallMeter:
         return self.worst
 
 
-def wait_until(app: QApplication, cond, timeout_s: float = 60.0) -> bool:
-    """Spin a local event loop until ``cond()``; never ``processEvents()`` from Python while
-    worker threads run (that crashes PySide6 6.12, see thread_safety_probe.py)."""
+def wait_until(app, cond, timeout_s: float = 60.0) -> bool:
+    """Spin a local event loop until ``cond()`` (a timer checks it every 2 ms)."""
+    from PySide6.QtCore import QEventLoop, QTimer
+
     deadline = time.monotonic() + timeout_s
     loop = QEventLoop()
     timer = QTimer()
@@ -84,6 +85,14 @@ def wait_until(app: QApplication, cond, timeout_s: float = 60.0) -> bool:
 
 
 def main() -> None:
+    from PySide6.QtWidgets import QApplication
+
+    from app.documents.model import Page, TenderDocument, TextBlock
+    from app.ui.document_pane import DocumentPane
+    from app.ui.pyside_workarounds import protect_bool_refcounts
+
+    protect_bool_refcounts()  # PySide6 6.12.0 leaks references to None/True (see that module)
+
     pages = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     app = QApplication.instance() or QApplication(sys.argv)
     with tempfile.TemporaryDirectory() as tmp:
