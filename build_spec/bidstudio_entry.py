@@ -9,6 +9,24 @@ spawned PDF child process (the document pane's path) and a Word document is crea
 import multiprocessing
 import os
 import sys
+from typing import Any
+
+
+def _ask(child: Any, name: str, *args: object, timeout: float = 60.0) -> Any:
+    """Send one request to a PdfProcess and wait for its answer."""
+    import time
+
+    child.send(name, *args)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        reply = child.poll_reply()
+        if reply is not None:
+            status, value = reply
+            if status != "ok":
+                raise RuntimeError(f"{name}: {value}")
+            return value
+        time.sleep(0.01)
+    raise TimeoutError(name)
 
 
 def self_check() -> int:
@@ -17,14 +35,17 @@ def self_check() -> int:
 
     from app.core.resources import resource_path
     from app.documents.loader import load_tender
-    from app.ui.pdf_process import make_pdf_executor, page_sizes, render_page
+    from app.ui.pdf_process import PdfProcess
 
     sample = resource_path("samples", "sample_tender.pdf")
     document = load_tender(sample)
     print(f"selfcheck_pages={document.page_count} readable={len(document.readable_pages)}", flush=True)
-    with make_pdf_executor(1) as pool:
-        sizes = pool.submit(page_sizes, str(sample), None).result(timeout=60)
-        width, height, _stride, _data, pid = pool.submit(render_page, str(sample), None, 0, 1.0).result(timeout=60)
+    child = PdfProcess()  # what the document pane uses
+    try:
+        sizes = _ask(child, "page_sizes", str(sample), None)
+        width, height, _stride, _data, pid = _ask(child, "render_page", str(sample), None, 0, 1.0)
+    finally:
+        child.close()
     print(f"selfcheck_render={width}x{height} pages={len(sizes)} child_pid={pid} parent_pid={os.getpid()}", flush=True)
     docx.Document().add_paragraph("技术标")
     print("selfcheck_ok", flush=True)
