@@ -230,6 +230,16 @@ async def test_looping_model_is_not_continued_and_repeats_are_dropped(client: LL
     assert "重复" in d.error
 
 
+async def test_degenerate_output_is_failed_and_prompt_echo_removed(client: LLMClient, llm_server: OpenAIServer) -> None:
+    answers = {"配送时间安排": Reply.truncated("( )\n" * 60),
+               "配送车辆管理": Reply.text("直接输出正文：\n我公司配送车辆统一采用冷藏车，每日消毒并记录温度。\n【本节标题】")}
+    llm_server.handler = lambda req: answers[_title_of(req)]
+    state = await DraftingEngine(client).run(_requests()[:2])
+    bad, good = state.sections["1.1.1"], state.sections["1.1.2"]
+    assert bad.status == "failed" and "几乎没有有效文字" in bad.error
+    assert good.status == "done" and good.text == "我公司配送车辆统一采用冷藏车，每日消毒并记录温度。"
+
+
 async def test_cut_stream_continues(client: LLMClient, llm_server: OpenAIServer) -> None:
     text = "我公司建立食品留样制度，每餐每样留样不少于一百二十五克，冷藏保存四十八小时。"
     llm_server.push(Reply.dropped(text, after=20, chunk_size=5), Reply.text(text[20:]))

@@ -97,23 +97,44 @@ class SeamTrimmer:
         return text[cut:]
 
 
-def drop_repeated_lines(text: str, min_chars: int = 6) -> tuple[str, int]:
-    """Remove lines repeating an earlier line (weak models loop); returns the text and how many went.
+#: Lines of our own prompts that a weak model echoes into its answer.
+PROMPT_ECHOES = frozenset(normalize_text(x) for x in (
+    "直接输出正文：", "写作要求：", "【本节标题】", "【本节要点】", "【同级小节】", "【对应评分项】",
+    "【需要响应的招标要求】", "【用户的写作要求】", "【项目概况】", "【本节位置】", "【现有正文】", "【改写要求】",
+))
+MIN_MEANINGFUL_CHARS = 12
 
-    Lines shorter than ``min_chars`` meaningful characters (table rules, short labels) are kept.
+
+def drop_repeated_lines(text: str, min_chars: int = 6) -> tuple[str, int]:
+    """Remove lines repeating an earlier line, runs of one same line and echoed prompt lines
+    (weak models loop); returns the text and how many lines went.
+
+    Distinct lines shorter than ``min_chars`` meaningful characters (table rules, labels) are kept.
     """
     seen: set[str] = set()
     kept: list[str] = []
     dropped = 0
+    previous = None
     for line in text.split("\n"):
         key = normalize_text(line)
-        if len(key) >= min_chars and key in seen:
+        stripped = line.strip()
+        if (len(key) >= min_chars and key in seen) or (stripped and stripped == previous) or \
+                (key and key in PROMPT_ECHOES):
             dropped += 1
             continue
+        previous = stripped or previous
         if len(key) >= min_chars:
             seen.add(key)
         kept.append(line)
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)), dropped
+
+
+def degenerate_reason(text: str) -> str | None:
+    """A Chinese reason when cleaned text has (almost) no real content, else None."""
+    meaningful = len(re.findall(r"[\u4e00-\u9fffA-Za-z0-9]", text))
+    if meaningful < MIN_MEANINGFUL_CHARS:
+        return f"模型输出几乎没有有效文字（仅 {meaningful} 个字符），可能是模型能力不足或提示词过长，请重试或换用更强的模型。"
+    return None
 
 
 def is_looping(before: str, added: str, threshold: float = 0.8) -> bool:

@@ -40,6 +40,7 @@ from app.pipeline.draft_context import (
 from app.pipeline.draft_text import (
     SeamTrimmer,
     clean_markdown,
+    degenerate_reason,
     drop_repeated_lines,
     is_looping,
     refusal_reason,
@@ -248,6 +249,11 @@ class DraftingEngine:
             self._emit(draft)
             return
         draft.text, repeats = _final_text(gen.text, req.title)
+        reason = degenerate_reason(draft.text)
+        if reason is not None:
+            draft.status, draft.error = "failed", reason
+            self._emit(draft)
+            return
         draft.status = "done"
         notes = []
         if gen.hit_limit:
@@ -335,7 +341,11 @@ class DraftingEngine:
         reason = refusal_reason(gen.text)
         if reason is not None:
             return RewriteResult(False, text, text, mode, error=reason, continuations=gen.continuations)
-        return RewriteResult(True, _final_text(gen.text, req.title)[0], text, mode, continuations=gen.continuations)
+        new_text = _final_text(gen.text, req.title)[0]
+        reason = degenerate_reason(new_text)
+        if reason is not None:
+            return RewriteResult(False, text, text, mode, error=reason, continuations=gen.continuations)
+        return RewriteResult(True, new_text, text, mode, continuations=gen.continuations)
 
 
 def _final_text(raw: str, title: str) -> tuple[str, int]:

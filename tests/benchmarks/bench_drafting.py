@@ -56,12 +56,15 @@ async def main() -> None:
                          timeout=args.timeout, concurrency=args.concurrency, max_retries=1)
     requests = section_requests(Outline([CHAPTER]), ANALYSIS, target_chars=args.target_chars)
     first_piece: dict[str, float] = {}
+    started: dict[str, float] = {}
     t0 = time.monotonic()
 
     def on_delta(key: str, piece: str) -> None:
-        first_piece.setdefault(key, time.monotonic() - t0)
+        first_piece.setdefault(key, time.monotonic() - started.get(key, t0))
 
     def on_state(d: SectionDraft) -> None:
+        if d.status == "writing":
+            started.setdefault(d.key, time.monotonic())
         print(f"  [{time.monotonic() - t0:7.1f}s] {d.key} {d.status}", flush=True)
 
     async with LLMClient(cfg) as client:
@@ -71,7 +74,7 @@ async def main() -> None:
     total = time.monotonic() - t0
     print(f"\nmodel {args.model} at {args.base_url}, max_tokens {args.max_tokens}, target {args.target_chars} chars,"
           f" concurrency {engine.limit}, max continuations {args.max_continuations}")
-    print(f"{'section':8} {'status':9} {'seconds':>8} {'first':>7} {'chars':>6} {'cont':>4} {'p_tok':>6} {'c_tok':>6}  note")
+    print(f"{'section':8} {'status':9} {'seconds':>8} {'ttft':>7} {'chars':>6} {'cont':>4} {'p_tok':>6} {'c_tok':>6}  note")
     for key, d in state.sections.items():
         print(f"{key:8} {d.status:9} {d.elapsed_s:8.1f} {first_piece.get(key, float('nan')):7.1f} {len(d.text):6d} "
               f"{d.continuations:4d} {d.prompt_tokens:6d} {d.completion_tokens:6d}  {d.error[:60]}")
