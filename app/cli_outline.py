@@ -68,6 +68,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
         budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
         strategy=args.strategy, review=not args.no_review, guidance=args.guidance or "",
+        switch_after=args.switch_after if args.switch_after > 0 else 10**6,
     )
     if args.compact:
         settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
@@ -172,6 +173,7 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")
     p.add_argument("--report", metavar="PATH", help="运行报告 JSON 文件")
     p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
+    p.add_argument("--switch-after", type=int, default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")
     p.add_argument("--depth", type=int, default=3, help="目录层级（2–4，默认 3）")
     p.add_argument("--max-calls", type=int, default=80, help="本次运行最多调用模型次数")
     p.add_argument("--max-run-tokens", type=int, default=600_000, help="本次运行最多使用的 token 数")
