@@ -307,3 +307,19 @@ async def test_start_from_an_existing_outline_rewrites_each_chapter(llm_server: 
     rewrites = llm_server.completion_requests[before:]
     assert len(rewrites) == 3 and all("现有内容" in r.prompt_text for r in rewrites)
     assert first.chapters[0].children[0].title in rewrites[0].prompt_text
+
+
+async def test_weak_model_mode_resamples_hotter_instead_of_repairing(llm_server: OpenAIServer) -> None:
+    echo = json.dumps({"children": [{"title": "服务方案", "children": [{"title": "服务方案"}, {"title": "服务方案"}]},
+                                    {"title": "服务方案", "children": [{"title": "服务方案"}, {"title": "服务方案"}]}]},
+                      ensure_ascii=False)
+    llm_server.handler = Router(lambda kind, req: Reply.text(echo))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(GROUPS[:2]),
+                                     OutlineSettings(mode="aligned", review=False, switch_after=10))
+    assert not res.ok and res.failure is not None and res.failure.stage == "chapter"
+    temps = [r.body.get("temperature") for r in llm_server.completion_requests]
+    repairs = ["没有通过检查" in r.prompt_text for r in llm_server.completion_requests]
+    assert repairs[:4] == [False, True, False, True]  # first two steps: answer + one model repair each
+    assert not any(repairs[4:])  # then a weak model is re-sampled, never asked to repair
+    assert max(temps[4:]) > max(temps[:4]) and min(temps[4:]) >= 0.8
