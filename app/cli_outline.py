@@ -70,6 +70,8 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         strategy=args.strategy, review=not args.no_review, guidance=args.guidance or "",
         switch_after=args.switch_after if args.switch_after > 0 else 10**6,
     )
+    if args.template_fallback:
+        settings = replace(settings, template_fallback=True)
     if args.compact:
         settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
     progress = _progress(args.quiet)
@@ -173,6 +175,8 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")
     p.add_argument("--report", metavar="PATH", help="运行报告 JSON 文件")
     p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
+    p.add_argument("--template-fallback", action="store_true",
+                   help="模型始终写不出的部分由程序按模板补全（标注“模板补全”，报告中计数）")
     p.add_argument("--switch-after", type=int, default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")
     p.add_argument("--depth", type=int, default=3, help="目录层级（2–4，默认 3）")
     p.add_argument("--max-calls", type=int, default=80, help="本次运行最多调用模型次数")

@@ -323,3 +323,19 @@ async def test_weak_model_mode_resamples_hotter_instead_of_repairing(llm_server:
     assert repairs[:4] == [False, True, False, True]  # first two steps: answer + one model repair each
     assert not any(repairs[4:])  # then a weak model is re-sampled, never asked to repair
     assert max(temps[4:]) > max(temps[:4]) and min(temps[4:]) >= 0.8
+
+
+async def test_template_fallback_is_marked_and_counted(llm_server: OpenAIServer) -> None:
+    echo = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}, {"title": "二级目录"}]},
+                                    {"title": "一级目录", "children": [{"title": "二级目录"}, {"title": "二级目录"}]}]},
+                      ensure_ascii=False)
+    llm_server.handler = Router(lambda kind, req: Reply.text(echo))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(GROUPS[:2]),
+                                     OutlineSettings(mode="aligned", review=False, template_fallback=True))
+    assert res.valid and check_outline(res.chapters, None) == []
+    assert _titles(res.chapters[0].children) == ["项目人员配置方案", "实施进度计划", "设备配置和技术工具方案"]
+    leaves = [n for ch in res.chapters for _, n in ch.walk() if not n.children]
+    assert leaves and all(n.description.startswith("【模板补全") for n in leaves)
+    assert res.template_nodes == len(leaves) and res.report()["template_nodes"] == len(leaves)
+    assert any("模板补全" in w for w in res.warnings)

@@ -46,6 +46,7 @@ class OutlineSettings:
     max_sections: int = 5  # children per chapter asked of the model
     max_leaves: int = 4  # children per section asked of the model
     descriptions: bool = True  # False: titles only (compact answers for slow, weak local models)
+    template_fallback: bool = False  # last resort: code fills what the model cannot, marked for the user
     guidance: str = ""
 
 
@@ -100,6 +101,7 @@ class OutlineJob:
     meter: RunMeter
     analysis: Analysis
     consecutive_errors: int = 0
+    templated: int = 0  # headings written by code from a template because the model could not
     failed_repairs: int = 0  # model repair rounds that fixed nothing: a weak model re-samples instead
 
     @property

@@ -41,6 +41,7 @@ class OutlineResult:
     warnings: list[str] = field(default_factory=list)
     uncovered: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    template_nodes: int = 0  # headings filled from a template by code (template_fallback)
 
     @property
     def ok(self) -> bool:
@@ -69,6 +70,7 @@ class OutlineResult:
             "warnings": list(self.warnings),
             "uncovered_points": dict(self.uncovered),
             "notes": list(self.notes),
+            "template_nodes": self.template_nodes,
             "failure": None if self.failure is None else {
                 "stage": self.failure.stage, "kind": self.failure.kind,
                 "message": self.failure.message_zh, "issues": list(self.failure.issues),

@@ -283,7 +283,10 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     uncovered = {run.chapters[i].id: pts for i, pts in run.uncovered().items()} if run.chapters else {}
     result = OutlineResult(chapters=run.chapters, valid=valid, mode=run.mode, strategy=run.selector.summary(),
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
-                           warnings=run.warnings, uncovered=uncovered, notes=run.notes)
+                           warnings=run.warnings, uncovered=uncovered, notes=run.notes,
+                           template_nodes=run.job.templated)
+    if run.job.templated:
+        result.warnings.append(f"模型未能写出 {run.job.templated} 个标题，已按模板补全（描述中标有“模板补全”），请逐一修改")
     if failure is None:
         run.job.meter.emit("done", "目录生成完成")
     else:

@@ -125,6 +125,36 @@ async def _attempts(job: OutlineJob, selector: StrategySelector, target: Subtree
     return StepResult(None, issues, calls)
 
 
+TEMPLATE_NOTE = "【模板补全：模型未能写出此处，请修改】"
+_TEMPLATE_SUFFIXES = (("目标与原则", "具体措施", "保障与考核"), ("要点", "做法"))
+
+
+def template_children(title: str, levels: int, job: OutlineJob) -> list[OutlineNode]:
+    """Children written by code when the model cannot (``template_fallback``): clearly marked for the user.
+
+    Titles are the parent's title with a generic suffix, so they are valid but flagged in
+    their description; the run counts them and says so. Off unless the settings ask for it.
+    """
+    suffixes = _TEMPLATE_SUFFIXES[0] if levels >= 2 else _TEMPLATE_SUFFIXES[1]
+    base = clean_title(title, job.limits.max_title_len - 5) or title[: job.limits.max_title_len - 5]
+    nodes = []
+    for suffix in suffixes:
+        node = OutlineNode(title=f"{base}{suffix}", description=TEMPLATE_NOTE)
+        if levels >= 2:
+            node = node.model_copy(update={"children": template_children(node.title, levels - 1, job)})
+        nodes.append(node)
+    job.templated += sum(1 for _ in _iter(nodes))
+    return nodes
+
+
+def _iter(nodes: list[OutlineNode]) -> list[OutlineNode]:
+    out: list[OutlineNode] = []
+    for n in nodes:
+        out.append(n)
+        out += _iter(n.children)
+    return out
+
+
 async def _stepwise(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget, draft: Outline | None,
                     index: int | None, total: int | None, stage: str) -> StepResult:
     """Fallback for one node: its children first (from the detail points when there are enough),
@@ -144,8 +174,13 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
                               job.settings.chapter_attempts)
         calls += res.calls
         if res.nodes is None:
-            return res
-        sections = res.nodes
+            if not job.settings.template_fallback:
+                return res
+            sections = template_children(target.title, 1, job)
+            if draft is not None and draft.exists(target.path):
+                set_children(draft, target.path, sections)
+        else:
+            sections = res.nodes
     built: list[OutlineNode] = []
     for k, section in enumerate(sections):
         others = tuple(s.title for j, s in enumerate(sections) if j != k)
@@ -154,6 +189,10 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
                             guidance=target.guidance)
         res = await _attempts(job, selector, sub, draft, index, total, stage, job.settings.chapter_attempts)
         calls += res.calls
+        if res.nodes is None and job.settings.template_fallback:
+            res = StepResult(template_children(section.title, target.levels - 1, job), [], 0)
+            if draft is not None and draft.exists(sub.path):
+                set_children(draft, sub.path, res.nodes or [])
         if res.nodes is None:
             return StepResult(None, [f"“{section.title}”：{x}" for x in res.issues], calls)
         built.append(section.model_copy(update={"children": res.nodes}))
