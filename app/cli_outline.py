@@ -69,6 +69,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
         strategy=args.strategy, review=not args.no_review, guidance=args.guidance or "",
         switch_after=args.switch_after if args.switch_after > 0 else 10**6,
+        json_attempts=max(1, args.json_attempts), chapter_attempts=max(1, args.chapter_attempts),
     )
     if args.template_fallback:
         settings = replace(settings, template_fallback=True)
@@ -177,6 +178,8 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
     p.add_argument("--template-fallback", action="store_true",
                    help="模型始终写不出的部分由程序按模板补全（标注“模板补全”，报告中计数）")
+    p.add_argument("--json-attempts", type=int, default=2, help="每次结构化调用的尝试次数（含模型修复）")
+    p.add_argument("--chapter-attempts", type=int, default=2, help="每章整体生成的尝试次数，之后改为逐节生成")
     p.add_argument("--switch-after", type=int, default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")
     p.add_argument("--depth", type=int, default=3, help="目录层级（2–4，默认 3）")
     p.add_argument("--max-calls", type=int, default=80, help="本次运行最多调用模型次数")
