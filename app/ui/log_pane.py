@@ -1,9 +1,11 @@
 """The generation log (rule 8): logging handler -> bounded buffer -> one signal -> batch append.
 
-Any thread may log; :class:`QtLogHandler` only appends to a bounded deque and, if no
-notification is pending, emits one queued signal. On the GUI thread :class:`LogTableModel`
-drains the whole buffer and appends it as one batch, dropping the oldest rows beyond
-``max_rows`` so memory stays bounded however long a run lasts.
+Any thread may log; :class:`QtLogHandler` only appends to a bounded deque under a lock —
+it makes no Qt call at all, because emitting Qt signals from Python worker threads has
+crashed this PySide6 build. On the GUI thread a short timer looks at the buffer; when
+entries are waiting it emits one ``records_ready`` signal and :class:`LogTableModel`
+appends the whole buffer as one batch, dropping the oldest rows beyond ``max_rows`` so
+memory stays bounded however long a run lasts.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     QSortFilterProxyModel,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import QBrush, QColor, QGuiApplication
@@ -45,6 +48,8 @@ STAGE_NAMES_ZH = {"analysis": "分析", "outline": "目录", "repair": "修复",
                   "review": "检查", "regenerate": "重生成", "done": "完成", "failed": "失败", "export": "导出",
                   "open": "打开", "app": "程序"}
 HEADERS = ("时间", "级别", "阶段", "消息", "令牌")
+#: How often the GUI thread looks for new log entries.
+POLL_MS = 100
 
 
 @dataclass(frozen=True)
@@ -59,13 +64,26 @@ class LogEntry:
 
 
 class LogBridge(QObject):
-    """Carries the "records are waiting" notification to the GUI thread.
+    """Polls a handler's buffer on the GUI thread and signals once per waiting batch.
 
     Signals:
-        records_ready: the handler's buffer has new entries.
+        records_ready: the handler's buffer has new entries (emitted on the GUI thread).
     """
 
     records_ready = Signal()
+
+    def __init__(self, handler: QtLogHandler, interval_ms: int = POLL_MS, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.handler = handler
+        self.timer = QTimer(self)
+        self.timer.setObjectName("logPollTimer")
+        self.timer.setInterval(interval_ms)
+        self.timer.timeout.connect(self._on_timeout)
+        self.timer.start()
+
+    def _on_timeout(self) -> None:
+        if self.handler.has_entries():
+            self.records_ready.emit()
 
 
 class QtLogHandler(logging.Handler):
@@ -73,13 +91,11 @@ class QtLogHandler(logging.Handler):
 
     def __init__(self, level: int = logging.INFO, max_buffer: int = 5000) -> None:
         super().__init__(level)
-        self.bridge = LogBridge()
         self._buffer: deque[LogEntry] = deque(maxlen=max_buffer)
         self._buffer_lock = threading.Lock()
-        self._notified = False
 
     def emit(self, record: logging.LogRecord) -> None:
-        """logging override: buffer the entry; signal only if no signal is pending."""
+        """logging override: buffer the entry (thread-safe, no Qt call)."""
         try:
             message = record.getMessage()
         except Exception:  # a bad format string must not break the app
@@ -91,17 +107,16 @@ class QtLogHandler(logging.Handler):
                          int(tokens) if isinstance(tokens, int | float) else None)
         with self._buffer_lock:
             self._buffer.append(entry)
-            if self._notified:
-                return
-            self._notified = True
-        self.bridge.records_ready.emit()
+
+    def has_entries(self) -> bool:
+        """Whether entries wait in the buffer."""
+        return bool(self._buffer)
 
     def drain(self) -> list[LogEntry]:
         """Take every buffered entry (GUI thread)."""
         with self._buffer_lock:
             entries = list(self._buffer)
             self._buffer.clear()
-            self._notified = False
         return entries
 
 
@@ -112,11 +127,18 @@ class LogTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.max_rows = max_rows
         self._rows: deque[LogEntry] = deque()
+        self._handler: QtLogHandler | None = None
 
-    def attach(self, handler: QtLogHandler) -> None:
-        """Receive ``handler``'s batches (queued, so any thread may log)."""
-        handler.bridge.records_ready.connect(lambda: self.append_batch(handler.drain()),
-                                             Qt.ConnectionType.QueuedConnection)
+    def attach(self, handler: QtLogHandler) -> LogBridge:
+        """Receive ``handler``'s batches; the polling bridge lives (and stops) with this model."""
+        bridge = LogBridge(handler, parent=self)
+        bridge.records_ready.connect(self._on_records_ready)
+        self._handler = handler
+        return bridge
+
+    def _on_records_ready(self) -> None:
+        if self._handler is not None:
+            self.append_batch(self._handler.drain())
 
     def append_batch(self, entries: list[LogEntry]) -> None:
         """Append entries as one insert, then drop the oldest beyond the bound."""

@@ -22,6 +22,7 @@ from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication
 
 from app.core.resources import resource_path
+from app.ui.gc_guard import GuiThreadCollector
 from app.ui.pyside_workarounds import protect_bool_refcounts
 
 log = logging.getLogger("bidstudio.ui")
@@ -118,6 +119,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
     window.destroyed.connect(finish)
     app.lastWindowClosed.connect(finish)
     window.show()
+    collector = GuiThreadCollector(app)  # Qt objects in cycles must die on the GUI thread
     QTimer.singleShot(200, freeze_startup_objects)
 
     if args.quit_when_visible:
@@ -136,5 +138,6 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
             controller.spawn("dialog", window.open_path(target))
     await closed
     await controller.shutdown()
+    collector.stop()
     reporter.uninstall_excepthook()
     return 0

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
 from app.ui.controller import AppController  # noqa: E402
+from app.ui.gc_guard import GuiThreadCollector  # noqa: E402
 from app.ui.generation_backend import stream_outline_runner  # noqa: E402
 from app.ui.main import freeze_startup_objects  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
@@ -83,6 +84,7 @@ async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
         if not hidden:
             window.show()
         await asyncio.sleep(0.2)
+        collector = GuiThreadCollector(window)  # as app.ui.main does
         freeze_startup_objects()  # as app.ui.main does after the window is shown
         gaps: list[float] = []
         clock = QElapsedTimer()
@@ -135,6 +137,7 @@ async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
             marks.append((g, at))
         worst = sorted(marks, reverse=True)[:3]
         print("longest stalls at (ms into the run): " + ", ".join(f"{g - TICK_MS:.0f} ms @ {t:.0f}" for g, t in worst))
+        collector.stop()
         window._close_ok = True
         window.close()
         await controller.shutdown()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+import gc
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,14 @@ def _qt_loop() -> asyncio.AbstractEventLoop:
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
     """Every async UI test runs on a qasync ``QEventLoop`` (as the app does)."""
     return {"qt": _qt_loop}
+
+
+@pytest.fixture(autouse=True)
+def _collect_qt_garbage_on_the_gui_thread() -> Iterator[None]:
+    """Collect cycles after each UI test on the main thread, so a later test's worker
+    threads never run the collector over Qt objects (which crashes)."""
+    yield
+    gc.collect()
 
 
 def make_client_factory(server: OpenAIServer, **kw: Any) -> Callable[[], LLMClient]:

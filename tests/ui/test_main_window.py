@@ -186,3 +186,30 @@ async def test_generation_from_the_window_fills_tree_and_cancel_button(window: M
     window.act_undo.trigger()
     assert [c.title for c in outline.chapters] == ["旧目录"]
     assert "突出节能" in llm_server.completion_requests[0].prompt_text
+
+
+async def test_dock_layout_is_saved_and_restored(qapp: Any, tmp_path: Path, reporter: ErrorReporter) -> None:
+    qapp.setQuitOnLastWindowClosed(False)
+    ini = str(tmp_path / "layout.ini")
+    first_ctl = AppController(reporter=reporter)
+    first = MainWindow(first_ctl, reporter=reporter, qsettings=QSettings(ini, QSettings.Format.IniFormat))
+    first.show()
+    first.log_dock.hide()
+    first.resize(1200, 800)
+    first._close_ok = True
+    first.close()
+    await first_ctl.shutdown()
+    second_ctl = AppController(reporter=reporter)
+    second = MainWindow(second_ctl, reporter=reporter, qsettings=QSettings(ini, QSettings.Format.IniFormat))
+    second.show()
+    try:
+        assert not second.log_dock.isVisible()
+        assert second.document_dock.isVisible() or second.analysis_dock.isVisible()
+        assert QSettings(ini, QSettings.Format.IniFormat).value("window/state") is not None
+    finally:
+        second._close_ok = True
+        second.close()
+        await second_ctl.shutdown()
+        first.deleteLater()
+        second.deleteLater()
+        await asyncio.sleep(0)

@@ -28,3 +28,21 @@ def test_many_emits_cannot_exhaust_true() -> None:
     for _ in range(5000):
         timer.setInterval(5)  # a void method
     assert sys.getrefcount(True) > 1000 and sys.getrefcount(None) > 1000  # far from deallocation
+
+
+def test_garbage_is_collected_on_the_gui_thread_timer(qtbot: object) -> None:
+    import gc
+
+    from app.ui.gc_guard import GuiThreadCollector
+
+    collector = GuiThreadCollector(interval_ms=10)
+    try:
+        assert not gc.isenabled()
+        for _ in range(5000):  # cycles the interpreter would otherwise collect at any allocation
+            a: list[object] = []
+            a.append(a)
+        qtbot.waitUntil(lambda: collector.collections > 0, timeout=2000)  # type: ignore[attr-defined]
+    finally:
+        collector.stop()
+        collector.deleteLater()
+    assert gc.isenabled()
