@@ -110,6 +110,15 @@ async def test_good_answer_passes_through_with_clauses_added(client: LLMClient, 
     assert out.calls == 1 and out.failed_chunks == 0
 
 
+async def test_unclear_answer_without_questions_gets_one_from_code(client: LLMClient, llm_server: OpenAIServer) -> None:
+    llm_server.push(Reply.text('{"status": "needs_clarification", "background": "缺少配送地点和数量。"}'))
+    out = await run_breakdown(client, _requirement_pages())
+    b = out.breakdown
+    assert len(llm_server.completion_requests) == 1
+    assert b.status == "needs_clarification" and b.background == "缺少配送地点和数量。"
+    assert len(b.tasks) == 1 and "澄清" in b.tasks[0].text and len(b.clause_risks()) == 2
+
+
 async def test_garbage_model_gives_same_structure_with_clauses(client: LLMClient, llm_server: OpenAIServer) -> None:
     llm_server.default = Reply.text("好的，我来分析一下这个项目。这个项目很重要。")
     pages = _requirement_pages()

@@ -38,6 +38,7 @@ log = logging.getLogger(__name__)
 #: Characters of prompt template and clause list around the requirement text.
 PROMPT_OVERHEAD_CHARS = 1600
 DUPLICATE_SIMILARITY = 0.75
+CLARIFY_TASK = "请确认招标文件中采购需求/技术要求章节的位置与内容，必要时向采购人澄清。"
 #: Words a weak model echoes from the prompt instead of content.
 _ECHO = re.compile(r"^(?:目标|任务|风险|背景|goals?|tasks?|risks?|background|text|string|null|none|\.\.\.|…|示例|无)\d*$",
                    re.IGNORECASE)
@@ -69,8 +70,6 @@ def breakdown_rules(value: ModelBreakdown) -> list[str]:
     issues: list[str] = []
     if value.status == "executable" and not value.tasks:
         issues.append("status 为 executable 时 tasks 不能为空：请列出投标文件必须响应的内容。")
-    if value.status == "needs_clarification" and not value.tasks:
-        issues.append("status 为 needs_clarification 时，请在 tasks 中写出需要澄清的问题。")
     if _ECHO.match(value.background.strip()):
         issues.append("background 不能只写字段名，请用一句话写出项目背景。")
     for name, items in (("goals", value.goals), ("tasks", value.tasks), ("risks", value.risks)):
@@ -186,12 +185,16 @@ def merge(parts: Sequence[tuple[Chunk, ModelBreakdown]], clauses: Sequence[Claus
         status = "executable"
     else:
         status = "needs_clarification"
+    final_tasks = _dedupe(tasks)
+    if status == "needs_clarification" and not final_tasks:
+        # a weak model may say "unclear" without asking anything: code adds the question
+        final_tasks = [BreakdownItem(text=CLARIFY_TASK)]
     return Breakdown(
         status=status,  # type: ignore[arg-type]
         background=background[:600],
         background_page=background_page,
         goals=_dedupe(goals),
-        tasks=_dedupe(tasks),
+        tasks=final_tasks,
         risks=[*code_risks, *model_risks, *(system_risk(f) for f in failures)],
     )
 
@@ -201,7 +204,7 @@ def thin_input_breakdown(reason: str, clauses: Sequence[Clause]) -> Breakdown:
     return Breakdown(
         status="needs_clarification",
         background="需求信息不足：" + reason,
-        tasks=[BreakdownItem(text="请确认招标文件中采购需求/技术要求章节的位置与内容，必要时向采购人澄清。")],
+        tasks=[BreakdownItem(text=CLARIFY_TASK)],
         risks=[*(clause_risk(c) for c in clauses), system_risk(reason)],
     )
 
