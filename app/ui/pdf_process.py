@@ -4,8 +4,8 @@ Why a process and not a thread: PyMuPDF documents that it does not support use f
 multiple threads, and a child process also keeps a MuPDF crash on a malformed tender
 away from the user's unsaved work (the pool is simply restarted). The GUI process never
 calls PyMuPDF for the pane. The functions below run in the child;
-:func:`make_pdf_executor` creates the process pool. Results are plain picklable values
-(bytes, tuples) so nothing but data crosses over.
+:class:`PdfProcess` starts one child and talks to it over a pipe. Results are plain
+picklable values (bytes, tuples) so nothing but data crosses over.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import multiprocessing
 import os
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -97,15 +96,6 @@ def search_pages(path: str, password: str | None, query: str, first: int, last: 
         if rects:
             hits[number] = [(r.x0, r.y0, r.x1, r.y1) for r in rects]
     return hits
-
-
-def make_pdf_executor(workers: int = 2) -> ProcessPoolExecutor:
-    """A pool of PyMuPDF child processes (spawned: no fork of a Qt process).
-
-    For scripts and the frozen self-check. The GUI uses :class:`PdfProcess`, which needs
-    no helper threads in the parent and is polled from a GUI timer.
-    """
-    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"))
 
 
 #: What a child can be asked to run, by name.
