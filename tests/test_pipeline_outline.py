@@ -339,3 +339,19 @@ async def test_template_fallback_is_marked_and_counted(llm_server: OpenAIServer)
     assert leaves and all(n.description.startswith("【模板补全") for n in leaves)
     assert res.template_nodes == len(leaves) and res.report()["template_nodes"] == len(leaves)
     assert any("模板补全" in w for w in res.warnings)
+
+
+async def test_a_subtree_below_a_chapter_is_regenerated_alone(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        section = first.chapters[0].children[1].title
+        router.add(f"chapter:{section}", {"children": [{"title": "里程碑计划"}, {"title": "进度预警机制"}, {"title": "进度纠偏措施"}]})
+        res = await regenerate_node(client, sample_analysis(), first.chapters, (0, 1), "加入进度预警")
+    assert res.ok
+    assert _titles(res.chapters[0].children[1].children) == ["里程碑计划", "进度预警机制", "进度纠偏措施"]
+    assert "所属章节：服务方案" in llm_server.completion_requests[-1].prompt_text
+    untouched = [c.model_dump() for c in res.chapters]
+    untouched[0]["children"][1]["children"] = [c.model_dump() for c in first.chapters[0].children[1].children]
+    assert untouched == [c.model_dump() for c in first.chapters]
