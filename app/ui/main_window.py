@@ -18,7 +18,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -32,11 +31,11 @@ from PySide6.QtWidgets import (
 
 from app.core.analysis import Analysis
 from app.ui.analysis_view import AnalysisView
-from app.ui.async_dialog import ask_save_changes, run_dialog
 from app.ui.document_placeholder import make_document_pane
 from app.ui.errors import ErrorDialog
 from app.ui.log_pane import LogPane, LogTableModel, QtLogHandler
 from app.ui.outline_view import OutlineView
+from app.ui.project_files import ProjectFilesMixin
 from app.ui.status_panel import StatusPanel
 
 if TYPE_CHECKING:
@@ -48,8 +47,6 @@ if TYPE_CHECKING:
 log = logging.getLogger("bidstudio.ui")
 
 APP_NAME = "标书工坊"
-TENDER_FILTER = "招标文件 (*.pdf *.docx *.doc *.txt);;所有文件 (*)"
-PROJECT_FILTER = "标书工坊项目 (*.bidproj)"
 OPENABLE = (".pdf", ".docx", ".doc", ".txt", ".bidproj")
 ABOUT_HTML = (
     "<h3>标书工坊 BidStudio</h3>"
@@ -59,7 +56,7 @@ ABOUT_HTML = (
 )
 
 
-class MainWindow(QMainWindow):
+class MainWindow(ProjectFilesMixin, QMainWindow):
     """The application window; ``controller`` does the work, this class wires it to widgets."""
 
     def __init__(self, controller: AppController, *, settings: AppSettings | None = None,
@@ -437,175 +434,6 @@ class MainWindow(QMainWindow):
     def _spawn_ui(self, name: str, coro: Any) -> None:
         self.controller.spawn(name, coro)
 
-    async def _choose_file(self, title: str, filters: str, save: bool = False, suggested: str = "") -> Path | None:
-        dialog = QFileDialog(self, title, suggested or self.settings.last_dir, filters)
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave if save else QFileDialog.AcceptMode.AcceptOpen)
-        if not save:
-            dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
-        accepted = await run_dialog(dialog) == QFileDialog.DialogCode.Accepted.value
-        files = dialog.selectedFiles()
-        dialog.deleteLater()
-        if not accepted or not files:
-            return None
-        path = Path(files[0])
-        self.settings.last_dir = str(path.parent)
-        return path
-
-    async def choose_and_open(self) -> None:
-        """File → open tender (dialog)."""
-        path = await self._choose_file("打开招标文件", TENDER_FILTER)
-        if path is not None:
-            await self.open_path(path)
-
-    async def choose_and_open_project(self) -> None:
-        """File → open project (dialog)."""
-        path = await self._choose_file("打开项目", PROJECT_FILTER)
-        if path is not None:
-            await self.open_path(path)
-
-    async def open_path(self, path: Path) -> None:
-        """Open a tender or a project file (from a dialog, recent files, the command line or a drop)."""
-        if path.suffix.lower() == ".bidproj":
-            await self.open_project(path)
-            return
-        await self.controller.run_task("open", self.controller.open_tender(path))
-
-    async def open_project(self, path: Path) -> bool:
-        """Load a project: outline, analysis, and its tender when the file is still there."""
-        from app.core.project import load_project
-
-        if self.is_modified and not await self._settle_unsaved():
-            return False
-        try:
-            project = load_project(path)
-        except Exception as exc:
-            if self.reporter is not None:
-                self.reporter.report(exc, "无法打开项目")
-                return False
-            raise
-        await self.apply_project(project, path)
-        self.settings.add_recent(path)
-        self._save_settings()
-        self._rebuild_recent()
-        return True
-
-    async def apply_project(self, project: Any, path: Path | None, restored: bool = False) -> None:
-        """Show a loaded (or recovered) project; a recovered one counts as unsaved."""
-        from app.core.project import locate_tender, outline_chapters
-
-        c = self.controller
-        c.outline.replace(outline_chapters(project))
-        c.outline.renumber()
-        c.undo_stack.clear()
-        c.undo_stack.setClean()
-        self.project_path = path
-        self.analysis_dirty = restored
-        c.set_analysis(project.analysis or Analysis())
-        c.set_breakdown(getattr(project, "breakdown", None))
-        self.guidance.setText(project.guidance or "")
-        aligned = project.generation_mode == "one_to_one"
-        self.mode_box.setCurrentIndex(self.mode_box.findData("aligned" if aligned else "free"))
-        c.model.set_locked_top_level(aligned and c.analysis.has_technical_scoring)
-        self._update_title()
-        tender = locate_tender(project, path)
-        if tender is not None:
-            await c.run_task("open", c.open_tender(tender))
-            c.set_analysis(project.analysis or Analysis())
-            c.set_breakdown(getattr(project, "breakdown", None))
-        elif project.tender is not None:
-            self.statusBar().showMessage(f"找不到项目引用的招标文件：{project.tender.path}", 10000)
-        self._update_title()
-
-    def snapshot_project(self) -> Any:
-        """The current work as a ``Project`` (also what autosave writes)."""
-        from app.core.project import Project, TenderRef
-
-        c = self.controller
-        tender = None
-        if c.tender_path is not None and c.tender_path.exists():
-            tender = TenderRef.from_file(c.tender_path)
-        aligned = self.mode_box.currentData() == "aligned"
-        return Project(title=self.display_name(), tender=tender, analysis=c.analysis, breakdown=c.breakdown,
-                       generation_mode="one_to_one" if aligned else "free",
-                       guidance=self.guidance.text().strip(), outline=c.outline.to_document())
-
-    def save_to(self, path: Path) -> bool:
-        """Write the project atomically to ``path``; errors go to the error dialog."""
-        from app.core.project import save_project, with_project_suffix
-
-        path = with_project_suffix(path)
-        try:
-            save_project(self.snapshot_project(), path)
-        except Exception as exc:
-            if self.reporter is not None:
-                self.reporter.report(exc, "保存失败")
-                return False
-            raise
-        self.project_path = path
-        self.controller.undo_stack.setClean()
-        self.analysis_dirty = False
-        self.settings.add_recent(path)
-        self._save_settings()
-        self._rebuild_recent()
-        self._update_title()
-        self.statusBar().showMessage(f"已保存到 {path}", 5000)
-        return True
-
-    async def save(self) -> bool:
-        """File → save (asks for a name the first time)."""
-        if self.project_path is None:
-            return await self.save_as()
-        return self.save_to(self.project_path)
-
-    async def save_as(self) -> bool:
-        """File → save as."""
-        path = await self._choose_file("另存为项目", PROJECT_FILTER, save=True, suggested=self.display_name() + ".bidproj")
-        return self.save_to(path) if path is not None else False
-
-    def export_word_to(self, path: Path) -> Path | None:
-        """Export the outline to a Word file (without any model)."""
-        from app.export import ExportMeta, export_docx
-
-        name = self.controller.analysis.overview.project_name or self.display_name()
-        try:
-            written = export_docx(self.controller.outline, path, ExportMeta(project_name=name))
-        except Exception as exc:
-            if self.reporter is not None:
-                self.reporter.report(exc, "导出失败")
-                return None
-            raise
-        self.statusBar().showMessage(f"已导出 Word：{written}", 8000)
-        log.info("exported %s", written, extra={"stage": "export"})
-        return written
-
-    async def choose_and_export(self) -> None:
-        """File → export Word (dialog)."""
-        if not len(self.controller.outline):
-            self.statusBar().showMessage("目录是空的，没有可导出的内容", 5000)
-            return
-        path = await self._choose_file("导出 Word", "Word 文档 (*.docx)", save=True,
-                                       suggested=self.display_name() + "-技术标.docx")
-        if path is not None:
-            self.export_word_to(path)
-
-    def _rebuild_recent(self) -> None:
-        self.recent_menu.clear()
-        for entry in self.settings.recent_files:
-            p = Path(entry)
-            action = self.recent_menu.addAction(p.name)
-            action.setToolTip(str(p))
-            action.triggered.connect(lambda _c=False, p=p: self._spawn_ui("dialog", self.open_path(p)))
-        self.recent_menu.setEnabled(bool(self.settings.recent_files))
-
-    def _save_settings(self) -> None:
-        from app.core.settings_model import save_settings
-
-        if self.settings_path is not None:
-            try:
-                save_settings(self.settings, self.settings_path)
-            except OSError as exc:
-                log.warning("cannot save settings: %s", exc)
-
     # ------------------------------------------------------------------ settings and about
     def open_settings(self) -> None:
         """Open the model settings dialog (non-blocking); main.py sets the handler."""
@@ -642,15 +470,6 @@ class MainWindow(QMainWindow):
         self._spawn_ui("dialog", self.open_path(path))
 
     # ------------------------------------------------------------------ closing
-    async def _settle_unsaved(self) -> bool:
-        """Ask about unsaved changes; False when the user cancels."""
-        choice = await ask_save_changes(self, self.display_name())
-        if choice == "cancel":
-            return False
-        if choice == "save":
-            return await self.save()
-        return True
-
     async def request_close(self) -> bool:
         """Cancel running work, settle unsaved changes, then close for real."""
         if self.controller.busy:
