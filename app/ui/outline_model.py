@@ -21,7 +21,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
 )
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QIcon, QPainter, QPen, QPixmap
 
 from app.core.outline import (
     Changed,
@@ -56,9 +56,10 @@ PathRole = Qt.ItemDataRole.UserRole + 1
 LockedRole = Qt.ItemDataRole.UserRole + 2
 
 _R = Qt.ItemDataRole
-_DISPLAY, _EDIT, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP = (
-    _R.DisplayRole, _R.EditRole, _R.FontRole, _R.BackgroundRole, _R.ForegroundRole, _R.ToolTipRole)
-_ROLES = frozenset({_DISPLAY, _EDIT, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP, PathRole, LockedRole})
+_DISPLAY, _EDIT, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP, _DECORATION = (
+    _R.DisplayRole, _R.EditRole, _R.FontRole, _R.BackgroundRole, _R.ForegroundRole, _R.ToolTipRole,
+    _R.DecorationRole)
+_ROLES = frozenset({_DISPLAY, _EDIT, _FONT, _BACKGROUND, _FOREGROUND, _TOOLTIP, _DECORATION, PathRole, LockedRole})
 
 _F = Qt.ItemFlag
 _F_ROOT = _F.ItemIsDropEnabled
@@ -231,6 +232,8 @@ class OutlineItemModel(QAbstractItemModel):
         locked = self._locked_top_level and top
         if role == _FONT:
             return self._bold if top and col == COL_TITLE else None
+        if role == _DECORATION:
+            return lock_icon() if locked and col == COL_TITLE else None
         if role == _BACKGROUND:
             return _LOCKED_BG if locked else None
         if role == _FOREGROUND:
@@ -431,6 +434,35 @@ class OutlineItemModel(QAbstractItemModel):
         self._keep[id(root)] = root
         for child in root.children:
             self._register(child, root)
+
+
+_LOCK_ICON: list[QIcon] = []
+
+
+def lock_icon() -> QIcon | None:
+    """A small padlock drawn once (locked one-to-one chapters), no image files needed.
+
+    None without a ``QGuiApplication`` (pixmaps need one; models are also used headless).
+    """
+    if not _LOCK_ICON:
+        if QGuiApplication.instance() is None:
+            return None
+        pix = QPixmap(14, 14)
+        pix.fill(QColor(0, 0, 0, 0))
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        color = QColor("#5b6b7f")
+        p.setPen(QPen(color, 1.6))
+        p.setBrush(QColor(0, 0, 0, 0))
+        p.drawArc(3, 1, 8, 9, 0, 180 * 16)
+        p.drawLine(3, 5, 3, 7)
+        p.drawLine(11, 5, 11, 7)
+        p.setPen(QPen(color, 1))
+        p.setBrush(color)
+        p.drawRoundedRect(2, 6, 10, 7, 1.5, 1.5)
+        p.end()
+        _LOCK_ICON.append(QIcon(pix))
+    return _LOCK_ICON[0]
 
 
 def _row_of(parent: OutlineNode, node: OutlineNode) -> int:

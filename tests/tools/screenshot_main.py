@@ -146,7 +146,8 @@ async def take(tender: Path, out: Path, page: int) -> None:
         show_page = getattr(pane, "show_page", None)
         if show_page is not None:
             show_page(page)
-        window.outline_view.select_path((4, 1))
+        window.outline_view.select_path((1, 1))
+        window.outline_view.scrollToTop()
         await asyncio.sleep(3.0)
         shot = window.grab()
         out.parent.mkdir(parents=True, exist_ok=True)

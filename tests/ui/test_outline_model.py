@@ -128,7 +128,7 @@ def test_setdata_goes_through_undo_stack() -> None:
     assert not model.setData(idx, "长" * 61, Qt.ItemDataRole.EditRole)
 
 
-def test_locked_top_level_in_one_to_one_mode() -> None:
+def test_locked_top_level_in_one_to_one_mode(qapp: object) -> None:
     outline = _tree()
     model = OutlineItemModel(outline)
     model.set_locked_top_level(True)
@@ -138,6 +138,8 @@ def test_locked_top_level_in_one_to_one_mode() -> None:
     assert not model.flags(top) & Qt.ItemFlag.ItemIsDragEnabled
     assert model.flags(child) & Qt.ItemFlag.ItemIsEditable
     assert model.data(top, Qt.ItemDataRole.BackgroundRole) is not None
+    assert model.data(top, Qt.ItemDataRole.DecorationRole) is not None  # a padlock
+    assert model.data(child, Qt.ItemDataRole.DecorationRole) is None
     assert not model.setData(top, "改名", Qt.ItemDataRole.EditRole)
 
 
