@@ -221,3 +221,40 @@ async def test_drafting_a_section_fills_its_text_as_one_undo_step(make_window: W
     assert c.outline.node((0, 0)).content == "手写的正文"
     c.undo_stack.undo()
     assert c.outline.node((0, 0)).content == ""
+
+
+async def test_first_run_guide_leads_to_settings_and_saving_configures_the_model(
+        make_window: WindowFactory, tmp_path: Path, llm_server: Any) -> None:
+    import keyring
+
+    from app.core.api_keys import ApiKeyStore
+    from app.core.settings_model import load_settings
+    from app.ui.settings_dialog import SettingsDialog
+    from tests.test_settings import MemoryKeyring
+
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    try:
+        window = make_window()
+        wiring = SessionWiring(AppSettings(), ApiKeyStore())
+        wiring.attach(window)
+        window.controller.client_factory = wiring.make_client
+        window.set_model_configured(wiring.configured())
+        assert window.guide.isVisible()
+        window.guide.linkActivated.emit("settings")  # the guide's link opens the settings dialog
+        dialog = window.findChild(SettingsDialog, "settingsDialog")
+        assert dialog is not None and dialog.isVisible()
+        dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("custom"))
+        dialog.base_url_edit.setText(llm_server.base_url)
+        dialog.model_combo.setEditText("test-model")
+        dialog.key_edit.setText("sk-test-key")
+        dialog.accept()
+        assert not window.guide.isVisible()  # configured now
+        assert "sk-test-key" in backend.passwords.values()
+        saved = load_settings()
+        assert saved.model.base_url == llm_server.base_url and "sk-test" not in saved.model_dump_json()
+        client = window.controller._client()
+        assert client.config.api_key == "sk-test-key" and client.config.base_url == llm_server.base_url
+    finally:
+        keyring.set_keyring(previous)
