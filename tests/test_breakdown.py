@@ -132,6 +132,24 @@ async def test_garbage_model_gives_same_structure_with_clauses(client: LLMClient
     assert out.failed_chunks == 1
 
 
+def test_rules_catch_weak_model_output_seen_with_gemma() -> None:
+    from app.core.breakdown import ModelBreakdown
+    from app.pipeline.breakdown import breakdown_rules
+
+    # what Gemma 3 270M answered for yangjiang pages 9–10 (shortened)
+    seen = ModelBreakdown.model_validate({
+        "status": "needs_clarification", "background": "n",
+        "goals": [{"text": "采购需求/技术要求/用户需求书", "page": 10}],
+        "tasks": [{"text": "采购项目内容：" * 20, "page": 10}],
+    })
+    issues = breakdown_rules(seen)
+    assert len(issues) == 3
+    assert any("background" in i for i in issues) and any("照抄了提示词" in i for i in issues)
+    assert any("重复同一个词语" in i for i in issues)
+    fine = ModelBreakdown.model_validate(GOOD)
+    assert breakdown_rules(fine) == []
+
+
 async def test_server_failure_gives_same_structure(client: LLMClient, llm_server: OpenAIServer) -> None:
     llm_server.default = Reply.error(500, "boom")
     out = await run_breakdown(client, _requirement_pages())

@@ -103,7 +103,7 @@ class ModelItem(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    text: str = Field(min_length=2, max_length=300, description="一句话")
+    text: str = Field(min_length=2, max_length=200, description="一句话")
     page: int | None = Field(default=None, description="来源页码")
 
 

@@ -18,11 +18,12 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
 from app.core.breakdown import Breakdown, BreakdownItem, ModelBreakdown, ModelItem, RiskCategory, RiskItem
 from app.core.resources import load_prompt
-from app.core.similarity import containment, similarity
+from app.core.similarity import char_ngrams, containment, normalize_text, similarity
 from app.documents.clauses import Clause, PageText, as_pages, document_pages, find_clauses
 from app.documents.locate import Section, locate_requirements
 from app.llm.collect_json import collect_json
@@ -65,19 +66,36 @@ class BreakdownOutcome:
     issues: list[str] = field(default_factory=list)
 
 
+@cache
+def _prompt_words() -> str:
+    """The breakdown prompt's own wording (placeholders removed), normalised, to spot echoes."""
+    return normalize_text(re.sub(r"\{[a-z_]+\}", "", load_prompt("breakdown")))
+
+
+def _self_repeating(text: str) -> bool:
+    """A long text made of one phrase said over and over (weak-model loop)."""
+    key = normalize_text(text)
+    return len(key) >= 40 and len(char_ngrams(key)) < 0.35 * (len(key) - 2)
+
+
 def breakdown_rules(value: ModelBreakdown) -> list[str]:
     """Business rules the model's answer must pass (Chinese issues sent back for repair)."""
     issues: list[str] = []
     if value.status == "executable" and not value.tasks:
         issues.append("status 为 executable 时 tasks 不能为空：请列出投标文件必须响应的内容。")
-    if _ECHO.match(value.background.strip()):
-        issues.append("background 不能只写字段名，请用一句话写出项目背景。")
+    background = value.background.strip()
+    if _ECHO.match(background) or len(normalize_text(background)) < 4:
+        issues.append("background 必须用一句话写出项目背景（或写明缺少什么信息），不能只写字段名或一两个字。")
     for name, items in (("goals", value.goals), ("tasks", value.tasks), ("risks", value.risks)):
         seen: set[str] = set()
         for i, item in enumerate(items):
             text = item.text.strip()
             if _ECHO.match(text):
                 issues.append(f"{name}[{i}] 的内容“{text}”是字段名或占位词，请写具体内容。")
+            elif len(normalize_text(text)) >= 4 and normalize_text(text) in _prompt_words():
+                issues.append(f"{name}[{i}] 照抄了提示词“{text[:30]}”，请根据招标原文写具体内容。")
+            elif _self_repeating(text):
+                issues.append(f"{name}[{i}] 的内容在重复同一个词语，请写成一句完整的话（60 字以内）。")
             key = re.sub(r"\W+", "", text)
             if key in seen:
                 issues.append(f"{name}[{i}] 与前面的条目重复：“{text}”。")
