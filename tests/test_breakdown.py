@@ -146,6 +146,8 @@ def test_rules_catch_weak_model_output_seen_with_gemma() -> None:
     assert len(issues) == 3
     assert any("background" in i for i in issues) and any("照抄了提示词" in i for i in issues)
     assert any("重复同一个词语" in i for i in issues)
+    latin = ModelBreakdown.model_validate(dict(GOOD, background="neeed_crlg_s"))  # seen in a second run
+    assert len(breakdown_rules(latin)) == 1 and "background" in breakdown_rules(latin)[0]
     fine = ModelBreakdown.model_validate(GOOD)
     assert breakdown_rules(fine) == []
 

@@ -84,7 +84,7 @@ def breakdown_rules(value: ModelBreakdown) -> list[str]:
     if value.status == "executable" and not value.tasks:
         issues.append("status 为 executable 时 tasks 不能为空：请列出投标文件必须响应的内容。")
     background = value.background.strip()
-    if _ECHO.match(background) or len(normalize_text(background)) < 4:
+    if _ECHO.match(background) or len(re.findall(r"[\u4e00-\u9fff]", background)) < 4:
         issues.append("background 必须用一句话写出项目背景（或写明缺少什么信息），不能只写字段名或一两个字。")
     for name, items in (("goals", value.goals), ("tasks", value.tasks), ("risks", value.risks)):
         seen: set[str] = set()
