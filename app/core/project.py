@@ -102,6 +102,7 @@ class SectionState(BaseModel):
     updated_at: datetime | None = None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    partial_text: str = Field(default="", description="未写完（排队或中断）时已写出的部分正文，用于续写")
 
 
 class RunRecord(BaseModel):

@@ -25,6 +25,7 @@ from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
 from app.core.outline import Outline
 from app.core.pipeline_events import PipelineEvent
+from app.core.project import MAX_RUNS, RunRecord, utc_now
 from app.ui.commands import OpRecorder, RecordedRunCommand
 from app.ui.drafting_bridge import DraftingBridge
 from app.ui.generation_backend import (
@@ -128,6 +129,9 @@ class AppController(QObject):
         self._prompt_tokens = 0
         self._completion_tokens = 0
         self._cached_client: LLMClient | None = None
+        #: The project's run history (loaded with a project, extended by every model run).
+        self.runs: list[RunRecord] = []
+        self._current_run: RunRecord | None = None
         self.drafting = DraftingBridge(self)
 
     # ------------------------------------------------------------------ tasks
@@ -297,18 +301,41 @@ class AppController(QObject):
         except Exception:  # configuration errors surface again, with their message, on the real call
             pass
 
-    def _begin(self, text: str) -> None:
+    def _begin(self, text: str, kind: str = "", mode: str = "") -> None:
         self._prompt_tokens = self._completion_tokens = 0
+        if kind:
+            self._record_run_start(kind, mode)
         self.tokens_changed.emit(0, 0)
         self.stage_changed.emit(text)
         self.progress_changed.emit(-1)
         self.running_changed.emit(1)
 
     def _end(self, ok: bool, message: str) -> None:
+        self._record_run_end(ok, message)
         self.progress_changed.emit(100 if ok else 0)
         self.stage_changed.emit(message)
         self.running_changed.emit(0)
         self.run_finished.emit(int(ok), message)
+
+    def _record_run_start(self, kind: str, mode: str) -> None:
+        """Open a run-history record for the job that starts now (saved with the project)."""
+        client = self._cached_client
+        model = client.config.model if client is not None else ""
+        self._current_run = RunRecord(kind=kind, mode=mode, model=model)
+
+    def _record_run_end(self, ok: bool, message: str) -> None:
+        """Close the open run record: status (cancelled when the task is being cancelled), tokens."""
+        run, self._current_run = self._current_run, None
+        if run is None:
+            return
+        task = asyncio.current_task()
+        cancelled = task is not None and task.cancelling() > 0
+        run.status = "ok" if ok else ("cancelled" if cancelled else "failed")
+        run.finished_at = utc_now()
+        run.message = message
+        run.prompt_tokens, run.completion_tokens = self._prompt_tokens, self._completion_tokens
+        self.runs.append(run)
+        del self.runs[:-MAX_RUNS]
 
     async def analyze(self) -> Analysis:
         """Overview + scoring groups of the open tender (the pipeline's analysis when available)."""
@@ -316,7 +343,7 @@ class AppController(QObject):
             raise NoTender()
         client = self._client()
         await self._prepare(client)
-        self._begin("正在分析招标文件……")
+        self._begin("正在分析招标文件……", kind="analysis")
         ok, message = False, "分析已取消"
         try:
             analysis = await _run_analysis(client, self.document, self.on_progress)
@@ -340,7 +367,7 @@ class AppController(QObject):
             raise NoTender()
         client = self._client()
         await self._prepare(client)
-        self._begin("正在拆解采购需求……")
+        self._begin("正在拆解采购需求……", kind="breakdown")
         ok, message = False, "需求拆解已取消"
 
         def progress(text: str, fraction: float) -> None:
@@ -403,7 +430,7 @@ class AppController(QObject):
                                  tender_text=self.document.text()[:6000] if self.document else "")
         runner = self.runner or default_outline_runner()
         recorder = OpRecorder(self.outline)
-        self._begin("正在生成目录……")
+        self._begin("正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
         recorder.start()
         outcome = OutlineOutcome(False, "目录生成已取消")

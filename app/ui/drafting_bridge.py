@@ -9,6 +9,7 @@ paths at the moment text is applied, so moving nodes meanwhile is safe.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING
 
@@ -18,11 +19,11 @@ from app.ui.commands import EditFieldCommand
 
 if TYPE_CHECKING:
     from app.core.drafting_state import DraftingState, SectionDraft
+    from app.core.project import Project, SectionState
     from app.pipeline.drafting import DraftingEngine, RewriteResult
     from app.ui.controller import AppController
 
 log = logging.getLogger("bidstudio.run")
-
 
 
 class DraftingBridge(QObject):
@@ -40,6 +41,7 @@ class DraftingBridge(QObject):
         super().__init__(controller)
         self.controller = controller
         self._engine: DraftingEngine | None = None
+        self._restored: DraftingState | None = None  # loaded with a project, before any engine exists
 
     # ------------------------------------------------------------------ engine
     def engine(self) -> DraftingEngine:
@@ -48,7 +50,7 @@ class DraftingBridge(QObject):
 
         client = self.controller._client()
         if self._engine is None or self._engine.client is not client:
-            state = self._engine.state if self._engine is not None else None
+            state = self._engine.state if self._engine is not None else self._restored
             self._engine = DraftingEngine(client=client, on_state=self._on_state, on_delta=self._on_delta)
             if state is not None:
                 self._engine.state = state
@@ -56,8 +58,13 @@ class DraftingBridge(QObject):
 
     @property
     def state(self) -> DraftingState | None:
-        """Drafting progress of the sections (None before the first run)."""
-        return self._engine.state if self._engine is not None else None
+        """Drafting progress of the sections (None before the first run or restore)."""
+        return self._engine.state if self._engine is not None else self._restored
+
+    @property
+    def model_name(self) -> str:
+        """The model name of the engine's client ("" before the first run)."""
+        return self._engine.client.config.model if self._engine is not None else ""
 
     def draft_of(self, key: str) -> SectionDraft | None:
         """The drafting record of one section, if any."""
@@ -88,7 +95,7 @@ class DraftingBridge(QObject):
         requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance)
         engine = self.engine()
         await c._prepare(engine.client)
-        c._begin(f"正在撰写正文（{len(requests)} 节）……")
+        c._begin(f"正在撰写正文（{len(requests)} 节）……", kind="draft", mode="all" if keys is None else "selected")
         log.info("drafting %d sections", len(requests), extra={"stage": "chapter"})
         done, message = 0, "正文撰写已停止"
         try:
@@ -97,7 +104,66 @@ class DraftingBridge(QObject):
             message = f"正文撰写结束：完成 {done}/{len(requests)} 节"
             return state
         finally:
+            self._count_tokens([r.key for r in requests])
             c._end(done > 0, message)
+
+    def unfinished(self) -> tuple[list[str], list[str]]:
+        """Keys still in the outline whose drafting did not finish: (resumable, failed).
+
+        Resumable sections (waiting, interrupted, cancelled) continue from their partial
+        text; failed ones are drafted again from scratch. Finished sections are not listed.
+        """
+        from app.pipeline.draft_context import path_for_key
+
+        state = self.state
+        if state is None:
+            return [], []
+        outline = self.controller.outline
+        present = [k for k in state.sections if path_for_key(outline, k) is not None]
+        resumable = [k for k in present if state.sections[k].resumable]
+        failed = [k for k in present if state.sections[k].status == "failed"]
+        return resumable, failed
+
+    async def resume(self) -> DraftingState | None:
+        """Continue unfinished sections (after a restart too); finished text is never touched."""
+        from app.pipeline.draft_context import path_for_key, section_requests
+
+        c = self.controller
+        if c.busy_generating:
+            raise DraftingBlocked()
+        resumable, failed = self.unfinished()
+        if not resumable and not failed:
+            c.stage_changed.emit("没有未完成的正文")
+            return self.state
+        keys = set(resumable) | set(failed)
+        paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
+        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths)
+        engine = self.engine()
+        await c._prepare(engine.client)
+        c._begin(f"正在继续撰写未完成的正文（{len(requests)} 节）……", kind="draft", mode="resume")
+        log.info("resuming %d sections (%d failed before)", len(requests), len(failed), extra={"stage": "chapter"})
+        done, message = 0, "正文撰写已停止"
+        try:
+            again = [r for r in requests if r.key in failed]
+            await asyncio.gather(engine.resume([r for r in requests if r.key in resumable]),
+                                 engine.run(again, skip_done=True))
+            state = engine.state
+            done = sum(1 for r in requests if (d := state.sections.get(r.key)) is not None and d.status == "done")
+            message = f"继续撰写结束：完成 {done}/{len(requests)} 节"
+            return state
+        finally:
+            self._count_tokens([r.key for r in requests])
+            c._end(done > 0, message)
+
+    def _count_tokens(self, keys: list[str]) -> None:
+        """Report the run's tokens (summed over its sections) to the controller's run record."""
+        state = self.state
+        if state is None:
+            return
+        drafts = [d for k in keys if (d := state.sections.get(k)) is not None]
+        c = self.controller
+        c._prompt_tokens = sum(d.prompt_tokens for d in drafts)
+        c._completion_tokens = sum(d.completion_tokens for d in drafts)
 
     def cancel(self, key: str | None = None) -> None:
         """Stop one section, or every section when ``key`` is None (partial text is kept)."""
@@ -142,6 +208,43 @@ class DraftingBridge(QObject):
         """Drop the engine and its state (a new tender or project was opened)."""
         self.cancel()
         self._engine = None
+        self._restored = None
+
+    # ------------------------------------------------------------------ saved state
+    def section_states(self, base: dict[str, SectionState] | None = None) -> dict[str, SectionState]:
+        """The project file's ``sections``: ``base`` (what was loaded) updated with this
+        session's drafting, for sections still in the outline. Unfinished sections keep
+        their partial text so a reopened project continues where it stopped."""
+        from app.pipeline.draft_context import path_for_key
+
+        out = {k: v.model_copy() for k, v in (base or {}).items()}
+        state = self.state
+        if state is not None:
+            model = self.model_name
+            for key, draft in state.sections.items():
+                record = draft.to_section_state(model or (out[key].model if key in out else ""))
+                if draft.resumable:
+                    record.partial_text = draft.text
+                out[key] = record
+        outline = self.controller.outline
+        return {k: v for k, v in out.items() if path_for_key(outline, k) is not None}
+
+    def restore(self, project: Project) -> None:
+        """Take the drafting state saved in ``project`` (drops any previous engine and state)."""
+        from app.core.drafting_state import DraftingState
+        from app.pipeline.draft_context import path_for_key
+
+        self.forget()
+        outline = self.controller.outline
+        texts: dict[str, str] = {}
+        for key, st in project.sections.items():
+            path = path_for_key(outline, key)
+            if st.status in ("queued", "drafting"):
+                texts[key] = st.partial_text
+            elif path is not None:
+                texts[key] = outline.node(path).content
+        state = DraftingState.from_section_states(project.sections, texts)
+        self._restored = state if state.sections else None
 
 
 class DraftingBlocked(Exception):

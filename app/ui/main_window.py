@@ -39,6 +39,7 @@ from app.ui.project_files import ProjectFilesMixin
 from app.ui.status_panel import StatusPanel
 
 if TYPE_CHECKING:
+    from app.core.project import Project
     from app.core.settings_model import AppSettings
     from app.documents.model import TenderDocument
     from app.ui.controller import AppController
@@ -72,6 +73,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.qsettings = qsettings or QSettings("BidStudio", "BidStudio")
         self.settings_path = settings_path
         self.project_path: Path | None = None
+        self.base_project: Project | None = None  # the opened (or last saved) project, base of snapshots
         self.analysis_dirty = False
         self.error_dialogs: list[ErrorDialog] = []
         self._pending_page: int | None = None
@@ -196,6 +198,8 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
                                               "Ctrl+Shift+G")
         self.act_draft_all = self._act("撰写全部正文", self.draft_all)
         self.act_draft_current = self._act("撰写本节正文", self.draft_current, "Ctrl+D")
+        self.act_resume_drafts = self._act("继续未完成的正文", self.resume_drafts,
+                                           tip="继续撰写上次未写完或失败的小节（已完成的正文不变）")
         self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
         self.act_cancel.setEnabled(False)
         self.act_settings = self._act("模型设置…", self.open_settings)
@@ -224,7 +228,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         g = mb.addMenu("生成(&G)")
         g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned])
         g.addSeparator()
-        g.addActions([self.act_draft_current, self.act_draft_all])
+        g.addActions([self.act_draft_current, self.act_draft_all, self.act_resume_drafts])
         g.addSeparator()
         g.addAction(self.act_cancel)
         s = mb.addMenu("设置(&S)")
@@ -349,6 +353,15 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.section_dock.show()
         self._spawn_ui("drafting", self.controller.drafting.draft(None))
 
+    def resume_drafts(self) -> None:
+        """Continue the sections whose drafting did not finish (after reopening a project too)."""
+        resumable, failed = self.controller.drafting.unfinished()
+        if not resumable and not failed:
+            self.statusBar().showMessage("没有未完成的正文", 5000)
+            return
+        self.section_dock.show()
+        self._spawn_ui("drafting", self.controller.drafting.resume())
+
     def _on_breakdown_changed(self, breakdown: Any) -> None:
         from app.core.breakdown import Breakdown
 
@@ -371,7 +384,8 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         busy = bool(running)
         self.act_cancel.setEnabled(busy)
         for action in (self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned,
-                       self.act_open, self.act_open_project, self.act_draft_all, self.act_draft_current):
+                       self.act_open, self.act_open_project, self.act_draft_all, self.act_draft_current,
+                       self.act_resume_drafts):
             action.setEnabled(not busy)
         self.generate_button.setEnabled(not busy)
         self.outline_view.update_actions()

@@ -17,6 +17,7 @@ from app.core.analysis import Analysis
 from app.ui.async_dialog import ask_save_changes, run_dialog
 
 if TYPE_CHECKING:
+    from app.core.project import Project
     from app.core.settings_model import AppSettings
     from app.ui.controller import AppController
     from app.ui.errors import ErrorReporter
@@ -39,7 +40,9 @@ class ProjectFilesMixin(_Base):
         settings: AppSettings
         settings_path: Path | None
         project_path: Path | None
+        base_project: Project | None
         analysis_dirty: bool
+        _model_configured: bool
         reporter: ErrorReporter | None
         guidance: QLineEdit
         mode_box: QComboBox
@@ -48,6 +51,7 @@ class ProjectFilesMixin(_Base):
         def display_name(self) -> str: ...
         def _update_title(self) -> None: ...
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
+        def resume_drafts(self) -> None: ...
         @property
         def is_modified(self) -> bool: ...
 
@@ -108,11 +112,14 @@ class ProjectFilesMixin(_Base):
         from app.core.project import locate_tender, outline_chapters
 
         c = self.controller
+        c.drafting.forget()
         c.outline.replace(outline_chapters(project))
         c.outline.renumber()
         c.undo_stack.clear()
         c.undo_stack.setClean()
         self.project_path = path
+        self.base_project = project.model_copy(deep=True)
+        c.runs = list(self.base_project.runs)
         self.analysis_dirty = restored
         c.set_analysis(project.analysis or Analysis())
         c.set_breakdown(getattr(project, "breakdown", None))
@@ -128,33 +135,82 @@ class ProjectFilesMixin(_Base):
             c.set_breakdown(getattr(project, "breakdown", None))
         elif project.tender is not None:
             self.statusBar().showMessage(f"找不到项目引用的招标文件：{project.tender.path}", 10000)
+        c.drafting.restore(project)  # after opening the tender, which forgets drafting state
         self._update_title()
+        self.offer_resume_drafts()
 
     def snapshot_project(self) -> Any:
-        """The current work as a ``Project`` (also what autosave writes)."""
+        """The current work as a ``Project`` (also what autosave writes).
+
+        Built on the project that was opened, so what this window does not edit —
+        ``created_at``, the run history, drafting state of sections not drafted in this
+        session — is carried over instead of being reset on every save.
+        """
         from app.core.project import Project, TenderRef
 
         c = self.controller
+        base: Project = self.base_project if self.base_project is not None else Project()
         tender = None
         if c.tender_path is not None and c.tender_path.exists():
             tender = TenderRef.from_file(c.tender_path)
+        elif base.tender is not None and c.tender_path is None:
+            tender = base.tender.model_copy()  # the tender is missing now: keep the reference
         aligned = self.mode_box.currentData() == "aligned"
-        return Project(title=self.display_name(), tender=tender, analysis=c.analysis, breakdown=c.breakdown,
-                       generation_mode="one_to_one" if aligned else "free",
-                       guidance=self.guidance.text().strip(), outline=c.outline.to_document())
+        return base.model_copy(deep=True, update={
+            "title": self.display_name(), "tender": tender, "analysis": c.analysis, "breakdown": c.breakdown,
+            "generation_mode": "one_to_one" if aligned else "free", "guidance": self.guidance.text().strip(),
+            "outline": c.outline.to_document(), "sections": c.drafting.section_states(base.sections),
+            "runs": list(c.runs), "migrated_from": None,
+        })
+
+    def offer_resume_drafts(self) -> None:
+        """After opening a project with unfinished sections, offer to continue drafting them."""
+        resumable, failed = self.controller.drafting.unfinished()
+        count = len(resumable) + len(failed)
+        if not count:
+            return
+        if not self._model_configured:
+            self.statusBar().showMessage(f"项目中有 {count} 节正文尚未完成；配置模型后可用“生成 → 继续未完成的正文”继续撰写。",
+                                         15000)
+            return
+        self._spawn_ui("resume-offer", self._ask_resume_drafts(len(resumable), len(failed)))
+
+    async def _ask_resume_drafts(self, resumable: int, failed: int) -> None:
+        from PySide6.QtWidgets import QMessageBox
+
+        box = QMessageBox(self)
+        box.setObjectName("resumeDraftsBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("继续撰写正文")
+        parts = [f"{resumable} 节尚未写完（排队中或被中断）"] if resumable else []
+        if failed:
+            parts.append(f"{failed} 节撰写失败")
+        box.setText(f"项目“{self.display_name()}”中有{'，'.join(parts)}。是否现在继续撰写？")
+        box.setInformativeText("未写完的小节从已写出的部分接着写，失败的小节重新撰写；已完成的正文不会改动。"
+                               "也可以稍后通过“生成 → 继续未完成的正文”继续。")
+        go = box.addButton("继续撰写", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("稍后", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(go)
+        await run_dialog(box)
+        clicked = box.clickedButton()
+        box.deleteLater()
+        if clicked is go:
+            self.resume_drafts()
 
     def save_to(self, path: Path) -> bool:
         """Write the project atomically to ``path``; errors go to the error dialog."""
         from app.core.project import save_project, with_project_suffix
 
         path = with_project_suffix(path)
+        project = self.snapshot_project()
         try:
-            save_project(self.snapshot_project(), path)
+            save_project(project, path)
         except Exception as exc:
             if self.reporter is not None:
                 self.reporter.report(exc, "保存失败")
                 return False
             raise
+        self.base_project = project
         self.project_path = path
         self.controller.undo_stack.setClean()
         self.analysis_dirty = False

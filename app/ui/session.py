@@ -73,6 +73,7 @@ class SessionWiring:
         window.autosaver = autosaver  # type: ignore[attr-defined]
         window.controller.undo_stack.indexChanged.connect(autosaver.notify_changed)
         window.analysis_view.analysis_edited.connect(autosaver.notify_changed)
+        window.controller.drafting.section_state.connect(autosaver.notify_changed)  # resumable after a crash
         autosaver.failed.connect(lambda msg: window.statusBar().showMessage(msg, 10000))
 
     def open_settings(self) -> None:
