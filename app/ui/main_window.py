@@ -362,6 +362,11 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.section_dock.show()
         self._spawn_ui("drafting", self.controller.drafting.resume())
 
+    def show_breakdown(self) -> None:
+        """Bring the 需求拆解 dock to the front (e.g. to mark clauses answered)."""
+        self.breakdown_dock.show()
+        self.breakdown_dock.raise_()
+
     def _on_breakdown_changed(self, breakdown: Any) -> None:
         from app.core.breakdown import Breakdown
 

@@ -11,7 +11,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit, QMainWindow, QMenu
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLineEdit, QMainWindow, QMenu, QMessageBox
 
 from app.core.analysis import Analysis
 from app.ui.async_dialog import ask_save_changes, run_dialog
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from app.core.settings_model import AppSettings
     from app.ui.controller import AppController
     from app.ui.errors import ErrorReporter
+    from app.ui.export_dialog import ExportChoices
 
     _Base = QMainWindow
 else:
@@ -47,11 +49,14 @@ class ProjectFilesMixin(_Base):
         guidance: QLineEdit
         mode_box: QComboBox
         recent_menu: QMenu
+        qsettings: QSettings
 
         def display_name(self) -> str: ...
         def _update_title(self) -> None: ...
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
         def resume_drafts(self) -> None: ...
+        def show_breakdown(self) -> None: ...
+        def show_error(self, title: str, message: str, details: str) -> None: ...
         @property
         def is_modified(self) -> bool: ...
 
@@ -176,8 +181,6 @@ class ProjectFilesMixin(_Base):
         self._spawn_ui("resume-offer", self._ask_resume_drafts(len(resumable), len(failed)))
 
     async def _ask_resume_drafts(self, resumable: int, failed: int) -> None:
-        from PySide6.QtWidgets import QMessageBox
-
         box = QMessageBox(self)
         box.setObjectName("resumeDraftsBox")
         box.setIcon(QMessageBox.Icon.Question)
@@ -232,13 +235,25 @@ class ProjectFilesMixin(_Base):
         path = await self._choose_file("另存为项目", PROJECT_FILTER, save=True, suggested=self.display_name() + ".bidproj")
         return self.save_to(path) if path is not None else False
 
-    def export_word_to(self, path: Path) -> Path | None:
-        """Export the outline to a Word file (without any model)."""
-        from app.export import ExportMeta, export_docx
+    def export_word_to(self, path: Path, choices: ExportChoices | None = None) -> Path | None:
+        """Export the outline to a Word file (without any model), with the dialog's choices.
 
-        name = self.controller.analysis.overview.project_name or self.display_name()
+        An ``ExportError`` (bad selection, 暗标 naming the bidder, file open in Word ...) is
+        shown with its Chinese message; other failures go to the error reporter.
+        """
+        from app.export import ExportError, ExportMeta, export_docx
+
+        if choices is None:
+            name = self.controller.analysis.overview.project_name or self.display_name()
+            meta, options = ExportMeta(project_name=name), None
+        else:
+            meta, options = choices.meta, choices.options
         try:
-            written = export_docx(self.controller.outline, path, ExportMeta(project_name=name))
+            written = export_docx(self.controller.outline, path, meta, options)
+        except ExportError as exc:
+            log.warning("export refused: %s", exc.message_zh, extra={"stage": "export"})
+            self.show_error("无法导出 Word", exc.message_zh, "")
+            return None
         except Exception as exc:
             if self.reporter is not None:
                 self.reporter.report(exc, "导出失败")
@@ -248,15 +263,50 @@ class ProjectFilesMixin(_Base):
         log.info("exported %s", written, extra={"stage": "export"})
         return written
 
+    async def ask_export_choices(self) -> ExportChoices | None:
+        """The export dialog (awaited, never ``exec()``), then a warning about unanswered
+        ★/▲ clauses; None when the user cancels either."""
+        from app.ui.export_dialog import ExportDialog, unanswered_text
+
+        c = self.controller
+        unanswered = c.breakdown.unanswered_marked() if c.breakdown is not None else []
+        name = c.analysis.overview.project_name or self.display_name()
+        dialog = ExportDialog(c.outline.chapters, name, self.qsettings, unanswered=unanswered, parent=self)
+        accepted = await run_dialog(dialog) == QDialog.DialogCode.Accepted.value
+        choices = dialog.choices() if accepted else None
+        dialog.deleteLater()
+        if choices is None or not unanswered:
+            return choices
+        box = QMessageBox(self)
+        box.setObjectName("unansweredClausesBox")
+        box.setIcon(QMessageBox.Icon.Warning)
+        box.setWindowTitle("有未响应的实质性条款")
+        box.setText(unanswered_text(unanswered))
+        box.setInformativeText("★/▲ 条款未逐条响应可能导致扣分或投标无效。仍要导出吗？")
+        go = box.addButton("仍然导出", QMessageBox.ButtonRole.AcceptRole)
+        back = box.addButton("返回检查", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(back)
+        await run_dialog(box)
+        clicked = box.clickedButton()
+        box.deleteLater()
+        if clicked is go:
+            return choices
+        self.show_breakdown()
+        return None
+
     async def choose_and_export(self) -> None:
-        """File → export Word (dialog)."""
+        """File → export Word: choices dialog, unanswered-clause warning, then the file name."""
         if not len(self.controller.outline):
             self.statusBar().showMessage("目录是空的，没有可导出的内容", 5000)
             return
+        choices = await self.ask_export_choices()
+        if choices is None:
+            return
+        suffix = "-技术标（暗标）.docx" if choices.options.preset == "暗标" else "-技术标.docx"
         path = await self._choose_file("导出 Word", "Word 文档 (*.docx)", save=True,
-                                       suggested=self.display_name() + "-技术标.docx")
+                                       suggested=self.display_name() + suffix)
         if path is not None:
-            self.export_word_to(path)
+            self.export_word_to(path, choices)
 
     def _rebuild_recent(self) -> None:
         self.recent_menu.clear()

@@ -1,0 +1,254 @@
+"""The 导出 Word dialog: preset, numbering, cover fields, chapters and layout options.
+
+The dialog only collects choices (:class:`ExportChoices`, the export layer's own
+``ExportMeta`` and ``ExportOptions``); the window awaits it through
+:func:`app.ui.async_dialog.run_dialog` and then writes the file. The last choices are kept
+in ``QSettings`` (group ``export/``) so the next export starts from them; the date and the
+chapter selection are not remembered (a stale date on a bid, or a chapter silently left
+out, is worse than choosing again). ★/▲ clauses of the requirement breakdown that no
+section is marked as answering are listed in red.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QDate, QSettings, Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDateEdit,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+from typing_extensions import override
+
+from app.export import PRESETS, ExportMeta, ExportOptions, NumberingScheme
+
+if TYPE_CHECKING:
+    from app.core.breakdown import RiskItem
+    from app.core.outline import OutlineNode
+
+#: Numbering schemes as the combo box lists them.
+NUMBERING_LABELS: dict[str, str] = {
+    "chapter": "第一章 / 1.1 / 1.1.1",
+    "chinese": "一、/（一）/ 1.",
+    "none": "不编号",
+}
+SETTINGS_GROUP = "export"
+#: How many unanswered clauses the warning lists before "……等 N 条".
+SHOWN_CLAUSES = 5
+
+
+@dataclass(frozen=True)
+class ExportChoices:
+    """What the user chose: the cover/header metadata and the writer options."""
+
+    meta: ExportMeta
+    options: ExportOptions
+
+
+def _setting(qs: QSettings, key: str, default: Any) -> Any:
+    """A value of the ``export/`` group, converted to the type of ``default``."""
+    value = qs.value(f"{SETTINGS_GROUP}/{key}", default)
+    if isinstance(default, bool):
+        if isinstance(value, str):
+            return value.strip().lower() in ("true", "1", "yes")
+        return bool(value)
+    return str(value) if value is not None else default
+
+
+def unanswered_text(clauses: Sequence[RiskItem]) -> str:
+    """The Chinese warning for ★/▲ clauses nobody answers ("" when there are none)."""
+    if not clauses:
+        return ""
+    lines = [f"有 {len(clauses)} 条 ★/▲ 实质性条款尚未标注由哪一节响应（可在“需求拆解”中填写“已响应章节”）："]
+    for r in clauses[:SHOWN_CLAUSES]:
+        page = f"（第{r.page}页）" if r.page else ""
+        text = r.text if len(r.text) <= 60 else r.text[:60] + "……"
+        lines.append(f"· {r.mark or ''} {text}{page}")
+    if len(clauses) > SHOWN_CLAUSES:
+        lines.append(f"……等共 {len(clauses)} 条")
+    return "\n".join(lines)
+
+
+class ExportDialog(QDialog):
+    """Choices for one Word export; ``choices()`` after it was accepted.
+
+    Signals: none besides QDialog's ``finished``/``accepted``.
+    """
+
+    def __init__(self, chapters: Sequence[OutlineNode], project_name: str, qsettings: QSettings, *,
+                 unanswered: Sequence[RiskItem] = (), parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("exportDialog")
+        self.setWindowTitle("导出 Word")
+        self.qsettings = qsettings
+        self.unanswered = list(unanswered)
+        self._build(chapters, project_name)
+        self._load()
+        self._on_preset_changed()
+        self._update_ok()
+
+    # ------------------------------------------------------------------ building
+    def _build(self, chapters: Sequence[OutlineNode], project_name: str) -> None:
+        self.preset_box = QComboBox()
+        for name, preset in PRESETS.items():
+            self.preset_box.addItem(name, name)
+            self.preset_box.setItemData(self.preset_box.count() - 1, "；".join(preset.notes) or name,
+                                        Qt.ItemDataRole.ToolTipRole)
+        self.preset_note = QLabel()
+        self.preset_note.setWordWrap(True)
+        self.preset_note.setStyleSheet("color:#666;")
+        self.numbering_box = QComboBox()
+        for scheme, label in NUMBERING_LABELS.items():
+            self.numbering_box.addItem(label, scheme)
+        self.project_edit = QLineEdit(project_name)
+        self.project_edit.setPlaceholderText("封面和页眉上的项目名称")
+        self.bidder_edit = QLineEdit()
+        self.bidder_edit.setPlaceholderText("投标人名称（留空则封面显示“【投标人名称】”）")
+        self.date_edit = QDateEdit(QDate.currentDate())
+        self.date_edit.setCalendarPopup(True)
+        self.date_edit.setDisplayFormat("yyyy年M月d日")
+        self.descriptions_check = QCheckBox("包含各节的写作说明（灰色提示文字）")
+        self.page_break_check = QCheckBox("每个一级章节从新页开始")
+        self.cover_check = QCheckBox("封面")
+        self.toc_check = QCheckBox("目录页")
+        self.chapter_list = QListWidget()
+        self.chapter_list.setObjectName("exportChapters")
+        for i, chapter in enumerate(chapters):
+            item = QListWidgetItem(f"{i + 1}. {chapter.title}")
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.chapter_list.addItem(item)
+        self.chapter_list.itemChanged.connect(lambda _item: self._update_ok())
+        all_button = QPushButton("全选")
+        none_button = QPushButton("全不选")
+        all_button.clicked.connect(lambda: self.set_all_chapters(True))
+        none_button.clicked.connect(lambda: self.set_all_chapters(False))
+        self.warning_label = QLabel(unanswered_text(self.unanswered))
+        self.warning_label.setObjectName("exportWarning")
+        self.warning_label.setWordWrap(True)
+        self.warning_label.setStyleSheet("color:#b00020;")
+        self.warning_label.setVisible(bool(self.unanswered))
+        self.selection_hint = QLabel("请至少选择一章。")
+        self.selection_hint.setStyleSheet("color:#b00020;")
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.ok_button = self.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        self.ok_button.setText("导出…")
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("取消")
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.preset_box.currentIndexChanged.connect(self._on_preset_changed)
+
+        form = QFormLayout()
+        form.addRow("样式：", self.preset_box)
+        form.addRow("", self.preset_note)
+        form.addRow("标题编号：", self.numbering_box)
+        form.addRow("项目名称：", self.project_edit)
+        form.addRow("投标人：", self.bidder_edit)
+        form.addRow("日期：", self.date_edit)
+        parts = QHBoxLayout()
+        for w in (self.cover_check, self.toc_check):
+            parts.addWidget(w)
+        parts.addStretch(1)
+        form.addRow("包含：", parts)
+        form.addRow("", self.descriptions_check)
+        form.addRow("", self.page_break_check)
+        chooser = QHBoxLayout()
+        chooser.addWidget(all_button)
+        chooser.addWidget(none_button)
+        chooser.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(QLabel("导出的章节："))
+        layout.addWidget(self.chapter_list, 1)
+        layout.addLayout(chooser)
+        layout.addWidget(self.selection_hint)
+        layout.addWidget(self.warning_label)
+        layout.addWidget(self.buttons)
+        self.resize(520, 600)
+
+    # ------------------------------------------------------------------ remembered choices
+    def _load(self) -> None:
+        qs = self.qsettings
+        self.preset_box.setCurrentIndex(max(0, self.preset_box.findData(_setting(qs, "preset", "标准投标版"))))
+        self.numbering_box.setCurrentIndex(max(0, self.numbering_box.findData(_setting(qs, "numbering", "chapter"))))
+        self.bidder_edit.setText(_setting(qs, "bidder", ""))
+        self.descriptions_check.setChecked(_setting(qs, "include_descriptions", False))
+        self.page_break_check.setChecked(_setting(qs, "page_break", True))
+        self.cover_check.setChecked(_setting(qs, "include_cover", True))
+        self.toc_check.setChecked(_setting(qs, "include_toc", True))
+
+    def remember(self) -> None:
+        """Store the current choices for the next export."""
+        qs = self.qsettings
+        for key, value in (("preset", self.preset_box.currentData()), ("numbering", self.numbering_box.currentData()),
+                           ("bidder", self.bidder_edit.text().strip()),
+                           ("include_descriptions", self.descriptions_check.isChecked()),
+                           ("page_break", self.page_break_check.isChecked()),
+                           ("include_cover", self.cover_check.isChecked()), ("include_toc", self.toc_check.isChecked())):
+            qs.setValue(f"{SETTINGS_GROUP}/{key}", value)
+        qs.sync()
+
+    # ------------------------------------------------------------------ state
+    def set_all_chapters(self, checked: bool) -> None:
+        """Check or uncheck every chapter."""
+        state = Qt.CheckState.Checked if checked else Qt.CheckState.Unchecked
+        for i in range(self.chapter_list.count()):
+            self.chapter_list.item(i).setCheckState(state)
+
+    def checked_chapters(self) -> tuple[int, ...]:
+        """0-based indexes of the checked chapters."""
+        return tuple(i for i in range(self.chapter_list.count())
+                     if self.chapter_list.item(i).checkState() == Qt.CheckState.Checked)
+
+    def _update_ok(self) -> None:
+        any_checked = bool(self.checked_chapters())
+        self.ok_button.setEnabled(any_checked)
+        self.selection_hint.setVisible(not any_checked)
+
+    def _on_preset_changed(self, *_args: object) -> None:
+        preset = PRESETS[str(self.preset_box.currentData())]
+        note = "；".join(preset.notes)
+        if preset.anonymous:
+            note += "。封面不显示投标人和日期；填写投标人名称后，导出前会检查正文中是否出现该名称。"
+        self.preset_note.setText(note)
+        self.preset_note.setVisible(bool(note))
+        self.date_edit.setEnabled(not preset.anonymous)
+
+    def choices(self) -> ExportChoices:
+        """The choices as the export layer's values (all chapters: ``chapters=None``)."""
+        checked = self.checked_chapters()
+        chapters = None if len(checked) == self.chapter_list.count() else checked
+        bidder = self.bidder_edit.text().strip()
+        qdate = self.date_edit.date()
+        meta = ExportMeta(project_name=self.project_edit.text().strip(),
+                          date=dt.date(qdate.year(), qdate.month(), qdate.day()),
+                          **({"bidder_name": bidder} if bidder else {}))
+        numbering: NumberingScheme = self.numbering_box.currentData()
+        options = ExportOptions(preset=str(self.preset_box.currentData()), numbering=numbering,
+                                include_descriptions=self.descriptions_check.isChecked(), chapters=chapters,
+                                page_break_before_chapters=self.page_break_check.isChecked(),
+                                include_cover=self.cover_check.isChecked(), include_toc=self.toc_check.isChecked())
+        return ExportChoices(meta, options)
+
+    @override
+    def accept(self) -> None:
+        """Qt override: remember the choices, then close as accepted."""
+        if not self.checked_chapters():
+            return
+        self.remember()
+        super().accept()
