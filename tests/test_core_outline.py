@@ -128,6 +128,24 @@ def test_rules_catch_weak_model_patterns() -> None:
     assert any(c == "repeated_children" for c, _ in codes)
 
 
+def test_rules_catch_placeholder_titles_and_copies_of_a_parents_sibling() -> None:
+    chapters = [
+        OutlineNode(title="配送车辆", children=[
+            OutlineNode(title="A_1", children=[OutlineNode(title="甲"), OutlineNode(title="乙")]),
+            OutlineNode(title="加工场地", children=[OutlineNode(title="丙"), OutlineNode(title="丁")]),
+        ]),
+        OutlineNode(title="加工场地", children=[
+            OutlineNode(title="B2", children=[OutlineNode(title="戊"), OutlineNode(title="己")]),
+            OutlineNode(title="GIS平台", children=[OutlineNode(title="庚"), OutlineNode(title="辛")]),
+        ]),
+    ]
+    codes = {(i.code, i.pointer) for i in check_outline(chapters)}
+    assert ("bad_title", "/outline/0/children/0/title") in codes
+    assert ("same_as_parent_sibling", "/outline/0/children/1/title") in codes
+    assert ("bad_title", "/outline/1/children/0/title") in codes
+    assert not any(p.startswith("/outline/1/children/1/") or p == "/outline/1/children/1/title" for _, p in codes)
+
+
 def test_depth_is_configurable() -> None:
     two_levels = [OutlineNode(title=t, children=[OutlineNode(title="甲"), OutlineNode(title="乙")]) for t in ("一", "二")]
     assert check_outline(two_levels, OutlineLimits(depth=2)) == []

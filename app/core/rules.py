@@ -25,6 +25,8 @@ ECHO_TITLES = frozenset(
     }
 )
 _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
     r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s])\s*"
 )
@@ -74,6 +76,10 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”只有数字或标点"
     if normalize_title(t) in ECHO_TITLES or t.lower() in ECHO_TITLES:
         return f"标题“{t}”只是复述了提示词，不是真正的标题"
+    if "_" in t:
+        return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
+    if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t):
+        return f"标题“{t}”像是编号或占位符，不是真正的标题"
     return None
 
 
@@ -85,16 +91,17 @@ def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = No
         issues.append(RuleIssue("/outline", "too_few_chapters", f"一级章节只有 {len(chapters)} 个，至少需要 {lim.min_chapters} 个"))
     if len(chapters) > lim.max_chapters:
         issues.append(RuleIssue("/outline", "too_many_chapters", f"一级章节有 {len(chapters)} 个，最多 {lim.max_chapters} 个"))
-    _check_level(chapters, (), None, 1, lim, issues)
+    _check_level(chapters, (), None, 1, lim, issues, frozenset())
     issues.extend(_repeated_sets(chapters))
     return issues
 
 
 def _check_level(
     nodes: list[OutlineNode], parent_path: Path, parent: OutlineNode | None, level: int,
-    lim: OutlineLimits, issues: list[RuleIssue],
+    lim: OutlineLimits, issues: list[RuleIssue], uncle_keys: frozenset[str],
 ) -> None:
     seen: dict[str, int] = {}
+    sibling_keys = frozenset(normalize_title(n.title) for n in nodes)
     for i, node in enumerate(nodes):
         path = (*parent_path, i)
         ptr = path_to_pointer(path)
@@ -109,6 +116,9 @@ def _check_level(
         seen.setdefault(key, i)
         if parent is not None and key and key == normalize_title(parent.title):
             issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
+        elif key and key in uncle_keys:
+            issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",
+                                    f"标题“{node.title}”与上级的同级章节同名，应写本节自己的内容"))
         if level < lim.depth:
             n = len(node.children)
             if n < lim.min_children:
@@ -117,7 +127,7 @@ def _check_level(
             elif n > lim.max_children:
                 issues.append(RuleIssue(ptr + "/children", "too_many_children",
                                         f"“{node.title}”下有 {n} 个子项，最多 {lim.max_children} 个"))
-            _check_level(node.children, path, node, level + 1, lim, issues)
+            _check_level(node.children, path, node, level + 1, lim, issues, sibling_keys - {key})
         elif node.children:
             issues.append(RuleIssue(ptr + "/children", "too_deep", f"“{node.title}”已是第 {level} 级，不应再有子项（目录共 {lim.depth} 级）"))
 
