@@ -355,3 +355,17 @@ async def test_a_subtree_below_a_chapter_is_regenerated_alone(llm_server: OpenAI
     untouched = [c.model_dump() for c in res.chapters]
     untouched[0]["children"][1]["children"] = [c.model_dump() for c in first.chapters[0].children[1].children]
     assert untouched == [c.model_dump() for c in first.chapters]
+
+
+async def test_requirement_breakdown_reaches_the_reviewer(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    requirements = "需响应的任务：\n- 提供7×24小时驻场运维\n风险与实质性条款：\n- ★不得转包"
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(),
+                                     OutlineSettings(mode="aligned", requirements=requirements))
+    assert res.ok and res.review_passed is True
+    review_prompt = next(r for r in llm_server.completion_requests if "审核" in r.prompt_text).prompt_text
+    assert "提供7×24小时驻场运维" in review_prompt and "★不得转包" in review_prompt
+    chapter_prompt = llm_server.completion_requests[0].prompt_text
+    assert "★不得转包" not in chapter_prompt  # only the review receives the breakdown

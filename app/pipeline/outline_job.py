@@ -48,6 +48,7 @@ class OutlineSettings:
     descriptions: bool = True  # False: titles only (compact answers for slow, weak local models)
     template_fallback: bool = False  # last resort: code fills what the model cannot, marked for the user
     guidance: str = ""
+    requirements: str = ""  # the requirement breakdown's tasks and risks (Breakdown.to_prompt_text)
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,10 @@ async def review_outline(job: OutlineJob, chapters: list[OutlineNode], uncovered
     groups = job.analysis.technical_groups
     if groups:
         scoring = "技术评分项：" + "；".join(g.title for g in groups[:12]) + "\n"
-    prompt = job.prompt("outline_review", project_name=job.project_name, scoring=scoring,
+    requirements = ""
+    if job.settings.requirements.strip():
+        requirements = "招标需求拆解（目录应能回应这些任务和实质性条款）：\n" + job.settings.requirements.strip()[:1500] + "\n"
+    prompt = job.prompt("outline_review", project_name=job.project_name, scoring=scoring, requirements=requirements,
                         facts="\n".join("- " + f for f in outline_facts(chapters, uncovered)),
                         outline=outline_listing(chapters, max(1500, job.context_chars - 1500)))
     job.meter.check("review")

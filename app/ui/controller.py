@@ -427,7 +427,8 @@ class AppController(QObject):
         self.mode = mode
         self.model.set_locked_top_level(False)
         request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis,
-                                 tender_text=self.document.text()[:6000] if self.document else "")
+                                 tender_text=self.document.text()[:6000] if self.document else "",
+                                 requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         runner = self.runner or default_outline_runner()
         recorder = OpRecorder(self.outline)
         self._begin("正在生成目录……", kind="outline", mode=mode)

@@ -43,6 +43,7 @@ class OutlineRequest:
     analysis: Analysis = field(default_factory=Analysis)
     tender_text: str = ""
     max_tokens: int | None = None
+    requirements: str = ""  # the requirement breakdown as prompt text, when there is one
 
 
 @dataclass
@@ -247,7 +248,7 @@ async def pipeline_outline_runner(client: LLMClient, outline: Outline, request: 
     from app.pipeline.outline_job import OutlineSettings
     from app.pipeline.outline_run import generate_outline
 
-    settings = OutlineSettings(mode=request.mode, guidance=request.guidance)
+    settings = OutlineSettings(mode=request.mode, guidance=request.guidance, requirements=request.requirements)
     result = await generate_outline(client, request.analysis, settings, progress=progress, draft=outline)
     if result.chapters and outline.to_document() != result.document():
         outline.replace([c.model_copy(deep=True) for c in result.chapters])
