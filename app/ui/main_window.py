@@ -305,9 +305,21 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self._update_title()
 
     def _on_analysis_edited(self, analysis: Analysis) -> None:
-        self.controller.analysis = analysis  # the view already shows it: no analysis_changed round trip
-        self.analysis_dirty = True
+        """An edit in the analysis view becomes one undoable command (typing merges)."""
+        from app.ui.analysis_commands import EditAnalysisCommand
+
+        c = self.controller
+        if analysis == c.analysis:
+            return
+        c.undo_stack.push(EditAnalysisCommand(self._store_analysis, c.analysis, analysis))
         self._update_title()
+
+    def _store_analysis(self, analysis: Analysis, refresh: bool) -> None:
+        """Keep ``analysis`` as the controller's; ``refresh`` shows it in the view (undo/redo)."""
+        if refresh:
+            self.controller.set_analysis(analysis)
+        else:
+            self.controller.analysis = analysis  # the view already shows it: no round trip
 
     def _current_leaf(self) -> tuple[str, Any] | None:
         path = self.outline_view.current_path()
