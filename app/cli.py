@@ -129,15 +129,14 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     max_bytes = int(args.max_mb * 1024 * 1024) if args.max_mb else DEFAULT_MAX_BYTES
     doc, scoring, sections = ingest(args.tender, password=args.password, max_bytes=max_bytes)
     if getattr(args, "breakdown", False):
-        from app.cli_breakdown import EndpointMissing, breakdown_report
+        from app.cli_breakdown import breakdown_report
 
-        try:
-            extra, model_failed = breakdown_report(args, doc, sections)
-        except EndpointMissing as exc:
-            raise CliUsageError(exc.message_zh) from exc
+        extra, model_failed = breakdown_report(args, doc, sections)
         _write_json({**ingest_report(doc, scoring, sections), **extra}, args.output)
         return EXIT_MODEL if model_failed else EXIT_OK
-    if getattr(args, "base_url", None) and getattr(args, "model", None):  # model analysis (app/cli_outline.py)
+    from app.cli_endpoint import has_endpoint
+
+    if has_endpoint(args):  # model analysis (app/cli_outline.py)
         from app.cli_outline import model_analysis
 
         extra, code = model_analysis(args, doc, scoring)
@@ -161,8 +160,10 @@ def _add_analyze(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.add_argument("--password", help="PDF 的打开密码")
     p.add_argument("--max-mb", type=float, default=None, help="文件大小上限（MB），默认 200")
     from app.cli_breakdown import add_breakdown_arguments
+    from app.cli_endpoint import add_endpoint_arguments
 
     add_breakdown_arguments(p)
+    add_endpoint_arguments(p, "模型设置（--breakdown 或模型分析时使用）", timeout=120.0)
     p.set_defaults(func=cmd_analyze)
 
 

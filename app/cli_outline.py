@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import sys
 import time
 from dataclasses import replace
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app.cli import EXIT_MODEL, EXIT_OK, EXIT_UNREADABLE, CliUsageError, _write_json, ingest, subcommand
+from app.cli_endpoint import add_endpoint_arguments, endpoint_from_args
 from app.core.analysis import Analysis
 from app.core.pipeline_events import PipelineEvent
 from app.core.rules import OutlineLimits
@@ -36,20 +36,6 @@ from app.pipeline.outline_result import OutlineResult
 from app.pipeline.outline_run import generate_outline
 
 EXIT_ENDPOINT = 5
-
-
-def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
-    """The endpoint settings from the options (key from ``--api-key-env`` or the usual variables)."""
-    if not args.base_url or not args.model:
-        raise CliUsageError("需要模型设置：--base-url 和 --model（或环境变量 BIDSTUDIO_BASE_URL、BIDSTUDIO_MODEL）")
-    env = getattr(args, "api_key_env", None)
-    key = os.environ.get(env, "") if env else ""
-    key = key or getattr(args, "api_key", None) or os.environ.get("BIDSTUDIO_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
-    if env and not os.environ.get(env):
-        raise CliUsageError(f"环境变量 {env} 未设置（--api-key-env 指定的 API 密钥变量）")
-    return EndpointConfig(base_url=args.base_url, api_key=key or "no-key", model=args.model,
-                          max_tokens=args.max_tokens, timeout=args.timeout, context_size=args.context_size,
-                          temperature=args.temperature)
 
 
 def _progress(quiet: bool) -> Any:
@@ -155,18 +141,6 @@ def cmd_outline(args: argparse.Namespace) -> int:
     return EXIT_OK if result.valid else EXIT_MODEL
 
 
-def add_endpoint_arguments(p: argparse.ArgumentParser) -> None:
-    """Endpoint options shared by ``outline`` (``analyze`` has its own from the breakdown module)."""
-    g = p.add_argument_group("模型设置")
-    g.add_argument("--base-url", default=os.environ.get("BIDSTUDIO_BASE_URL"), help="OpenAI 兼容接口地址")
-    g.add_argument("--model", default=os.environ.get("BIDSTUDIO_MODEL"), help="模型名称")
-    g.add_argument("--api-key-env", metavar="VAR", help="保存 API 密钥的环境变量名（默认 BIDSTUDIO_API_KEY / OPENAI_API_KEY）")
-    g.add_argument("--context-size", type=int, default=8192, help="模型上下文长度（token）")
-    g.add_argument("--max-tokens", type=int, default=2048, help="每次输出的最大 token 数")
-    g.add_argument("--timeout", type=float, default=300.0, help="单次请求超时（秒）")
-    g.add_argument("--temperature", type=float, default=0.3, help="采样温度")
-
-
 @subcommand
 def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("outline", help="用模型生成技术标三级目录")
@@ -197,9 +171,7 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: ScoringResult) -> tuple[dict[str, Any], int]:
     """The ``analyze`` addition with a model: the analysis JSON and the exit code it implies."""
-    cfg = EndpointConfig(base_url=args.base_url, api_key=getattr(args, "api_key", None) or "no-key", model=args.model,
-                         max_tokens=getattr(args, "max_tokens", 2048), timeout=getattr(args, "timeout", 120.0),
-                         context_size=getattr(args, "context_size", 8192))
+    cfg = endpoint_from_args(args)
 
     async def run() -> Analysis:
         async with LLMClient(cfg) as client:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from docx import Document
 
 from app.cli import EXIT_MODEL, EXIT_OK, EXIT_USAGE, main
@@ -51,11 +52,14 @@ def test_requirement_input_is_the_located_section(tmp_path: Path) -> None:
     assert "转包或分包" in text
 
 
-def test_cli_writes_the_breakdown_as_json(tmp_path: Path, llm_server: OpenAIServer) -> None:
+def test_cli_writes_the_breakdown_as_json(tmp_path: Path, llm_server: OpenAIServer,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BIDSTUDIO_API_KEY", "k")
+    llm_server.require_key = "k"
     llm_server.push(Reply.text(json.dumps(ANSWER, ensure_ascii=False)))
     out = tmp_path / "out.json"
     code = main(["analyze", str(_tender(tmp_path)), "--breakdown", "--base-url", llm_server.base_url,
-                 "--model", "test-model", "--api-key", "k", "-o", str(out)])
+                 "--model", "test-model", "-o", str(out)])
     assert code == EXIT_OK
     data = json.loads(out.read_text(encoding="utf-8"))
     b = data["breakdown"]
@@ -66,11 +70,13 @@ def test_cli_writes_the_breakdown_as_json(tmp_path: Path, llm_server: OpenAIServ
     assert "转包" in llm_server.completion_requests[0].prompt_text
 
 
-def test_cli_breakdown_with_a_bad_key_exits_with_model_failure(tmp_path: Path, llm_server: OpenAIServer) -> None:
+def test_cli_breakdown_with_a_bad_key_exits_with_model_failure(tmp_path: Path, llm_server: OpenAIServer,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WRONG_KEY", "wrong")
     llm_server.require_key = "right"
     out = tmp_path / "out.json"
     code = main(["analyze", str(_tender(tmp_path)), "--breakdown", "--base-url", llm_server.base_url,
-                 "--model", "test-model", "--api-key", "wrong", "-o", str(out)])
+                 "--model", "test-model", "--api-key-env", "WRONG_KEY", "-o", str(out)])
     assert code == EXIT_MODEL
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["breakdown"]["status"] == "needs_clarification" and data["breakdown_run"]["config_error"]

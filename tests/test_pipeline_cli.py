@@ -120,7 +120,7 @@ def test_analyze_with_model_adds_analysis(llm_server: OpenAIServer, tender: Path
     llm_server.handler = _router()
     out = tmp_path / "analysis.json"
     code = main(["analyze", str(tender), "--base-url", llm_server.base_url, "--model", "test-model",
-                 "--api-key", "k", "-o", str(out)])
+                 "-o", str(out)])
     assert code == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     groups = data["analysis"]["groups"]

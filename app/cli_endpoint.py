@@ -1,0 +1,51 @@
+"""Model endpoint options shared by every CLI subcommand that calls a model.
+
+One set of options and one function turning them into an :class:`EndpointConfig`. The API
+key is read from an environment variable (``--api-key-env``, default ``BIDSTUDIO_API_KEY``
+then ``OPENAI_API_KEY``), never from the command line, where process listings and shell
+history would show it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from app.cli import CliUsageError
+from app.llm.client import EndpointConfig
+
+DEFAULT_KEY_VARIABLES = ("BIDSTUDIO_API_KEY", "OPENAI_API_KEY")
+
+
+def add_endpoint_arguments(parser: argparse.ArgumentParser, title: str = "模型设置", timeout: float = 300.0) -> None:
+    """Add ``--base-url --model --api-key-env --context-size --max-tokens --timeout --temperature``."""
+    g = parser.add_argument_group(title)
+    g.add_argument("--base-url", default=os.environ.get("BIDSTUDIO_BASE_URL"), help="OpenAI 兼容接口地址")
+    g.add_argument("--model", default=os.environ.get("BIDSTUDIO_MODEL"), help="模型名称")
+    g.add_argument("--api-key-env", metavar="VAR",
+                   help="保存 API 密钥的环境变量名（默认 BIDSTUDIO_API_KEY，其次 OPENAI_API_KEY；本地服务可不设）")
+    g.add_argument("--context-size", type=int, default=8192, help="模型上下文长度（token）")
+    g.add_argument("--max-tokens", type=int, default=2048, help="每次输出的最大 token 数")
+    g.add_argument("--timeout", type=float, default=timeout, help="单次请求超时（秒）")
+    g.add_argument("--temperature", type=float, default=0.3, help="采样温度")
+
+
+def has_endpoint(args: argparse.Namespace) -> bool:
+    """Whether both ``--base-url`` and ``--model`` were given (or set in the environment)."""
+    return bool(getattr(args, "base_url", None) and getattr(args, "model", None))
+
+
+def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
+    """The endpoint configuration from the options; a usage error when something is missing."""
+    if not has_endpoint(args):
+        raise CliUsageError("需要模型设置：--base-url 和 --model（或环境变量 BIDSTUDIO_BASE_URL、BIDSTUDIO_MODEL）")
+    env = getattr(args, "api_key_env", None)
+    if env:
+        key = os.environ.get(env, "")
+        if not key:
+            raise CliUsageError(f"环境变量 {env} 未设置（--api-key-env 指定的 API 密钥变量）")
+    else:
+        key = next((os.environ[v] for v in DEFAULT_KEY_VARIABLES if os.environ.get(v)), "")
+    return EndpointConfig(base_url=args.base_url, api_key=key or "no-key", model=args.model,
+                          max_tokens=args.max_tokens, timeout=args.timeout, context_size=args.context_size,
+                          temperature=args.temperature)
