@@ -84,34 +84,6 @@ def give_up(exc: Retryable, attempts: int) -> LLMConnectionError:
     return LLMConnectionError(msg, detail=exc.reason, status=exc.status, attempts=attempts)
 
 
-def _body_text(exc: openai.APIStatusError) -> str:
-    try:
-        text = exc.response.text
-    except Exception:  # a streamed error response may not be readable any more
-        text = ""
-    return f"{exc.message} {text}".strip()
-
-
-def _retry_after(exc: openai.APIStatusError) -> float | None:
-    headers = exc.response.headers
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        parsed = email.utils.parsedate_to_datetime(value) if value else None
-        if parsed is None:
-            return None
-        return max(0.0, parsed.timestamp() - time.time())
-
-
 def body_text(exc: openai.APIStatusError) -> str:
     """The error message plus the raw response body (llama.cpp puts the reason there)."""
     try:
