@@ -1,4 +1,5 @@
-"""Undo commands for edits in the analysis view (overview fields, technical scoring groups).
+"""Undo commands for edits in the analysis view (overview fields, technical scoring groups)
+and in the requirement breakdown (已响应章节).
 
 The analysis is one immutable pydantic value: a command holds the value before and after
 an edit and hands one of them to ``store(analysis, refresh)``. The first ``redo`` (on
@@ -15,6 +16,7 @@ from PySide6.QtGui import QUndoCommand
 from typing_extensions import override
 
 from app.core.analysis import Analysis
+from app.core.breakdown import Breakdown
 
 #: Overview fields the view edits, with their Chinese names for the undo text.
 OVERVIEW_LABELS: dict[str, str] = {
@@ -87,4 +89,27 @@ class EditAnalysisCommand(QUndoCommand):
     @override
     def undo(self) -> None:
         """Qt override: store and show the previous analysis."""
+        self._store(self.old, True)
+
+
+class EditBreakdownCommand(QUndoCommand):
+    """Replace the requirement breakdown with an edited one (e.g. a clause marked answered)."""
+
+    def __init__(self, store: Callable[[Breakdown | None, bool], None], old: Breakdown | None, new: Breakdown,
+                 text: str = "标注已响应章节", *, applied: bool = True) -> None:
+        super().__init__(text)
+        self._store = store
+        self.old = old
+        self.new = new
+        self._first = applied
+
+    @override
+    def redo(self) -> None:
+        """Qt override: store the edited breakdown (and show it, except on the first push)."""
+        refresh, self._first = not self._first, False
+        self._store(self.new, refresh)
+
+    @override
+    def undo(self) -> None:
+        """Qt override: store and show the previous breakdown."""
         self._store(self.old, True)

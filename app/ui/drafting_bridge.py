@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bidstudio.run")
 
+#: Shown on a section whose drafting was interrupted when the project was saved.
+INTERRUPTED_NOTE = "上次未写完，可用“生成 → 继续未完成的正文”接着写"
+
 
 class DraftingBridge(QObject):
     """Runs drafting and rewrites for the controller's outline.
@@ -225,6 +228,8 @@ class DraftingBridge(QObject):
                 record = draft.to_section_state(model or (out[key].model if key in out else ""))
                 if draft.resumable:
                     record.partial_text = draft.text
+                if record.error == INTERRUPTED_NOTE:  # a display note, not a failure reason
+                    record.error = ""
                 out[key] = record
         outline = self.controller.outline
         return {k: v for k, v in out.items() if path_for_key(outline, k) is not None}
@@ -244,6 +249,10 @@ class DraftingBridge(QObject):
             elif path is not None:
                 texts[key] = outline.node(path).content
         state = DraftingState.from_section_states(project.sections, texts)
+        for draft in state.sections.values():
+            if draft.status in ("waiting", "writing"):  # nothing runs after a restart: editable, resumable
+                draft.status = "cancelled"
+                draft.error = INTERRUPTED_NOTE
         self._restored = state if state.sections else None
 
 

@@ -387,9 +387,19 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
             self.breakdown_dock.raise_()
 
     def _on_breakdown_edited(self, breakdown: Any) -> None:
-        self.controller.breakdown = breakdown  # the view already shows it
-        self.analysis_dirty = True
+        """An edit in the breakdown view (已响应章节) becomes one undoable command."""
+        from app.ui.analysis_commands import EditBreakdownCommand
+
+        c = self.controller
+        c.undo_stack.push(EditBreakdownCommand(self._store_breakdown, c.breakdown, breakdown))
         self._update_title()
+
+    def _store_breakdown(self, breakdown: Any, refresh: bool) -> None:
+        """Keep ``breakdown`` as the controller's; ``refresh`` shows it in the view (undo/redo)."""
+        if refresh:
+            self.controller.set_breakdown(breakdown)
+        else:
+            self.controller.breakdown = breakdown  # the view already shows it
 
     def set_model_configured(self, configured: bool) -> None:
         """Show the first-run guide while no model is configured."""

@@ -102,3 +102,27 @@ async def test_typing_back_to_the_original_text_leaves_nothing_to_undo(window: M
     view.buyer.editingFinished.emit()
     assert c.undo_stack.count() == 0  # back to where it started: the merged command is obsolete
     assert c.analysis.overview.buyer == "某税务局" and not window.isWindowModified()
+
+
+async def test_marking_a_clause_answered_is_undoable_and_clears_the_export_warning(window: MainWindow) -> None:
+    from app.core.breakdown import Breakdown, RiskItem
+    from app.ui.breakdown_view import COL_ANSWERED
+
+    c = window.controller
+    c.set_breakdown(Breakdown(status="executable", risks=[
+        RiskItem(text="▲须承诺每日六点前送达", page=12, category="rejection", origin="code", mark="▲")]))
+    view = window.breakdown_view
+    assert view.unanswered_count() == 1
+    risks = view.model.item(2, 0)  # 目标 / 任务 / 风险
+    cell = risks.child(0, COL_ANSWERED)
+    cell.setText("1.1")
+    assert c.breakdown is not None and c.breakdown.risks[0].answered_in == "1.1"
+    assert not c.breakdown.unanswered_marked() and view.unanswered_count() == 0
+    assert c.undo_stack.count() == 1 and c.undo_stack.undoText() == "标注已响应章节"
+    assert window.isWindowModified()
+    c.undo_stack.undo()
+    assert c.breakdown is not None and c.breakdown.risks[0].answered_in is None
+    assert view.unanswered_count() == 1 and view.warning_label.isVisibleTo(view)
+    assert not window.isWindowModified()
+    c.undo_stack.redo()
+    assert c.breakdown is not None and c.breakdown.risks[0].answered_in == "1.1" and view.unanswered_count() == 0

@@ -204,6 +204,10 @@ async def test_mid_draft_save_then_reopen_resumes_only_unfinished(make_window: W
     r = reopened.controller
     assert await reopened.open_project(path)
     kept = r.outline.node((0, 1)).content
+    reopened.outline_view.select_path((0, 2))  # an interrupted section is not stuck as "queued"
+    editor = reopened.section_editor
+    assert editor.key == "1.3" and editor.draft_button.isEnabled() and not editor.text.isReadOnly()
+    assert "上次未写完" in editor.state_label.text()
     box = await _find_box(reopened, "resumeDraftsBox")
     assert "2 节尚未写完" in box.text() and "1 节撰写失败" in box.text()
     _click(box, "继续撰写")
