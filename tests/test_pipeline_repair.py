@@ -121,3 +121,28 @@ def test_selector_switches_after_repeated_failures() -> None:
     assert sel.current.name == "stream" and sel.switches == 1
     sel.succeeded("stream")
     assert sel.summary() == "stream"
+
+
+def test_children_copying_the_parents_siblings_are_dropped_or_reported() -> None:
+    from app.core.rules import OutlineLimits
+    from app.pipeline.strategy_json import subtree_issues
+
+    chapters = [
+        N(title="实施进度计划", children=[
+            N(title="进度安排", children=[N(title="里程碑"), N(title="工期保障")]),
+            N(title="进度控制", children=[N(title="周报制度"), N(title="偏差纠正")]),
+        ]),
+        N(title="售后服务方案", children=[
+            N(title="实施进度计划", children=[N(title="甲方对接"), N(title="乙方响应")]),  # copies chapter 1
+            N(title="响应机制", children=[N(title="热线受理"), N(title="现场支持")]),
+            N(title="回访制度", children=[N(title="定期回访"), N(title="满意度调查")]),
+        ]),
+    ]
+    assert any(i.code == "same_as_parent_sibling" for i in check_outline(chapters))
+    repaired = repair_outline(chapters, OutlineLimits(), lock_top=True)
+    assert [c.title for c in repaired[1].children] == ["响应机制", "回访制度"]
+    assert check_outline(repaired) == []
+    # a per-chapter answer that copies the other chapters is reported, not accepted
+    _, left = subtree_issues("售后服务方案", chapters[1].children[:2], 2, OutlineLimits(),
+                             siblings=("实施进度计划", "售后服务方案"))
+    assert any("同级章节同名" in x for x in left)

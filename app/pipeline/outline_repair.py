@@ -45,20 +45,22 @@ def clean_title(title: str, max_len: int = 40) -> str:
     return t[:max_len].strip()
 
 
-def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str]) -> bool:
+def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: frozenset[str]) -> bool:
     key = normalize_title(node.title)
     if placeholder_problem(node.title) is not None:
         return False
     if parent_key is not None and key == parent_key:
         return False
-    return key not in seen
+    return key not in seen and key not in avoid
 
 
 def repair_children(children: list[OutlineNode], parent_title: str | None, level: int,
-                    limits: OutlineLimits) -> list[OutlineNode]:
+                    limits: OutlineLimits, avoid: frozenset[str] = frozenset()) -> list[OutlineNode]:
     """Repaired copies of ``children`` (at ``level``, 1-based) and of their subtrees.
 
-    Unusable children (echo titles, same as the parent, duplicate siblings) are dropped only
+    ``avoid`` holds the normalised titles of the parent's own siblings: a child copying one
+    of them is as unusable as an echo title.
+    Unusable children (echo titles, same as the parent or its siblings, duplicate siblings) are dropped only
     while at least ``limits.min_children`` good ones remain, so dropping never creates a
     "too few children" problem that was not there before.
     """
@@ -70,18 +72,20 @@ def repair_children(children: list[OutlineNode], parent_title: str | None, level
     good: list[OutlineNode] = []
     seen: set[str] = set()
     for node in cleaned:
-        if _node_ok(node, parent_key, seen):
+        if _node_ok(node, parent_key, seen, avoid):
             good.append(node)
             seen.add(normalize_title(node.title))
     kept = good if len(good) >= min(limits.min_children, len(cleaned)) else cleaned
     max_n = limits.max_chapters if level == 1 else limits.max_children
     kept = kept[:max_n]
+    keys = [normalize_title(n.title) for n in kept]
     out: list[OutlineNode] = []
-    for node in kept:
+    for i, node in enumerate(kept):
         if level >= limits.depth:
             sub: list[OutlineNode] = []
         else:
-            sub = repair_children(node.children, node.title, level + 1, limits)
+            uncles = frozenset(keys[:i] + keys[i + 1:])
+            sub = repair_children(node.children, node.title, level + 1, limits, uncles)
         out.append(node.model_copy(update={"children": sub}))
     return out
 
@@ -95,18 +99,25 @@ def repair_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = N
     """
     lim = limits or OutlineLimits()
     if lock_top:
-        out = [ch.model_copy(update={"children": repair_children(ch.children, ch.title, 2, lim)}, deep=True)
-               for ch in chapters]
+        keys = [normalize_title(ch.title) for ch in chapters]
+        out = [ch.model_copy(update={"children": repair_children(ch.children, ch.title, 2, lim,
+                                                                    frozenset(keys[:i] + keys[i + 1:]))}, deep=True)
+               for i, ch in enumerate(chapters)]
     else:
         out = repair_children(chapters, None, 1, lim)
     renumber_nodes(out)
     return out
 
 
-def repair_chapter(chapter: OutlineNode, limits: OutlineLimits | None = None) -> OutlineNode:
-    """A copy of one chapter with its subtree repaired (its own title untouched)."""
+def repair_chapter(chapter: OutlineNode, limits: OutlineLimits | None = None,
+                   siblings: tuple[str, ...] = ()) -> OutlineNode:
+    """A copy of one chapter with its subtree repaired (its own title untouched).
+
+    ``siblings`` are the titles of the nodes beside it, which its children must not copy.
+    """
     lim = limits or OutlineLimits()
-    return chapter.model_copy(update={"children": repair_children(chapter.children, chapter.title, 2, lim)},
+    avoid = frozenset(normalize_title(s) for s in siblings) - {normalize_title(chapter.title)}
+    return chapter.model_copy(update={"children": repair_children(chapter.children, chapter.title, 2, lim, avoid)},
                               deep=True)
 
 

@@ -198,7 +198,7 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
         built.append(section.model_copy(update={"children": res.nodes}))
     from app.pipeline.strategy_json import subtree_issues
 
-    nodes, left = subtree_issues(target.title, built, target.levels, lim)
+    nodes, left = subtree_issues(target.title, built, target.levels, lim, target.siblings)
     return StepResult(None if left else nodes, left, calls)
 
 

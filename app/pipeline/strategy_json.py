@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.core.outline import Outline, OutlineNode
-from app.core.rules import OutlineLimits, check_outline
+from app.core.rules import OutlineLimits, check_outline, normalize_title
 from app.llm.collect_json import collect_json
 from app.llm.errors import LLMConnectionError
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
@@ -53,12 +53,20 @@ def subtree_limits(limits: OutlineLimits, levels: int) -> OutlineLimits:
                          max_children=limits.max_children, max_title_len=limits.max_title_len, min_chapters=1)
 
 
-def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits: OutlineLimits) -> tuple[list[OutlineNode], list[str]]:
-    """Locally repaired children of a node and the rule issues left (pointers relative to the JSON)."""
+def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits: OutlineLimits,
+                   siblings: tuple[str, ...] = ()) -> tuple[list[OutlineNode], list[str]]:
+    """Locally repaired children of a node and the rule issues left (pointers relative to the JSON).
+
+    ``siblings`` are the titles beside the node: a child that copies one is an issue, as in
+    the whole-outline rules.
+    """
     sub = subtree_limits(limits, levels)
-    node = repair_chapter(OutlineNode(title=title, children=children), sub)
+    node = repair_chapter(OutlineNode(title=title, children=children), sub, siblings)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
     issues += placeholder_issues(node.children, "/children")
+    avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
+    issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
+               for i, c in enumerate(node.children) if normalize_title(c.title) in avoid]
     return node.children, issues
 
 
@@ -114,12 +122,12 @@ class JsonStrategy:
                                                               descriptions=s.descriptions))
 
         def rule(value: Any) -> list[str]:
-            return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)[1]
+            return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings)[1]
 
         value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens, target.temperature)
         if value is None:
             return StepResult(None, issues, calls)
-        nodes, left = subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits)  # type: ignore[attr-defined]
+        nodes, left = subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings)  # type: ignore[attr-defined]
         return StepResult(None if left else nodes, left, calls)
 
     async def full(self, job: OutlineJob, draft: Outline | None, guidance: str = "") -> StepResult:

@@ -180,7 +180,8 @@ class StreamStrategy:
         finally:
             if unsubscribe is not None:
                 unsubscribe()
-        nodes, left = subtree_issues(target.title, list(scratch.chapters[0].children), target.levels, job.limits)
+        nodes, left = subtree_issues(target.title, list(scratch.chapters[0].children), target.levels, job.limits,
+                                     target.siblings)
         if res.error and not nodes:
             left = [res.error]
         return StepResult(None if left else nodes, left, res.rounds, partial=nodes)
