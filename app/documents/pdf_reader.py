@@ -33,6 +33,8 @@ _WRAPPED_HEADING_CHARS = 26  # a longer first line of a multi-line block is a wr
 
 pymupdf.TOOLS.mupdf_display_errors(False)
 pymupdf.TOOLS.mupdf_display_warnings(False)
+if hasattr(pymupdf, "no_recommend_layout"):  # PyMuPDF ≥ 1.27 prints an advert for its layout add-on
+    pymupdf.no_recommend_layout()
 
 
 def _open(path: Path, password: str | None) -> tuple[PdfDocument, list[Diagnostic]]:
