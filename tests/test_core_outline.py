@@ -159,3 +159,7 @@ def test_title_helpers() -> None:
     assert title_problem("  ") == "标题为空"
     assert title_problem("...") is not None
     assert title_problem("项目理解") is None
+    assert title_problem("《食品安全法》执行措施") is None
+    assert title_problem("}, …], …} 向下的内容是： 1. 对项目人员的培训") is not None
+    assert title_problem("请写出以下内容") is not None
+    assert title_problem("培训计划……") is not None

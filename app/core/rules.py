@@ -26,6 +26,8 @@ ECHO_TITLES = frozenset(
 )
 _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
+_JSON_DEBRIS = re.compile(r"[{}\[\]<>]|\.\.\.|…")
+_INSTRUCTION_ECHO = re.compile(r"请(?:写出|输出|根据|生成|按照|给出|列出)|以下内容|下级目录|输出格式|json", re.IGNORECASE)
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
     r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s])\s*"
@@ -78,6 +80,10 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”只是复述了提示词，不是真正的标题"
     if "_" in t:
         return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
+    if _JSON_DEBRIS.search(t):
+        return f"标题“{t}”含有 JSON 符号或省略号，像是残缺的输出，不是真正的标题"
+    if _INSTRUCTION_ECHO.search(t):
+        return f"标题“{t}”复述了提示词中的指令，不是真正的标题"
     if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t):
         return f"标题“{t}”像是编号或占位符，不是真正的标题"
     return None
