@@ -6,7 +6,7 @@ import pytest
 
 from app.core.outline import Changed, Inserted, Moved, Outline, OutlineError, OutlineNode, Removed, Reset
 from app.core.pointer import PointerError, parse_pointer, path_to_pointer, pointer_to_target
-from app.core.rules import OutlineLimits, check_outline, strip_numbering, title_problem
+from app.core.rules import OutlineLimits, check_outline, normalize_title, strip_numbering, title_problem
 
 
 def _tree() -> Outline:
@@ -162,4 +162,6 @@ def test_title_helpers() -> None:
     assert title_problem("《食品安全法》执行措施") is None
     assert title_problem("}, …], …} 向下的内容是： 1. 对项目人员的培训") is not None
     assert title_problem("请写出以下内容") is not None
+    assert normalize_title("服务方案（2）") == normalize_title("服务方案(3)") == "服务方案"
+    assert normalize_title("ISO9001认证") == "iso9001认证"
     assert title_problem("培训计划……") is not None

@@ -28,6 +28,7 @@ _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _JSON_DEBRIS = re.compile(r"[{}\[\]<>]|\.\.\.|…")
 _INSTRUCTION_ECHO = re.compile(r"请(?:写出|输出|根据|生成|按照|给出|列出)|以下内容|下级目录|输出格式|json", re.IGNORECASE)
+_TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,3})$")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
     r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s])\s*"
@@ -59,8 +60,13 @@ class RuleIssue:
 
 
 def normalize_title(title: str) -> str:
-    """A title without leading numbering or spaces, for comparisons."""
-    return _LEADING_NUMBER.sub("", title).strip().lower().replace(" ", "")
+    """A title without leading numbering, trailing counters or spaces, for comparisons.
+
+    "服务方案（2）" and "服务方案（3）" compare equal: weak models number copies of one title.
+    """
+    t = _LEADING_NUMBER.sub("", title).strip()
+    t = _TRAILING_COUNTER.sub("", t) or t
+    return t.lower().replace(" ", "")
 
 
 def strip_numbering(title: str) -> str:
