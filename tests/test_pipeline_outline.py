@@ -341,6 +341,18 @@ async def test_template_fallback_is_marked_and_counted(llm_server: OpenAIServer)
     assert any("模板补全" in w for w in res.warnings)
 
 
+async def test_template_sections_and_leaves_use_their_own_wording(llm_server: OpenAIServer) -> None:
+    echo = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}]}]}, ensure_ascii=False)
+    llm_server.handler = Router(lambda kind, req: Reply.text(echo))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis([("培训方案", []), ("应急预案", [])]),
+                                     OutlineSettings(mode="aligned", review=False, template_fallback=True))
+    assert res.valid and check_outline(res.chapters, None) == []
+    sections = [c.title for c in res.chapters[0].children]
+    assert sections == ["培训方案目标与原则", "培训方案具体措施", "培训方案保障与考核"]
+    assert [n.title for n in res.chapters[0].children[0].children] == ["培训方案目标与原则要点", "培训方案目标与原则做法"]
+
+
 async def test_a_subtree_below_a_chapter_is_regenerated_alone(llm_server: OpenAIServer) -> None:
     router = Router()
     llm_server.handler = router

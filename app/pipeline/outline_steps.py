@@ -129,13 +129,15 @@ TEMPLATE_NOTE = "【模板补全：模型未能写出此处，请修改】"
 _TEMPLATE_SUFFIXES = (("目标与原则", "具体措施", "保障与考核"), ("要点", "做法"))
 
 
-def template_children(title: str, levels: int, job: OutlineJob) -> list[OutlineNode]:
+def template_children(title: str, levels: int, job: OutlineJob, sections: bool = False) -> list[OutlineNode]:
     """Children written by code when the model cannot (``template_fallback``): clearly marked for the user.
 
     Titles are the parent's title with a generic suffix, so they are valid but flagged in
     their description; the run counts them and says so. Off unless the settings ask for it.
+    ``sections`` picks the section suffixes even for one level (the stepwise fallback fills
+    the leaves below them afterwards).
     """
-    suffixes = _TEMPLATE_SUFFIXES[0] if levels >= 2 else _TEMPLATE_SUFFIXES[1]
+    suffixes = _TEMPLATE_SUFFIXES[0] if levels >= 2 or sections else _TEMPLATE_SUFFIXES[1]
     base = clean_title(title, job.limits.max_title_len - 5) or title[: job.limits.max_title_len - 5]
     nodes = []
     for suffix in suffixes:
@@ -176,7 +178,7 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
         if res.nodes is None:
             if not job.settings.template_fallback:
                 return res
-            sections = template_children(target.title, 1, job)
+            sections = template_children(target.title, 1, job, sections=target.levels >= 2)
             if draft is not None and draft.exists(target.path):
                 set_children(draft, target.path, sections)
         else:
