@@ -165,3 +165,4 @@ def test_title_helpers() -> None:
     assert normalize_title("服务方案（2）") == normalize_title("服务方案(3)") == "服务方案"
     assert normalize_title("ISO9001认证") == "iso9001认证"
     assert title_problem("培训计划……") is not None
+    assert title_problem("项目名称：山西华阳集团新能股份有限公司一矿阎家庄风井项目") is not None

@@ -28,6 +28,7 @@ _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _JSON_DEBRIS = re.compile(r"[{}\[\]<>]|\.\.\.|…")
 _INSTRUCTION_ECHO = re.compile(r"请(?:写出|输出|根据|生成|按照|给出|列出)|以下内容|下级目录|输出格式|json", re.IGNORECASE)
+_METADATA_LABEL = re.compile(r"^(?:项目名称|项目编号|采购编号|招标编号|采购人|招标人|代理机构|预算金额|最高限价|联系人)\s*[:：]")
 _TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,3})$")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
@@ -88,6 +89,8 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
     if _JSON_DEBRIS.search(t):
         return f"标题“{t}”含有 JSON 符号或省略号，像是残缺的输出，不是真正的标题"
+    if _METADATA_LABEL.match(t):
+        return f"标题“{t}”照抄了招标文件的项目信息，不是章节标题"
     if _INSTRUCTION_ECHO.search(t):
         return f"标题“{t}”复述了提示词中的指令，不是真正的标题"
     if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t):
