@@ -166,3 +166,5 @@ def test_title_helpers() -> None:
     assert normalize_title("ISO9001认证") == "iso9001认证"
     assert title_problem("培训计划……") is not None
     assert title_problem("项目名称：山西华阳集团新能股份有限公司一矿阎家庄风井项目") is not None
+    assert title_problem("招标代理单位：中国中铁集团公司") is not None
+    assert title_problem("服务承诺：7×24小时响应") is None

@@ -28,7 +28,9 @@ _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _JSON_DEBRIS = re.compile(r"[{}\[\]<>]|\.\.\.|…")
 _INSTRUCTION_ECHO = re.compile(r"请(?:写出|输出|根据|生成|按照|给出|列出)|以下内容|下级目录|输出格式|json", re.IGNORECASE)
-_METADATA_LABEL = re.compile(r"^(?:项目名称|项目编号|采购编号|招标编号|采购人|招标人|代理机构|预算金额|最高限价|联系人)\s*[:：]")
+_METADATA_LABEL = re.compile(
+    r"^[\u4e00-\u9fff]{0,8}(?:名称|编号|单位|人|机构|金额|限价|地址|电话|日期|时间)\s*[:：]"
+)
 _TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,3})$")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
