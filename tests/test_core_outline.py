@@ -168,3 +168,6 @@ def test_title_helpers() -> None:
     assert title_problem("项目名称：山西华阳集团新能股份有限公司一矿阎家庄风井项目") is not None
     assert title_problem("招标代理单位：中国中铁集团公司") is not None
     assert title_problem("服务承诺：7×24小时响应") is None
+    assert title_problem("项目1000000000000000000000000000") is not None
+    assert title_problem("A.1050000000") is not None
+    assert title_problem("ISO9001质量管理体系") is None

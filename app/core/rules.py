@@ -91,6 +91,9 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
     if _JSON_DEBRIS.search(t):
         return f"标题“{t}”含有 JSON 符号或省略号，像是残缺的输出，不是真正的标题"
+    digits = sum(ch.isdigit() for ch in t)
+    if re.search(r"\d{6,}", t) or digits * 5 > len(t) * 2:
+        return f"标题“{t}”大半是数字，像是编号或乱码，不是真正的标题"
     if _METADATA_LABEL.match(t):
         return f"标题“{t}”照抄了招标文件的项目信息，不是章节标题"
     if _INSTRUCTION_ECHO.search(t):
