@@ -171,3 +171,5 @@ def test_title_helpers() -> None:
     assert title_problem("项目1000000000000000000000000000") is not None
     assert title_problem("A.1050000000") is not None
     assert title_problem("ISO9001质量管理体系") is None
+    assert title_problem("10-year-old child") is not None
+    assert title_problem("项目编号") is not None

@@ -22,6 +22,8 @@ ECHO_TITLES = frozenset(
         "一级目录", "二级目录", "三级目录", "四级目录", "一级标题", "二级标题", "三级标题",
         "目录", "标题", "章节", "章节标题", "小节", "子章节", "子标题", "节标题",
         "title", "chapter", "section", "subsection", "heading", "xxx", "示例", "待定",
+        "项目名称", "项目编号", "项目类型", "项目数量", "采购编号", "招标编号", "采购人", "招标人",
+        "代理机构", "预算金额",
     }
 )
 _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
@@ -94,6 +96,8 @@ def title_problem(title: str) -> str | None:
     digits = sum(ch.isdigit() for ch in t)
     if re.search(r"\d{6,}", t) or digits * 5 > len(t) * 2:
         return f"标题“{t}”大半是数字，像是编号或乱码，不是真正的标题"
+    if not _CJK.search(t):
+        return f"标题“{t}”没有中文，不像是技术标的章节标题"
     if _METADATA_LABEL.match(t):
         return f"标题“{t}”照抄了招标文件的项目信息，不是章节标题"
     if _INSTRUCTION_ECHO.search(t):
