@@ -4,7 +4,7 @@ clauses, and an ExportError is shown with its Chinese message."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +20,7 @@ from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
 from app.ui.export_dialog import ExportDialog
 from app.ui.main_window import MainWindow
+from tests.ui.ui_helpers import click_button, close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -43,22 +44,10 @@ async def window(qapp: Any, tmp_path: Path) -> AsyncIterator[MainWindow]:
     ctl.outline.renumber()
     win.show()
     yield win
-    for dialog in list(win.error_dialogs):
-        dialog.close()
-    win._close_ok = True
-    win.close()
-    await ctl.shutdown()
-    win.deleteLater()
+    await close_window(win)
     await asyncio.sleep(0)
 
 
-async def _wait_for(predicate: Callable[[], object], timeout: float = 5.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
 
 
 async def _visible(window: MainWindow, cls: Any, name: str | None = None) -> Any:
@@ -71,16 +60,10 @@ async def _visible(window: MainWindow, cls: Any, name: str | None = None) -> Any
                 return True
         return False
 
-    await _wait_for(look)
+    await wait_for(look)
     return found[0]
 
 
-def _click(box: QMessageBox, text: str) -> None:
-    for button in box.buttons():
-        if button.text() == text:
-            button.click()
-            return
-    raise AssertionError(f"no button {text}")
 
 
 async def test_dialog_choices_reach_the_docx_and_are_remembered(window: MainWindow, tmp_path: Path) -> None:
@@ -153,7 +136,7 @@ async def test_unanswered_marked_clauses_are_warned_about_before_export(window: 
     dialog.ok_button.click()
     box = await _visible(window, QMessageBox, "unansweredClausesBox")
     assert "每日六点前送达" in box.text()
-    _click(box, "返回检查")
+    click_button(box, "返回检查")
     assert await asyncio.wait_for(task, timeout=5) is None  # no export, no file dialog
     assert window.breakdown_dock.isVisible()
 
@@ -161,7 +144,7 @@ async def test_unanswered_marked_clauses_are_warned_about_before_export(window: 
     dialog = await _visible(window, ExportDialog, "exportDialog")
     dialog.ok_button.click()
     box = await _visible(window, QMessageBox, "unansweredClausesBox")
-    _click(box, "仍然导出")
+    click_button(box, "仍然导出")
     choices = await asyncio.wait_for(task, timeout=5)
     assert choices is not None and choices.options.chapters is None
 
@@ -192,7 +175,7 @@ async def test_export_error_is_shown_with_its_chinese_message(window: MainWindow
     target = tmp_path / "暗标.docx"
     assert window.export_word_to(target, choices) is None
     assert not target.exists()
-    await _wait_for(lambda: bool(window.error_dialogs))
+    await wait_for(lambda: bool(window.error_dialogs))
     shown = window.error_dialogs[0]
     assert shown.isVisible()
     assert f"暗标文件中不得出现投标人名称“{BIDDER}”" in shown.message and "投诉处理" in shown.message

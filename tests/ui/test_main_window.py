@@ -20,6 +20,7 @@ from app.ui.generation_backend import stream_outline_runner
 from app.ui.main_window import ABOUT_HTML, MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.ui.conftest import make_client_factory
+from tests.ui.ui_helpers import click_button, close_window, wait_for
 
 # The offscreen platform plugin says this whenever a window with docks is shown.
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
@@ -43,21 +44,10 @@ async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer, reporter: 
     win = MainWindow(ctl, reporter=reporter, qsettings=qs, model_configured=False)
     win.show()
     yield win
-    for dialog in list(win.error_dialogs):
-        dialog.close()
-    win._close_ok = True
-    win.close()
-    await ctl.shutdown()
-    win.deleteLater()
+    await close_window(win)
     await asyncio.sleep(0)
 
 
-async def _wait_for(predicate: Any, timeout: float = 5.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not predicate():
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
 
 
 async def test_window_shows_first_run_guide_and_about(window: MainWindow) -> None:
@@ -75,7 +65,7 @@ async def test_broken_file_shows_error_dialog_not_traceback(window: MainWindow, 
     bad = tmp_path / "坏文件.pdf"
     bad.write_bytes(b"%PDF-1.4\n" + bytes(range(256)) * 20)
     await window.open_path(bad)
-    await _wait_for(lambda: bool(window.error_dialogs))
+    await wait_for(lambda: bool(window.error_dialogs))
     dialog = window.error_dialogs[0]
     assert dialog.isVisible()
     assert "Traceback" not in dialog.message
@@ -121,7 +111,7 @@ async def test_open_tender_edit_undo_save_reopen_export(window: MainWindow, tmp_
     # Reopen: discard the change when asked.
     task = c.spawn("dialog", window.open_project(target))
     box = await _find_box(window, "unsavedBox")
-    _click(box, "不保存")
+    click_button(box, "不保存")
     assert await task
     assert c.outline.to_data() == saved and not window.isWindowModified()
     assert c.tender_path == pdf
@@ -137,30 +127,24 @@ async def _find_box(window: MainWindow, name: str) -> QMessageBox:
         box = window.findChild(QMessageBox, name)
         return box is not None and box.isVisible()
 
-    await _wait_for(found)
+    await wait_for(found)
     assert box is not None
     return box
 
 
-def _click(box: QMessageBox, text: str) -> None:
-    for button in box.buttons():
-        if button.text() == text:
-            button.click()
-            return
-    raise AssertionError(f"no button {text}")
 
 
 async def test_close_with_unsaved_changes_asks_and_can_be_cancelled(window: MainWindow) -> None:
     window.outline_view.add_sibling("第一章", edit=False)
     window.close()
     box = await _find_box(window, "unsavedBox")
-    _click(box, "取消")
+    click_button(box, "取消")
     await asyncio.sleep(0.05)
     assert window.isVisible()
     window.close()
     box = await _find_box(window, "unsavedBox")
-    _click(box, "不保存")
-    await _wait_for(lambda: not window.isVisible())
+    click_button(box, "不保存")
+    await wait_for(lambda: not window.isVisible())
 
 
 async def test_generation_from_the_window_fills_tree_and_cancel_button(window: MainWindow,
@@ -174,11 +158,11 @@ async def test_generation_from_the_window_fills_tree_and_cancel_button(window: M
     window.controller.outline.replace([OutlineNode(title="旧目录")])
     window.guidance.setText("突出节能")
     window.start_generation("free")
-    await _wait_for(lambda: window.status.cancel.isVisible())
-    await _wait_for(lambda: len(window.controller.outline) >= 3)
+    await wait_for(lambda: window.status.cancel.isVisible())
+    await wait_for(lambda: len(window.controller.outline) >= 3)
     assert not window.outline_view.actions_by_name["delete"].isEnabled()  # read-only while generating
     window.status.cancel.click()
-    await _wait_for(lambda: not window.status.cancel.isVisible(), timeout=1.0)
+    await wait_for(lambda: not window.status.cancel.isVisible(), timeout=1.0)
     outline = window.controller.outline
     assert 3 <= len(outline) < 16
     assert all(n.id == ".".join(str(i + 1) for i in p) for p, n in outline.walk())

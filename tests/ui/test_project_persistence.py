@@ -20,6 +20,7 @@ from app.ui.errors import ErrorReporter
 from app.ui.main_window import MainWindow
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.ui.conftest import make_client_factory
+from tests.ui.ui_helpers import click_button, close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -47,22 +48,10 @@ async def make_window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
 
     yield make
     for win in made:
-        for dialog in list(win.error_dialogs):
-            dialog.close()
-        win._close_ok = True
-        win.close()
-        await win.controller.shutdown()
-        win.deleteLater()
+        await close_window(win)
     await asyncio.sleep(0)
 
 
-async def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
 
 
 async def _find_box(window: MainWindow, name: str) -> QMessageBox:
@@ -75,16 +64,10 @@ async def _find_box(window: MainWindow, name: str) -> QMessageBox:
             return True
         return False
 
-    await _wait_for(visible)
+    await wait_for(visible)
     return found[0]
 
 
-def _click(box: QMessageBox, text: str) -> None:
-    for button in box.buttons():
-        if button.text() == text:
-            button.click()
-            return
-    raise AssertionError(f"no button {text}")
 
 
 def _chapters() -> list[OutlineNode]:
@@ -177,7 +160,7 @@ async def test_mid_draft_save_then_reopen_resumes_only_unfinished(make_window: W
         partial = d.text if d is not None and d.status == "writing" else ""
         return len(partial) >= 12
 
-    await _wait_for(writing_some)
+    await wait_for(writing_some)
     path = tmp_path / "撰写中.bidproj"
     assert window.save_to(path)
     await c.cancel()
@@ -210,9 +193,9 @@ async def test_mid_draft_save_then_reopen_resumes_only_unfinished(make_window: W
     assert "上次未写完" in editor.state_label.text()
     box = await _find_box(reopened, "resumeDraftsBox")
     assert "2 节尚未写完" in box.text() and "1 节撰写失败" in box.text()
-    _click(box, "继续撰写")
-    await _wait_for(lambda: "drafting" in r.tasks)
-    await _wait_for(lambda: not r.busy, timeout=15)
+    click_button(box, "继续撰写")
+    await wait_for(lambda: "drafting" in r.tasks)
+    await wait_for(lambda: not r.busy, timeout=15)
 
     later = llm_server.completion_requests[first_requests:]
     assert sorted(_title(q) for q in later) == sorted(["配送流程", "应急保障", "人员培训"])  # never 车辆管理

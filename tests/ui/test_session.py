@@ -19,6 +19,7 @@ from app.ui.controller import AppController
 from app.ui.errors import ErrorDialog, ErrorReporter
 from app.ui.main_window import MainWindow
 from app.ui.session import SessionWiring
+from tests.ui.ui_helpers import close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -42,20 +43,10 @@ async def make_window(qapp: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
     yield make
     for win in made:
-        win._close_ok = True
-        win.close()
-        await win.controller.shutdown()
-        win.deleteLater()
+        await close_window(win)
     await asyncio.sleep(0)
 
 
-async def _wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not predicate():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached in time")
-        await asyncio.sleep(0.02)
 
 
 def _pdf(path: Path) -> Path:
@@ -108,11 +99,11 @@ async def test_work_is_recovered_after_a_simulated_crash(make_window: WindowFact
         box = second.findChild(QMessageBox, "recoveryBox")
         return box is not None and box.isVisible()
 
-    await _wait_for(shown)
+    await wait_for(shown)
     assert box is not None
     restore = next(b for b in box.buttons() if b.text() == "恢复")
     restore.click()
-    await _wait_for(lambda: len(second.controller.outline) == 2)
+    await wait_for(lambda: len(second.controller.outline) == 2)
     assert [n.title for _, n in second.controller.outline.walk()] == ["服务方案", "人员配置"]
     assert second.isWindowModified()  # recovered work is not saved yet
 
@@ -125,7 +116,7 @@ async def test_dropping_a_tender_file_opens_it(make_window: WindowFactory, tmp_p
     event = QDropEvent(QPointF(10, 10), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
                        Qt.KeyboardModifier.NoModifier)
     window.dropEvent(event)
-    await _wait_for(lambda: "拖入的招标文件" in window.windowTitle())
+    await wait_for(lambda: "拖入的招标文件" in window.windowTitle())
     assert window.controller.tender_path == pdf and window.controller.document is not None
     other = QMimeData()
     other.setUrls([QUrl.fromLocalFile(str(tmp_path / "图片.png"))])
@@ -153,7 +144,7 @@ async def test_real_tender_scoring_table_fills_analysis_and_jumps_to_its_page(ma
     assert pages == [67]
     pane = window.document_pane
     if hasattr(pane, "current_page"):
-        await _wait_for(lambda: pane.current_page() == 67, timeout=60)  # laid out off the GUI thread
+        await wait_for(lambda: pane.current_page() == 67, timeout=60)  # laid out off the GUI thread
 
 
 async def test_requirement_breakdown_runs_from_the_window_and_is_saved(make_window: WindowFactory, tmp_path: Path,
@@ -206,8 +197,8 @@ async def test_drafting_a_section_fills_its_text_as_one_undo_step(make_window: W
     pieces: list[str] = []
     c.drafting.section_delta.connect(lambda _k, p: pieces.append(p))
     window.draft_current()
-    await _wait_for(lambda: c.outline.node((0, 0)).content != "", timeout=15)
-    await _wait_for(lambda: not c.busy)
+    await wait_for(lambda: c.outline.node((0, 0)).content != "", timeout=15)
+    await wait_for(lambda: not c.busy)
     text = c.outline.node((0, 0)).content
     assert "订单接收" in text and len(pieces) > 1  # streamed in pieces, then applied
     assert window.section_editor.text.toPlainText() == text

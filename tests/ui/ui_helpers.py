@@ -1,0 +1,38 @@
+"""Small helpers shared by the main-window tests: waiting, clicking, closing a window."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtWidgets import QMessageBox
+
+
+async def wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> None:
+    """Let the event loop run until ``predicate()`` is true; fail after ``timeout`` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not predicate():
+        if loop.time() > deadline:
+            raise AssertionError("condition not reached in time")
+        await asyncio.sleep(0.02)
+
+
+def click_button(box: QMessageBox, text: str) -> None:
+    """Click the button of ``box`` labelled ``text``."""
+    for button in box.buttons():
+        if button.text() == text:
+            button.click()
+            return
+    raise AssertionError(f"no button {text}")
+
+
+async def close_window(win: Any) -> None:
+    """Close a MainWindow without the unsaved-changes question and stop its controller."""
+    for dialog in list(win.error_dialogs):
+        dialog.close()
+    win._close_ok = True
+    win.close()
+    await win.controller.shutdown()
+    win.deleteLater()
