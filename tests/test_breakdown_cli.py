@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from docx import Document
 
-from app.cli import EXIT_MODEL, EXIT_OK, EXIT_USAGE, main
+from app.cli import main
+from app.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE
 from app.documents.loader import load_tender
 from app.pipeline.breakdown import requirement_input
 from tests.openai_server import OpenAIServer, Reply

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, build_parser, main
+from app.cli import build_parser, main
+from app.cli.common import EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE
 from tests.document_fixtures import REPO, SAMPLE_PDF, encrypted_pdf, outline_page_pdf
 
 

@@ -11,7 +11,7 @@ import docx
 import pytest
 
 from app.cli import main
-from app.cli_outline import EXIT_ENDPOINT
+from app.cli.common import EXIT_ENDPOINT
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 

@@ -2,28 +2,33 @@
 
 Adds the ``--breakdown`` flag to ``analyze`` and runs
 :func:`app.pipeline.breakdown.run_document_breakdown` on the located requirement
-section, with the endpoint options of :mod:`app.cli_endpoint`.
+section, with the endpoint options of :mod:`app.cli.endpoint`.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.cli_endpoint import endpoint_from_args
-from app.documents.locate import LocatedSections
-from app.documents.model import TenderDocument
-from app.llm.client import EndpointConfig, LLMClient
-from app.pipeline.breakdown import BreakdownOutcome, run_document_breakdown
+from app.cli.endpoint import endpoint_from_args
+
+if TYPE_CHECKING:
+    from app.documents.locate import LocatedSections
+    from app.documents.model import TenderDocument
+    from app.llm.client import EndpointConfig
+    from app.pipeline.breakdown import BreakdownOutcome
 
 
 def add_breakdown_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add ``--breakdown`` (the endpoint options come from :mod:`app.cli_endpoint`)."""
+    """Add ``--breakdown`` (the endpoint options come from :mod:`app.cli.endpoint`)."""
     parser.add_argument("--breakdown", action="store_true", help="用模型拆解采购需求（五字段，JSON 输出）")
 
 
 async def _run(cfg: EndpointConfig, doc: TenderDocument, sections: LocatedSections) -> BreakdownOutcome:
+    from app.llm.client import LLMClient
+    from app.pipeline.breakdown import run_document_breakdown
+
     async with LLMClient(cfg) as client:
         return await run_document_breakdown(client, doc, sections.requirements)
 

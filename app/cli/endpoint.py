@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TYPE_CHECKING
 
-from app.cli import CliUsageError
-from app.llm.client import EndpointConfig
+from app.cli.common import CliUsageError
+
+if TYPE_CHECKING:
+    from app.llm.client import EndpointConfig
 
 DEFAULT_KEY_VARIABLES = ("BIDSTUDIO_API_KEY", "OPENAI_API_KEY")
 
@@ -39,6 +42,8 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
     """The endpoint configuration from the options; a usage error when something is missing."""
     if not has_endpoint(args):
         raise CliUsageError("需要模型设置：--base-url 和 --model（或环境变量 BIDSTUDIO_BASE_URL、BIDSTUDIO_MODEL）")
+    from app.llm.client import EndpointConfig
+
     env = getattr(args, "api_key_env", None)
     if env:
         key = os.environ.get(env, "")

@@ -17,25 +17,28 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.cli import EXIT_MODEL, EXIT_OK, EXIT_UNREADABLE, CliUsageError, _write_json, ingest, subcommand
-from app.cli_endpoint import add_endpoint_arguments, endpoint_from_args
-from app.core.analysis import Analysis
-from app.core.pipeline_events import PipelineEvent
-from app.core.rules import OutlineLimits
-from app.documents.model import DiagnosticCode, TenderDocument
-from app.documents.scoring_model import ScoringResult
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.errors import LLMConfigError, LLMConnectionError
-from app.llm.journal import CallJournal
-from app.pipeline.analysis import analyze_tender
-from app.pipeline.budget import BudgetExhausted, RunBudget, RunMeter
-from app.pipeline.outline_job import OutlineSettings
-from app.pipeline.outline_result import OutlineResult
-from app.pipeline.outline_run import generate_outline
+from app.cli.common import (
+    EXIT_ENDPOINT,
+    EXIT_MODEL,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    CliUsageError,
+    ingest,
+    write_json,
+)
+from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
 
-EXIT_ENDPOINT = 5
+if TYPE_CHECKING:
+    from app.core.analysis import Analysis
+    from app.core.pipeline_events import PipelineEvent
+    from app.documents.model import TenderDocument
+    from app.documents.scoring_model import ScoringResult
+    from app.llm.client import EndpointConfig
+    from app.pipeline.outline_result import OutlineResult
+
+__all__ = ["EXIT_ENDPOINT", "cmd_outline", "model_analysis", "register"]
 
 
 def _progress(quiet: bool) -> Any:
@@ -50,6 +53,14 @@ def _progress(quiet: bool) -> Any:
 
 async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDocument,
                        scoring: ScoringResult) -> tuple[Analysis, OutlineResult]:
+    from app.core.rules import OutlineLimits
+    from app.llm.client import LLMClient
+    from app.llm.journal import CallJournal
+    from app.pipeline.analysis import analyze_tender
+    from app.pipeline.budget import RunBudget, RunMeter
+    from app.pipeline.outline_job import OutlineSettings
+    from app.pipeline.outline_run import generate_outline
+
     settings = OutlineSettings(
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
         budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
@@ -94,6 +105,10 @@ def cmd_outline(args: argparse.Namespace) -> int:
         raise CliUsageError("--depth 只能是 2–4")
     cfg = endpoint_from_args(args)
     started = time.monotonic()
+    from app.documents.model import DiagnosticCode
+    from app.llm.errors import LLMConfigError, LLMConnectionError
+    from app.pipeline.budget import BudgetExhausted
+
     doc, scoring, _sections = ingest(args.tender)
     if any(d.code == DiagnosticCode.NO_READABLE_TEXT for d in doc.diagnostics):
         msg = next(d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT)
@@ -116,14 +131,14 @@ def cmd_outline(args: argparse.Namespace) -> int:
     report["analysis"] = {"groups": len(analysis.technical_groups), "source": analysis.source,
                           "table_confident": analysis.table_confident, "notes": analysis.notes,
                           "differences": [d.message for d in analysis.differences]}
-    _write_json(result.document().model_dump(mode="json"), args.output)
+    write_json(result.document().model_dump(mode="json"), args.output)
     if args.docx and result.chapters:
         problem = _export_docx(result, analysis, args.docx)
         if problem:
             report["warnings"].append(problem)
             print(problem, file=sys.stderr)
     if args.report:
-        _write_json(report, args.report)
+        write_json(report, args.report)
     if result.failure is not None:
         f = result.failure
         print(f"未能生成有效目录（{f.stage}）：{f.message_zh}", file=sys.stderr)
@@ -141,8 +156,8 @@ def cmd_outline(args: argparse.Namespace) -> int:
     return EXIT_OK if result.valid else EXIT_MODEL
 
 
-@subcommand
-def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``outline`` to the CLI."""
     p = sub.add_parser("outline", help="用模型生成技术标三级目录")
     p.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
     p.add_argument("--mode", choices=["free", "aligned"], default="aligned", help="free 自由模式；aligned 与评分项一一对应")
@@ -171,6 +186,10 @@ def _add_outline(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
 
 def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: ScoringResult) -> tuple[dict[str, Any], int]:
     """The ``analyze`` addition with a model: the analysis JSON and the exit code it implies."""
+    from app.llm.client import LLMClient
+    from app.llm.errors import LLMConfigError, LLMConnectionError
+    from app.pipeline.analysis import analyze_tender
+
     cfg = endpoint_from_args(args)
 
     async def run() -> Analysis:

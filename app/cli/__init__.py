@@ -1,0 +1,66 @@
+"""``bidstudio-cli``: the headless entry point over the same code the GUI runs.
+
+Each subcommand lives in its own module with a ``register(subparsers)`` function that adds
+its parser and sets ``func`` to an ``(args) -> int`` handler. :data:`SUBCOMMANDS` lists them
+explicitly. Modules import only the standard library at import time; a handler imports the
+pipeline it needs when it runs, so ``--help`` stays fast.
+Exit codes: 0 ok, 2 usage, 3 unreadable input, 4 model failure, 5 endpoint failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, CliUsageError, Handler
+
+#: Subcommand modules under ``app.cli``, in the order ``--help`` lists them.
+SUBCOMMANDS = ("analyze", "outline")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser with every subcommand of :data:`SUBCOMMANDS`."""
+    parser = argparse.ArgumentParser(prog="bidstudio-cli", description="标书工坊 BidStudio 命令行")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"app.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (never raises for bad input)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="replace")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help (0) or a usage error (2)
+        return int(exc.code) if isinstance(exc.code, int) else EXIT_USAGE
+    func: Handler | None = getattr(args, "func", None)
+    if func is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    from app.documents.errors import DocumentError
+
+    try:
+        return func(args)
+    except CliUsageError as exc:
+        print(f"用法错误：{exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except DocumentError as exc:
+        print(f"无法读取招标文件：{exc.message_zh}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except BrokenPipeError:  # output piped into `head` and closed early
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print("已取消", file=sys.stderr)
+        return 130
+    except Exception as exc:  # last resort: a short message, never a traceback
+        print(f"内部错误：{type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+
+
+__all__ = ["SUBCOMMANDS", "build_parser", "main"]
