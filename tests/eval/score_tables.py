@@ -1,0 +1,274 @@
+"""Score the scoring-table parser against hand-made labels: ``python tests/eval/score_tables.py DIR``.
+
+``DIR`` holds tenders and a ``labels.json`` (schema in its README). For every labelled
+tender the deterministic analysis (``ingest_tender``, no model) is run and compared:
+
+- units: a first-level factor where the label has ``factors``, else a row; a unit counts
+  as found when a parsed row (or a parsed group of rows) has the same name, the same
+  points and the same category;
+- the technical subtotal found vs labelled;
+- tables claimed that are not the labelled scoring table (a "wrong table");
+- for tenders without a table: whether a table was claimed, and the Chinese reason given.
+
+Prints one block per tender and the totals. Also importable: the tests assert on
+:func:`evaluate` for every labelled tender.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from app.documents.ingest import IngestResult, ingest_tender  # noqa: E402
+
+_POINTS_IN_NAME = re.compile(r"[（(][^（()）]*?\d+(?:\.\d+)?\s*(?:分|%|％)[^（()）]*?[)）]|\d+(?:\.\d+)?\s*分$")
+_PUNCT = re.compile(r"[\s（()）【】\[\]、，,。：:；;“”\"'·．.]")
+_LEADING_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]+[、．.]|\d+(?:\.\d+)*[、．.]?)")
+_CATEGORY = {"技术": "技术", "商务": "商务", "价格": "价格", "其他": "other", "other": "other"}
+
+
+def norm_name(name: str) -> str:
+    """A name without embedded points, numbering, punctuation and whitespace, for matching."""
+    text = re.sub(r"\s+", "", name or "")
+    text = _POINTS_IN_NAME.sub("", text)
+    text = _LEADING_NUMBER.sub("", text)
+    return _PUNCT.sub("", text)
+
+
+@dataclass
+class Unit:
+    """One labelled unit with what was found for it."""
+
+    name: str
+    points: float
+    category: str
+    found: str = ""  # "" (not found), "ok", or what was wrong ("points 12", "category 商务")
+    parsed: str = ""
+
+
+@dataclass
+class Verdict:
+    """Everything the benchmark knows about one tender."""
+
+    tender: str
+    has_table: bool
+    units: list[Unit] = field(default_factory=list)
+    tech_label: float = 0.0
+    tech_found: float = 0.0
+    wrong_tables: list[str] = field(default_factory=list)
+    claimed: bool = False
+    message: str = ""
+    why_not: str = ""
+    reason_fits: bool | None = None
+    seconds: float = 0.0
+    error: str = ""
+
+    @property
+    def units_ok(self) -> int:
+        """Units found with the right name, points and category."""
+        return sum(1 for u in self.units if u.found == "ok")
+
+    @property
+    def tech_ok(self) -> bool:
+        """Technical subtotal matches the label."""
+        return abs(self.tech_label - self.tech_found) < 0.01
+
+
+def label_units(label: dict[str, Any]) -> list[Unit]:
+    """The units of a label: its first-level factors when it has them, else its rows."""
+    src = label.get("factors") or label.get("rows") or []
+    return [Unit(name=u.get("name_core") or u["name"], points=float(u["points"]),
+                 category=_CATEGORY.get(u["category"], u["category"])) for u in src]
+
+
+def label_location(label: dict[str, Any], kind: str) -> set[int]:
+    """0-based DOCX table indices or 1-based PDF pages the label names as the scoring table."""
+    loc = label.get("location")
+    if not loc or not label.get("has_table"):
+        return set()
+    text = re.sub(r"\([^)]*\)", "", str(loc)).split(":")[0]
+    if kind == "docx" and "table" not in text:
+        return set()
+    out: set[int] = set()
+    for a, b in re.findall(r"(\d+)\s*(?:-\s*(\d+))?", text):
+        out.update(range(int(a), int(b or a) + 1))
+    return out
+
+
+def _category(value: Any) -> str:
+    v = getattr(value, "value", value)
+    return _CATEGORY.get(str(v), str(v))
+
+
+def parsed_candidates(result: IngestResult) -> list[tuple[str, float, str, str]]:
+    """(name, points, category, where) for every parsed row and every labelled group of rows."""
+    out: list[tuple[str, float, str, str]] = []
+    groups: dict[str, list[Any]] = {}
+    for row in result.scoring.rows:
+        out.append((row.factor, float(row.points or 0.0), _category(row.category), f"p{row.page}"))
+        group = getattr(row, "group", "") or row.category_label
+        if group:
+            groups.setdefault(group, []).append(row)
+    for name, rows in groups.items():
+        cats = {_category(r.category) for r in rows}
+        out.append((name, round(sum(float(r.points or 0) for r in rows), 4), cats.pop() if len(cats) == 1 else "?",
+                    "group"))
+    return out
+
+
+def match_units(units: list[Unit], found: list[tuple[str, float, str, str]]) -> None:
+    """Mark each unit with the best parsed candidate: exact name first, then containment."""
+    used: set[int] = set()
+    for exact in (True, False):
+        for u in units:
+            if u.found:
+                continue
+            key = norm_name(u.name)
+            best: int | None = None
+            for i, (name, points, cat, _) in enumerate(found):
+                if i in used:
+                    continue
+                other = norm_name(name)
+                same = other == key if exact else bool(other and key) and (other in key or key in other)
+                if not same:
+                    continue
+                if best is None or (abs(points - u.points) < 0.01 and cat == u.category):
+                    best = i
+                    if abs(points - u.points) < 0.01 and cat == u.category:
+                        break
+            if best is None:
+                continue
+            used.add(best)
+            name, points, cat, where = found[best]
+            u.parsed = f"{name} {points:g} {cat} ({where})"
+            wrong = []
+            if abs(points - u.points) >= 0.01:
+                wrong.append(f"分值 {points:g}")
+            if cat != u.category:
+                wrong.append(f"类别 {cat}")
+            u.found = "；".join(wrong) or "ok"
+
+
+def _reason_fits(label: dict[str, Any], message: str) -> bool:
+    """Whether the Chinese reason names the kind of absence the label describes."""
+    why = f"{label.get('why_not', '')} {label.get('method', '')}"
+    if "最低" in why:
+        return "最低" in message
+    if "no text layer" in why.lower() or "image-only" in why.lower():
+        return bool(re.search(r"OCR|文字层|无法提取文字|没有可提取的文字", message))
+    if "template" in why.lower() or "模板" in why:
+        return bool(re.search(r"模板|范本|没有填写分值|分值空白|未填分值", message))
+    if "announcement" in why.lower() or "公告" in why:
+        return bool(re.search(r"公告|不含评标办法|没有评标办法|没有评分办法", message)) and "可能" not in message
+    return bool(message)
+
+
+def evaluate(name: str, label: dict[str, Any], result: IngestResult) -> Verdict:
+    """Compare one tender's parse with its label."""
+    doc, scoring = result.document, result.scoring
+    verdict = Verdict(tender=name, has_table=bool(label.get("has_table")), why_not=str(label.get("why_not", "")))
+    verdict.units = label_units(label)
+    match_units(verdict.units, parsed_candidates(result))
+    by_cat = (label.get("check") or {}).get("by_category") or label.get("category_totals") or {}
+    verdict.tech_label = float(by_cat.get("技术", 0.0) or 0.0)
+    verdict.tech_found = round(sum(float(r.points or 0) for r in scoring.rows if _category(r.category) == "技术"), 4)
+    verdict.message = scoring.message_zh
+    tables = [t for t in scoring.tables if getattr(t, "kind", "table") == "table"]
+    verdict.claimed = bool(scoring.found and tables)
+    expected = label_location(label, doc.kind)
+    index = {t.id: i for i, t in enumerate(doc.tables)}
+    for t in tables:
+        if doc.kind == "docx":
+            hits = [tid for tid in t.table_ids if index.get(tid) in expected]
+        else:
+            hits = [p for p in t.pages if p in expected]
+        if not hits:
+            verdict.wrong_tables.append(f"{'+'.join(t.table_ids)}（第{'、'.join(map(str, t.pages))}页）")
+    if not verdict.has_table and not verdict.units:
+        verdict.reason_fits = _reason_fits(label, scoring.message_zh) and not verdict.claimed
+    return verdict
+
+
+def run(folder: Path, only: list[str] | None = None) -> list[Verdict]:
+    """Evaluate every labelled tender of ``folder`` (or the ``only`` ones)."""
+    labels: dict[str, Any] = json.loads((folder / "labels.json").read_text(encoding="utf-8"))
+    verdicts = []
+    for name, label in labels.items():
+        if only and name not in only:
+            continue
+        path = folder / name
+        t0 = time.perf_counter()
+        try:
+            result = ingest_tender(path)
+        except Exception as exc:  # a document error is a verdict too (text-as-outlines raises none)
+            v = Verdict(tender=name, has_table=bool(label.get("has_table")), units=label_units(label),
+                        error=f"{type(exc).__name__}: {getattr(exc, 'message_zh', exc)}")
+            v.message = v.error
+            verdicts.append(v)
+            continue
+        v = evaluate(name, label, result)
+        v.seconds = time.perf_counter() - t0
+        verdicts.append(v)
+    return verdicts
+
+
+def print_report(verdicts: list[Verdict]) -> None:
+    """One block per tender, then the totals."""
+    for v in verdicts:
+        head = f"{v.tender}  ({v.seconds:.1f} s)"
+        print(head)
+        if v.units:
+            print(f"  units {v.units_ok}/{len(v.units)}; 技术 subtotal found {v.tech_found:g} / labelled "
+                  f"{v.tech_label:g} {'✓' if v.tech_ok else '✗'}")
+            for u in v.units:
+                mark = "✓" if u.found == "ok" else "✗"
+                why = "" if u.found == "ok" else f" — {u.found or '未找到'}"
+                got = f" ← {u.parsed}" if u.parsed and u.found != "ok" else ""
+                print(f"    {mark} {u.name} {u.points:g} {u.category}{why}{got}")
+        if v.wrong_tables:
+            print(f"  wrong tables claimed: {', '.join(v.wrong_tables)}")
+        if not v.has_table:
+            print(f"  label: no table ({v.why_not[:70]}…)")
+            if v.reason_fits is not None:
+                print(f"  reason given {'✓' if v.reason_fits else '✗'}: {v.message}")
+            else:
+                print(f"  said: {v.message}")
+        if v.error:
+            print(f"  error: {v.error}")
+    units = sum(len(v.units) for v in verdicts)
+    ok = sum(v.units_ok for v in verdicts)
+    labelled = [v for v in verdicts if v.units]
+    tech_ok = sum(1 for v in labelled if v.tech_ok)
+    wrong = [v for v in verdicts if v.wrong_tables]
+    no_table = [v for v in verdicts if not v.has_table and not v.units]
+    reasons = sum(1 for v in no_table if v.reason_fits)
+    print()
+    print(f"TOTAL units found right: {ok}/{units} ({100 * ok / max(1, units):.1f}%)")
+    print(f"TOTAL technical subtotal right: {tech_ok}/{len(labelled)} labelled tenders")
+    print(f"TOTAL tenders with a wrong table claimed: {len(wrong)} ({sum(len(v.wrong_tables) for v in wrong)} tables)")
+    print(f"TOTAL tenders without a table: {len(no_table)}; none claimed and reason fits: {reasons}/{len(no_table)}")
+    print(f"TOTAL seconds: {sum(v.seconds for v in verdicts):.1f}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    ap.add_argument("folder", type=Path, help="folder with tenders and labels.json")
+    ap.add_argument("--only", nargs="*", help="tender file names to evaluate")
+    args = ap.parse_args(argv)
+    print_report(run(args.folder, args.only))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
