@@ -79,6 +79,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self._pending_page: int | None = None
         self._page_retry_connected = False
         self._close_ok = False
+        self._had_scoring = False
         self._model_configured = model_configured
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
@@ -108,7 +109,8 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.guidance.setPlaceholderText("补充要求（可选），如：突出本地化服务团队、重视食品安全")
         self.generate_button = QPushButton("生成目录")
         self.generate_button.setObjectName("generateButton")
-        self.generate_button.clicked.connect(self.start_generation)
+        # clicked(bool) must not reach start_generation's mode argument (False -> "free")
+        self.generate_button.clicked.connect(lambda _checked=False: self.start_generation(None))
         bar = QHBoxLayout()
         bar.addWidget(QLabel("模式："))
         bar.addWidget(self.mode_box)
@@ -257,6 +259,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         c.run_finished.connect(self._on_run_finished)
         c.document_loaded.connect(self._on_document_loaded)
         c.analysis_changed.connect(self.analysis_view.set_analysis)
+        c.analysis_changed.connect(self._on_analysis_changed)
         c.breakdown_changed.connect(self._on_breakdown_changed)
         self.breakdown_view.breakdown_edited.connect(self._on_breakdown_edited)
         self.breakdown_view.page_requested.connect(self._show_page)
@@ -303,6 +306,13 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
     def _on_outline_edited(self, *_args: object) -> None:
         self.empty_hint.setVisible(len(self.controller.outline) == 0)
         self._update_title()
+
+    def _on_analysis_changed(self, analysis: Analysis) -> None:
+        """Scoring items just found: one-to-one becomes the mode (the user can still pick free)."""
+        had = self._had_scoring
+        self._had_scoring = analysis.has_technical_scoring
+        if self._had_scoring and not had:
+            self.mode_box.setCurrentIndex(self.mode_box.findData("aligned"))
 
     def _on_analysis_edited(self, analysis: Analysis) -> None:
         """An edit in the analysis view becomes one undoable command (typing merges)."""

@@ -1,0 +1,82 @@
+"""The desktop workflow the way a user drives it: real buttons, menu actions and shortcuts.
+
+The window runs the app's own generation path; the model is the scripted loopback server
+answering by what each prompt asks for (``tests.pipeline_support.Router``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from app.ui.controller import AppController
+from app.ui.errors import ErrorReporter
+from app.ui.main_window import MainWindow
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply
+from tests.pipeline_support import Router, as_instructions, chapter_children, is_stream, sample_analysis
+from tests.ui.conftest import make_client_factory
+from tests.ui.ui_helpers import close_window, wait_for
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+
+FREE_TITLES = ["运维服务总体方案", "信息安全保障", "设备巡检方案"]
+
+
+def free_and_aligned(kind: str, req: RecordedRequest) -> Reply:
+    """Whole free-mode outlines (JSON or instruction stream) besides the router's chapters and reviews."""
+    if kind == "full":
+        chapters = [chapter_children(t) | {"title": t} for t in FREE_TITLES]
+        if is_stream(req):
+            return Reply.text(as_instructions(chapters, "/outline"))  # type: ignore[arg-type]
+        return Reply.text(json.dumps({"outline": chapters}, ensure_ascii=False))
+    return Router._default(kind, req)
+
+
+@pytest.fixture
+async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
+                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
+    qapp.setQuitOnLastWindowClosed(False)
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
+    qs = QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
+    win = MainWindow(ctl, reporter=reporter, qsettings=qs)
+    win.show()
+    yield win
+    await close_window(win)
+    await asyncio.sleep(0)
+
+
+async def _click_generate(window: MainWindow, qtbot: Any) -> tuple[int, str]:
+    finished: list[tuple[int, str]] = []
+    window.controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: bool(finished) and not window.controller.busy, timeout=30)
+    return finished[-1]
+
+
+async def test_generate_button_follows_the_mode_box(window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    router = Router(free_and_aligned)
+    llm_server.handler = router
+    c = window.controller
+    assert window.mode_box.currentData() == "free"
+    c.set_analysis(sample_analysis())
+    assert window.mode_box.currentData() == "aligned"  # scoring items found: one-to-one is proposed
+    ok, message = await _click_generate(window, qtbot)
+    assert ok, message
+    assert window.mode_box.currentData() == "aligned"
+    assert [ch.title for ch in c.outline.chapters] == ["服务方案", "质量保障措施", "售后服务方案"]
+    assert c.model.locked_top_level
+    assert router.count("chapter:") >= 3 and router.count("full") == 0
+
+    window.mode_box.setCurrentIndex(window.mode_box.findData("free"))
+    ok, message = await _click_generate(window, qtbot)
+    assert ok, message
+    assert window.mode_box.currentData() == "free"
+    assert [ch.title for ch in c.outline.chapters] == FREE_TITLES
+    assert not c.model.locked_top_level
+    assert router.count("full") >= 1
