@@ -12,7 +12,11 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-CategorySource = Literal["column", "caption", "factor_name", "guess", "none"]
+CategorySource = Literal[
+    "column", "group", "caption", "section", "weights", "factor_name", "guess", "model", "user", "none"
+]
+TableKind = Literal["table", "paragraphs"]
+DecidedBy = Literal["code", "model", "user"]
 
 
 class ScoreCategory(str, Enum):
@@ -25,11 +29,16 @@ class ScoreCategory(str, Enum):
 
 
 class ScoringItem(BaseModel):
-    """One grid row under a factor: a factor with merged cells has several (15 + 5 + 10)."""
+    """One grid row under a factor: a factor with merged cells has several (15 + 5 + 10).
+
+    ``name`` is the sub-row's own name when the table gives one (a second name column),
+    else empty: a nameless sub-row is a detail point of its factor.
+    """
 
     criteria: str
     points: float | None = None
     page: int
+    name: str = ""
 
 
 class ScoringRow(BaseModel):
@@ -39,6 +48,7 @@ class ScoringRow(BaseModel):
     category: ScoreCategory = ScoreCategory.OTHER
     category_source: CategorySource = "none"
     category_label: str = ""
+    group: str = ""  # the group/subtotal label the row sits under ("技术部分（81分）")
     factor: str
     factor_raw: str = ""
     points: float | None = None
@@ -48,11 +58,17 @@ class ScoringRow(BaseModel):
     items: list[ScoringItem] = Field(default_factory=list)
     table_id: str
     pages: list[int] = Field(default_factory=list)
+    chapter: bool = True  # False: the user marked it "not a chapter" (one-to-one skips it)
 
     @property
     def page(self) -> int:
         """First page of the row."""
         return self.pages[0] if self.pages else 0
+
+    @property
+    def scored_items(self) -> list[ScoringItem]:
+        """Sub-rows that carry their own points (level-2 seeds in one-to-one mode)."""
+        return [i for i in self.items if i.points is not None] if len(self.items) > 1 else []
 
 
 class ScoringTable(BaseModel):
@@ -67,6 +83,11 @@ class ScoringTable(BaseModel):
     header: list[str] = Field(default_factory=list)
     rows: list[ScoringRow] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
+    kind: TableKind = "table"
+    subtotals: dict[str, float] = Field(default_factory=dict)  # group label -> stated points
+    score: float = 0.0  # structural rank among the candidates (higher is more scoring-table-like)
+    evidence: list[str] = Field(default_factory=list)  # why it ranks so (Chinese, for the UI)
+    rejected: str = ""  # why it is a look-alike (考核细则, 索引表 …), "" when it may be used
 
     @property
     def points_sum(self) -> float:
@@ -83,6 +104,11 @@ class ScoringResult(BaseModel):
     checks_passed: list[str] = Field(default_factory=list)
     issues: list[str] = Field(default_factory=list)
     message_zh: str = ""
+    candidates: list[ScoringTable] = Field(default_factory=list)  # every table considered, chosen or not
+    absence: str = ""  # why nothing was found: lowest_price, template, announcement, no_text, none
+    decided_by: DecidedBy = "code"
+    uncertain: list[str] = Field(default_factory=list)  # what code could not decide (closed questions)
+    notes: list[str] = Field(default_factory=list)  # e.g. pages whose tables were cut at a limit
 
     @property
     def rows(self) -> list[ScoringRow]:
