@@ -267,7 +267,13 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
             not confident or any(not g.detail_points for g in table))
         if scoring_text and wanted:
             meter.emit("analysis", "正在提取技术评分项")
-            extracted = await _groups(client, scoring_text, table, meter, json_attempts)
+            try:
+                extracted = await _groups(client, scoring_text, table, meter, json_attempts)
+            except LLMConnectionError as exc:
+                if ov is None:
+                    raise  # nothing came through: the endpoint is at fault, the caller says so
+                kept = "项目概况和评分表中读到的内容" if table else "已收到的项目概况"
+                notes.append(f"提取技术评分项时模型服务出错（{exc.message_zh}），已保留{kept}；可稍后重新分析")
     groups, diffs = cross_check(table, extracted, confident, scoring_text)
     source: AnalysisSource = "table+model" if table and extracted else "table" if table else "model" if groups else "none"
     requirements = ""

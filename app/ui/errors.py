@@ -25,9 +25,11 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +37,8 @@ from PySide6.QtWidgets import (
 log = logging.getLogger(__name__)
 
 CRASH_LOG_NAME = "crash.log"
+#: What a user reads about a bug: one sentence; the traceback is in the folded details.
+BUG_MESSAGE = "程序出现了意外错误，您的工作没有丢失，可以继续操作或先保存；错误详情已记入错误日志。"
 
 
 def user_message(exc: BaseException) -> str | None:
@@ -120,7 +124,7 @@ class ErrorReporter(QObject):
             return
         log.error("unexpected error: %r", exc, extra={"stage": "app"})
         self.write_crash_log(details)
-        message = f"程序遇到了一个意外错误：{type(exc).__name__}: {exc}\n\n您的工作未丢失，可以继续操作或先保存。详细信息已写入崩溃日志。"
+        message = BUG_MESSAGE
         self.error_reported.emit(title, message, details)
 
     # ------------------------------------------------------------------ crash log
@@ -154,30 +158,55 @@ class ErrorReporter(QObject):
 
 
 class ErrorDialog(QDialog):
-    """A message with a copyable details box; opened non-modally with ``open()``."""
+    """One Chinese sentence; the technical details folded away behind 详细信息 (copyable).
+
+    Opened non-modally with ``open()``. Every button is labelled in Chinese whatever
+    translations are loaded; the details (a traceback for bugs) stay hidden until asked for.
+    """
 
     def __init__(self, title: str, message: str, details: str = "", parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle(title)
-        self.setMinimumWidth(520)
+        self.setMinimumWidth(460)
         self.message = message
         self.details = details
         label = QLabel(message)
+        label.setObjectName("errorMessage")
         label.setWordWrap(True)
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        icon = QLabel()
+        icon.setPixmap(self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning).pixmap(32, 32))
+        icon.setAlignment(Qt.AlignmentFlag.AlignTop)
+        top = QHBoxLayout()
+        top.addWidget(icon)
+        top.addWidget(label, 1)
         layout = QVBoxLayout(self)
-        layout.addWidget(label)
+        layout.addLayout(top)
         self.details_box = QPlainTextEdit(details)
+        self.details_box.setObjectName("errorDetails")
         self.details_box.setReadOnly(True)
-        self.details_box.setVisible(bool(details))
         self.details_box.setMinimumHeight(160)
-        layout.addWidget(self.details_box)
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = QPushButton("复制详细信息")
+        self.details_box.setVisible(False)
+        layout.addWidget(self.details_box, 1)
+        buttons = QDialogButtonBox()
+        self.details_button = QPushButton("显示详细信息")
+        self.details_button.setCheckable(True)
+        self.details_button.setVisible(bool(details))
+        self.details_button.toggled.connect(self._toggle_details)
+        buttons.addButton(self.details_button, QDialogButtonBox.ButtonRole.ActionRole)
+        copy = QPushButton("复制详细信息" if details else "复制")
         copy.clicked.connect(self.copy_details)
         buttons.addButton(copy, QDialogButtonBox.ButtonRole.ActionRole)
+        self.close_button = QPushButton("关闭")
+        self.close_button.setDefault(True)
+        buttons.addButton(self.close_button, QDialogButtonBox.ButtonRole.RejectRole)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+
+    def _toggle_details(self, shown: bool) -> None:
+        self.details_box.setVisible(shown)
+        self.details_button.setText("隐藏详细信息" if shown else "显示详细信息")
+        self.adjustSize()
 
     def copy_details(self) -> None:
         """Put the message and the details on the clipboard."""

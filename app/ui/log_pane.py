@@ -40,6 +40,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.log_text import user_text
+
 ModelIndex = QModelIndex | QPersistentModelIndex
 
 LEVEL_NAMES_ZH = {logging.DEBUG: "调试", logging.INFO: "信息", logging.WARNING: "警告", logging.ERROR: "错误",
@@ -47,7 +49,7 @@ LEVEL_NAMES_ZH = {logging.DEBUG: "调试", logging.INFO: "信息", logging.WARNI
 STAGE_NAMES_ZH = {"analysis": "分析", "outline": "目录", "repair": "修复", "stepwise": "逐章", "chapter": "章节",
                   "review": "检查", "regenerate": "重生成", "done": "完成", "failed": "失败", "export": "导出",
                   "open": "打开", "app": "程序"}
-HEADERS = ("时间", "级别", "阶段", "消息", "令牌")
+HEADERS = ("时间", "级别", "阶段", "消息", "Token 数")
 #: How often the GUI thread looks for new log entries.
 POLL_MS = 100
 
@@ -96,10 +98,7 @@ class QtLogHandler(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         """logging override: buffer the entry (thread-safe, no Qt call)."""
-        try:
-            message = record.getMessage()
-        except Exception:  # a bad format string must not break the app
-            message = str(record.msg)
+        message = user_text(record)  # Chinese for the pane; handlers writing files keep the English
         if record.exc_info and record.exc_info[1] is not None:
             message = f"{message}: {record.exc_info[1]!r}"
         tokens = getattr(record, "tokens", None)

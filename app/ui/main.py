@@ -83,7 +83,13 @@ def run(argv: list[str]) -> int:
     app.setApplicationName("BidStudio")
     app.setApplicationDisplayName("标书工坊")
     app.setOrganizationName("BidStudio")
+    # Closing the window must not stop the loop under _main: it still cancels and awaits the
+    # running tasks, and a loop stopped first is "Event loop stopped before Future completed".
+    app.setQuitOnLastWindowClosed(False)
     _pick_font(app)
+    from app.ui.translations import install_qt_translations
+
+    app.translators = install_qt_translations(app)  # type: ignore[attr-defined]  # kept alive with the app
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:

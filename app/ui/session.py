@@ -103,7 +103,7 @@ class SessionWiring:
         text = reporter.take_pending_crash_log()
         if text and self.window is not None:
             dialog = ErrorDialog("上次运行时程序出错",
-                                 "标书工坊上次运行时遇到了意外错误。下面是错误日志，可以复制后发给技术支持，帮助我们修复问题。",
+                                 "标书工坊上次运行时出现了意外错误，可以点“复制详细信息”把错误日志发给技术支持，帮助我们修复。",
                                  text[-20000:], self.window)
             dialog.setObjectName("crashLogDialog")
             dialog.open()

@@ -47,7 +47,7 @@ class StatusPanel(QWidget):
         self.progress.setTextVisible(False)
         self.progress.setVisible(False)
         self.tokens = QLabel("")
-        self.tokens.setToolTip("本次运行消耗的令牌数；费用为按公开价格的粗略估算，以服务商账单为准")
+        self.tokens.setToolTip("本次运行消耗的 Token 数；费用为按公开价格的粗略估算，以服务商账单为准")
         self.cancel = QPushButton("取消")
         self.cancel.setVisible(False)
         self.cancel.clicked.connect(self.cancel_requested)
@@ -82,7 +82,7 @@ class StatusPanel(QWidget):
         if not total:
             self.tokens.setText("")
             return
-        text = f"令牌 {total:,}（输入 {prompt:,} / 输出 {completion:,}）"
+        text = f"Token {total:,}（输入 {prompt:,} / 输出 {completion:,}）"
         cost = estimate_cost(self.provider, prompt, completion)
         if cost is not None:
             text += "，本地模型无费用" if cost == 0 and self.provider in ("ollama", "lmstudio", "llamacpp") else f"，约 ¥{cost:.3f}"

@@ -80,3 +80,40 @@ async def test_generate_button_follows_the_mode_box(window: MainWindow, llm_serv
     assert [ch.title for ch in c.outline.chapters] == FREE_TITLES
     assert not c.model.locked_top_level
     assert router.count("full") >= 1
+
+
+TENDER_TEXT = """第一章 招标公告
+
+项目名称：某区智慧社区运维服务项目
+采购人：某区政务服务数据管理局
+
+第二章 采购需求
+
+1. 提供 7×24 小时运维服务。
+2. 建立信息安全管理制度。
+
+第三章 评标办法
+
+评分标准如下：服务方案包括但不限于人员配置、进度计划、质量保障等；培训方案全面得10分。
+"""
+
+
+async def test_http_500_during_analysis_keeps_the_overview_already_received(
+        window: MainWindow, llm_server: OpenAIServer, tmp_path: Path) -> None:
+    tender = tmp_path / "招标文件.txt"
+    tender.write_text(TENDER_TEXT, encoding="utf-8")
+    await window.open_path(tender)
+    router = Router()  # answers "scoring" with HTTP 500
+    router.add("overview", {"project_name": "某区智慧社区运维服务项目", "buyer": "某区政务服务数据管理局",
+                            "summary": "智慧社区运维服务"})
+    llm_server.handler = router
+    finished: list[tuple[int, str]] = []
+    window.controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    window.act_analyze.trigger()
+    await wait_for(lambda: bool(finished) and not window.controller.busy, timeout=30)
+    assert router.count("scoring") >= 1
+    analysis = window.controller.analysis
+    assert analysis.overview.buyer == "某区政务服务数据管理局"  # the overview received before the 500 is kept
+    assert any("500" in n or "出错" in n for n in analysis.notes)
+    assert not window.error_dialogs  # a note and a status message, not an error window
+    assert "评分项" in finished[-1][1]

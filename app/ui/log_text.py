@@ -1,0 +1,110 @@
+"""Chinese wording for log records shown in the log pane (the file log keeps the English).
+
+Modules log with English templates (``log.info("opening %s", path)``), which suits a
+developer's log file. A bid writer reads the log pane, so :func:`user_text` renders each
+record in Chinese: a record's own ``zh`` attribute (``extra={"zh": ...}``) wins, then
+:data:`ZH_TEMPLATES` (the same ``%`` arguments in a Chinese template), then a message that
+is already Chinese. ``tests/ui/test_log_text.py`` checks that every English template
+under ``app/`` has an entry here.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+#: English log template -> Chinese template with the same ``%`` arguments in the same order.
+ZH_TEMPLATES: dict[str, str] = {
+    # core
+    "keyring failed (%s); keeping API keys for this session only": "系统密钥库不可用（%s），API 密钥只在本次运行中保留",
+    "unreadable recovery file %s (%s); moved aside": "恢复文件 %s 无法读取（%s），已移到一旁",
+    "cannot read settings %s: %s; using defaults": "无法读取设置文件 %s：%s；使用默认设置",
+    "settings file %s is broken (%s); using defaults": "设置文件 %s 已损坏（%s），使用默认设置",
+    # llm
+    "%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may answer with nothing":
+        "%s：提示词（约 %d 个 Token）加输出上限超过了上下文长度 %d，模型服务可能返回空回答",
+    "%s: endpoint returned an empty answer (finish_reason=%s)": "%s：模型服务返回了空回答（结束原因 %s）",
+    "%s: attempt %d failed (%s); retrying in %.2f s": "%s：第 %d 次请求失败（%s），%.2f 秒后重试",
+    "%s: giving up after %d attempts: %s": "%s：已尝试 %d 次，放弃：%s",
+    "%s: no valid result after %d attempts: %s": "%s：尝试 %d 次仍没有合格结果：%s",
+    "%s: attempt %d invalid (%d issues); asking for a repair": "%s：第 %d 次结果不合格（%d 处问题），请模型修正",
+    "instruction check failed unexpectedly: %s": "检查目录指令时出错：%s",
+    "instruction failed while applying: %s": "执行目录指令时出错：%s",
+    "%s round %d (%s): applied %d, rejected %d, done=%s, truncated=%s, issues=%d":
+        "%s 第 %d 轮（%s）：采用 %d 条，拒绝 %d 条，已完成=%s，被截断=%s，问题 %d 处",
+    "endpoint %s refuses response format %s; using %s from now on": "模型服务 %s 不支持输出格式 %s，以后改用 %s",
+    "could not save response-format registry %s: %s": "无法保存输出格式记录 %s：%s",
+    "ignoring unreadable response-format registry %s: %s": "输出格式记录 %s 无法读取，已忽略：%s",
+    "%s: stream attempt %d failed (%s); retrying in %.2f s": "%s：第 %d 次流式请求失败（%s），%.2f 秒后重试",
+    # pipeline
+    "overview extraction failed: %s": "未能提取项目概况：%s",
+    "scoring extraction failed: %s": "未能提取技术评分项：%s",
+    "breakdown: input refused before any model call: %s": "需求拆解：输入不符合要求，未调用模型：%s",
+    "drafting: %s": "撰写正文：%s",
+    "drafting: stream cut after %d chars; continuing (%d)": "撰写正文：输出在 %d 字处中断，接着续写（第 %d 次）",
+    "strategy %s failed %d times; switching to %s": "“%s”方式已失败 %d 次，改用“%s”方式",
+    # ui
+    "autosaved to %s": "已自动保存到 %s",
+    "autosave failed: %s": "自动保存失败：%s",
+    "opening %s": "正在打开 %s",
+    "read %s: %d pages in %.2f s": "已读取 %s：%d 页，用时 %.2f 秒",
+    "scoring table not parsed: %r": "未能读取评分表：%r",
+    "outline generation cancelled": "目录生成已取消",
+    "drafting %d sections": "开始撰写 %d 节正文",
+    "resuming %d sections (%d failed before)": "继续撰写 %d 节正文（其中 %d 节上次失败）",
+    "section %s failed: %s": "第 %s 节撰写失败：%s",
+    "unexpected error: %r": "程序出现意外错误：%r",
+    "event loop: %s": "后台任务：%s",
+    "cannot write crash log: %s": "无法写入错误日志：%s",
+    "malformed instruction: %s": "格式不对的目录指令：%s",
+    "instruction rejected: %s": "已拒绝一条目录指令：%s",
+    "cannot lay out PDF: %s": "无法排版显示 PDF：%s",
+    "PDF process unusable: %s": "PDF 显示进程不可用：%s",
+    "cannot render page %d: %s": "无法显示第 %d 页：%s",
+    "search failed: %s": "查找失败：%s",
+    "exported %s": "已导出 %s",
+    "export refused: %s": "无法导出：%s",
+    "cannot save settings: %s": "无法保存设置：%s",
+    "Qt translation %s_%s not found in %s": "找不到 Qt 的中文翻译 %s_%s（%s），标准对话框将显示英文",
+}
+
+#: Identifiers that appear as arguments (strategies, formats, stages), in Chinese.
+ARG_WORDS_ZH: dict[str, str] = {
+    "json": "整体 JSON", "stream": "逐条指令", "json_schema": "JSON Schema", "json_object": "JSON 对象",
+    "none": "不限定", "True": "是", "False": "否",
+}
+
+
+def has_chinese(text: str) -> bool:
+    """Whether ``text`` contains a Chinese character."""
+    return bool(_CJK.search(text))
+
+
+def _arg(value: object) -> object:
+    if isinstance(value, bool):
+        return ARG_WORDS_ZH[str(value)]
+    if isinstance(value, str):
+        return ARG_WORDS_ZH.get(value, value)
+    return value
+
+
+def user_text(record: logging.LogRecord) -> str:
+    """The Chinese line the log pane shows for ``record``."""
+    own = getattr(record, "zh", None)
+    if isinstance(own, str) and own:
+        return own
+    template = ZH_TEMPLATES.get(record.msg) if isinstance(record.msg, str) else None
+    if template is not None:
+        args = record.args
+        try:
+            if isinstance(args, tuple):
+                return template % tuple(_arg(a) for a in args)
+            return template % args if args else template
+        except (TypeError, ValueError):
+            pass
+    try:
+        return record.getMessage()
+    except Exception:  # a bad format string must not break the app
+        return str(record.msg)

@@ -1,0 +1,26 @@
+"""A normal quit is never a crash: the real app, Ctrl+Q after saving, in its own process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_ctrl_q_after_saving_ends_cleanly_and_saves_in_place(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_CONFIG_DIR=str(tmp_path / "config"),
+               BIDSTUDIO_DATA_DIR=str(data))
+    target = tmp_path / "项目.bidproj"
+    proc = subprocess.run([sys.executable, "-m", "tests.ui.quit_driver", str(target)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (data / "crash.log").exists(), (data / "crash.log").read_text(encoding="utf-8")
+    assert "Traceback" not in proc.stderr
+    saved = json.loads(target.read_text(encoding="utf-8"))
+    assert [c["title"] for c in saved["outline"]["outline"]] == ["第一章", "第二章"]  # 保存 wrote in place
+    assert not list((data / "recovery").glob("*.json")) if (data / "recovery").exists() else True
