@@ -23,6 +23,7 @@ from app.documents.scoring_fold import GridRow, fold_rows, label_text
 from app.documents.scoring_model import ScoringTable
 from app.documents.text_patterns import compact
 
+_WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
 _MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
 _MAX_TAIL_ROWS = 3
 _CAPTION_LABEL = re.compile(
@@ -155,9 +156,11 @@ def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: 
     first = next(t for t in run if t.id == ids[0])
     caption = first.caption if first is run[0] or block[0].cells == first.rows[0] else ""
     label, caption_total = caption_label(caption)
-    label_total = next((v for v in (stated_points(x) for x in folded.labels) if v is not None), None)
-    if folded.labels:
-        label = label or folded.labels[-1]
+    whole = [x for x in folded.labels if _WHOLE_TABLE.search(compact(x))
+             or (len(folded.subtotals) == 1 and stated_points(x) is not None)]
+    label_total = next((v for v in (stated_points(x) for x in whole) if v is not None), None)
+    if whole:
+        label = label or whole[-1]
     tail = re.split(r"[。；;：:]", caption.strip())[-1].strip() if caption else ""
     if not label and tail and len(compact(tail)) <= 30 and re.search(r"评分|评审|打分|评标", tail):
         label = tail

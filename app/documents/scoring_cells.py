@@ -29,10 +29,14 @@ _NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[一二三四五六七八九十]+
 _PLACEHOLDER = re.compile(r"^(?:项目|指标|评分项|评审项|因素|内容|名称)?[\dＸXx一二三四五]?$|^[…\.。·\-—_/]+$")
 _PRICE = re.compile(r"价格|报价|投标总价|评标价|商务报价")
 _COMMERCIAL = re.compile(
-    r"业绩|经验|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
+    r"业绩|经验|履约|合同|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
 )
 _PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织")
 _CRITERIA_COMMERCIAL = re.compile(r"获奖|奖项|荣誉|表彰")
+_LEAD_NAME = re.compile(
+    r"^(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])?\s*([^：:，,。；;（(\n\d]{2,16}?)\s*(?:[（(][^（()）]{0,10}[)）])?\s*[：:]"
+)
+_GROUP_LIKE = re.compile(r"部分|类$|评分$|评审$|得分$")
 _EMPTY = {"", "/", "---", "--", "-", "—", "——", "无", "……", "…"}
 
 
@@ -120,3 +124,16 @@ def fmt_points(x: float | None) -> str:
     if x is None:
         return "?"
     return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def lead_name(text: str | None) -> str:
+    """The name a criteria cell starts with ("运维方案：…" -> "运维方案"), or ""."""
+    m = _LEAD_NAME.match(compact(text or ""))
+    return m.group(1) if m else ""
+
+
+def is_group_label(text: str) -> bool:
+    """A category/group label such as "技术部分（60分）", "商务评分" rather than a factor name."""
+    t = compact(text)
+    bare = re.sub(r"[（(][^（()）]*[)）]", "", t)
+    return len(bare) <= 16 and (explicit_category(bare) is not None or bool(_GROUP_LIKE.search(bare)))

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 
 from app.documents.scoring_cells import (
     is_empty,
+    is_group_label,
     is_numbering,
+    lead_name,
     name_points,
     points_value,
     stated_points,
@@ -50,6 +52,7 @@ class Columns:
     criteria: int | None = None
     note: int | None = None
     names_carry_points: bool = False
+    names_in_criteria: bool = False  # the factor column holds group labels; names lead the criteria
     header_rows: int = 0
     header: list[str] = field(default_factory=list)
     header_hits: int = 0
@@ -198,12 +201,19 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             sub, factor = factor, g  # a merged factor over named sub-items
         else:
             group = g
+    in_criteria = False
+    if points is not None and criteria is not None and group is None and sub is None:
+        labels = stats[factor].filled
+        leads = sum(1 for c in stats[criteria].filled if lead_name(c))
+        if labels and stats[factor].merged > 0 and all(is_group_label(v) for v in labels) \
+                and leads >= 0.8 * stats[points].points:
+            group, factor, in_criteria = factor, criteria, True
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
         note = rest[0] if rest else None
     return Columns(factor=factor, number=number, group=group, sub=sub, points=points, criteria=criteria, note=note,
-                   names_carry_points=names_carry, header_rows=header_rows, header=list(header or []),
+                   names_carry_points=names_carry, names_in_criteria=in_criteria, header_rows=header_rows, header=list(header or []),
                    header_hits=len(hints), stated_total=stated_total)
 
 

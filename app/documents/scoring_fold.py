@@ -17,6 +17,7 @@ from app.documents.scoring_cells import (
     TOTAL_ROW,
     is_empty,
     is_placeholder,
+    lead_name,
     name_points,
     points_value,
     stated_points,
@@ -109,6 +110,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue
         group_value = _cell(cells, cols.group)
         factor = _cell(cells, cols.factor)
+        if cols.names_in_criteria:
+            factor = lead_name(factor) if factor is not None else None
         if factor is None and cols.factor > 0 and cols.number != cols.factor - 1:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor

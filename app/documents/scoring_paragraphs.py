@@ -21,7 +21,7 @@ from app.documents.scoring_model import ScoringItem, ScoringRow, ScoringTable
 from app.documents.text_patterns import compact
 
 _NUM = r"\d+(?:\.\d+)?"
-_SECTION = re.compile(rf"^([一二三四五六七八九十]+)[、．.]\s*([^（(：:，,。；]{{2,24}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*$")
+_SECTION = re.compile(rf"^((?:[一二三四五六七八九十]+)[、．.]|[（(][一二三四五六七八九十]+[)）])\s*([^（(：:，,。；]{{2,24}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*$")
 _ITEM = re.compile(
     rf"^[（(]?(\d{{1,2}})[)）.、．]\s*([^（(：:，,。；]{{2,20}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*[：:，,]?\s*(.*)$"
 )

@@ -1,0 +1,39 @@
+"""Every hard scoring-table pattern on a generated tender (bare checkout, no ../shared needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.documents.loader import load_tender
+from app.documents.scoring_model import ScoreCategory, ScoringResult
+from app.documents.scoring_table import parse_scoring
+from tests.scoring_fixtures import FIXTURES, build
+
+
+def _read(name: str, tmp_path: Path) -> tuple[ScoringResult, object]:
+    path, expect = build(name, tmp_path)
+    return parse_scoring(load_tender(path)), expect
+
+
+@pytest.mark.parametrize("name", sorted(FIXTURES))
+def test_pattern_is_read_right(name: str, tmp_path: Path) -> None:
+    path, expect = build(name, tmp_path)
+    result = parse_scoring(load_tender(path))
+    got = [(r.factor, r.points, r.category.value) for r in result.rows]
+    assert got == [(n, float(p), c) for n, p, c in expect.rows], result.message_zh
+    technical = sum(r.points or 0 for r in result.rows_in(ScoreCategory.TECHNICAL))
+    assert technical == pytest.approx(expect.technical)
+    assert result.absence == expect.absence
+    if expect.rows:
+        assert result.found and not result.issues, result.issues
+        assert {t.kind for t in result.tables} == {expect.kind}
+    else:
+        assert not result.found and not result.tables
+    reasons = " ".join(c.rejected for c in result.candidates)
+    for word in expect.rejected:
+        assert word in reasons, (word, reasons)
+    for factor, points in expect.sub_points.items():
+        row = next(r for r in result.rows if r.factor == factor)
+        assert [i.points for i in row.scored_items] == points
