@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.limits import STORED
+
 Path = tuple[int, ...]
 
 #: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
@@ -27,11 +29,11 @@ class OutlineNode(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     id: str = Field(default="", description="编号，由程序生成，如 1.2.3")
-    title: str = Field(min_length=1, max_length=60, description="标题")
-    description: str = Field(default="", max_length=400, description="本节应写的内容要点")
+    title: str = Field(min_length=1, max_length=STORED.max_title_len, description="标题")
+    description: str = Field(default="", max_length=STORED.max_description_len, description="本节应写的内容要点")
     source_requirement_id: str | None = Field(default=None, description="对应评分项编号，如 R1")
     source_requirement_title: str | None = Field(default=None, description="对应评分项标题")
-    children: list[OutlineNode] = Field(default_factory=list, max_length=12)
+    children: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_children)
     content: str = Field(default="", description="正文")
 
     def walk(self, path: Path = ()) -> Iterator[tuple[Path, OutlineNode]]:
@@ -51,7 +53,7 @@ class OutlineDocument(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    outline: list[OutlineNode] = Field(default_factory=list, max_length=12)
+    outline: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_chapters)
 
 
 # --------------------------------------------------------------------------- events
@@ -120,7 +122,8 @@ class Outline:
     """
 
     def __init__(self, chapters: list[OutlineNode] | None = None) -> None:
-        self._root = OutlineNode(title="root", children=list(chapters or []))
+        self._root = OutlineNode(title="root")
+        self._root.children.extend(chapters or [])  # the root holds chapters, not a node's bounded children
         self._listeners = _Listeners()
 
     # ---- listening
@@ -189,19 +192,56 @@ class Outline:
     def replace(self, chapters: list[OutlineNode]) -> None:
         """Replace the whole tree (one ``Reset`` event)."""
         self._emit("before", Reset())
-        self._root.children = list(chapters)
+        self._root.children[:] = list(chapters)
         self._emit("after", Reset())
 
     def insert(self, parent: Path, index: int, node: OutlineNode) -> Path:
-        """Insert ``node`` as child ``index`` of ``parent``; ``index == len`` appends."""
+        """Insert ``node`` as child ``index`` of ``parent``; ``index == len`` appends.
+
+        The node (and its subtree) is numbered for its position as it enters the tree.
+        """
         siblings = self.node(parent).children
         if not 0 <= index <= len(siblings):
             raise OutlineError(f"index {index} out of range for {parent!r}")
+        _number(node, (*parent, index))
         event = Inserted(parent, index, 1)
         self._emit("before", event)
         siblings.insert(index, node)
         self._emit("after", event)
         return (*parent, index)
+
+    def insert_many(self, parent: Path, index: int, nodes: list[OutlineNode]) -> None:
+        """Insert ``nodes`` as children ``index``… of ``parent`` with one ``Inserted`` event."""
+        if not nodes:
+            return
+        siblings = self.node(parent).children
+        if not 0 <= index <= len(siblings):
+            raise OutlineError(f"index {index} out of range for {parent!r}")
+        for offset, node in enumerate(nodes):
+            _number(node, (*parent, index + offset))
+        event = Inserted(parent, index, len(nodes))
+        self._emit("before", event)
+        siblings[index:index] = nodes
+        self._emit("after", event)
+
+    def remove_range(self, parent: Path, index: int, count: int) -> list[OutlineNode]:
+        """Remove ``count`` children of ``parent`` from ``index`` on with one ``Removed`` event."""
+        siblings = self.node(parent).children
+        if count <= 0:
+            return []
+        if not 0 <= index or index + count > len(siblings):
+            raise OutlineError(f"no nodes {index}..{index + count - 1} under {parent!r}")
+        event = Removed(parent, index, count)
+        self._emit("before", event)
+        removed = siblings[index:index + count]
+        del siblings[index:index + count]
+        self._emit("after", event)
+        return removed
+
+    def set_children(self, parent: Path, nodes: list[OutlineNode]) -> None:
+        """Replace the children of ``parent``: one ``Removed`` and one ``Inserted`` event, never a reset."""
+        self.remove_range(parent, 0, len(self.node(parent).children))
+        self.insert_many(parent, 0, list(nodes))
 
     def append(self, parent: Path, node: OutlineNode) -> Path:
         """Append ``node`` under ``parent`` and return its path."""
@@ -274,6 +314,18 @@ class Outline:
             if node is target:
                 return path
         raise OutlineError("node not in tree")
+
+
+def _number(node: OutlineNode, path: Path) -> None:
+    """Give a node entering the tree (and its subtree) the number of its position, before anyone sees it.
+
+    Later siblings keep their numbers until the next :meth:`Outline.renumber`.
+    """
+    wanted = number_for(path)
+    if node.id != wanted:
+        node.id = wanted
+    for i, child in enumerate(node.children):
+        _number(child, (*path, i))
 
 
 def number_for(path: Path) -> str:

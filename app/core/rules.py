@@ -13,8 +13,12 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from app.core.limits import OutlineLimits
 from app.core.outline import OutlineNode, Path
 from app.core.pointer import path_to_pointer
+
+__all__ = ["OutlineLimits", "RuleIssue", "check_outline", "clean_title", "normalize_title", "strip_numbering",
+           "title_problem"]
 
 #: Titles that only echo the prompt's own words.
 ECHO_TITLES = frozenset(
@@ -26,6 +30,12 @@ ECHO_TITLES = frozenset(
         "代理机构", "预算金额",
     }
 )
+#: Words of our own prompts' examples that a weak model copies as titles.
+PLACEHOLDER_TITLES = frozenset({"具体标题", "一句话说明", "章标题", "节标题", "小点标题", "细项标题", "新标题", "标题名称",
+                                "本章应写的内容", "本节应写的内容", "说明", "内容"})
+_PLACEHOLDER_WRAP = "<>＜＞()（）…. "
+_DECORATION = re.compile(r"^[\s#*>`\-•·●○◆■□▪、:：|]+|[\s#*`|：:]+$")
+_QUOTES = "\"'“”‘’「」『』《》【】[]"
 _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _JSON_DEBRIS = re.compile(r"[{}\[\]<>]|\.\.\.|…")
@@ -38,18 +48,6 @@ _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
     r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s])\s*"
 )
-
-
-@dataclass(frozen=True)
-class OutlineLimits:
-    """Bounds the rules enforce; depth is configurable 2–4."""
-
-    depth: int = 3
-    min_children: int = 2
-    max_chapters: int = 12
-    max_children: int = 10
-    max_title_len: int = 40
-    min_chapters: int = 2
 
 
 @dataclass(frozen=True)
@@ -80,8 +78,21 @@ def strip_numbering(title: str) -> str:
     return stripped or title.strip()
 
 
+def clean_title(title: str, max_len: int = 40) -> str:
+    """The local repair of a title: no numbering, markdown, quotes or trailing punctuation; cut to ``max_len``."""
+    t = title.replace("\n", " ").strip()
+    for _ in range(3):
+        before = t
+        t = _DECORATION.sub("", t).strip().strip(_QUOTES).strip()
+        t = strip_numbering(t)
+        if t == before:
+            break
+    t = t.rstrip("。；;,，")
+    return t[:max_len].strip()
+
+
 def title_problem(title: str) -> str | None:
-    """Why a title is unusable, or None."""
+    """Why a title is unusable (even after :func:`clean_title`), or None: every title rule lives here."""
     t = title.strip()
     if not t:
         return "标题为空"
@@ -89,6 +100,8 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”只有数字或标点"
     if normalize_title(t) in ECHO_TITLES or t.lower() in ECHO_TITLES:
         return f"标题“{t}”只是复述了提示词，不是真正的标题"
+    if t.strip(_PLACEHOLDER_WRAP) in PLACEHOLDER_TITLES:
+        return f"标题“{title}”照抄了示例，不是真正的标题"
     if "_" in t:
         return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
     if _JSON_DEBRIS.search(t):
