@@ -12,12 +12,14 @@ connection trouble end in a failed result; only :class:`LLMConfigError` is raise
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
@@ -33,6 +35,20 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 Rule = Callable[[Any], Sequence[object]]
 Normalizer = Callable[[Any], tuple[Any, list[str]]]
+
+#: A streamed answer hands the event loop (and so the GUI) a turn at least this often.
+YIELD_EVERY_S = 0.005
+
+
+class StreamSink(Protocol):
+    """Receives a streamed answer as it arrives (e.g. to fill the live tree); see ``collect_json``."""
+
+    def begin(self, attempt: int) -> None:
+        """A new answer starts (attempt 1, or a repair that rewrites the whole JSON)."""
+
+    def feed(self, text: str) -> None:
+        """The next piece of the answer."""
+
 
 MAX_ISSUES = 15
 MAX_PREVIOUS_CHARS = 12000
@@ -160,10 +176,12 @@ def repair_messages(messages: Sequence[Message], previous: str, issues: list[str
 async def collect_json(client: LLMClient, messages: Sequence[Message], model: type[M], rules: Sequence[Rule] = (),
                        max_attempts: int = 3, stage: str = "json", *, target_description: str | None = None,
                        normalizers: Sequence[Normalizer] = (), use_response_format: bool = True,
-                       temperature: float | None = None, max_tokens: int | None = None) -> CollectResult[M]:
+                       temperature: float | None = None, max_tokens: int | None = None,
+                       stream_to: StreamSink | None = None) -> CollectResult[M]:
     """Call the model until its answer validates as ``model`` and passes ``rules``.
 
-    Never raises for model misbehaviour or connection trouble (those end in ``ok=False``);
+    With ``stream_to`` every answer is streamed and handed to the sink as it arrives (the
+    validation of the finished answer is the same). Never raises for model misbehaviour or connection trouble (those end in ``ok=False``);
     raises :class:`~app.llm.errors.LLMConfigError` when the endpoint settings are wrong.
     """
     result: CollectResult[M] = CollectResult()
@@ -176,8 +194,11 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
         result.attempts = attempt
         sub_stage = stage if attempt == 1 else f"{stage}/repair{attempt - 1}"
         try:
-            comp = await client.complete(convo, response_format=fmt, temperature=temperature, max_tokens=max_tokens,
-                                         stage=sub_stage)
+            if stream_to is None:
+                comp = await client.complete(convo, response_format=fmt, temperature=temperature,
+                                             max_tokens=max_tokens, stage=sub_stage)
+            else:
+                comp = await _streamed(client, convo, fmt, temperature, max_tokens, sub_stage, attempt, stream_to)
         except LLMConnectionError as exc:
             result.issues = [exc.message_zh]
             result.stopped_by = "connection"
@@ -220,6 +241,23 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
                 convo = repair_messages(messages, comp.text, ev.issues, target)
     log.warning("%s: no valid result after %d attempts: %s", stage, result.attempts, "; ".join(result.issues[:3]))
     return result
+
+
+async def _streamed(client: LLMClient, convo: list[Message], fmt: dict[str, Any] | None, temperature: float | None,
+                    max_tokens: int | None, stage: str, attempt: int, sink: StreamSink) -> Completion:
+    """One streamed call whose pieces go to ``sink``; the finished call as a :class:`Completion`."""
+    sink.begin(attempt)
+    stream = client.stream(convo, temperature=temperature, max_tokens=max_tokens, stage=stage, response_format=fmt)
+    last_yield = time.perf_counter()
+    try:
+        async for piece in stream:
+            sink.feed(piece)
+            if time.perf_counter() - last_yield > YIELD_EVERY_S:  # buffered pieces arrive without a suspension
+                await asyncio.sleep(0)
+                last_yield = time.perf_counter()
+    finally:
+        await stream.aclose()
+    return stream.result
 
 
 def _account(result: CollectResult[Any], comp: Completion) -> None:

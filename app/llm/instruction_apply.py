@@ -306,13 +306,7 @@ class InstructionApplier:
                      for i, v in enumerate(value)]
 
             def replace_list() -> tuple[str, ...]:
-                if not path:
-                    self.outline.replace(nodes)
-                else:
-                    for i in reversed(range(len(self.outline.node(path).children))):
-                        self.outline.remove((*path, i))
-                    for node in nodes:
-                        self.outline.append(path, node)
+                self.outline.set_children(path, nodes)  # two events, never a reset of the whole tree
                 return tuple(notes)
             return replace_list
         self._check_locks(ins, tokens, structural=False)
