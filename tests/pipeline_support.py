@@ -56,8 +56,11 @@ def chapter_children(title: str, points: list[str] | None = None) -> dict[str, o
 
 
 def is_stream(req: RecordedRequest) -> bool:
-    """Whether the request asked for a streamed answer (the instruction strategy)."""
-    return isinstance(req.body, dict) and bool(req.body.get("stream"))
+    """Whether the request asks for instruction lines (the stream strategy) rather than one JSON object.
+
+    Both strategies stream their answers; only the instruction prompt explains the ``op`` lines.
+    """
+    return '{"op":"append"' in req.prompt_text
 
 
 def as_instructions(nodes: list[dict[str, object]], base: str, thinking: bool = True) -> str:

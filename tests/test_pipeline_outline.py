@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from app.core.outline import Outline
+from app.core.outline import Outline, OutlineNode
 from app.core.pipeline_events import PipelineEvent
 from app.core.rules import check_outline
 from app.pipeline.budget import RunBudget
@@ -283,15 +283,42 @@ async def test_free_mode_streams_the_whole_outline_live_into_the_draft(llm_serve
     chapters = [chapter_children(t) | {"title": t} for t in ["运维服务总体方案", "信息安全保障", "设备巡检方案"]]
     router.add("full", as_instructions(chapters, "/outline"))  # type: ignore[arg-type]
     llm_server.handler = router
-    draft = Outline()
+    draft = Outline([OutlineNode(title="旧目录")])
     sizes: list[int] = []
-    draft.subscribe(lambda phase, ev: sizes.append(len(draft)) if phase == "after" else None)
+    kinds: list[str] = []
+    draft.subscribe(lambda phase, ev: (sizes.append(len(draft)), kinds.append(type(ev).__name__))
+                    if phase == "after" else None)
     async with make_client(llm_server) as client:
         res = await generate_outline(client, sample_analysis([]), OutlineSettings(mode="free", strategy="stream"),
                                      draft=draft)
     assert res.ok and res.strategy == "stream" and router.count("full") == 1
     assert _titles(res.chapters) == ["运维服务总体方案", "信息安全保障", "设备巡检方案"]
-    assert sizes[:4] == [0, 1, 2, 3] and max(sizes) == len(draft)  # reset, then nodes one by one
+    assert sizes[:4] == [0, 1, 2, 3] and max(sizes) == len(draft)  # the old tree removed, then nodes one by one
+    assert "Reset" not in kinds
+    assert draft.to_document() == res.document()
+
+
+async def test_free_mode_json_answer_fills_the_draft_title_by_title(llm_server: OpenAIServer) -> None:
+    router = Router()
+    chapters = [chapter_children(t) | {"title": t, "description": f"{t}的总体说明"}
+                for t in ["运维服务总体方案", "信息安全保障", "设备巡检方案"]]
+    text = json.dumps({"outline": chapters}, ensure_ascii=False, indent=1)
+    router.add("full", Reply.text(text, chunk_size=9))
+    llm_server.handler = router
+    draft = Outline([OutlineNode(title="旧目录", children=[OutlineNode(title="旧节")])])
+    seen: list[tuple[str, int]] = []
+    draft.subscribe(lambda phase, ev: seen.append((type(ev).__name__, len(draft))) if phase == "after" else None)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis([]), OutlineSettings(mode="free"), draft=draft)
+    assert res.ok and res.strategy == "json" and router.count("full") == 1
+    assert llm_server.completion_requests[0].body["stream"] is True
+    assert _titles(res.chapters) == ["运维服务总体方案", "信息安全保障", "设备巡检方案"]
+    kinds = [k for k, _ in seen]
+    assert "Reset" not in kinds
+    assert seen[0] == ("Removed", 0)  # the old outline goes in one edit
+    inserted = [n for k, n in seen if k == "Inserted"]
+    assert inserted == list(range(1, len(draft) + 1))  # then one heading per closed title string
+    assert draft.node((0,)).description == "运维服务总体方案的总体说明"
     assert draft.to_document() == res.document()
 
 

@@ -6,10 +6,10 @@ import pytest
 from pydantic import ValidationError
 
 from app.core.outline import OutlineNode as N
-from app.core.rules import check_outline
+from app.core.rules import check_outline, clean_title, title_problem
 from app.pipeline.budget import BudgetExhausted, RunBudget, RunMeter
 from app.pipeline.coverage import point_label, uncovered_points
-from app.pipeline.outline_repair import clean_title, placeholder_problem, repair_outline
+from app.pipeline.outline_repair import repair_outline
 from app.pipeline.outline_schemas import children_model, full_outline_model, to_nodes
 from app.pipeline.outline_steps import StrategySelector
 
@@ -56,8 +56,8 @@ def test_locked_top_level_is_untouched() -> None:
 
 
 def test_placeholders_copied_from_prompt_examples_are_caught() -> None:
-    assert placeholder_problem("具体标题") and placeholder_problem("……") and placeholder_problem("三级目录")
-    assert placeholder_problem("质量控制流程") is None
+    assert title_problem("具体标题") and title_problem("……") and title_problem("三级目录")
+    assert title_problem("质量控制流程") is None
 
 
 def test_coverage_finds_uncovered_points() -> None:

@@ -9,45 +9,16 @@ and renumber. What is left (too few children, repeated child sets) goes back to 
 
 from __future__ import annotations
 
-import re
-
+from app.core.limits import STORED
 from app.core.outline import OutlineNode
-from app.core.rules import OutlineLimits, check_outline, normalize_title, strip_numbering, title_problem
+from app.core.rules import OutlineLimits, check_outline, clean_title, normalize_title, title_problem
 
-_DECORATION = re.compile(r"^[\s#*>`\-•·●○◆■□▪、:：|]+|[\s#*`|：:]+$")
-_QUOTES = "\"'“”‘’「」『』《》【】[]"
-#: Words of our own prompts' examples that a weak model copies as titles.
-PLACEHOLDER_TITLES = frozenset({"具体标题", "一句话说明", "章标题", "节标题", "小点标题", "细项标题", "新标题", "标题名称",
-                                "本章应写的内容", "本节应写的内容", "说明", "内容", "……", "..."})
-
-
-def placeholder_problem(title: str) -> str | None:
-    """Why a title is unusable: a rule violation or a copy of a prompt example; None when fine."""
-    problem = title_problem(title)
-    if problem:
-        return problem
-    t = title.strip().strip("<>＜＞()（）…. ")
-    if t in PLACEHOLDER_TITLES or not t:
-        return f"标题“{title}”照抄了示例，不是真正的标题"
-    return None
-
-
-def clean_title(title: str, max_len: int = 40) -> str:
-    """A model title without numbering, markdown, quotes or trailing punctuation."""
-    t = title.replace("\n", " ").strip()
-    for _ in range(3):
-        before = t
-        t = _DECORATION.sub("", t).strip().strip(_QUOTES).strip()
-        t = strip_numbering(t)
-        if t == before:
-            break
-    t = t.rstrip("。；;,，")
-    return t[:max_len].strip()
+__all__ = ["clean_title", "repair_chapter", "repair_children", "repair_outline"]
 
 
 def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: frozenset[str]) -> bool:
     key = normalize_title(node.title)
-    if placeholder_problem(node.title) is not None:
+    if title_problem(node.title) is not None:
         return False
     if parent_key is not None and key == parent_key:
         return False
@@ -67,7 +38,7 @@ def repair_children(children: list[OutlineNode], parent_title: str | None, level
     cleaned: list[OutlineNode] = []
     for child in children:
         title = clean_title(child.title, limits.max_title_len) or child.title.strip() or "?"
-        cleaned.append(child.model_copy(update={"title": title[:60], "id": child.id}, deep=True))
+        cleaned.append(child.model_copy(update={"title": title[:STORED.max_title_len], "id": child.id}, deep=True))
     parent_key = normalize_title(parent_title) if parent_title else None
     good: list[OutlineNode] = []
     seen: set[str] = set()
@@ -128,24 +99,9 @@ def renumber_nodes(chapters: list[OutlineNode], prefix: str = "") -> None:
         renumber_nodes(node.children, node.id + ".")
 
 
-def placeholder_issues(nodes: list[OutlineNode], prefix: str = "") -> list[str]:
-    """Titles copied from prompt examples, with JSON pointers (the core rules do not know our prompts)."""
-    out: list[str] = []
-    for i, node in enumerate(nodes):
-        ptr = f"{prefix}/{i}"
-        problem = placeholder_problem(node.title)
-        if problem and title_problem(node.title) is None:
-            out.append(f"{ptr}/title: {problem}")
-        out += placeholder_issues(node.children, ptr + "/children")
-    return out
-
-
 def chapter_issues(chapter: OutlineNode, index: int, limits: OutlineLimits | None = None) -> list[str]:
     """Rule violations inside one chapter, as messages for a model (chapter-level only)."""
-    lim = limits or OutlineLimits()
-    solo = OutlineLimits(depth=lim.depth, min_children=lim.min_children, max_chapters=lim.max_chapters,
-                         max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=1)
-    issues = check_outline([chapter], solo)
+    issues = check_outline([chapter], (limits or OutlineLimits()).solo())
     prefix = f"/outline/{index}"
     return [str(i).replace("/outline/0", prefix, 1) for i in issues]
 

@@ -11,22 +11,24 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.core.analysis import Analysis, ScoringGroup
+from app.core.limits import STORED
 from app.core.outline import Outline, OutlineNode, Path
+from app.core.outline_sync import sync_outline
 from app.core.pipeline_events import ProgressCallback, ignore_progress
-from app.core.rules import OutlineLimits, check_outline, normalize_title
+from app.core.rules import OutlineLimits, check_outline, clean_title, normalize_title
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.budget import BudgetExhausted, RunMeter
 from app.pipeline.coverage import point_label, uncovered_points
 from app.pipeline.outline_job import OutlineJob, OutlineSettings, StepResult, SubtreeTarget, group_brief
-from app.pipeline.outline_repair import clean_title, renumber_nodes, repair_chapter, repair_outline
+from app.pipeline.outline_repair import renumber_nodes, repair_chapter, repair_outline
 from app.pipeline.outline_result import OutlineFailure, OutlineResult
 from app.pipeline.outline_steps import OutlineStrategy, StrategySelector, build_subtree
 from app.pipeline.review import ReviewOutcome, review_outline
 from app.pipeline.strategies import make_strategies
-from app.pipeline.strategy_json import flat_limits
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -55,13 +57,13 @@ class _Run:
     def limits(self) -> OutlineLimits:
         lim = self.job.limits
         if self.mode == "aligned":
-            return OutlineLimits(depth=lim.depth, min_children=lim.min_children,
-                                 max_chapters=max(lim.max_chapters, len(self.chapters)), max_children=lim.max_children,
-                                 max_title_len=max(lim.max_title_len, 60), min_chapters=1)
+            return replace(lim, max_chapters=max(lim.max_chapters, len(self.chapters)),
+                           max_title_len=max(lim.max_title_len, STORED.max_title_len), min_chapters=1)
         return lim
 
     def sync_draft(self) -> None:
-        self.draft.replace([c.model_copy(deep=True) for c in self.chapters])
+        """Bring the live tree to the run's chapters with a few edits (never a reset)."""
+        sync_outline(self.draft, self.chapters)
         self.draft.renumber()
 
     def target(self, index: int, guidance: str = "", existing: bool = False) -> SubtreeTarget:
@@ -91,7 +93,7 @@ class _Run:
         return True
 
     # ------------------------------------------------------------------ modes
-    async def aligned(self, base: list[OutlineNode] | None) -> None:
+    async def aligned(self, base: list[OutlineNode] | None, resume: bool = False) -> None:
         groups = self.job.analysis.technical_groups
         self.chapters = locked_chapters(groups)
         if base:
@@ -100,12 +102,28 @@ class _Run:
                 if ch.source_requirement_id in by_id:
                     self.chapters[i] = ch.model_copy(update={"children": list(by_id[ch.source_requirement_id].children)})
         self.sync_draft()
-        for i in range(len(self.chapters)):
-            await self.chapter(i, existing=bool(base))
+        todo = [i for i in range(len(self.chapters)) if not (resume and self.complete(i))]
+        if resume:
+            self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
+        for i in todo:
+            await self.chapter(i, existing=bool(base) and not resume)
 
-    async def free(self, base: list[OutlineNode] | None) -> None:
+    def complete(self, index: int) -> bool:
+        """Whether chapter ``index`` already has a subtree that breaks no rule (resuming keeps it)."""
+        ch = self.chapters[index]
+        return bool(ch.children) and not _chapter_problems(ch, self.limits)
+
+    async def free(self, base: list[OutlineNode] | None, resume: bool = False) -> None:
         lim = self.job.limits
-        if base:
+        if base and resume and len(base) >= lim.min_chapters:
+            self.chapters = [c.model_copy(deep=True) for c in base]
+            self.sync_draft()
+            todo = [i for i in range(len(self.chapters)) if not self.complete(i)]
+            self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
+            for i in todo:
+                await self.chapter(i, existing=bool(self.chapters[i].children))
+            return
+        if base and not resume:
             self.chapters = repair_outline(base, lim)
             self.sync_draft()
             for i in range(len(self.chapters)):
@@ -118,7 +136,7 @@ class _Run:
         self.job.meter.emit("stepwise", "整体生成未通过校验，改为逐章生成")
         self.notes.append("整体生成未通过校验，已改为先拟章标题、再逐章生成")
         top = [c for c in (partial or []) if c.title]
-        if len(top) < max(lim.min_chapters, 2) or check_outline(repair_outline(top, flat_limits(lim)), flat_limits(lim)):
+        if len(top) < max(lim.min_chapters, 2) or check_outline(repair_outline(top, lim.flat()), lim.flat()):
             top = await self._free_top_level()
         self.chapters = [c.model_copy(deep=True) for c in top]
         self.sync_draft()
@@ -217,9 +235,7 @@ class _StageFailed(Exception):
 
 
 def _chapter_problems(chapter: OutlineNode, lim: OutlineLimits) -> list[str]:
-    solo = OutlineLimits(depth=lim.depth, min_children=lim.min_children, max_chapters=lim.max_chapters,
-                         max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=1)
-    return [str(i) for i in check_outline([chapter], solo)]
+    return [str(i) for i in check_outline([chapter], lim.solo())]
 
 
 def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
@@ -227,14 +243,15 @@ def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
     chapters: list[OutlineNode] = []
     seen: dict[str, int] = {}
     for g in groups:
-        title = clean_title(g.title, 60) or g.title.strip()[:60]
+        title = clean_title(g.title, STORED.max_title_len) or g.title.strip()[:STORED.max_title_len]
         key = normalize_title(title)
         if key in seen:
             seen[key] += 1
-            title = f"{title}（{seen[key]}）"[:60]
+            title = f"{title}（{seen[key]}）"[:STORED.max_title_len]
         else:
             seen[key] = 1
-        chapters.append(OutlineNode(title=title, description=g.description[:400], source_requirement_id=g.id,
+        chapters.append(OutlineNode(title=title, description=g.description[:STORED.max_description_len],
+                                    source_requirement_id=g.id,
                                     source_requirement_title=g.title[:200]))
     renumber_nodes(chapters)
     return chapters
@@ -296,11 +313,13 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
 
 async def generate_outline(client: LLMClient, analysis: Analysis, settings: OutlineSettings | None = None, *,
                            progress: ProgressCallback | None = None, draft: Outline | None = None,
-                           base: list[OutlineNode] | None = None) -> OutlineResult:
+                           base: list[OutlineNode] | None = None, resume: bool = False) -> OutlineResult:
     """Generate a valid outline for ``analysis`` (free or one-to-one mode); never raises for model trouble.
 
     ``draft`` is filled live as the run proceeds; ``base`` is an existing outline to
-    rewrite or expand (改写/扩写) instead of starting from nothing.
+    rewrite or expand (改写/扩写) instead of starting from nothing. With ``resume`` the
+    ``base`` is what an interrupted run left: chapters that are already complete are kept
+    and only the others are generated.
     """
     s = settings or OutlineSettings()
     run = _Run(client, analysis, s, progress or ignore_progress, draft)
@@ -310,9 +329,9 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
 
     async def body() -> None:
         if run.mode == "aligned":
-            await run.aligned(base)
+            await run.aligned(base, resume)
         else:
-            await run.free(base)
+            await run.free(base, resume)
         renumber_nodes(run.chapters)
         run.sync_draft()
         if s.review:

@@ -15,10 +15,12 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
+from app.core.limits import STORED, OutlineLimits
 from app.core.outline import OutlineNode
-from app.pipeline.outline_repair import clean_title
+from app.core.rules import clean_title
 
-TITLE_MAX = 30
+#: Title length asked of the model (from the one ``OutlineLimits``; shorter than the rule's).
+TITLE_MAX = OutlineLimits().wire_title_len
 DESC_MAX = 80
 
 
@@ -34,6 +36,11 @@ def _desc(v: Any) -> Any:
 
 def _cut(max_items: int) -> BeforeValidator:
     return BeforeValidator(lambda v: v[:max_items] if isinstance(v, list) else v)
+
+
+def _bounded_list(item: type[BaseModel], min_items: int, max_items: int) -> Any:
+    """``list[item]`` carrying minItems/maxItems to the wire; longer answers are cut locally."""
+    return Annotated[list[item], _cut(max_items), Field(min_length=min_items, max_length=max_items)]  # type: ignore[valid-type]
 
 
 Title = Annotated[str, BeforeValidator(_title), Field(min_length=2, max_length=TITLE_MAX)]
@@ -68,7 +75,7 @@ def node_model(levels: int, min_items: int = 2, max_items: int = 5, descriptions
         f"Heading{levels}{'' if descriptions else 'T'}",
         __config__=ConfigDict(extra="ignore"),
         **fields,
-        children=(Annotated[list[child], _cut(max_items), Field(min_length=min_items, max_length=max_items)], ...),  # type: ignore[valid-type]
+        children=(_bounded_list(child, min_items, max_items), ...),
     )
     return model
 
@@ -80,7 +87,7 @@ def children_model(levels: int, min_items: int = 2, max_items: int = 5, descript
     model: type[BaseModel] = create_model(
         f"ChapterChildren{levels}{'' if descriptions else 'T'}",
         __config__=ConfigDict(extra="ignore"),
-        children=(Annotated[list[child], _cut(max_items), Field(min_length=min_items, max_length=max_items)], ...),  # type: ignore[valid-type]
+        children=(_bounded_list(child, min_items, max_items), ...),
     )
     return model
 
@@ -91,7 +98,7 @@ def chapters_model(min_items: int = 3, max_items: int = 10) -> type[BaseModel]:
     model: type[BaseModel] = create_model(
         "TopLevel",
         __config__=ConfigDict(extra="ignore"),
-        chapters=(Annotated[list[LeafItem], _cut(max_items), Field(min_length=min_items, max_length=max_items)], ...),
+        chapters=(_bounded_list(LeafItem, min_items, max_items), ...),
     )
     return model
 
@@ -103,7 +110,7 @@ def full_outline_model(depth: int = 3, max_chapters: int = 10, max_children: int
     model: type[BaseModel] = create_model(
         "WholeOutline",
         __config__=ConfigDict(extra="ignore"),
-        outline=(Annotated[list[chapter], _cut(max_chapters), Field(min_length=2, max_length=max_chapters)], ...),  # type: ignore[valid-type]
+        outline=(_bounded_list(chapter, 2, max_chapters), ...),
     )
     return model
 
@@ -114,8 +121,8 @@ def to_nodes(items: list[Any]) -> list[OutlineNode]:
     for item in items:
         data = item.model_dump() if isinstance(item, BaseModel) else dict(item)
         out.append(OutlineNode(
-            title=str(data.get("title") or "?")[:60],
-            description=str(data.get("description") or "")[:400],
+            title=str(data.get("title") or "?")[:STORED.max_title_len],
+            description=str(data.get("description") or "")[:STORED.max_description_len],
             children=to_nodes(list(data.get("children") or [])),
         ))
     return out

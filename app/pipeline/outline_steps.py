@@ -15,10 +15,10 @@ from dataclasses import replace
 from typing import Protocol
 
 from app.core.outline import Outline, OutlineNode, Path
-from app.core.rules import normalize_title
+from app.core.outline_sync import sync_children
+from app.core.rules import clean_title, normalize_title, title_problem
 from app.llm.errors import LLMConnectionError, LLMResponseError
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget
-from app.pipeline.outline_repair import clean_title, placeholder_problem
 
 log = logging.getLogger(__name__)
 
@@ -81,12 +81,8 @@ class StrategySelector:
 
 
 def set_children(draft: Outline, path: Path, nodes: list[OutlineNode]) -> None:
-    """Replace the children of ``path`` in the live tree, one event per node."""
-    parent = draft.node(path)
-    for i in range(len(parent.children) - 1, -1, -1):
-        draft.remove((*path, i))
-    for node in nodes:
-        draft.append(path, node.model_copy(deep=True))
+    """Make the children of ``path`` in the live tree equal ``nodes`` with the fewest edits (no reset)."""
+    sync_children(draft, path, nodes)
 
 
 async def _attempts(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget, draft: Outline | None,
@@ -165,7 +161,7 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
     lim = job.limits
     key = normalize_title(target.title)
     seeds = [t for t in dict.fromkeys(clean_title(x, lim.max_title_len) for x in target.seeds)
-             if t and placeholder_problem(t) is None and normalize_title(t) != key]
+             if t and title_problem(t) is None and normalize_title(t) != key]
     calls = 0
     if len(seeds) >= lim.min_children:
         sections = [OutlineNode(title=t) for t in seeds[: job.settings.max_sections]]

@@ -15,11 +15,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.core.outline import Outline, OutlineNode
+from app.core.outline_sync import sync_outline
 from app.core.rules import OutlineLimits, check_outline, normalize_title
-from app.llm.collect_json import collect_json
+from app.llm.collect_json import StreamSink, collect_json
 from app.llm.errors import LLMConnectionError
+from app.llm.instruction_apply import InstructionApplier
+from app.pipeline.live_tree import JsonOutlineFeed, LiveSubtree
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
-from app.pipeline.outline_repair import placeholder_issues, repair_chapter, repair_outline
+from app.pipeline.outline_repair import repair_chapter, repair_outline
 from app.pipeline.outline_schemas import (
     chapters_model,
     children_model,
@@ -47,12 +50,6 @@ def json_format_hint(levels: int, key: str = "children", seeds: tuple[str, ...] 
     return f"只输出一个 JSON 对象，不要输出其他文字。格式：\n{example}"
 
 
-def subtree_limits(limits: OutlineLimits, levels: int) -> OutlineLimits:
-    """Limits for checking one node's subtree as if the node were a one-chapter outline."""
-    return OutlineLimits(depth=levels + 1, min_children=limits.min_children, max_chapters=limits.max_chapters,
-                         max_children=limits.max_children, max_title_len=limits.max_title_len, min_chapters=1)
-
-
 def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits: OutlineLimits,
                    siblings: tuple[str, ...] = ()) -> tuple[list[OutlineNode], list[str]]:
     """Locally repaired children of a node and the rule issues left (pointers relative to the JSON).
@@ -60,10 +57,9 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     ``siblings`` are the titles beside the node: a child that copies one is an issue, as in
     the whole-outline rules.
     """
-    sub = subtree_limits(limits, levels)
+    sub = limits.below(levels)
     node = repair_chapter(OutlineNode(title=title, children=children), sub, siblings)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
-    issues += placeholder_issues(node.children, "/children")
     avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
     issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
                for i, c in enumerate(node.children) if normalize_title(c.title) in avoid]
@@ -76,17 +72,22 @@ def existing_text(nodes: tuple[OutlineNode, ...]) -> str:
 
 
 class JsonStrategy:
-    """Generation by whole JSON objects; reliable where the endpoint constrains decoding."""
+    """Generation by whole JSON objects; reliable where the endpoint constrains decoding.
+
+    Every answer is streamed: :class:`~app.pipeline.live_tree.JsonOutlineFeed` turns each
+    title and description into an instruction on the live tree the moment its string closes.
+    """
 
     name = "json"
 
     async def _collect(self, job: OutlineJob, stage: str, prompt: str, model: type[BaseModel],
-                       rule: Callable[[Any], list[str]], max_tokens: int,
+                       rule: Callable[[Any], list[str]], max_tokens: int, sink: StreamSink,
                        temperature: float | None = None) -> tuple[BaseModel | None, list[str], int]:
         job.meter.check(stage)
         res = await collect_json(job.client, user_messages(prompt), model, rules=[rule],
                                  max_attempts=job.meter.allowed_attempts(job.json_attempts()), stage=stage,
-                                 max_tokens=max_tokens, temperature=temperature if temperature is not None else job.settings.temperature)
+                                 max_tokens=max_tokens, stream_to=sink,
+                                 temperature=temperature if temperature is not None else job.settings.temperature)
         job.record(stage, max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
                    bool(getattr(res, "tokens_estimated", False)))
         if not res.ok and res.stopped_by == "connection":
@@ -105,14 +106,18 @@ class JsonStrategy:
                             min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance),
                             output_format=json_format_hint(1, "chapters"), desc_rule=desc_rule(job, "该章"))
 
-        def rule(value: Any) -> list[str]:
-            nodes = repair_outline(to_nodes(value.chapters), flat_limits(lim))
-            return [str(i).replace("/outline", "/chapters", 1) for i in check_outline(nodes, flat_limits(lim))]
+        flat = lim.flat()
 
-        value, issues, calls = await self._collect(job, "outline", prompt, model, rule, job.settings.top_max_tokens)
+        def rule(value: Any) -> list[str]:
+            nodes = repair_outline(to_nodes(value.chapters), flat)
+            return [str(i).replace("/outline", "/chapters", 1) for i in check_outline(nodes, flat)]
+
+        outline = job.draft if job.draft is not None else Outline()
+        feed = JsonOutlineFeed(InstructionApplier(outline), (), "chapters", 1, lim)
+        value, issues, calls = await self._collect(job, "outline", prompt, model, rule, job.settings.top_max_tokens, feed)
         if value is None:
             return StepResult(None, issues, calls)
-        return StepResult(repair_outline(to_nodes(value.chapters), flat_limits(lim)), [], calls)  # type: ignore[attr-defined]
+        return StepResult(repair_outline(to_nodes(value.chapters), flat), [], calls)  # type: ignore[attr-defined]
 
     async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
         """The levels below one node, checked as a subtree."""
@@ -124,7 +129,10 @@ class JsonStrategy:
         def rule(value: Any) -> list[str]:
             return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings)[1]
 
-        value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens, target.temperature)
+        with LiveSubtree(target.title, job.draft, target.path) as live:
+            feed = JsonOutlineFeed(live.applier, (0,), "children", target.levels, job.limits)
+            value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens, feed,
+                                                       target.temperature)
         if value is None:
             return StepResult(None, issues, calls)
         nodes, left = subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings)  # type: ignore[attr-defined]
@@ -142,19 +150,15 @@ class JsonStrategy:
         def rule(value: Any) -> list[str]:
             return [str(i) for i in check_outline(repair_outline(to_nodes(value.outline), lim), lim)]
 
-        value, issues, calls = await self._collect(job, "outline", prompt, model, rule, s.full_max_tokens)
+        outline = draft if draft is not None else Outline()
+        feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", lim.depth, lim)
+        value, issues, calls = await self._collect(job, "outline", prompt, model, rule, s.full_max_tokens, feed)
         if value is None:
             return StepResult(None, issues, calls)
         nodes = repair_outline(to_nodes(value.outline), lim)  # type: ignore[attr-defined]
         if draft is not None:
-            draft.replace([n.model_copy(deep=True) for n in nodes])
+            sync_outline(draft, nodes)  # local repairs reach the live tree as a few edits
         return StepResult(nodes, [], calls)
-
-
-def flat_limits(lim: OutlineLimits) -> OutlineLimits:
-    """Limits for checking a top level alone (depth 1)."""
-    return OutlineLimits(depth=1, min_children=lim.min_children, max_chapters=lim.max_chapters,
-                         max_children=lim.max_children, max_title_len=lim.max_title_len, min_chapters=lim.min_chapters)
 
 
 def guidance_block(text: str) -> str:

@@ -9,29 +9,14 @@ into the draft at the node's real position. Repair and continuation rounds are r
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from app.core.outline import (
-    Changed,
-    Inserted,
-    Moved,
-    Outline,
-    OutlineNode,
-    Path,
-    Phase,
-    Removed,
-    Reset,
-    TreeEvent,
-)
+from app.core.outline import Outline
 from app.core.rules import OutlineLimits, check_outline
 from app.llm.instruction_apply import InstructionApplier
 from app.llm.instruction_rounds import RoundsResult, run_instruction_rounds
+from app.pipeline.live_tree import LiveSubtree
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
 from app.pipeline.outline_repair import repair_outline
-from app.pipeline.strategy_json import chapter_prompt, desc_rule, flat_limits, guidance_block, subtree_issues
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from app.pipeline.strategy_json import chapter_prompt, desc_rule, guidance_block, subtree_issues
 
 
 def stream_format_hint(levels: int, base: str = "/outline/0/children", descriptions: bool = True) -> str:
@@ -67,48 +52,6 @@ def _full_hint(depth: int) -> str:
     return "\n".join(lines)
 
 
-class _Mirror:
-    """Replays changes of a one-chapter scratch tree into the draft under ``base``."""
-
-    def __init__(self, scratch: Outline, draft: Outline, base: Path) -> None:
-        self.scratch, self.draft, self.base = scratch, draft, base
-
-    def _map(self, path: Path) -> Path | None:
-        if not path or path[0] != 0:
-            return None
-        return (*self.base, *path[1:])
-
-    def __call__(self, phase: Phase, event: TreeEvent) -> None:
-        if phase != "after":
-            return
-        d = self.draft
-        if isinstance(event, Inserted):
-            parent = self._map(event.parent) if event.parent else None
-            if parent is None:
-                return
-            for k in range(event.count):
-                node = self.scratch.node((*event.parent, event.index + k))
-                d.insert(parent, event.index + k, node.model_copy(deep=True))
-        elif isinstance(event, Removed):
-            parent = self._map(event.parent) if event.parent else None
-            if parent is not None:
-                for _ in range(event.count):
-                    d.remove((*parent, event.index))
-        elif isinstance(event, Changed):
-            target = self._map(event.path)
-            fields = {f: getattr(self.scratch.node(event.path), f) for f in event.fields if f != "id"}
-            if target is not None and target != self.base and fields:
-                d.update(target, **fields)
-        elif isinstance(event, (Moved, Reset)):
-            self._resync()
-
-    def _resync(self) -> None:
-        from app.pipeline.outline_steps import set_children
-
-        if self.scratch.chapters:
-            set_children(self.draft, self.base, list(self.scratch.chapters[0].children))
-
-
 class StreamStrategy:
     """Generation by streamed instructions: live in the tree, repaired in rounds."""
 
@@ -132,7 +75,7 @@ class StreamStrategy:
         """The whole outline streamed into ``draft`` (or a private tree)."""
         lim = job.limits
         outline = draft if draft is not None else Outline()
-        outline.replace([])
+        outline.set_children((), [])
         prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
                             depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
                             guidance=guidance_block(guidance), output_format=_full_hint(lim.depth),
@@ -152,7 +95,7 @@ class StreamStrategy:
         prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
                             min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance), output_format=_top_hint(),
                             desc_rule=desc_rule(job, "该章"))
-        flat = flat_limits(lim)
+        flat = lim.flat()
         res = await self._rounds(job, prompt, outline, InstructionApplier(outline), flat, "outline", job.settings.top_max_tokens)
         nodes = repair_outline([n.model_copy(update={"children": []}) for n in outline.chapters], flat)
         left = [str(i) for i in check_outline(nodes, flat)]
@@ -160,28 +103,11 @@ class StreamStrategy:
 
     async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
         """One node's children streamed into a scratch tree mirrored live into the draft."""
-        draft: Outline | None = getattr(job, "draft", None)
-        scratch = Outline([OutlineNode(title=target.title)])
-        applier = InstructionApplier(scratch, locked=["/outline/0/title", "/outline/0/source_requirement_id"],
-                                     lock_reason="本章标题由程序确定，只能编写下级目录")
-        unsubscribe: Callable[[], None] | None = None
-        if draft is not None and draft.exists(target.path):
-            from app.pipeline.outline_steps import set_children
-
-            set_children(draft, target.path, [])
-            unsubscribe = scratch.subscribe(_Mirror(scratch, draft, target.path))
-        sub = OutlineLimits(depth=target.levels + 1, min_children=job.limits.min_children,
-                            max_chapters=job.limits.max_chapters, max_children=job.limits.max_children,
-                            max_title_len=job.limits.max_title_len, min_chapters=1)
         prompt = chapter_prompt(job, target, stream_format_hint(target.levels, descriptions=job.settings.descriptions))
-        try:
-            res = await self._rounds(job, prompt, scratch, applier, sub, stage, job.settings.chapter_max_tokens,
-                                     target.temperature)
-        finally:
-            if unsubscribe is not None:
-                unsubscribe()
-        nodes, left = subtree_issues(target.title, list(scratch.chapters[0].children), target.levels, job.limits,
-                                     target.siblings)
+        with LiveSubtree(target.title, job.draft, target.path) as live:
+            res = await self._rounds(job, prompt, live.scratch, live.applier, job.limits.below(target.levels), stage,
+                                     job.settings.chapter_max_tokens, target.temperature)
+        nodes, left = subtree_issues(target.title, live.children, target.levels, job.limits, target.siblings)
         if res.error and not nodes:
             left = [res.error]
         return StepResult(None if left else nodes, left, res.rounds, partial=nodes)
