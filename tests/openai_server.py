@@ -86,6 +86,8 @@ class RecordedRequest:
     started: float
     finished: float = 0.0
     disconnected: bool = False
+    #: Streamed content: (characters sent so far, ``time.perf_counter()`` after the flush) per chunk.
+    sent: list[tuple[int, float]] = field(default_factory=list)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -311,6 +313,7 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 w.write(self._chunk(model, {"content": piece}, None))
                 w.flush()
                 sent += len(piece)
+                req.sent.append((sent, time.perf_counter()))
                 if reply.chunk_delay:
                     time.sleep(reply.chunk_delay)
             if reply.drop_after is not None:

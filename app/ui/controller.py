@@ -26,15 +26,9 @@ from app.core.breakdown import Breakdown
 from app.core.outline import Outline
 from app.core.pipeline_events import PipelineEvent
 from app.core.project import MAX_RUNS, RunRecord, utc_now
-from app.ui.commands import OpRecorder, RecordedRunCommand
+from app.pipeline.outline_runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
+from app.ui.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.drafting_bridge import DraftingBridge
-from app.ui.generation_backend import (
-    Mode,
-    OutlineOutcome,
-    OutlineRequest,
-    OutlineRunner,
-    default_outline_runner,
-)
 from app.ui.outline_model import OutlineItemModel
 
 if TYPE_CHECKING:
@@ -108,7 +102,7 @@ class AppController(QObject):
     breakdown_changed = Signal(object)
 
     def __init__(self, outline: Outline | None = None, *, client_factory: ClientFactory | None = None,
-                 runner: OutlineRunner | None = None, reporter: ErrorReporter | None = None,
+                 reporter: ErrorReporter | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.outline = outline if outline is not None else Outline()
@@ -116,7 +110,8 @@ class AppController(QObject):
         self.model = OutlineItemModel(self.outline, self)
         self.model.set_undo_stack(self.undo_stack)
         self.client_factory: ClientFactory = client_factory or (lambda: None)
-        self.runner = runner
+        #: The outline run (the pipeline's; the same in the app, the tests and the benchmarks).
+        self.runner: OutlineRunner = run_outline
         self.reporter = reporter
         self.tasks: dict[str, asyncio.Task[Any]] = {}
         self.document: TenderDocument | None = None
@@ -125,6 +120,7 @@ class AppController(QObject):
         self.breakdown: Breakdown | None = None
         self.mode: Mode = "free"
         self.last_outcome: OutlineOutcome | None = None
+        self._unfinished: tuple[Mode, RecordedRunCommand] | None = None  # the last run, when it did not finish
         self._executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="bidstudio-io")
         self._prompt_tokens = 0
         self._completion_tokens = 0
@@ -289,7 +285,6 @@ class AppController(QObject):
         def warm() -> None:
             api = build()
             _ = api.chat.completions  # resources are created (and imported) lazily
-            import anyio._backends._asyncio  # noqa: F401  (imported on the first request otherwise)
             import openai.lib.streaming.chat  # noqa: F401
 
             import app.llm.instruction_stream
@@ -426,18 +421,17 @@ class AppController(QObject):
         await self._prepare(client)
         self.mode = mode
         self.model.set_locked_top_level(False)
-        request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis,
-                                 tender_text=self.document.text()[:6000] if self.document else "",
+        resume = self.can_resume(mode)
+        request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume,
                                  requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
-        runner = self.runner or default_outline_runner()
+        runner = self.runner
         recorder = OpRecorder(self.outline)
-        self._begin("正在生成目录……", kind="outline", mode=mode)
+        self._begin("正在继续生成未完成的章节……" if resume else "正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
+        self._unfinished = None
         recorder.start()
         outcome = OutlineOutcome(False, "目录生成已取消")
         try:
-            if len(self.outline):
-                self.outline.replace([])
             outcome = await runner(client, self.outline, request, self.on_progress)
             self.last_outcome = outcome
             return outcome
@@ -450,12 +444,32 @@ class AppController(QObject):
         finally:
             self.outline.renumber()
             recorder.stop()
+            if recorder.ops and not outcome.ok and not self.outline.chapters:
+                undo_ops(self.outline, recorder.ops)  # nothing came of the run: the user's outline comes back
+                recorder.ops.clear()
             if recorder.ops:
                 label = "AI 生成目录" if outcome.ok else "AI 生成目录（未完成）"
-                self.undo_stack.push(RecordedRunCommand(self.outline, recorder, label))
+                command = RecordedRunCommand(self.outline, recorder, label)
+                self.undo_stack.push(command)
+                if not outcome.ok:
+                    self._unfinished = (mode, command)
             self.model.set_read_only(False)
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
             self._end(outcome.ok, outcome.message)
+
+    def can_resume(self, mode: Mode) -> bool:
+        """Whether generating in ``mode`` continues an interrupted run instead of starting over.
+
+        True while the tree still holds that run (its undo step is applied, nothing loaded since):
+        complete chapters are then kept and only the unfinished ones generated.
+        """
+        if self._unfinished is None or not self.outline.chapters:
+            return False
+        unfinished_mode, command = self._unfinished
+        if unfinished_mode != mode:
+            return False
+        stack = self.undo_stack
+        return any(stack.command(k) is command for k in range(stack.index()))
 
 
 async def _close(client: LLMClient) -> None:

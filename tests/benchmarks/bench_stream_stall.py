@@ -1,15 +1,23 @@
-"""Longest GUI-thread stall while 2,000 instructions stream into the outline tree (target < 50 ms).
+"""Live filling through the app's own pipeline: GUI-thread stalls, socket-to-model latency, resets.
 
 Run from the repository root::
 
-    python tests/benchmarks/bench_stream_stall.py [--chunk 64] [--chunk-delay 0]
+    python tests/benchmarks/bench_stream_stall.py [--chapters 20] [--chunk 64] [--chunk-delay 0]
 
-The real main window (tree view, adapter model, log pane, status bar) is shown offscreen;
-the local OpenAI-compatible test server streams 2,000 instructions (12 chapters x 12
-sections x 12 points = 1,884 appends plus 116 description sets) as fast as it can; the
-app's streamed runner parses and applies them on the GUI thread through the qasync loop.
-A 2 ms QTimer records the gaps between its ticks; the longest gap minus the interval is
-the longest stall. Prints figures; asserts nothing.
+The real main window (tree view, adapter model, log pane, status bar) is shown offscreen.
+The controller runs the pipeline (one-to-one mode, the default whole-JSON strategy) against
+the local OpenAI-compatible test server, which answers each of ``--chapters`` chapter
+prompts with 5 sections x 4 points as fast as it can (or paced by ``--chunk-delay``);
+every title becomes a tree node the moment its closing quote is parsed. Printed:
+
+* the longest stall of the GUI thread (a 2 ms QTimer records the gaps between its ticks;
+  the longest gap minus the interval; target < 50 ms), next to two baselines that show
+  how busy the machine is;
+* the time from the chunk holding a title's closing quote leaving the server's socket to
+  the node being in the Qt item model (median, p95, max; target <= 50 ms);
+* item-model resets during the run (target 0).
+
+Prints figures; asserts nothing.
 """
 
 from __future__ import annotations
@@ -29,63 +37,62 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import qasync  # noqa: E402
-from PySide6.QtCore import QElapsedTimer, QSettings, QTimer  # noqa: E402
+from PySide6.QtCore import QElapsedTimer, QModelIndex, QSettings, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from app.core.analysis import Analysis, ProjectOverview, ScoringGroup  # noqa: E402
 from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
 from app.ui.controller import AppController  # noqa: E402
-from app.ui.gc_guard import GuiThreadCollector  # noqa: E402
-from app.ui.generation_backend import stream_outline_runner  # noqa: E402
-from app.ui.main import freeze_startup_objects  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
-from app.ui.pyside_workarounds import protect_bool_refcounts  # noqa: E402
-from tests.openai_server import OpenAIServer, Reply  # noqa: E402
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
+from tests.pipeline_support import Router, chapter_title_of  # noqa: E402
 
 TICK_MS = 2
+SECTIONS, POINTS = 5, 4
 
 
-def instructions() -> tuple[str, int]:
-    """The streamed text and its number of instructions (2,000)."""
-    lines: list[str] = ["先建立十二章，再逐章展开。"]
-    count = 0
-
-    def add(obj: dict[str, object]) -> None:
-        nonlocal count
-        lines.append(json.dumps(obj, ensure_ascii=False))
-        count += 1
-
-    for c in range(12):
-        add({"op": "append", "path": "/outline", "value": {"title": f"第{c + 1}部分 服务实施方案"}})
-        for s in range(12):
-            add({"op": "append", "path": f"/outline/{c}/children", "value": {"title": f"{c + 1}-{s + 1} 保障措施"}})
-            for p in range(12):
-                add({"op": "append", "path": f"/outline/{c}/children/{s}/children",
-                     "value": {"title": f"要点 {c + 1}.{s + 1}.{p + 1}"}})
-    c = s = 0
-    while count < 2000:
-        add({"op": "set", "path": f"/outline/{c}/children/{s}/description", "value": f"说明第{c + 1}章第{s + 1}节应写的内容"})
-        s += 1
-        if s == 12:
-            c, s = c + 1, 0
-    return "\n".join(lines) + "\n", count
+def chapter_answer(chapter: str) -> str:
+    """One chapter's JSON answer: 5 sections x 4 points, every title unique in the outline."""
+    sections = [{"title": f"{chapter}措施{s + 1}", "description": f"{chapter}第{s + 1}项措施的做法",
+                 "children": [{"title": f"{chapter}措施{s + 1}要点{p + 1}", "description": "责任人与检查方式"}
+                              for p in range(POINTS)]} for s in range(SECTIONS)]
+    return json.dumps({"children": sections}, ensure_ascii=False)
 
 
-async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
-    text, count = instructions()
+def analysis(chapters: int) -> Analysis:
+    names = ["配送", "仓储", "质量", "安全", "应急", "售后", "培训", "人员", "设备", "信息化"]
+    groups = [ScoringGroup(id=f"R{i + 1}", title=f"{names[i % 10]}服务方案{i + 1}", points=5.0) for i in range(chapters)]
+    return Analysis(overview=ProjectOverview(project_name="某单位后勤服务项目"), groups=groups, source="table")
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(len(ordered) * q))]
+
+
+async def run(chapters: int, chunk: int, chunk_delay: float, hidden: bool) -> None:
+    answers: dict[str, str] = {}
+
+    def model(kind: str, req: RecordedRequest) -> Reply:
+        title = chapter_title_of(req)
+        if title is not None:
+            answers[title] = chapter_answer(title)
+            return Reply.text(answers[title], chunk_size=chunk, chunk_delay=chunk_delay)
+        return Router._default(kind, req)
+
     with OpenAIServer() as server, tempfile.TemporaryDirectory() as tmp:
-        server.push(Reply.text(text, chunk_size=chunk, chunk_delay=chunk_delay))
+        server.handler = Router(model)
 
         def factory() -> LLMClient:
             return LLMClient(EndpointConfig(base_url=server.base_url, api_key="k", model="test-model",
                                             max_tokens=100_000, max_retries=0, timeout=60))
 
-        controller = AppController(client_factory=factory, runner=stream_outline_runner)
+        controller = AppController(client_factory=factory)
+        controller.set_analysis(analysis(chapters))
         window = MainWindow(controller, qsettings=QSettings(str(Path(tmp, "ui.ini")), QSettings.Format.IniFormat))
         if not hidden:
             window.show()
         await asyncio.sleep(0.2)
-        collector = GuiThreadCollector(window)  # as app.ui.main does
-        freeze_startup_objects()  # as app.ui.main does after the window is shown
         gaps: list[float] = []
         clock = QElapsedTimer()
         clock.start()
@@ -103,9 +110,7 @@ async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
         await asyncio.sleep(2.0)  # baseline: the same window, idle (shows how busy the machine is)
         idle = sorted(max(0.0, g - TICK_MS) for g in gaps)
         gaps.clear()
-        # Second baseline: plain CPU work in 8 ms slices with a yield between them, no Qt
-        # work at all. On a loaded machine the OS deschedules a busy process for tens of
-        # milliseconds at a time; this shows that floor.
+        # Second baseline: plain CPU work in 8 ms slices with a yield between them, no Qt work.
         last[0] = clock.nsecsElapsed()
         end = time.perf_counter() + 2.0
         while time.perf_counter() < end:
@@ -114,30 +119,60 @@ async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
                 pass
             await asyncio.sleep(0)
         busy = sorted(max(0.0, g - TICK_MS) for g in gaps)
+
+        model_ = controller.model
+        arrived: dict[str, float] = {}
+        resets: list[int] = []
+
+        def on_rows(parent: QModelIndex, first: int, last_row: int) -> None:
+            now = time.perf_counter()
+            for row in range(first, last_row + 1):
+                arrived.setdefault(model_.node_for_index(model_.index(row, 0, parent)).title, now)
+
+        model_.rowsInserted.connect(on_rows)
+        model_.modelAboutToBeReset.connect(lambda: resets.append(1))
         gaps.clear()
         last[0] = clock.nsecsElapsed()
         t0 = time.perf_counter()
-        outcome = await controller.generate_outline("free")
+        outcome = await controller.generate_outline("aligned")
         elapsed = time.perf_counter() - t0
         timer.stop()
         stalls = sorted(max(0.0, g - TICK_MS) for g in gaps)
-        print(f"instructions streamed: {count}, applied: {outcome.applied}, rejected: {outcome.rejected}, "
-              f"nodes in tree: {len(controller.outline)}")
-        print(f"chunk size: {chunk} chars, chunk delay: {chunk_delay * 1000:.0f} ms, stream bytes: {len(text.encode())}")
-        print(f"run time: {elapsed:.2f} s ({count / elapsed:.0f} instructions/s)")
+
+        latencies: list[float] = []
+        for req in server.completion_requests:
+            title = chapter_title_of(req)
+            if title is None or title not in answers or not req.sent:
+                continue
+            text = answers[title]
+            for key in json.loads(text)["children"]:
+                for node in [key, *key["children"]]:
+                    quote = text.index(json.dumps(node["title"], ensure_ascii=False)) + len(node["title"]) + 1
+                    sent_at = next(t for n, t in req.sent if n > quote)
+                    if node["title"] in arrived:
+                        latencies.append((arrived[node["title"]] - sent_at) * 1000)
+        nodes = len(controller.outline)
+        print(f"outline: {len(controller.outline.chapters)} chapters, {nodes} nodes; run ok: {outcome.ok} "
+              f"({outcome.message})")
+        print(f"chunk size: {chunk} chars, chunk delay: {chunk_delay * 1000:.0f} ms; "
+              f"run time: {elapsed:.2f} s ({nodes / elapsed:.0f} nodes/s)")
         print(f"idle baseline over {len(idle)} ticks: longest {idle[-1]:.1f} ms, median {statistics.median(idle):.2f} ms; "
               f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
         print(f"busy baseline (8 ms CPU slices, no Qt work) over {len(busy)} ticks: longest {busy[-1]:.1f} ms, "
-              f"p99 {busy[int(len(busy) * 0.99) - 1]:.1f} ms, median {statistics.median(busy):.2f} ms")
+              f"p99 {percentile(busy, 0.99):.1f} ms")
         print(f"GUI-thread stalls over {len(gaps)} ticks of {TICK_MS} ms: longest {stalls[-1]:.1f} ms, "
-              f"p99 {stalls[int(len(stalls) * 0.99) - 1]:.1f} ms, median {statistics.median(stalls):.2f} ms (target < 50 ms)")
+              f"p99 {percentile(stalls, 0.99):.1f} ms, median {statistics.median(stalls):.2f} ms (target < 50 ms)")
         marks, at = [], 0.0
         for g in gaps:
             at += g
             marks.append((g, at))
         worst = sorted(marks, reverse=True)[:3]
         print("longest stalls at (ms into the run): " + ", ".join(f"{g - TICK_MS:.0f} ms @ {t:.0f}" for g, t in worst))
-        collector.stop()
+        if latencies:
+            print(f"closing quote on the socket -> item in the Qt model, {len(latencies)} titles: "
+                  f"median {statistics.median(latencies):.1f} ms, p95 {percentile(latencies, 0.95):.1f} ms, "
+                  f"max {max(latencies):.1f} ms (target <= 50 ms)")
+        print(f"item-model resets during the run: {len(resets)} (target 0)")
         window._close_ok = True
         window.close()
         await controller.shutdown()
@@ -146,17 +181,17 @@ async def run(chunk: int, chunk_delay: float, hidden: bool) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
+    parser.add_argument("--chapters", type=int, default=20, help="one-to-one chapters (scoring items)")
     parser.add_argument("--chunk", type=int, default=64, help="characters per streamed chunk")
     parser.add_argument("--chunk-delay", type=float, default=0.0, help="seconds between chunks")
     parser.add_argument("--hidden", action="store_true", help="do not show the window (cost without painting)")
     args = parser.parse_args()
-    protect_bool_refcounts()
     app = QApplication.instance() or QApplication(sys.argv)
     app.setQuitOnLastWindowClosed(False)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     with loop:
-        loop.run_until_complete(run(args.chunk, args.chunk_delay, args.hidden))
+        loop.run_until_complete(run(args.chapters, args.chunk, args.chunk_delay, args.hidden))
 
 
 if __name__ == "__main__":

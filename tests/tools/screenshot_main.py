@@ -3,8 +3,8 @@
     python tests/tools/screenshot_main.py [--tender ../shared/tenders/yangjiang-tax-canteen.pdf] [--out docs/screenshot-main.png]
 
 Runs offscreen (or under Xvfb) with the real main window. The "model" is the local
-OpenAI-compatible test server playing a scripted instruction stream, so the picture is
-reproducible; the outline is generated in one-to-one mode through the app's own streamed run.
+OpenAI-compatible test server playing scripted chapter answers, so the picture is
+reproducible; the outline is generated in one-to-one mode through the app's own pipeline.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
 from app.ui.controller import AppController  # noqa: E402
-from app.ui.generation_backend import stream_outline_runner  # noqa: E402
 from app.ui.main import _pick_font  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from app.ui.pyside_workarounds import protect_bool_refcounts  # noqa: E402
-from tests.openai_server import OpenAIServer, Reply  # noqa: E402
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
+from tests.pipeline_support import Router  # noqa: E402
 
 SECTIONS: dict[str, list[tuple[str, str, list[str]]]] = {
     "配送车辆情况": [
@@ -72,37 +72,15 @@ SECTIONS: dict[str, list[tuple[str, str, list[str]]]] = {
 }
 
 
-def script(groups: list[str]) -> str:
-    """An instruction stream that fills the one-to-one chapters with sections and points."""
-    lines = ["我会逐章为每个评分项展开二级和三级标题。"]
-    for i, title in enumerate(groups):
-        lines.append(f"第{i + 1}章“{title}”：围绕评分标准展开。")
-        for j, (sec, desc, points) in enumerate(
-            SECTIONS.get(title, [(f"{title}总体思路", "", ["目标", "措施"])])
-        ):
-            lines.append(
-                json.dumps(
-                    {
-                        "op": "append",
-                        "path": f"/outline/{i}/children",
-                        "value": {"title": sec, "description": desc},
-                    },
-                    ensure_ascii=False,
-                )
-            )
-            for p in points:
-                lines.append(
-                    json.dumps(
-                        {
-                            "op": "append",
-                            "path": f"/outline/{i}/children/{j}/children",
-                            "value": {"title": p},
-                        },
-                        ensure_ascii=False,
-                    )
-                )
-    lines.append('{"op":"done"}')
-    return "\n".join(lines) + "\n"
+def model(kind: str, req: RecordedRequest) -> Reply:
+    """The scripted model: each one-to-one chapter's sections and points as JSON; reviews pass."""
+    if kind.startswith("chapter:"):
+        title = kind.split(":", 1)[1]
+        sections = SECTIONS.get(title, [(f"{title}总体思路", "", ["目标", "措施"])])
+        answer = {"children": [{"title": sec, "description": desc, "children": [{"title": p} for p in points]}
+                               for sec, desc, points in sections]}
+        return Reply.text(json.dumps(answer, ensure_ascii=False), chunk_size=40, chunk_delay=0.002)
+    return Router._default(kind, req)
 
 
 async def take(tender: Path, out: Path, page: int) -> None:
@@ -119,7 +97,7 @@ async def take(tender: Path, out: Path, page: int) -> None:
                 )
             )
 
-        controller = AppController(client_factory=factory, runner=stream_outline_runner)
+        controller = AppController(client_factory=factory)
         window = MainWindow(
             controller, qsettings=QSettings(str(Path(tmp, "ui.ini")), QSettings.Format.IniFormat)
         )
@@ -128,7 +106,7 @@ async def take(tender: Path, out: Path, page: int) -> None:
         window.show()
         await window.open_path(tender)
         groups = [g.title for g in controller.analysis.technical_groups]
-        server.push(Reply.text(script(groups), chunk_size=40, chunk_delay=0.002))
+        server.handler = Router(model)
         window.guidance.setText("突出冷链配送和食品安全")
         window.start_generation("aligned")
         await asyncio.sleep(0.5)

@@ -1,4 +1,4 @@
-"""The controller against the local OpenAI-compatible server: live stream, cancel, undo, errors."""
+"""The controller running the real pipeline against the local OpenAI-compatible server: live tree, cancel, resume, undo, errors."""
 
 from __future__ import annotations
 
@@ -11,20 +11,39 @@ import pytest
 from app.core.outline import OutlineNode
 from app.ui.controller import GENERATION, AppController
 from app.ui.errors import ErrorReporter
-from app.ui.generation_backend import stream_outline_runner
-from tests.openai_server import OpenAIServer, Reply
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply
+from tests.pipeline_support import Router, sample_analysis
+from tests.ui.ui_helpers import wait_for
+
+FREE = ["运维服务总体方案", "信息安全保障", "设备巡检方案"]
 
 
-def _instructions(chapters: int, sections: int = 3, leaves: int = 2) -> str:
-    lines = ["我先列出章节，然后逐章展开。"]
-    for c in range(chapters):
-        lines.append(json.dumps({"op": "append", "path": "/outline", "value": {"title": f"第{c + 1}部分方案", "description": "说明"}}, ensure_ascii=False))
-        for s in range(sections):
-            lines.append(json.dumps({"op": "append", "path": f"/outline/{c}/children", "value": {"title": f"措施{c + 1}-{s + 1}"}}, ensure_ascii=False))
-            for leaf in range(leaves):
-                lines.append(json.dumps({"op": "append", "path": f"/outline/{c}/children/{s}/children", "value": {"title": f"要点{c + 1}-{s + 1}-{leaf + 1}"}}, ensure_ascii=False))
-    lines.append('{"op":"done"}')
-    return "\n".join(lines) + "\n"
+def _outline_json(titles: list[str], sections: int = 3, leaves: int = 2) -> str:
+    """A whole free-mode outline as the JSON strategy asks for it (keys in schema order)."""
+    chapters = []
+    for c, title in enumerate(titles):
+        kids = [{"title": f"{title}措施{s + 1}", "description": "做法",
+                 "children": [{"title": f"{title}措施{s + 1}要点{k + 1}", "description": ""} for k in range(leaves)]}
+                for s in range(sections)]
+        chapters.append({"title": title, "description": f"第{c + 1}章说明", "children": kids})
+    return json.dumps({"outline": chapters}, ensure_ascii=False)
+
+
+def _router(full: Reply | None = None, slow_chapter: str = "", delay: float = 0.05) -> Router:
+    """The scripted model: a whole outline for free mode, chapters and reviews by the router's defaults.
+
+    ``slow_chapter``'s answer streams slowly (a stream to cancel in the middle of).
+    """
+
+    def default(kind: str, req: RecordedRequest) -> Reply:
+        if kind == "full":
+            return full or Reply.text(_outline_json(FREE))
+        reply = Router._default(kind, req)
+        if slow_chapter and kind == f"chapter:{slow_chapter}":
+            reply.chunk_size, reply.chunk_delay = 12, delay
+        return reply
+
+    return Router(default)
 
 
 def _consistent(ctl: AppController) -> None:
@@ -39,11 +58,23 @@ def _consistent(ctl: AppController) -> None:
     assert model.rowCount() == len(outline.chapters)
 
 
-async def test_live_stream_fills_the_tree_and_is_one_undo_step(controller: AppController, llm_server: OpenAIServer) -> None:
-    controller.runner = stream_outline_runner
-    llm_server.push(Reply.text(_instructions(3), chunk_size=40, chunk_delay=0.01))
-    seen_sizes: list[int] = []
-    controller.model.rowsInserted.connect(lambda *a: seen_sizes.append(len(controller.outline)))
+def _count_resets(ctl: AppController) -> list[int]:
+    resets: list[int] = []
+    ctl.model.modelAboutToBeReset.connect(lambda: resets.append(1))
+    return resets
+
+
+async def test_json_answer_streams_into_the_tree_title_by_title_as_one_undo_step(controller: AppController,
+                                                                                 llm_server: OpenAIServer) -> None:
+    llm_server.handler = _router(Reply.text(_outline_json(FREE), chunk_size=40, chunk_delay=0.005))
+    inserted: list[tuple[int, int, bool]] = []  # (rows inserted, nodes in tree, request still streaming)
+
+    def on_rows(_parent: object, first: int, last: int) -> None:
+        streaming = bool(llm_server.completion_requests) and not llm_server.completion_requests[0].finished
+        inserted.append((last - first + 1, len(controller.outline), streaming))
+
+    controller.model.rowsInserted.connect(on_rows)
+    resets = _count_resets(controller)
     running: list[int] = []
     controller.running_changed.connect(running.append)
     task = controller.spawn(GENERATION, controller.generate_outline("free", "突出质量保障"))
@@ -53,11 +84,15 @@ async def test_live_stream_fills_the_tree_and_is_one_undo_step(controller: AppCo
     outcome = await task
     assert outcome.ok, outcome.message
     assert running == [1, 0]
+    assert [c.title for c in controller.outline.chapters] == FREE
     assert len(controller.outline) == 3 * (1 + 3 + 3 * 2)
-    assert seen_sizes[0] == 1 and len(seen_sizes) == len(controller.outline)  # nodes arrived one by one
-    assert controller.outline.node((2, 2, 1)).title == "要点3-3-2"
+    # Every heading arrived on its own, while the answer was still streaming; nothing was reset.
+    assert [n for n, _, _ in inserted] == [1] * 30 and [size for _, size, _ in inserted] == list(range(1, 31))
+    assert inserted[0][2] and sum(streaming for _, _, streaming in inserted) >= 20
+    assert resets == []
     _consistent(controller)
     assert "突出质量保障" in llm_server.completion_requests[0].prompt_text
+    assert llm_server.completion_requests[0].body["stream"] is True
     assert not controller.model.read_only
     # One Ctrl+Z takes the whole run back, redo brings it again.
     assert controller.undo_stack.count() == 1
@@ -68,47 +103,74 @@ async def test_live_stream_fills_the_tree_and_is_one_undo_step(controller: AppCo
     _consistent(controller)
 
 
-async def test_cancel_mid_stream_stops_quickly_and_leaves_a_consistent_tree(controller: AppController,
-                                                                         llm_server: OpenAIServer) -> None:
-    controller.runner = stream_outline_runner
+async def test_cancel_mid_chapter_then_run_again_continues_with_the_unfinished_chapters(
+        controller: AppController, llm_server: OpenAIServer) -> None:
+    router = _router(slow_chapter="质量保障措施")
+    llm_server.handler = router
     controller.outline.replace([OutlineNode(title="用户原有章节")])
-    llm_server.push(Reply.text(_instructions(8), chunk_size=30, chunk_delay=0.05))
-    task = controller.spawn(GENERATION, controller.generate_outline("free"))
-    while len(controller.outline) < 5:
-        await asyncio.sleep(0.02)
+    controller.set_analysis(sample_analysis())
+    resets = _count_resets(controller)
+    task = controller.spawn(GENERATION, controller.generate_outline("aligned"))
+    outline = controller.outline
+    await wait_for(lambda: len(outline.chapters) == 3 and len(outline.chapters[1].children) >= 1, timeout=10)
+    first_chapter = outline.to_data()["outline"][0]
     t0 = time.monotonic()
     assert await controller.cancel()
-    elapsed = time.monotonic() - t0
-    assert elapsed < 0.5
+    assert time.monotonic() - t0 < 0.5
     assert task.cancelled()
-    partial = len(controller.outline)
-    assert partial >= 5
     _consistent(controller)
-    # The server saw the client hang up.
-    deadline = time.monotonic() + 2
-    while not llm_server.completion_requests[0].finished and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.2)
-    assert len(controller.outline) == partial  # nothing arrives after the cancel
+    partial = outline.to_data()
+    # The server saw the client hang up, and nothing arrives after the cancel.
+    slow = [r for r in llm_server.completion_requests if "质量保障措施" in r.prompt_text][-1]
+    await wait_for(lambda: bool(slow.finished), timeout=2)
+    await asyncio.sleep(0.1)
+    assert outline.to_data() == partial
     assert not controller.model.read_only
-    # The partial run is one undo step that restores the user's outline.
+    assert controller.undo_stack.count() == 1 and controller.can_resume("aligned")
+    assert not controller.can_resume("free")
+
+    # Running again keeps the finished chapter and asks only for the other two.
+    asked_before = len(router.seen)
+    outcome = await controller.generate_outline("aligned")
+    assert outcome.ok, outcome.message
+    asked = router.seen[asked_before:]
+    assert "chapter:服务方案" not in asked and {"chapter:质量保障措施", "chapter:售后服务方案"} <= set(asked)
+    assert outline.to_data()["outline"][0] == first_chapter
+    assert all(len(c.children) >= 2 for c in outline.chapters)
+    assert resets == []
+    _consistent(controller)
+    # Two runs, two undo steps: back to the partial tree, then to the user's own outline.
     controller.undo_stack.undo()
-    assert [c.title for c in controller.outline.chapters] == ["用户原有章节"]
+    assert outline.to_data() == partial
+    controller.undo_stack.undo()
+    assert [c.title for c in outline.chapters] == ["用户原有章节"]
 
 
 async def test_a_new_run_cancels_the_old_one(controller: AppController, llm_server: OpenAIServer) -> None:
-    controller.runner = stream_outline_runner
-    llm_server.push(Reply.text(_instructions(6), chunk_size=30, chunk_delay=0.05), Reply.text(_instructions(2)))
-    first = controller.spawn(GENERATION, controller.generate_outline("free"))
-    while len(controller.outline) < 3:
-        await asyncio.sleep(0.02)
-    second = controller.spawn(GENERATION, controller.generate_outline("free"))
+    llm_server.handler = _router(slow_chapter="质量保障措施", delay=0.2)
+    controller.set_analysis(sample_analysis())
+    first = controller.spawn(GENERATION, controller.generate_outline("aligned"))
+    await wait_for(lambda: len(controller.outline.chapters) == 3 and bool(controller.outline.chapters[1].children))
+    second = controller.spawn(GENERATION, controller.generate_outline("aligned"))
+    llm_server.handler = _router()
     outcome = await second
     assert first.cancelled()
-    assert outcome.ok
-    assert len(controller.outline) == 2 * 10
+    assert outcome.ok, outcome.message
+    assert [c.title for c in controller.outline.chapters] == ["服务方案", "质量保障措施", "售后服务方案"]
     _consistent(controller)
     assert controller.tasks == {}
+
+
+async def test_a_run_that_produces_nothing_gives_the_user_outline_back(controller: AppController,
+                                                                       llm_server: OpenAIServer) -> None:
+    llm_server.default = Reply.error(500, "model crashed")
+    controller.outline.replace([OutlineNode(title="用户原有章节")])
+    finished: list[tuple[int, str]] = []
+    controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    outcome = await controller.generate_outline("free")
+    assert not outcome.ok and finished == [(0, outcome.message)]
+    assert [c.title for c in controller.outline.chapters] == ["用户原有章节"]
+    assert controller.undo_stack.count() == 0 and not controller.can_resume("free")
 
 
 async def test_no_model_configured_is_a_friendly_error(qapp: object, reporter: ErrorReporter) -> None:
@@ -121,17 +183,13 @@ async def test_no_model_configured_is_a_friendly_error(qapp: object, reporter: E
     assert not reporter.crash_log_path.exists()  # an expected error is not a crash
 
 
-async def test_server_error_ends_the_run_with_a_message(controller: AppController, llm_server: OpenAIServer,
-                                                       reporter: ErrorReporter) -> None:
-    controller.runner = stream_outline_runner
+async def test_server_error_ends_the_run_with_a_message(controller: AppController, llm_server: OpenAIServer) -> None:
     llm_server.push(Reply.error(401, "bad key"))
-    got: list[tuple[str, str, str]] = []
-    reporter.error_reported.connect(lambda *a: got.append(a))
     finished: list[tuple[int, str]] = []
     controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
     await controller.run_task(GENERATION, controller.generate_outline("free"))
     assert finished and finished[0][0] == 0
-    assert got and "401" in got[0][1]
+    assert "密钥" in finished[0][1] or "401" in finished[0][1]
     assert not controller.model.read_only and not controller.busy
 
 
@@ -147,43 +205,14 @@ async def test_broken_file_reports_a_chinese_message(controller: AppController, 
     assert controller.document is None
 
 
-async def test_one_to_one_mode_chapters_come_from_code_and_stay_locked(controller: AppController,
-                                                                      llm_server: OpenAIServer) -> None:
-    from app.core.analysis import Analysis, ScoringGroup
+async def test_one_to_one_chapters_come_from_code_locked_and_one_undo_step(controller: AppController,
+                                                                           llm_server: OpenAIServer) -> None:
     from app.ui.outline_model import LockedRole
-
-    controller.runner = stream_outline_runner
-    controller.set_analysis(Analysis(groups=[ScoringGroup(id="R1", title="配送服务方案", points=6),
-                                             ScoringGroup(id="R2", title="应急方案", points=6)]))
-    lines = [
-        '{"op":"append","path":"/outline","value":{"title":"模型自作主张的章"}}',  # refused: chapters are code's
-        '{"op":"set","path":"/outline/0/title","value":"改名"}',  # refused
-        '{"op":"append","path":"/outline/0/children","value":{"title":"配送流程"}}',
-        '{"op":"append","path":"/outline/0/children/0/children","value":{"title":"订单接收"}}',
-        '{"op":"append","path":"/outline/1/children","value":{"title":"食物中毒应急处置"}}',
-        '{"op":"done"}',
-    ]
-    llm_server.push(Reply.text("\n".join(lines) + "\n"))
-    outcome = await controller.generate_outline("aligned")
-    assert outcome.ok and outcome.rejected == 2
-    assert [c.title for c in controller.outline.chapters] == ["配送服务方案", "应急方案"]
-    assert [c.source_requirement_id for c in controller.outline.chapters] == ["R1", "R2"]
-    assert controller.outline.node((0, 0, 0)).title == "订单接收"
-    assert "/outline/1：应急方案" in llm_server.completion_requests[0].prompt_text
-    assert controller.model.locked_top_level
-    assert controller.model.data(controller.model.index(0, 0), LockedRole)
-    _consistent(controller)
-
-
-async def test_pipeline_runner_one_to_one_fills_tree_and_is_one_undo_step(controller: AppController,
-                                                                          llm_server: OpenAIServer) -> None:
-    from app.ui.generation_backend import pipeline_outline_runner
-    from tests.pipeline_support import Router, sample_analysis
 
     router = Router()
     llm_server.handler = router
-    controller.runner = pipeline_outline_runner
     controller.outline.replace([OutlineNode(title="手写的旧目录")])
+    resets = _count_resets(controller)
     controller.set_analysis(sample_analysis())
     stages: list[str] = []
     controller.stage_changed.connect(stages.append)
@@ -192,8 +221,11 @@ async def test_pipeline_runner_one_to_one_fills_tree_and_is_one_undo_step(contro
     assert [c.title for c in controller.outline.chapters] == ["服务方案", "质量保障措施", "售后服务方案"]
     assert all(len(c.children) >= 2 for c in controller.outline.chapters)
     assert router.count("chapter:") == 3
+    assert [c.source_requirement_id for c in controller.outline.chapters] == ["R1", "R2", "R3"]
     assert controller.model.locked_top_level
+    assert controller.model.data(controller.model.index(0, 0), LockedRole)
     assert any("生成章节" in s or "检查目录" in s for s in stages)
+    assert resets == []
     _consistent(controller)
     controller.undo_stack.undo()
     assert [c.title for c in controller.outline.chapters] == ["手写的旧目录"]

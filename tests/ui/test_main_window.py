@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from app.core.outline import OutlineNode
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
-from app.ui.generation_backend import stream_outline_runner
 from app.ui.main_window import ABOUT_HTML, MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.ui.conftest import make_client_factory
@@ -39,7 +38,7 @@ def _make_pdf(path: Path) -> Path:
 @pytest.fixture
 async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer, reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
     qapp.setQuitOnLastWindowClosed(False)  # the test's loop must outlive the window
-    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter, runner=stream_outline_runner)
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
     qs = QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
     win = MainWindow(ctl, reporter=reporter, qsettings=qs, model_configured=False)
     win.show()
@@ -149,22 +148,23 @@ async def test_close_with_unsaved_changes_asks_and_can_be_cancelled(window: Main
 
 async def test_generation_from_the_window_fills_tree_and_cancel_button(window: MainWindow,
                                                                        llm_server: OpenAIServer) -> None:
-    lines = []
-    for c in range(4):
-        lines.append(json.dumps({"op": "append", "path": "/outline", "value": {"title": f"第{c + 1}章方案"}}, ensure_ascii=False))
-        for s in range(3):
-            lines.append(json.dumps({"op": "append", "path": f"/outline/{c}/children", "value": {"title": f"节{c}-{s}"}}, ensure_ascii=False))
-    llm_server.push(Reply.text("\n".join(lines) + "\n", chunk_size=20, chunk_delay=0.03))
+    chapters = [{"title": f"第{c + 1}章方案", "description": "说明",
+                 "children": [{"title": f"第{c + 1}章措施{s + 1}", "description": "",
+                               "children": [{"title": f"措施{c + 1}-{s + 1}要点{k + 1}"} for k in range(2)]}
+                              for s in range(3)]} for c in range(4)]
+    text = json.dumps({"outline": chapters}, ensure_ascii=False)
+    llm_server.push(Reply.text(text, chunk_size=20, chunk_delay=0.03))
     window.controller.outline.replace([OutlineNode(title="旧目录")])
+    window.mode_box.setCurrentIndex(window.mode_box.findData("free"))
     window.guidance.setText("突出节能")
-    window.start_generation("free")
+    window.act_generate_free.trigger()
     await wait_for(lambda: window.status.cancel.isVisible())
     await wait_for(lambda: len(window.controller.outline) >= 3)
     assert not window.outline_view.actions_by_name["delete"].isEnabled()  # read-only while generating
     window.status.cancel.click()
     await wait_for(lambda: not window.status.cancel.isVisible(), timeout=1.0)
     outline = window.controller.outline
-    assert 3 <= len(outline) < 16
+    assert 3 <= len(outline) < 40
     assert all(n.id == ".".join(str(i + 1) for i in p) for p, n in outline.walk())
     assert window.isWindowModified()
     window.act_undo.trigger()
