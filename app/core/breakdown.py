@@ -19,6 +19,9 @@ RiskCategory = Literal[
 ]
 RiskOrigin = Literal["model", "code", "system"]
 ClauseMark = Literal["★", "▲"]
+#: How the bid deviates from a ★/▲ clause (技术偏离表); 无偏离 unless the user says otherwise.
+Deviation = Literal["无偏离", "正偏离", "负偏离"]
+DEVIATIONS: tuple[Deviation, ...] = ("无偏离", "正偏离", "负偏离")
 
 #: Chinese labels of the statuses and risk categories, for views and exports.
 STATUS_LABELS: dict[str, str] = {
@@ -52,13 +55,18 @@ class RiskItem(BreakdownItem):
     """One risk; code-found clauses carry their mark and ``origin="code"``.
 
     ``answered_in`` is the outline section id (e.g. "3.2") the user says answers it; an
-    unanswered ★/▲ clause is warned about before export.
+    unanswered ★/▲ clause is warned about before export. ``response``, ``deviation`` and
+    ``deviation_note`` are the bidder's row of the 技术偏离表 (an empty response means the
+    default one, written from the answering section).
     """
 
     category: RiskCategory = Field(default="other", description="风险类别")
     origin: RiskOrigin = "model"
     mark: ClauseMark | None = None
     answered_in: str | None = None
+    response: str = Field(default="", max_length=2000, description="投标响应")
+    deviation: Deviation = Field(default="无偏离", description="偏离情况")
+    deviation_note: str = Field(default="", max_length=2000, description="偏离说明")
 
 
 class Breakdown(BaseModel):
@@ -76,6 +84,10 @@ class Breakdown(BaseModel):
     def clause_risks(self) -> list[RiskItem]:
         """The risks found by code (★/▲ clauses and rejection phrases), in document order."""
         return [r for r in self.risks if r.origin == "code"]
+
+    def marked(self) -> list[tuple[int, RiskItem]]:
+        """``(index in risks, clause)`` of every ★/▲ clause: the rows of the 技术偏离表."""
+        return [(i, r) for i, r in enumerate(self.risks) if r.mark is not None]
 
     def unanswered_marked(self) -> list[RiskItem]:
         """★/▲ clauses that no outline section is marked as answering (warn before export)."""

@@ -20,7 +20,8 @@ from app.core.limits import STORED
 Path = tuple[int, ...]
 
 #: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
-EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content")
+EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
+                   "scoring_refs")
 
 
 class OutlineNode(BaseModel):
@@ -33,6 +34,7 @@ class OutlineNode(BaseModel):
     description: str = Field(default="", max_length=STORED.max_description_len, description="本节应写的内容要点")
     source_requirement_id: str | None = Field(default=None, description="对应评分项编号，如 R1")
     source_requirement_title: str | None = Field(default=None, description="对应评分项标题")
+    scoring_refs: list[str] = Field(default_factory=list, description="用户标注本节响应的评分项编号（评分索引表）")
     children: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_children)
     content: str = Field(default="", description="正文")
 

@@ -13,6 +13,10 @@ Format history:
   "tender_sha256", "analysis", "outline": [chapters...], "drafts": {node id: text},
   "saved": "YYYY-MM-DD HH:MM:SS"}``.
 * **v1** — this module's :class:`Project`.
+* **v2** — outline nodes may carry ``scoring_refs`` (the scoring items a section answers,
+  for the 评分索引表) and ★/▲ risks ``response``/``deviation``/``deviation_note`` (the
+  技术偏离表). Nothing to convert; the version tells an older BidStudio, whose outline
+  nodes forbid unknown fields, to refuse the file with a clear message.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from app.core.breakdown import Breakdown
 from app.core.outline import OutlineDocument, OutlineNode
 
 FORMAT_NAME = "bidstudio-project"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 PROJECT_SUFFIX = ".bidproj"
 #: Run history kept in a file; older runs are dropped first.
 MAX_RUNS = 500
@@ -125,7 +129,7 @@ class RunRecord(BaseModel):
 
 
 class Project(BaseModel):
-    """Everything one saved piece of work holds (the ``.bidproj`` file, format v1)."""
+    """Everything one saved piece of work holds (the ``.bidproj`` file, format v2)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -240,8 +244,13 @@ def _migrate_v0_to_v1(data: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _migrate_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 -> v2: only new optional fields; the format number changes."""
+    return {**data, "format_version": 2}
+
+
 #: ``MIGRATIONS[n]`` turns a format-``n`` dict into a format-``n + 1`` dict.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_v0_to_v1}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:
