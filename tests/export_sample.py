@@ -2,12 +2,18 @@
 
 Invented content (no real tender): a municipal smart-water platform. Chapter 1 has a bullet
 list, chapter 2 a numbered list and a pipe table, chapter 3 bold text and a four-column table.
+:func:`sample_analysis` and :func:`sample_breakdown` give it scoring items (one-to-one
+chapters, a user mapping to two sections, an unanswered item, a mapped commercial item) and
+★/▲ clauses (answered, answered with a typed response, unanswered) for the 评分索引表 and the
+技术偏离表.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 
+from app.core.analysis import Analysis, ScoringGroup
+from app.core.breakdown import Breakdown, RiskItem
 from app.core.outline import OutlineNode
 from app.export.options import ExportMeta
 
@@ -172,3 +178,43 @@ def sample_chapters() -> list[OutlineNode]:
             ],
         ),
     ]
+
+
+def sample_analysis() -> Analysis:
+    """Scoring items: R1–R3 answered by chapters 1–3 (one-to-one), R4 mapped by the user to 3.1.2
+    and 3.2, R5 answered by nothing, B1 (commercial) mapped to 3.1.2, B2 (commercial) unmapped."""
+    return Analysis(groups=[
+        ScoringGroup(id="R1", title="需求理解", points=10, description="对项目背景、建设目标和需求理解透彻得 10 分。"),
+        ScoringGroup(id="R2", title="技术方案", points=20, detail_points=["总体架构", "功能设计", "部署方案"]),
+        ScoringGroup(id="R3", title="实施方案", points=15, description="进度计划合理、人员组织完善，"
+                     "质量保障措施有效得 15 分；较合理得 10 分；一般得 5 分；未提供不得分。"),
+        ScoringGroup(id="R4", title="质量保障与人员", points=8, description="质量保障措施与人员安排。"),
+        ScoringGroup(id="R5", title="培训方案", points=5, description="培训计划完整得 5 分。"),
+        ScoringGroup(id="B1", title="项目团队", points=6, category="business"),
+        ScoringGroup(id="B2", title="企业业绩", points=6, category="business"),
+        ScoringGroup(id="P1", title="投标报价", points=30, category="price"),
+    ])
+
+
+def sample_mapped_chapters() -> list[OutlineNode]:
+    """:func:`sample_chapters` as one-to-one chapters (R1–R3) with the user's mappings of R4 and B1."""
+    chapters = sample_chapters()
+    for chapter, rid in zip(chapters, ("R1", "R2", "R3"), strict=True):
+        chapter.source_requirement_id = rid
+    chapters[2].children[0].children[1].scoring_refs = ["R4", "B1"]  # 3.1.2 人员组织
+    chapters[2].children[1].scoring_refs = ["R4"]  # 3.2 质量保障措施
+    return chapters
+
+
+def sample_breakdown() -> Breakdown:
+    """Three ★/▲ clauses (answered in 3.2; answered in 2.1.2 with a typed response and 正偏离;
+    unanswered) and one unmarked risk that is not a deviation-table row."""
+    return Breakdown(status="executable", risks=[
+        RiskItem(text="★投标人须提供 7×24 小时运维服务，故障 2 小时内到场。", page=12, category="rejection",
+                 origin="code", mark="★", answered_in="3.2"),
+        RiskItem(text="配送路线可能受交通管制影响", category="delivery"),
+        RiskItem(text="▲系统应支持不少于 300 个并发用户。", page=15, category="scoring", origin="code", mark="▲",
+                 answered_in="2.1.2", response="支持 500 个并发用户，优于招标要求。", deviation="正偏离",
+                 deviation_note="见压力测试报告"),
+        RiskItem(text="★数据须存储在采购人指定的政务云内。", page=16, category="rejection", origin="code", mark="★"),
+    ])

@@ -282,7 +282,7 @@ class BlockWriter:
         table.alignment = WD_TABLE_ALIGNMENT.CENTER
         table.autofit = False
         widths = self.column_widths(block)
-        _fix_table_geometry(table, widths)
+        fix_table_geometry(table, widths)
         centred = _short_columns(block)
         for r, row in enumerate(block.rows):
             is_header = block.header and r == 0
@@ -297,11 +297,11 @@ class BlockWriter:
                     paragraph.alignment = WD_ALIGN_PARAGRAPH.CENTER
                 if is_header:
                     if self._preset.table_header_fill:
-                        _shade(cell._tc, self._preset.table_header_fill)
+                        shade_cell(cell._tc, self._preset.table_header_fill)
                 if c < len(row):
                     add_runs(paragraph, row[c], bold_all=is_header)
             if is_header:
-                _repeat_header(table.rows[r]._tr)
+                repeat_header_row(table.rows[r]._tr)
         # A small gap after the table so the next paragraph does not touch the border.
         self.body.paragraph(self._normal)
 
@@ -319,7 +319,8 @@ def _short_columns(block: TableBlock) -> set[int]:
     return short
 
 
-def _fix_table_geometry(table: Table, widths: list[int]) -> None:
+def fix_table_geometry(table: Table, widths: list[int]) -> None:
+    """Fixed layout: the table and grid widths in twips, compact cell margins."""
     tbl = table._tbl
     tbl_pr = tbl.tblPr
     width = tbl_pr.find(qn("w:tblW"))
@@ -339,7 +340,8 @@ def _fix_table_geometry(table: Table, widths: list[int]) -> None:
         grid_col.set(qn("w:w"), str(w))
 
 
-def _shade(tc: BaseOxmlElement, fill: str) -> None:
+def shade_cell(tc: BaseOxmlElement, fill: str) -> None:
+    """Fill a cell with the colour ``fill`` (hex RGB)."""
     tc_pr = tc.get_or_add_tcPr()
     shd = OxmlElement("w:shd")
     shd.set(qn("w:val"), "clear")
@@ -348,7 +350,8 @@ def _shade(tc: BaseOxmlElement, fill: str) -> None:
     insert_before_any(tc_pr, shd, _TCPR_AFTER_SHD)
 
 
-def _repeat_header(tr: BaseOxmlElement) -> None:
+def repeat_header_row(tr: BaseOxmlElement) -> None:
+    """Repeat this row at the top of every page the table runs onto."""
     tr_pr = tr.get_or_add_trPr()
     header = OxmlElement("w:tblHeader")
     header.set(qn("w:val"), "true")

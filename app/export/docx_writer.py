@@ -1,9 +1,13 @@
 """The Word writer: an outline (with any drafted text) becomes a .docx a bid office can hand in.
 
-Layout: a cover in its own unnumbered section, then a section holding the TOC and the
-chapters, numbered from 1 with "第 X 页 共 Y 页" in the footer. Headings carry literal
-numbers, outline levels and hidden ``_Toc`` bookmarks; section text is rendered from light
-markdown. The file is written atomically (temp file, fsync, rename).
+Layout: a cover in its own unnumbered section, then a section holding the TOC, the optional
+评分索引表 and 技术偏离表, and the chapters, numbered from 1 with "第 X 页 共 Y 页" in the
+footer. Headings carry literal numbers, outline levels and hidden ``_Toc`` bookmarks;
+section text is rendered from light markdown. With ``layout_pass`` and LibreOffice
+installed, the document is laid out once and the real page numbers are written into every
+page field's cached result (:mod:`app.export.layout_pass`). A 暗标 document is searched for
+the bidder's name and short forms after it is built (:mod:`app.export.anonymity`). The
+file is written atomically (temp file, fsync, rename).
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import docx
 from docx.enum.section import WD_SECTION
@@ -21,8 +25,19 @@ from docx.enum.text import WD_BREAK
 from docx.shared import Cm, Pt, Twips
 
 from app.core.outline import Outline, OutlineNode
+from app.core.response_map import deviation_entries, index_entries
+from app.export.anonymity import (
+    find_mentions,
+    mentions_message,
+    name_forms,
+    strip_identifying_metadata,
+    weak_message,
+)
 from app.export.block_writer import BlockWriter
+from app.export.cover import bidder_lines, wrap_balanced
 from app.export.fields import (
+    BODY_START_BOOKMARK,
+    PageFields,
     TocEntry,
     add_header_text,
     add_page_number_footer,
@@ -31,31 +46,79 @@ from app.export.fields import (
     enable_update_fields_on_open,
     restart_page_numbering,
 )
+from app.export.layout_pass import HeadingMark, LayoutError, find_soffice, lay_out
 from app.export.markdown_blocks import parse_blocks, xml_safe
 from app.export.numbering import numbered_title
 from app.export.options import ExportError, ExportMeta, ExportOptions
 from app.export.presets import ExportPreset, get_preset
 from app.export.properties import write_properties
+from app.export.response_tables import SectionRef, write_deviation_table, write_index_table
 from app.export.styles import COVER_LINE, COVER_SUBTITLE, COVER_TITLE, GUIDANCE, apply_preset_styles
 
 if TYPE_CHECKING:
     from docx.document import Document
     from docx.section import Section
+    from docx.text.paragraph import Paragraph
+
+    from app.core.analysis import Analysis
+    from app.core.breakdown import Breakdown
 
 PROJECT_PLACEHOLDER: Final = "【项目名称】"
 GUIDANCE_PREFIX: Final = "【编写提示】"
 _TOC_LEVELS: Final = 3
 _MAX_STYLE_LEVEL: Final = 4
+#: Points per centimetre, for cover line widths.
+_PT_PER_CM: Final = 72 / 2.54
+#: The cover line's left indent and its "投标人：" label width in characters.
+_COVER_INDENT_CM: Final = 3.5
+_COVER_LABEL_CHARS: Final = 4
 
 
 @dataclass(frozen=True)
 class _Heading:
-    """One node to write, with its display path (numbering) and heading level."""
+    """One node to write: its display path (numbering), outline path, text and bookmark."""
 
     path: tuple[int, ...]
     node: OutlineNode
     text: str
-    bookmark: str | None
+    bookmark: str
+    original: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class ExportReport:
+    """What an export did: the file, whether page numbers were laid out, and notes for the user.
+
+    ``laid_out`` is True when LibreOffice laid the document out and the TOC, tables and footer
+    carry real page numbers; otherwise ``notes`` says why and Word computes them on update.
+    ``warnings`` lists what the user should check (a possible short name in a 暗标 file …).
+    """
+
+    path: Path
+    laid_out: bool
+    body_pages: int | None = None
+    layout_seconds: float | None = None
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def summary_zh(self) -> str:
+        """One or two sentences for the status bar or a message box."""
+        parts = [f"已导出 Word：{self.path.name}"]
+        if self.laid_out and self.body_pages is not None:
+            parts.append(f"正文共 {self.body_pages} 页，目录和索引表页码已按排版结果写入")
+        parts += list(self.notes)
+        return "；".join(parts) + "。"
+
+
+@dataclass
+class _Built:
+    """A built document and what the layout pass needs to fill its page numbers."""
+
+    doc: Document
+    fields: PageFields
+    headings: list[_Heading]
+    first_text: str
+    warnings: list[str]
 
 
 def select_chapters(
@@ -86,29 +149,23 @@ def _headings(selected: list[tuple[int, OutlineNode]], options: ExportOptions) -
     for position, (original, chapter) in enumerate(selected):
         first = original if options.keep_original_numbers else position
         for path, node in _walk(chapter, (first,)):
-            bookmark = f"_Toc{100000001 + len(out)}" if len(path) <= _TOC_LEVELS else None
+            bookmark = f"_Toc{100000001 + len(out)}"
             text = xml_safe(numbered_title(path, node.title, options.numbering))
-            out.append(_Heading(path, node, text, bookmark))
+            out.append(_Heading(path, node, text, bookmark, (original, *path[1:])))
     return out
 
 
-def _check_anonymous(headings: list[_Heading], meta: ExportMeta, options: ExportOptions) -> None:
-    """暗标: refuse to write a document that names the bidder anywhere."""
-    if not meta.has_real_bidder():
-        return
-    name = meta.bidder_name.strip()
-    places = []
-    for h in headings:
-        texts = [h.node.title, h.node.content]
-        if options.include_descriptions:
-            texts.append(h.node.description)
-        if any(name in t for t in texts):
-            places.append(f"“{h.text}”")
-    if places:
-        more = f"等 {len(places)} 处" if len(places) > 3 else ""
-        raise ExportError(
-            f"暗标文件中不得出现投标人名称“{name}”，但在 {'、'.join(places[:3])}{more}中出现了。请删除后再导出。"
-        )
+def _check_anonymous(doc: Document, meta: ExportMeta) -> list[str]:
+    """暗标: refuse a document that names the bidder anywhere; warnings for a possible short name."""
+    if not meta.has_real_bidder() and not meta.bidder_aliases:
+        return []
+    bidder = meta.bidder_name.strip() if meta.has_real_bidder() else ""
+    forms = name_forms(bidder, meta.bidder_aliases) if bidder else name_forms(meta.bidder_aliases[0],
+                                                                               meta.bidder_aliases[1:])
+    strong, weak = find_mentions(doc, forms)
+    if strong:
+        raise ExportError(mentions_message(bidder or meta.bidder_aliases[0], strong))
+    return [weak_message(weak)] if weak else []
 
 
 def _apply_page_setup(section: Section, preset: ExportPreset) -> None:
@@ -125,40 +182,69 @@ def _apply_page_setup(section: Section, preset: ExportPreset) -> None:
     section.footer_distance = Cm(page.footer_cm)
 
 
+def _lines_paragraph(doc: Document, lines: list[str], style: str) -> Paragraph:
+    """One paragraph whose lines are separated by explicit line breaks."""
+    paragraph = doc.add_paragraph(style=style)
+    for i, line in enumerate(lines):
+        run = paragraph.add_run(line)
+        if i < len(lines) - 1:
+            run.add_break(WD_BREAK.LINE)
+    return paragraph
+
+
 def _write_cover(doc: Document, meta: ExportMeta, preset: ExportPreset) -> None:
     project = meta.project_name.strip() or PROJECT_PLACEHOLDER
-    title = doc.add_paragraph(project, style=COVER_TITLE)
-    title.paragraph_format.space_before = Pt(150)
+    width_pt = preset.page.text_width_cm * _PT_PER_CM
+    # Half an em of slack: word processors justify and kern slightly differently.
+    title_lines = wrap_balanced(project, width_pt / preset.cover_title.size_pt - 0.5)
+    title = _lines_paragraph(doc, title_lines, COVER_TITLE)
+    title.paragraph_format.space_before = Pt(150 if len(title_lines) <= 2 else 120)
     subtitle = doc.add_paragraph(meta.document_title, style=COVER_SUBTITLE)
     subtitle.paragraph_format.space_before = Pt(36)
     if preset.anonymous:
         return
-    lines = (f"投标人：{meta.bidder_name.strip() or '【投标人名称】'}（盖章）", f"日　期：{meta.date_text()}")
-    for i, text in enumerate(lines):
-        paragraph = doc.add_paragraph(text, style=COVER_LINE)
-        paragraph.paragraph_format.left_indent = Cm(3.5)
+    size = preset.cover_line.size_pt
+    label = Pt(size * _COVER_LABEL_CHARS)
+    room = (width_pt - _COVER_INDENT_CM * _PT_PER_CM) / size - _COVER_LABEL_CHARS - 0.5
+    name = meta.bidder_name.strip() or "【投标人名称】"
+    lines = bidder_lines(name, room)
+    bidder = _lines_paragraph(doc, ["投标人：" + lines[0], *lines[1:]], COVER_LINE)
+    date = doc.add_paragraph(f"日　期：{meta.date_text()}", style=COVER_LINE)
+    for i, paragraph in enumerate((bidder, date)):
+        # A hanging indent: wrapped lines of a long name align after "投标人：".
+        paragraph.paragraph_format.left_indent = Cm(_COVER_INDENT_CM) + label
+        paragraph.paragraph_format.first_line_indent = -label
         if i == 0:
-            paragraph.paragraph_format.space_before = Pt(200)
+            paragraph.paragraph_format.space_before = Pt(200 if len(title_lines) <= 2 else 160)
 
 
 def build_document(
-    source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: ExportOptions | None = None
+    source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: ExportOptions | None = None, *,
+    analysis: Analysis | None = None, breakdown: Breakdown | None = None,
 ) -> Document:
-    """Build the python-docx document in memory (what :func:`export_docx` saves)."""
-    options = options or ExportOptions()
-    meta = ExportMeta(
+    """Build the python-docx document in memory (what :func:`export_docx` saves, without layout)."""
+    return _build(source, meta, options or ExportOptions(), analysis, breakdown).doc
+
+
+def _clean_meta(meta: ExportMeta) -> ExportMeta:
+    return ExportMeta(
         project_name=xml_safe(meta.project_name),
         bidder_name=xml_safe(meta.bidder_name),
         date=xml_safe(meta.date) if isinstance(meta.date, str) else meta.date,
         document_title=xml_safe(meta.document_title),
+        bidder_aliases=tuple(xml_safe(a) for a in meta.bidder_aliases if a.strip()),
     )
+
+
+def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: ExportOptions,
+           analysis: Analysis | None, breakdown: Breakdown | None) -> _Built:
+    meta = _clean_meta(meta)
     preset = get_preset(options.preset)
     chapters = source.chapters if isinstance(source, Outline) else list(source)
     headings = _headings(select_chapters(chapters, options.chapters), options)
-    if preset.anonymous:
-        _check_anonymous(headings, meta, options)
 
     doc = docx.Document()
+    fields = PageFields()
     apply_preset_styles(doc, preset, options.page_break_before_chapters)
     enable_update_fields_on_open(doc)
     _apply_page_setup(doc.sections[0], preset)
@@ -168,40 +254,60 @@ def build_document(
         doc.add_section(WD_SECTION.NEW_PAGE)
     body_section = doc.sections[-1]
     restart_page_numbering(body_section, 1)
-    # The total excludes the unnumbered cover: "共 Y 页" = NUMPAGES - 1.
-    add_page_number_footer(body_section, total_pages_offset=1 if options.include_cover else 0)
+    add_page_number_footer(body_section, fields, after_cover=options.include_cover)
     if preset.show_header:
         project = meta.project_name.strip() or PROJECT_PLACEHOLDER
         add_header_text(body_section, f"{project}　{meta.document_title}")
 
+    front: list[Paragraph] = []
     if options.include_toc:
-        entries = [TocEntry(len(h.path), h.text, h.bookmark) for h in headings if h.bookmark]
-        add_table_of_contents(doc, entries)
-        if not options.page_break_before_chapters:
-            doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
+        entries = [TocEntry(len(h.path), h.text, h.bookmark) for h in headings if len(h.path) <= _TOC_LEVELS]
+        front.append(add_table_of_contents(doc, entries, fields))
+    by_path = {h.original: SectionRef(h.text, h.bookmark) for h in headings}
+    if options.index_table and analysis is not None:
+        rows = index_entries(analysis, chapters)
+        if rows:
+            front.append(write_index_table(doc, preset, rows, by_path.get, fields, page_break=bool(front)))
+    if options.deviation_table and breakdown is not None:
+        clauses = deviation_entries(breakdown, chapters)
+        if clauses:
+            front.append(write_deviation_table(doc, preset, clauses, by_path.get, fields, page_break=bool(front)))
+    if front and not options.page_break_before_chapters:
+        doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
 
-    _write_body(doc, headings, preset, options)
+    first_heading = _write_body(doc, headings, preset, options)
+    start = front[0] if front else first_heading
+    first_text = start.text if start is not None else ""
+    if start is not None:
+        bookmark_paragraph(start, BODY_START_BOOKMARK, len(headings) + 1)
     write_properties(doc, meta, preset.anonymous)
-    return doc
+    warnings: list[str] = []
+    if preset.anonymous:
+        warnings = _check_anonymous(doc, meta)
+        strip_identifying_metadata(doc)
+    return _Built(doc, fields, headings, first_text, warnings)
 
 
 def _write_body(
     doc: Document, headings: list[_Heading], preset: ExportPreset, options: ExportOptions
-) -> None:
+) -> Paragraph | None:
+    """Headings (bookmarked), guidance and section text; returns the first heading's paragraph."""
     styles = doc.styles
     heading_styles = [styles[f"Heading {level}"].style_id for level in range(1, _MAX_STYLE_LEVEL + 1)]
     guidance_style = styles[GUIDANCE].style_id
     writer = BlockWriter(doc, preset)
+    first: Paragraph | None = None
     for bookmark_id, h in enumerate(headings, start=1):
         style = heading_styles[min(len(h.path), _MAX_STYLE_LEVEL) - 1]
         paragraph = writer.body.paragraph(style, h.text)
-        if h.bookmark:
-            bookmark_paragraph(paragraph, h.bookmark, bookmark_id)
+        first = first or paragraph
+        bookmark_paragraph(paragraph, h.bookmark, bookmark_id)
         description = h.node.description.strip()
         if options.include_descriptions and description:
             writer.body.paragraph(guidance_style, xml_safe(f"{GUIDANCE_PREFIX}{description}"))
         if h.node.content.strip():
             writer.write(parse_blocks(h.node.content))
+    return first
 
 
 def _target_path(path: str | os.PathLike[str]) -> Path:
@@ -249,13 +355,65 @@ def export_docx(
     path: str | os.PathLike[str],
     meta: ExportMeta,
     options: ExportOptions | None = None,
+    *,
+    analysis: Analysis | None = None,
+    breakdown: Breakdown | None = None,
 ) -> Path:
     """Export the outline (or a list of chapters) to a Word file and return its path.
 
     ``.docx`` is appended when missing. Raises :class:`ExportError` with a Chinese
     ``message_zh`` for bad selections, 暗标 violations and write failures.
     """
+    return export_bid(source, path, meta, options, analysis=analysis, breakdown=breakdown).path
+
+
+def export_bid(
+    source: Outline | Sequence[OutlineNode],
+    path: str | os.PathLike[str],
+    meta: ExportMeta,
+    options: ExportOptions | None = None,
+    *,
+    analysis: Analysis | None = None,
+    breakdown: Breakdown | None = None,
+    soffice: str | None = None,
+) -> ExportReport:
+    """Export and report: with ``options.layout_pass`` the document is laid out by LibreOffice
+    (``soffice``, else the one found on this machine) and the real page numbers are written
+    into the TOC, the index and deviation tables and the footer total before saving.
+
+    Without LibreOffice, or when the layout fails, the file is still written (fields kept for
+    Word to compute on update) and the report says why. Raises :class:`ExportError` like
+    :func:`export_docx`.
+    """
+    options = options or ExportOptions()
     target = _target_path(path)
-    doc = build_document(source, meta, options)
-    save_atomically(doc, target)
-    return target
+    built = _build(source, meta, options, analysis, breakdown)
+    notes: list[str] = []
+    laid_out = False
+    body_pages: int | None = None
+    seconds: float | None = None
+    if options.layout_pass:
+        exe = soffice or find_soffice()
+        if exe is None:
+            notes.append("本机未安装 LibreOffice，页码以域保存：在 Word/WPS 中打开时选择更新域即可显示页码")
+        else:
+            try:
+                layout = _lay_out(built, exe)
+            except LayoutError as exc:
+                built.fields.clear()
+                notes.append(f"页码排版未完成（{exc.message_zh}），页码以域保存，打开时请更新域")
+            else:
+                laid_out, body_pages, seconds = True, layout.body_pages, layout.seconds
+                missing = built.fields.fill(layout.pages, layout.body_pages)
+                if missing:
+                    notes.append(f"有 {len(set(missing))} 处页码未能定位，打开时请更新域")
+    save_atomically(built.doc, target)
+    return ExportReport(target, laid_out, body_pages, seconds, tuple(notes), tuple(built.warnings))
+
+
+def _lay_out(built: _Built, soffice: str) -> Any:
+    """Lay the built document out once (placeholders as wide as page numbers) and read the pages."""
+    marks = [HeadingMark(h.bookmark, len(h.path), h.text) for h in built.headings]
+    built.fields.fill_placeholder(len(str(max(len(built.headings), 9))))
+    return lay_out(lambda p: built.doc.save(str(p)), marks, BODY_START_BOOKMARK, built.first_text,
+                   soffice=soffice)

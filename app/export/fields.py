@@ -1,21 +1,24 @@
-"""Word fields: the table of contents, "第 X 页 共 Y 页" page numbers and section numbering.
+"""Word fields: the table of contents, PAGEREF page numbers, "第 X 页 共 Y 页" and section numbering.
 
 Fields are written as complex fields (begin / instrText / separate / result / end) with a
-cached result, so a reader that never updates fields still shows something sensible, and
-``w:updateFields`` asks Word to refresh them (TOC page numbers included) on open.
+cached result. Every result that is a page number (TOC entries, ``PAGEREF`` cells of the
+index and deviation tables, the footer total) is registered in :class:`PageFields`, so the
+layout pass can write the real numbers into the cached results before the file is saved;
+``w:updateFields`` still asks Word to refresh them after later edits. Nothing in the
+document tells the reader to update fields: the delivered file carries no instructions.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
-from app.export.styles import TOC_HINT, TOC_TITLE, insert_before_any
+from app.export.styles import TOC_TITLE, insert_before_any
 
 if TYPE_CHECKING:
     from docx.document import Document
@@ -64,10 +67,8 @@ _SECTPR_AFTER_PGNUMTYPE: Final = (
     "w:printerSettings",
     "w:sectPrChange",
 )
-TOC_HINT_TEXT: Final = (
-    "提示：目录页码需更新后才准确。Word 中右键目录选择“更新域”→“更新整个目录”（或全选后按 F9）；"
-    "WPS 中选择“引用”→“更新目录”。"
-)
+#: Bookmark on the first paragraph after the cover: its page is where numbering starts.
+BODY_START_BOOKMARK: Final = "_BidBodyStart"
 
 
 @dataclass(frozen=True)
@@ -77,6 +78,51 @@ class TocEntry:
     level: int
     text: str
     bookmark: str
+
+
+@dataclass
+class PageFields:
+    """The cached results of every page-number field in one document, to fill after layout.
+
+    ``refs`` holds ``(bookmark, w:t)`` of each ``PAGEREF`` result (TOC entries included);
+    ``totals`` the ``w:t`` of each "共 Y 页" result.
+    """
+
+    refs: list[tuple[str, BaseOxmlElement]] = field(default_factory=list)
+    totals: list[BaseOxmlElement] = field(default_factory=list)
+
+    @property
+    def bookmarks(self) -> set[str]:
+        """Every bookmark some field refers to."""
+        return {name for name, _ in self.refs}
+
+    def fill(self, pages: Mapping[str, int], total: int | None) -> list[str]:
+        """Write ``pages[bookmark]`` into each reference and ``total`` into each total.
+
+        Returns the bookmarks that had no page (their results are left empty).
+        """
+        missing: list[str] = []
+        for name, text in self.refs:
+            page = pages.get(name)
+            text.text = str(page) if page is not None else ""
+            if page is None and name not in missing:
+                missing.append(name)
+        if total is not None:
+            for text in self.totals:
+                text.text = str(total)
+        return missing
+
+    def fill_placeholder(self, digits: int) -> None:
+        """Put ``digits`` zeros in every result, so a layout sees numbers as wide as the real ones."""
+        for _, text in self.refs:
+            text.text = "0" * digits
+        for text in self.totals:
+            text.text = "0" * digits
+
+    def clear(self) -> None:
+        """Empty every page reference (no layout was possible: only an update can fill them)."""
+        for _, text in self.refs:
+            text.text = ""
 
 
 def _run(*children: BaseOxmlElement) -> BaseOxmlElement:
@@ -119,10 +165,24 @@ def field_runs(instruction: str, cached: str, dirty: bool = False) -> list[BaseO
     ]
 
 
-def add_field(paragraph: Paragraph, instruction: str, cached: str) -> None:
-    """Append a complex field (e.g. ``PAGE``) to ``paragraph``."""
-    for run in field_runs(instruction, cached):
+def _result_text(runs: list[BaseOxmlElement]) -> BaseOxmlElement:
+    """The ``w:t`` holding the cached result of runs made by :func:`field_runs`."""
+    text: BaseOxmlElement | None = runs[3].find(qn("w:t"))
+    assert text is not None
+    return text
+
+
+def add_field(paragraph: Paragraph, instruction: str, cached: str) -> BaseOxmlElement:
+    """Append a complex field (e.g. ``PAGE``) to ``paragraph``; returns its result ``w:t``."""
+    runs = field_runs(instruction, cached)
+    for run in runs:
         paragraph._p.append(run)
+    return _result_text(runs)
+
+
+def add_page_ref(paragraph: Paragraph, bookmark: str, fields: PageFields) -> None:
+    """Append ``PAGEREF bookmark \\h`` (the page the bookmark is on) and register its result."""
+    fields.refs.append((bookmark, add_field(paragraph, f"PAGEREF {bookmark} \\h", "")))
 
 
 def enable_update_fields_on_open(doc: Document) -> None:
@@ -151,7 +211,7 @@ def bookmark_paragraph(paragraph: Paragraph, name: str, bookmark_id: int) -> Non
     p.append(end)
 
 
-def _toc_entry_paragraph(entry: TocEntry, style_id: str) -> BaseOxmlElement:
+def _toc_entry_paragraph(entry: TocEntry, style_id: str, fields: PageFields) -> BaseOxmlElement:
     p = OxmlElement("w:p")
     ppr = OxmlElement("w:pPr")
     style = OxmlElement("w:pStyle")
@@ -163,34 +223,46 @@ def _toc_entry_paragraph(entry: TocEntry, style_id: str) -> BaseOxmlElement:
     link.set(qn("w:history"), "1")
     link.append(_run(_text(entry.text)))
     link.append(_run(OxmlElement("w:tab")))
-    for run in field_runs(f"PAGEREF {entry.bookmark} \\h", ""):
+    runs = field_runs(f"PAGEREF {entry.bookmark} \\h", "")
+    for run in runs:
         link.append(run)
+    fields.refs.append((entry.bookmark, _result_text(runs)))
     p.append(link)
     return p
 
 
-def add_table_of_contents(doc: Document, entries: Sequence[TocEntry], title: str = "目  录") -> None:
-    """A TOC title and a TOC field whose cached result is a hint line plus one line per heading.
+def add_table_of_contents(
+    doc: Document, entries: Sequence[TocEntry], fields: PageFields, title: str = "目  录"
+) -> Paragraph:
+    """A TOC title and a TOC field whose cached result is one line per heading; returns the title.
 
-    The cached lines carry PAGEREF fields to the headings' bookmarks, so readers that compute
-    references (LibreOffice, WPS) show page numbers even before the TOC is updated.
+    The field begins in the first entry line and ends in the last one, as Word writes it, so
+    no extra line (and no instruction text) appears. Each line's page number is a PAGEREF to
+    the heading's bookmark, registered in ``fields`` for the layout pass.
     """
-    doc.add_paragraph(title, style=TOC_TITLE)
-    begin = doc.add_paragraph(style=TOC_HINT)
-    p = begin._p
-    p.append(_run(_fld_char("begin", dirty=True)))
-    p.append(_run(_instr(TOC_INSTRUCTION)))
-    p.append(_run(_fld_char("separate")))
-    p.append(_run(_text(TOC_HINT_TEXT)))
+    title_paragraph = doc.add_paragraph(title, style=TOC_TITLE)
     style_ids = {level: doc.styles[f"toc {level}"].style_id for level in (1, 2, 3)}
-    last = p
-    for entry in entries:
-        entry_p = _toc_entry_paragraph(entry, style_ids[min(max(entry.level, 1), 3)])
-        last.addnext(entry_p)
-        last = entry_p
-    end_p = OxmlElement("w:p")
-    end_p.append(_run(_fld_char("end")))
-    last.addnext(end_p)
+    lines = [_toc_entry_paragraph(e, style_ids[min(max(e.level, 1), 3)], fields) for e in entries]
+    if not lines:
+        empty = OxmlElement("w:p")
+        ppr = OxmlElement("w:pPr")
+        style = OxmlElement("w:pStyle")
+        style.set(qn("w:val"), style_ids[1])
+        ppr.append(style)
+        empty.append(ppr)
+        lines = [empty]
+    first, last = lines[0], lines[-1]
+    opening = [_run(_fld_char("begin", dirty=True)), _run(_instr(TOC_INSTRUCTION)), _run(_fld_char("separate"))]
+    anchor = first.find(qn("w:pPr"))
+    for run in opening:
+        anchor.addnext(run)
+        anchor = run
+    last.append(_run(_fld_char("end")))
+    previous = title_paragraph._p
+    for line in lines:
+        previous.addnext(line)
+        previous = line
+    return title_paragraph
 
 
 def restart_page_numbering(section: Section, start: int = 1) -> None:
@@ -204,11 +276,14 @@ def restart_page_numbering(section: Section, start: int = 1) -> None:
     pg.set(qn("w:start"), str(start))
 
 
-def add_page_number_footer(section: Section, total_pages_offset: int = 0) -> None:
-    """Footer "第 X 页 共 Y 页" from PAGE and NUMPAGES fields, centred.
+def add_page_number_footer(section: Section, fields: PageFields, after_cover: bool = False) -> None:
+    """Footer "第 X 页 共 Y 页", centred; Y is registered in ``fields`` for the layout pass.
 
-    ``total_pages_offset`` is subtracted from NUMPAGES (a nested ``=`` formula) so the total
-    matches the numbering when unnumbered cover pages precede it.
+    After an unnumbered cover section the total is ``SECTIONPAGES`` (the pages of this
+    section, which Word and WPS compute): a ``= NUMPAGES - 1`` formula is not evaluated by
+    LibreOffice, which showed the whole page count plus its inserted blank page instead.
+    LibreOffice shows the cached result of ``SECTIONPAGES``, which the layout pass writes.
+    Without a cover the total is plain ``NUMPAGES``, which every reader computes.
     """
     footer = section.footer
     footer.is_linked_to_previous = False
@@ -218,23 +293,8 @@ def add_page_number_footer(section: Section, total_pages_offset: int = 0) -> Non
     paragraph.add_run("第 ")
     add_field(paragraph, "PAGE", "1")
     paragraph.add_run(" 页 共 ")
-    if total_pages_offset:
-        _add_numpages_minus(paragraph, total_pages_offset)
-    else:
-        add_field(paragraph, "NUMPAGES", "1")
+    fields.totals.append(add_field(paragraph, "SECTIONPAGES" if after_cover else "NUMPAGES", "1"))
     paragraph.add_run(" 页")
-
-
-def _add_numpages_minus(paragraph: Paragraph, offset: int) -> None:
-    """``{ = { NUMPAGES } - offset }``: Word evaluates the nested field, then the formula."""
-    p = paragraph._p
-    p.append(_run(_fld_char("begin")))
-    p.append(_run(_instr("=")))
-    for run in field_runs("NUMPAGES", "1"):
-        p.append(run)
-    p.append(_run(_instr(f"- {offset}")))
-    p.append(_run(_fld_char("separate")))
-    p.append(_run(_fld_char("end")))
 
 
 def add_header_text(section: Section, text: str) -> None:

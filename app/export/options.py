@@ -30,12 +30,14 @@ class ExportMeta:
     """Who and what the document is for: shown on the cover, header and document properties.
 
     ``date`` may be a :class:`datetime.date`, free text (``"2026年12月"``) or None for today.
+    ``bidder_aliases`` are other names of the bidder (简称) a 暗标 export must not contain.
     """
 
     project_name: str
     bidder_name: str = BIDDER_PLACEHOLDER
     date: _dt.date | str | None = None
     document_title: str = "技术投标文件"
+    bidder_aliases: tuple[str, ...] = ()
 
     def date_text(self) -> str:
         """The cover date in Chinese form, e.g. ``2026年11月29日``."""
@@ -56,6 +58,9 @@ class ExportOptions:
 
     ``chapters`` holds 0-based indexes of the top-level chapters to export (None: all).
     Exported chapters are numbered in export order unless ``keep_original_numbers``.
+    ``index_table`` / ``deviation_table`` add the 评分索引表 / 技术偏离表 after the TOC (they
+    need the analysis / breakdown). ``layout_pass`` lays the file out with LibreOffice, when
+    installed, to write real page numbers into the TOC, the tables and the footer total.
     """
 
     preset: str = "标准投标版"
@@ -66,3 +71,6 @@ class ExportOptions:
     include_cover: bool = True
     include_toc: bool = True
     keep_original_numbers: bool = False
+    index_table: bool = False
+    deviation_table: bool = False
+    layout_pass: bool = False

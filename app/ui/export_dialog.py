@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
 )
 from typing_extensions import override
 
-from app.export import PRESETS, ExportMeta, ExportOptions, NumberingScheme
+from app.export import BIDDER_PLACEHOLDER, PRESETS, ExportMeta, ExportOptions, NumberingScheme
 
 if TYPE_CHECKING:
     from app.core.breakdown import RiskItem
@@ -237,7 +237,7 @@ class ExportDialog(QDialog):
         qdate = self.date_edit.date()
         meta = ExportMeta(project_name=self.project_edit.text().strip(),
                           date=dt.date(qdate.year(), qdate.month(), qdate.day()),
-                          **({"bidder_name": bidder} if bidder else {}))
+                          bidder_name=bidder or BIDDER_PLACEHOLDER)
         numbering: NumberingScheme = self.numbering_box.currentData()
         options = ExportOptions(preset=str(self.preset_box.currentData()), numbering=numbering,
                                 include_descriptions=self.descriptions_check.isChecked(), chapters=chapters,

@@ -1,0 +1,104 @@
+"""暗标: the bidder's name (full, short or spaced) is refused wherever it would go into the file;
+revision counts, rsids and the template's custom XML are removed."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import docx
+import pytest
+
+from app.core.outline import OutlineNode
+from app.export import ExportError, ExportMeta, ExportOptions, export_docx
+from app.export.anonymity import name_forms, normalise
+from app.export.docx_writer import export_bid
+from tests.export_sample import (
+    PROJECT,
+    sample_analysis,
+    sample_breakdown,
+    sample_chapters,
+    sample_mapped_chapters,
+)
+
+BIDDER = "广州市恒信配送服务有限公司"
+ANON = ExportOptions(preset="暗标", include_descriptions=True, index_table=True, deviation_table=True)
+
+
+def _meta(**kw: object) -> ExportMeta:
+    return ExportMeta(**{"project_name": PROJECT, "bidder_name": BIDDER, **kw})  # type: ignore[arg-type]
+
+
+def _refused(tmp_path: Path, chapters: list[OutlineNode], meta: ExportMeta | None = None, **kw: object) -> str:
+    with pytest.raises(ExportError) as err:
+        export_docx(chapters, tmp_path / "x.docx", meta or _meta(), ANON, **kw)  # type: ignore[arg-type]
+    assert not (tmp_path / "x.docx").exists()
+    return err.value.message_zh
+
+
+def test_short_forms_come_from_the_registered_name() -> None:
+    forms = name_forms(BIDDER)
+    assert {"广州市恒信配送服务有限公司", "恒信配送服务", "恒信配送", "恒信公司"} <= set(forms.forms)
+    assert forms.weak == ("恒信",)  # two characters alone: a warning, not a refusal
+    telecom = name_forms("中国电信股份有限公司")
+    assert "中国电信" in telecom.forms and "电信" not in telecom.forms  # a brand, not a place, opens it
+    assert "abctechnology" in name_forms("ABC Technology Co., Ltd.").forms
+    assert normalise("恒 信\u3000配\u200b送") == "恒信配送" and normalise("ＡＢＣ") == "abc"
+
+
+@pytest.mark.parametrize("text", [
+    "本方案由恒信配送编制。",  # short form
+    "恒 信 配 送 承诺按时送达。",  # spaced
+    "恒信公司设有专职质检员。",  # trade name + 公司
+    "广州市恒信配送服务有限公司",  # full
+])
+def test_name_in_body_text_is_refused(tmp_path: Path, text: str) -> None:
+    chapters = sample_chapters()
+    chapters[2].children[1].children[0].content += "\n" + text
+    message = _refused(tmp_path, chapters)
+    assert f"暗标文件中不得出现投标人名称“{BIDDER}”" in message and "3.2.1 质量管理体系" in message
+
+
+def test_name_in_the_project_name_on_the_cover_is_refused(tmp_path: Path) -> None:
+    message = _refused(tmp_path, sample_chapters(), _meta(project_name="恒信配送承建的智慧水务项目"))
+    assert "封面" in message
+
+
+def test_name_in_a_table_cell_or_a_description_is_refused(tmp_path: Path) -> None:
+    breakdown = sample_breakdown()
+    breakdown.risks[2].response = "恒信配送承诺支持 500 个并发用户"
+    message = _refused(tmp_path, sample_mapped_chapters(), analysis=sample_analysis(), breakdown=breakdown)
+    assert "恒信配送" in message
+    chapters = sample_chapters()
+    chapters[0].children[0].description = "突出恒 信公司的本地化团队"
+    assert "恒信公司" in _refused(tmp_path, chapters)
+
+
+def test_aliases_the_user_gives_are_refused_too(tmp_path: Path) -> None:
+    chapters = sample_chapters()
+    chapters[1].content = "HX 团队负责实施。"
+    assert _refused(tmp_path, chapters, _meta(bidder_aliases=("HX",)))
+
+
+def test_a_bare_trade_name_is_a_warning_not_a_refusal(tmp_path: Path) -> None:
+    chapters = sample_chapters()
+    chapters[1].children[0].content = "恒信（即本公司）负责架构设计。"
+    report = export_bid(chapters, tmp_path / "w.docx", _meta(), ANON)
+    assert report.path.is_file()
+    assert report.warnings and "恒信" in report.warnings[0] and "2.1 总体架构设计" in report.warnings[0]
+
+
+def test_anonymous_file_has_no_revision_rsids_or_template_ids(tmp_path: Path) -> None:
+    path = export_docx(sample_mapped_chapters(), tmp_path / "a.docx", _meta(), ANON,
+                       analysis=sample_analysis(), breakdown=sample_breakdown())
+    with zipfile.ZipFile(path) as zf:
+        names = zf.namelist()
+        everything = {n: zf.read(n).decode("utf-8", "ignore") for n in names if n.endswith((".xml", ".rels"))}
+    assert "cp:revision" not in everything["docProps/core.xml"]
+    assert not [n for n, x in everything.items() if "rsid" in x]
+    assert not [n for n in names if n.startswith("customXml/")]
+    assert not [n for n, x in everything.items() if "恒信" in x]
+    assert docx.Document(str(path)).core_properties.author == ""
+    normal = export_docx(sample_chapters(), tmp_path / "n.docx", _meta(), ExportOptions())
+    with zipfile.ZipFile(normal) as zf:
+        assert "cp:revision" in zf.read("docProps/core.xml").decode()  # only 暗标 strips it
