@@ -175,3 +175,30 @@ def test_a_failing_or_hanging_libreoffice_never_fails_the_export(
     assert report.path.is_file() and not report.laid_out and "超过" in report.summary_zh()
     texts = [p.text for p in docx.Document(str(report.path)).paragraphs]
     assert "第一章 项目理解与需求分析" in texts
+
+
+def test_mappings_and_deviation_rows_survive_save_and_load(tmp_path: Path) -> None:
+    import json
+
+    from app.core.outline import OutlineDocument
+    from app.core.project import FORMAT_VERSION, Project, load_project, save_project
+
+    project = Project(analysis=sample_analysis(), breakdown=sample_breakdown(),
+                      outline=OutlineDocument(outline=sample_mapped_chapters()))
+    save_project(project, tmp_path / "p.bidproj")
+    loaded = load_project(tmp_path / "p.bidproj")
+    assert loaded.format_version == FORMAT_VERSION == 2
+    assert loaded.outline.outline[2].children[1].scoring_refs == ["R4"]
+    assert loaded.breakdown is not None and loaded.breakdown.risks[2].deviation == "正偏离"
+    assert index_entries(loaded.analysis or sample_analysis(), loaded.outline.outline) == index_entries(
+        sample_analysis(), sample_mapped_chapters())
+    # A v1 file (before these fields) opens, upgraded, with the defaults.
+    data = json.loads((tmp_path / "p.bidproj").read_text(encoding="utf-8"))
+    data["format_version"] = 1
+    for risk in data["breakdown"]["risks"]:
+        for key in ("response", "deviation", "deviation_note"):
+            risk.pop(key)
+    (tmp_path / "v1.bidproj").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    old = load_project(tmp_path / "v1.bidproj")
+    assert old.migrated_from == 1 and old.breakdown is not None
+    assert [r.deviation for r in old.breakdown.risks] == ["无偏离"] * 4
