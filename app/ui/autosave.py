@@ -2,12 +2,13 @@
 
 :class:`Autosaver` writes the project to its recovery file (see :mod:`app.core.recovery`)
 every ``interval_ms`` while there are changes not yet autosaved; a normal save or close
-deletes the file. Wire it to the undo stack::
+deletes the file. Wire it to the project session (``app.ui.session.SessionWiring.attach`` does)::
 
-    autosaver = Autosaver(window.snapshot_project, interval_ms=settings.autosave_interval_s * 1000, parent=window)
+    autosaver = Autosaver(session.snapshot, interval_ms=settings.autosave_interval_s * 1000, parent=window)
     undo_stack.indexChanged.connect(autosaver.notify_changed)
-    undo_stack.cleanChanged.connect(lambda clean: clean and autosaver.notify_saved(project_path))
-    # after Save As: autosaver.notify_saved(new_path); on close: autosaver.close()
+    signals.saved.connect(lambda path: autosaver.notify_saved(Path(path)))   # recovery tied to the file
+    signals.reset.connect(lambda: autosaver.follow(session.path, session.is_dirty))
+    # on close: autosaver.close()
 """
 
 from __future__ import annotations
@@ -99,6 +100,13 @@ class Autosaver(QObject):
         if project_path == self._project_path:
             return
         pending = self._pending or self._written
+        self.discard()
+        self._project_path = project_path
+        self._pending = pending
+
+    def follow(self, project_path: Path | None, pending: bool) -> None:
+        """Another project is shown (new, opened, recovered): drop the old recovery file and
+        track ``project_path``; ``pending`` when the new content is not saved yet (recovered work)."""
         self.discard()
         self._project_path = project_path
         self._pending = pending

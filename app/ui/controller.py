@@ -25,7 +25,8 @@ from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
 from app.core.outline import Outline
 from app.core.pipeline_events import PipelineEvent
-from app.core.project import MAX_RUNS, RunRecord, utc_now
+from app.core.project import RunRecord, utc_now
+from app.core.session import ProjectSession
 from app.pipeline.outline_runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
 from app.ui.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.drafting_bridge import DraftingBridge
@@ -105,7 +106,8 @@ class AppController(QObject):
                  reporter: ErrorReporter | None = None,
                  parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.outline = outline if outline is not None else Outline()
+        #: The bid being worked on: tender, analysis, outline, runs, path, unsaved state (rule 11).
+        self.session = ProjectSession(outline)
         self.undo_stack = QUndoStack(self)
         self.model = OutlineItemModel(self.outline, self)
         self.model.set_undo_stack(self.undo_stack)
@@ -114,10 +116,6 @@ class AppController(QObject):
         self.runner: OutlineRunner = run_outline
         self.reporter = reporter
         self.tasks: dict[str, asyncio.Task[Any]] = {}
-        self.document: TenderDocument | None = None
-        self.tender_path: Path | None = None
-        self.analysis = Analysis()
-        self.breakdown: Breakdown | None = None
         self.mode: Mode = "free"
         self.last_outcome: OutlineOutcome | None = None
         self._unfinished: tuple[Mode, RecordedRunCommand] | None = None  # the last run, when it did not finish
@@ -125,10 +123,49 @@ class AppController(QObject):
         self._prompt_tokens = 0
         self._completion_tokens = 0
         self._cached_client: LLMClient | None = None
-        #: The project's run history (loaded with a project, extended by every model run).
-        self.runs: list[RunRecord] = []
         self._current_run: RunRecord | None = None
         self.drafting = DraftingBridge(self)
+        self.session.section_states = self.drafting.section_states
+
+    # ------------------------------------------------------------------ the session's content
+    @property
+    def outline(self) -> Outline:
+        """The session's outline tree (one object for the controller's life)."""
+        return self.session.outline
+
+    @property
+    def document(self) -> TenderDocument | None:
+        """The tender as read, or None."""
+        doc: TenderDocument | None = self.session.document
+        return doc
+
+    @property
+    def tender_path(self) -> Path | None:
+        """The open tender's file."""
+        return self.session.tender_path
+
+    @property
+    def analysis(self) -> Analysis:
+        """The session's analysis (overview and scoring groups)."""
+        return self.session.analysis
+
+    @analysis.setter
+    def analysis(self, analysis: Analysis) -> None:
+        self.session.analysis = analysis
+
+    @property
+    def breakdown(self) -> Breakdown | None:
+        """The session's requirement breakdown, if any."""
+        return self.session.breakdown
+
+    @breakdown.setter
+    def breakdown(self, breakdown: Breakdown | None) -> None:
+        self.session.breakdown = breakdown
+
+    @property
+    def runs(self) -> list[RunRecord]:
+        """The project's run history (loaded with a project, extended by every model run)."""
+        return self.session.runs
 
     # ------------------------------------------------------------------ tasks
     def spawn(self, name: str, coro: Coroutine[Any, Any, Any]) -> asyncio.Task[Any]:
@@ -237,8 +274,7 @@ class AppController(QObject):
         except Exception:
             self.stage_changed.emit("就绪")
             raise
-        self.document = doc
-        self.tender_path = path
+        self.session.set_tender(path, doc)
         self.set_breakdown(None)
         self.drafting.forget()
         try:
@@ -329,8 +365,7 @@ class AppController(QObject):
         run.finished_at = utc_now()
         run.message = message
         run.prompt_tokens, run.completion_tokens = self._prompt_tokens, self._completion_tokens
-        self.runs.append(run)
-        del self.runs[:-MAX_RUNS]
+        self.session.record_run(run)
 
     async def analyze(self) -> Analysis:
         """Overview + scoring groups of the open tender (the pipeline's analysis when available)."""

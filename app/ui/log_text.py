@@ -22,6 +22,7 @@ ZH_TEMPLATES: dict[str, str] = {
     "unreadable recovery file %s (%s); moved aside": "恢复文件 %s 无法读取（%s），已移到一旁",
     "cannot read settings %s: %s; using defaults": "无法读取设置文件 %s：%s；使用默认设置",
     "settings file %s is broken (%s); using defaults": "设置文件 %s 已损坏（%s），使用默认设置",
+    "saved project %s": "项目已保存到 %s",
     # llm
     "%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may answer with nothing":
         "%s：提示词（约 %d 个 Token）加输出上限超过了上下文长度 %d，模型服务可能返回空回答",

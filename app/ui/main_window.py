@@ -36,10 +36,10 @@ from app.ui.errors import ErrorDialog
 from app.ui.log_pane import LogPane, LogTableModel, QtLogHandler
 from app.ui.outline_view import OutlineView
 from app.ui.project_files import ProjectFilesMixin
+from app.ui.session_signals import SessionSignals
 from app.ui.status_panel import StatusPanel
 
 if TYPE_CHECKING:
-    from app.core.project import Project
     from app.core.settings_model import AppSettings
     from app.documents.model import TenderDocument
     from app.ui.controller import AppController
@@ -48,7 +48,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("bidstudio.ui")
 
 APP_NAME = "标书工坊"
-OPENABLE = (".pdf", ".docx", ".doc", ".txt", ".bidproj")
+OPENABLE = (".pdf", ".docx", ".doc", ".wps", ".txt", ".bidproj")
 ABOUT_HTML = (
     "<h3>标书工坊 BidStudio</h3>"
     "<p>读取招标文件，分析技术评分项，用任意 OpenAI 兼容模型生成并编辑技术标目录，导出 Word。</p>"
@@ -72,9 +72,6 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.settings = settings or AppSettings()
         self.qsettings = qsettings or QSettings("BidStudio", "BidStudio")
         self.settings_path = settings_path
-        self.project_path: Path | None = None
-        self.base_project: Project | None = None  # the opened (or last saved) project, base of snapshots
-        self.analysis_dirty = False
         self.error_dialogs: list[ErrorDialog] = []
         self._pending_page: int | None = None
         self._page_retry_connected = False
@@ -183,6 +180,8 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
     def _build_actions(self) -> None:
         c = self.controller
         K = QKeySequence.StandardKey
+        self.act_new = self._act("新建项目", lambda: self._spawn_ui("dialog", self.new_project()), K.New,
+                                 tip="关闭当前项目，开始一个空白的新项目")
         self.act_open = self._act("打开招标文件…", lambda: self._spawn_ui("dialog", self.choose_and_open()), K.Open)
         self.act_open_project = self._act("打开项目…", lambda: self._spawn_ui("dialog", self.choose_and_open_project()))
         self.act_save = self._act("保存", lambda: self._spawn_ui("dialog", self.save()), K.Save)
@@ -210,7 +209,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
     def _build_menus(self) -> None:
         mb = self.menuBar()
         m = mb.addMenu("文件(&F)")
-        m.addActions([self.act_open, self.act_open_project])
+        m.addActions([self.act_new, self.act_open, self.act_open_project])
         self.recent_menu = QMenu("最近文件", self)
         m.addMenu(self.recent_menu)
         m.addSeparator()
@@ -272,7 +271,13 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         ed.text_edited.connect(lambda key, _old, new: d.apply_text(key, new, f"编辑正文 {key}"))
         self.outline_view.selectionModel().currentChanged.connect(self._on_current_node_changed)
         c.model.dataChanged.connect(self._on_node_data_changed)
-        c.undo_stack.cleanChanged.connect(self._on_clean_changed)
+        self.session_signals = SessionSignals(c.session, c.undo_stack, self)
+        self.session_signals.reset.connect(self._on_session_reset)
+        self.session_signals.dirty_changed.connect(self._on_dirty_changed)
+        self.session_signals.saved.connect(self._on_dirty_changed)
+        self.session_signals.tender_changed.connect(self._on_dirty_changed)
+        self.mode_box.currentIndexChanged.connect(self._on_mode_chosen)
+        self.guidance.textChanged.connect(self._on_guidance_edited)
         c.undo_stack.indexChanged.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_edited)
         self.status.cancel_requested.connect(c.cancel_slot)
@@ -285,23 +290,58 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
     # ------------------------------------------------------------------ state and title
     @property
     def is_modified(self) -> bool:
-        """Unsaved changes: the undo stack is not clean, or the analysis was edited."""
-        return not self.controller.undo_stack.isClean() or self.analysis_dirty
+        """Unsaved changes, as the session says (undo history not at the saved state, or other changes)."""
+        return self.controller.session.is_dirty
+
+    @property
+    def project_path(self) -> Path | None:
+        """The session's project file (None until saved)."""
+        return self.controller.session.path
 
     def display_name(self) -> str:
         """The project's name for the title bar and questions."""
-        if self.project_path is not None:
-            return self.project_path.stem
-        if self.controller.tender_path is not None:
-            return self.controller.tender_path.stem
-        return "未命名项目"
+        return self.controller.session.display_name()
 
     def _update_title(self) -> None:
         self.setWindowTitle(f"{self.display_name()}[*] — {APP_NAME}")
         self.setWindowModified(self.is_modified)
 
-    def _on_clean_changed(self, _clean: bool) -> None:
+    def _on_dirty_changed(self, *_args: object) -> None:
         self._update_title()
+
+    def _on_session_reset(self) -> None:
+        """Another project: every view re-reads the session (nothing of the old one stays on show)."""
+        c = self.controller
+        session = c.session
+        self._had_scoring = session.analysis.has_technical_scoring
+        c.set_analysis(session.analysis)
+        c.set_breakdown(session.breakdown)
+        self.guidance.blockSignals(True)
+        self.guidance.setText(session.guidance)
+        self.guidance.blockSignals(False)
+        self._sync_mode_from_session()
+        self.section_editor.clear()
+        if session.tender_path is None:
+            clear = getattr(self.document_pane, "clear", None)
+            if callable(clear):
+                clear()
+        self._on_outline_edited()
+
+    def _sync_mode_from_session(self) -> None:
+        """Show the session's generation mode (one-to-one when unset and scoring items exist)."""
+        c = self.controller
+        mode = c.session.generation_mode
+        aligned = mode == "one_to_one" or (mode is None and c.analysis.has_technical_scoring)
+        self.mode_box.blockSignals(True)
+        self.mode_box.setCurrentIndex(self.mode_box.findData("aligned" if aligned else "free"))
+        self.mode_box.blockSignals(False)
+        c.model.set_locked_top_level(aligned and c.analysis.has_technical_scoring and len(c.outline) > 0)
+
+    def _on_mode_chosen(self, _index: int) -> None:
+        self.controller.session.generation_mode = "one_to_one" if self.mode_box.currentData() == "aligned" else "free"
+
+    def _on_guidance_edited(self, text: str) -> None:
+        self.controller.session.guidance = text.strip()
 
     def _on_outline_edited(self, *_args: object) -> None:
         self.empty_hint.setVisible(len(self.controller.outline) == 0)
@@ -538,7 +578,8 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
             self._spawn_ui("close", self.request_close())
             return
         stack = self.controller.undo_stack
-        for signal, slot in ((stack.cleanChanged, self._on_clean_changed), (stack.indexChanged, self._on_outline_edited),
+        self.session_signals.detach()
+        for signal, slot in ((stack.indexChanged, self._on_outline_edited),
                              (self.controller.model.modelReset, self._on_outline_edited)):
             try:
                 signal.disconnect(slot)

@@ -18,7 +18,6 @@ from app.core.analysis import Analysis
 from app.ui.async_dialog import ask_save_changes, run_dialog
 
 if TYPE_CHECKING:
-    from app.core.project import Project
     from app.core.settings_model import AppSettings
     from app.ui.controller import AppController
     from app.ui.errors import ErrorReporter
@@ -30,7 +29,7 @@ else:
 
 log = logging.getLogger("bidstudio.ui")
 
-TENDER_FILTER = "招标文件 (*.pdf *.docx *.doc *.txt);;所有文件 (*)"
+TENDER_FILTER = "招标文件 (*.pdf *.docx *.doc *.wps *.txt);;所有文件 (*)"
 PROJECT_FILTER = "标书工坊项目 (*.bidproj)"
 
 
@@ -41,9 +40,6 @@ class ProjectFilesMixin(_Base):
         controller: AppController
         settings: AppSettings
         settings_path: Path | None
-        project_path: Path | None
-        base_project: Project | None
-        analysis_dirty: bool
         _model_configured: bool
         reporter: ErrorReporter | None
         guidance: QLineEdit
@@ -53,6 +49,7 @@ class ProjectFilesMixin(_Base):
 
         def display_name(self) -> str: ...
         def _update_title(self) -> None: ...
+        def _sync_mode_from_session(self) -> None: ...
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
         def resume_drafts(self) -> None: ...
         def show_breakdown(self) -> None: ...
@@ -61,7 +58,7 @@ class ProjectFilesMixin(_Base):
         def is_modified(self) -> bool: ...
 
     async def _choose_file(self, title: str, filters: str, save: bool = False, suggested: str = "") -> Path | None:
-        dialog = QFileDialog(self, title, suggested or self.settings.last_dir, filters)
+        dialog = QFileDialog(self, title, suggested or str(self.start_folder()), filters)
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave if save else QFileDialog.AcceptMode.AcceptOpen)
         if not save:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
@@ -87,11 +84,56 @@ class ProjectFilesMixin(_Base):
             await self.open_path(path)
 
     async def open_path(self, path: Path) -> None:
-        """Open a tender or a project file (from a dialog, recent files, the command line or a drop)."""
+        """Open a tender or a project file (from a dialog, recent files, the command line or a drop).
+
+        A tender opened into a project that already has work asks first: start a new
+        project for it, or replace the project's tender and keep the outline.
+        """
         if path.suffix.lower() == ".bidproj":
             await self.open_project(path)
             return
-        await self.controller.run_task("open", self.controller.open_tender(path))
+        c = self.controller
+        if c.session.has_work and path != c.tender_path:
+            choice = await self._ask_new_or_replace(path)
+            if choice == "cancel":
+                return
+            if choice == "new" and not await self.new_project():
+                return
+        await c.run_task("open", c.open_tender(path))
+
+    async def _ask_new_or_replace(self, path: Path) -> str:
+        """Opening a tender into a project with work: "new", "replace" or "cancel"."""
+        box = QMessageBox(self)
+        box.setObjectName("newOrReplaceBox")
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("打开招标文件")
+        box.setText(f"当前项目“{self.display_name()}”已有目录。要为“{path.name}”新建一个项目，"
+                    "还是用它替换当前项目的招标文件并保留目录？")
+        box.setInformativeText("新建项目会先询问是否保存当前项目；替换招标文件时目录和正文保持不变，招标分析按新文件重新读取。")
+        new = box.addButton("新建项目", QMessageBox.ButtonRole.AcceptRole)
+        replace = box.addButton("替换招标文件，保留目录", QMessageBox.ButtonRole.DestructiveRole)
+        box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(new)
+        await run_dialog(box)
+        clicked = box.clickedButton()
+        box.deleteLater()
+        if clicked is new:
+            return "new"
+        if clicked is replace:
+            return "replace"
+        return "cancel"
+
+    async def new_project(self) -> bool:
+        """File → 新建项目: settle unsaved changes, then an empty untitled project."""
+        c = self.controller
+        if c.busy:
+            await c.cancel()
+        if c.session.is_dirty and not await self._settle_unsaved():
+            return False
+        c.drafting.forget()
+        c.session.new()
+        self.statusBar().showMessage("已新建项目", 5000)
+        return True
 
     async def open_project(self, path: Path) -> bool:
         """Load a project: outline, analysis, and its tender when the file is still there."""
@@ -114,30 +156,18 @@ class ProjectFilesMixin(_Base):
 
     async def apply_project(self, project: Any, path: Path | None, restored: bool = False) -> None:
         """Show a loaded (or recovered) project; a recovered one counts as unsaved."""
-        from app.core.project import locate_tender, outline_chapters
+        from app.core.project import locate_tender
 
         c = self.controller
         c.drafting.forget()
-        c.outline.replace(outline_chapters(project))
-        c.outline.renumber()
-        c.undo_stack.clear()
-        c.undo_stack.setClean()
-        self.project_path = path
-        self.base_project = project.model_copy(deep=True)
-        c.runs = list(self.base_project.runs)
-        self.analysis_dirty = restored
-        c.set_analysis(project.analysis or Analysis())
-        c.set_breakdown(getattr(project, "breakdown", None))
-        self.guidance.setText(project.guidance or "")
-        aligned = project.generation_mode == "one_to_one"
-        self.mode_box.setCurrentIndex(self.mode_box.findData("aligned" if aligned else "free"))
-        c.model.set_locked_top_level(aligned and c.analysis.has_technical_scoring)
-        self._update_title()
+        c.session.apply(project, path, restored=restored)  # the window re-reads everything on reset
         tender = locate_tender(project, path)
         if tender is not None:
             await c.run_task("open", c.open_tender(tender))
-            c.set_analysis(project.analysis or Analysis())
+            c.set_analysis(project.analysis or Analysis())  # the project's analysis, edits included
             c.set_breakdown(getattr(project, "breakdown", None))
+            c.session.generation_mode = project.generation_mode  # not the mode the fresh table read proposed
+            self._sync_mode_from_session()
         elif project.tender is not None:
             self.statusBar().showMessage(f"找不到项目引用的招标文件：{project.tender.path}", 10000)
         c.drafting.restore(project)  # after opening the tender, which forgets drafting state
@@ -145,28 +175,8 @@ class ProjectFilesMixin(_Base):
         self.offer_resume_drafts()
 
     def snapshot_project(self) -> Any:
-        """The current work as a ``Project`` (also what autosave writes).
-
-        Built on the project that was opened, so what this window does not edit —
-        ``created_at``, the run history, drafting state of sections not drafted in this
-        session — is carried over instead of being reset on every save.
-        """
-        from app.core.project import Project, TenderRef
-
-        c = self.controller
-        base: Project = self.base_project if self.base_project is not None else Project()
-        tender = None
-        if c.tender_path is not None and c.tender_path.exists():
-            tender = TenderRef.from_file(c.tender_path)
-        elif base.tender is not None and c.tender_path is None:
-            tender = base.tender.model_copy()  # the tender is missing now: keep the reference
-        aligned = self.mode_box.currentData() == "aligned"
-        return base.model_copy(deep=True, update={
-            "title": self.display_name(), "tender": tender, "analysis": c.analysis, "breakdown": c.breakdown,
-            "generation_mode": "one_to_one" if aligned else "free", "guidance": self.guidance.text().strip(),
-            "outline": c.outline.to_document(), "sections": c.drafting.section_states(base.sections),
-            "runs": list(c.runs), "migrated_from": None,
-        })
+        """The current work as a ``Project`` (what save and autosave write)."""
+        return self.controller.session.snapshot()
 
     def offer_resume_drafts(self) -> None:
         """After opening a project with unfinished sections, offer to continue drafting them."""
@@ -202,38 +212,41 @@ class ProjectFilesMixin(_Base):
 
     def save_to(self, path: Path) -> bool:
         """Write the project atomically to ``path``; errors go to the error dialog."""
-        from app.core.project import save_project, with_project_suffix
-
-        path = with_project_suffix(path)
-        project = self.snapshot_project()
         try:
-            save_project(project, path)
+            written = self.controller.session.save(path)
         except Exception as exc:
             if self.reporter is not None:
                 self.reporter.report(exc, "保存失败")
                 return False
             raise
-        self.base_project = project
-        self.project_path = path
-        self.controller.undo_stack.setClean()
-        self.analysis_dirty = False
-        self.settings.add_recent(path)
+        self.settings.add_recent(written)
         self._save_settings()
         self._rebuild_recent()
         self._update_title()
-        self.statusBar().showMessage(f"已保存到 {path}", 5000)
+        self.statusBar().showMessage(f"已保存到 {written}", 5000)
         return True
 
     async def save(self) -> bool:
-        """File → save (asks for a name the first time)."""
-        if self.project_path is None:
+        """File → save: in place when the project has a file, else asks for a name."""
+        path = self.controller.session.path
+        if path is None:
             return await self.save_as()
-        return self.save_to(self.project_path)
+        return self.save_to(path)
 
     async def save_as(self) -> bool:
-        """File → save as."""
-        path = await self._choose_file("另存为项目", PROJECT_FILTER, save=True, suggested=self.display_name() + ".bidproj")
+        """File → save as (the dialog starts beside the project or the tender)."""
+        path = await self._choose_file("另存为项目", PROJECT_FILTER, save=True,
+                                       suggested=str(self.start_folder() / (self.display_name() + ".bidproj")))
         return self.save_to(path) if path is not None else False
+
+    def start_folder(self) -> Path:
+        """Where file dialogs start: beside the project, else beside the tender, else the last folder used."""
+        session = self.controller.session
+        for anchor in (session.path, session.tender_path):
+            if anchor is not None and anchor.parent.is_dir():
+                return anchor.parent
+        last = Path(self.settings.last_dir) if self.settings.last_dir else None
+        return last if last is not None and last.is_dir() else Path.home()
 
     def export_word_to(self, path: Path, choices: ExportChoices | None = None) -> Path | None:
         """Export the outline to a Word file (without any model), with the dialog's choices.
@@ -304,7 +317,7 @@ class ProjectFilesMixin(_Base):
             return
         suffix = "-技术标（暗标）.docx" if choices.options.preset == "暗标" else "-技术标.docx"
         path = await self._choose_file("导出 Word", "Word 文档 (*.docx)", save=True,
-                                       suggested=self.display_name() + suffix)
+                                       suggested=str(self.start_folder() / (self.display_name() + suffix)))
         if path is not None:
             self.export_word_to(path, choices)
 

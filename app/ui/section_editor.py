@@ -108,6 +108,15 @@ class SectionEditor(QWidget):
         self._show_state(draft)
         self._update_enabled()
 
+    def clear(self) -> None:
+        """Show no section (another project was opened); nothing is reported as an edit."""
+        self._key = ""
+        self._status = "done"
+        self.title_label.setText("未选择章节")
+        self._set_plain("")
+        self._show_state(None)
+        self._update_enabled()
+
     def append_stream(self, key: str, piece: str) -> None:
         """Append a streamed piece when it belongs to the shown section."""
         if key != self._key or not piece:

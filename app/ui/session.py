@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.ui.async_dialog import run_dialog
@@ -68,12 +69,16 @@ class SessionWiring:
 
         self.window = window
         window.settings_opener = self.open_settings  # type: ignore[attr-defined]
-        autosaver = Autosaver(window.snapshot_project, interval_ms=self.settings.autosave_interval_s * 1000,
-                              parent=window)
+        session, signals = window.controller.session, window.session_signals
+        autosaver = Autosaver(session.snapshot, interval_ms=self.settings.autosave_interval_s * 1000,
+                              project_path=session.path, parent=window)
         window.autosaver = autosaver  # type: ignore[attr-defined]
         window.controller.undo_stack.indexChanged.connect(autosaver.notify_changed)
-        window.analysis_view.analysis_edited.connect(autosaver.notify_changed)
         window.controller.drafting.section_state.connect(autosaver.notify_changed)  # resumable after a crash
+        signals.changed.connect(autosaver.notify_changed)
+        # The recovery file belongs to the saved project: a save removes it and moves it along.
+        signals.saved.connect(lambda path: autosaver.notify_saved(Path(path) if path else None))
+        signals.reset.connect(lambda: autosaver.follow(session.path, session.is_dirty))
         autosaver.failed.connect(lambda msg: window.statusBar().showMessage(msg, 10000))
 
     def open_settings(self) -> None:

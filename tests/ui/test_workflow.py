@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QMessageBox
 
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
@@ -21,7 +23,7 @@ from app.ui.main_window import MainWindow
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import Router, as_instructions, chapter_children, is_stream, sample_analysis
 from tests.ui.conftest import make_client_factory
-from tests.ui.ui_helpers import close_window, wait_for
+from tests.ui.ui_helpers import click_button, close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -117,3 +119,101 @@ async def test_http_500_during_analysis_keeps_the_overview_already_received(
     assert any("500" in n or "出错" in n for n in analysis.notes)
     assert not window.error_dialogs  # a note and a status message, not an error window
     assert "评分项" in finished[-1][1]
+
+
+def _pdf(path: Path, text: str) -> Path:
+    import pymupdf
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), text, fontname="china-s", fontsize=12)
+    doc.save(path)
+    doc.close()
+    return path
+
+
+async def _box(window: MainWindow, name: str) -> QMessageBox:
+    found: list[QMessageBox] = []
+
+    def visible() -> bool:
+        box = window.findChild(QMessageBox, name)
+        if box is not None and box.isVisible():
+            found.append(box)
+            return True
+        return False
+
+    await wait_for(visible)
+    return found[0]
+
+
+async def test_a_new_tender_never_inherits_the_old_bid(window: MainWindow, tmp_path: Path) -> None:
+    c = window.controller
+    first = _pdf(tmp_path / "阳江项目.pdf", "项目概况：食堂食材配送服务")
+    await window.open_path(first)
+    window.outline_view.add_sibling("配送服务方案", edit=False)
+    window.outline_view.add_child("配送流程", edit=False)
+    assert window.save_to(tmp_path / "阳江项目.bidproj")
+    # Another tender into a project with an outline: asked; 新建项目 starts clean.
+    second = _pdf(tmp_path / "四川项目.pdf", "项目概况：IPTV 元数据服务")
+    task = c.spawn("dialog", window.open_path(second))
+    click_button(await _box(window, "newOrReplaceBox"), "新建项目")
+    await asyncio.wait_for(task, 30)
+    assert len(c.outline) == 0 and c.undo_stack.count() == 0
+    assert c.tender_path == second and c.session.path is None
+    assert window.windowTitle().startswith("四川项目") and not window.isWindowModified()
+    window.act_undo.trigger()  # the old project's steps are gone
+    assert len(c.outline) == 0
+    # Replace the tender and keep the outline: the title keeps the project, marked unsaved.
+    assert await window.open_project(tmp_path / "阳江项目.bidproj")
+    assert [ch.title for ch in c.outline.chapters] == ["配送服务方案"] and c.tender_path == first
+    task = c.spawn("dialog", window.open_path(second))
+    click_button(await _box(window, "newOrReplaceBox"), "替换招标文件，保留目录")
+    await asyncio.wait_for(task, 30)
+    assert [ch.title for ch in c.outline.chapters] == ["配送服务方案"] and c.tender_path == second
+    assert window.windowTitle().startswith("阳江项目") and window.isWindowModified()
+    window.close()  # the quit prompt agrees with the title
+    click_button(await _box(window, "unsavedBox"), "取消")
+    assert window.isVisible()
+
+
+async def test_new_project_asks_about_unsaved_work(window: MainWindow, qtbot: Any) -> None:
+    c = window.controller
+    window.outline_view.add_sibling("手写的章", edit=False)
+    assert window.isWindowModified()
+    assert window.act_new.shortcut() == QKeySequence(QKeySequence.StandardKey.New)
+    window.act_new.trigger()
+    click_button(await _box(window, "unsavedBox"), "取消")
+    await asyncio.sleep(0.05)
+    assert [ch.title for ch in c.outline.chapters] == ["手写的章"]
+    window.act_new.trigger()
+    click_button(await _box(window, "unsavedBox"), "不保存")
+    await wait_for(lambda: len(c.outline) == 0)
+    assert not window.isWindowModified() and window.windowTitle().startswith("未命名项目")
+
+
+async def test_recovery_follows_the_saved_file_and_ctrl_s_saves_in_place(
+        window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.project import load_project
+    from app.core.recovery import pending_recoveries
+    from app.core.settings_model import AppSettings
+    from app.ui.session import SessionWiring
+
+    monkeypatch.setenv("BIDSTUDIO_DATA_DIR", str(tmp_path / "data"))
+    wiring = SessionWiring(AppSettings())
+    wiring.attach(window)
+    autosaver = window.autosaver  # type: ignore[attr-defined]
+    window.outline_view.add_sibling("服务方案", edit=False)
+    assert autosaver.autosave_now()
+    assert [i.project_path for i in pending_recoveries()] == [None]  # untitled work so far
+    target = tmp_path / "项目.bidproj"
+    assert window.save_to(target)
+    assert pending_recoveries() == [] and autosaver.project_path == target  # told about the save
+    window.outline_view.add_child("人员配置", edit=False)
+    assert autosaver.autosave_now()
+    (info,) = pending_recoveries()
+    assert info.project_path == target and info.display_name == "项目.bidproj"
+    window.act_save.trigger()  # Ctrl+S: in place, no dialog
+    await wait_for(lambda: not window.isWindowModified())
+    saved = load_project(target).outline.outline
+    assert [(ch.title, [s.title for s in ch.children]) for ch in saved] == [("服务方案", ["人员配置"])]
+    assert pending_recoveries() == []
