@@ -45,6 +45,17 @@ class ScoringGroup(BaseModel):
     category: ScoringCategory = "technical"
 
 
+class RequirementHeading(BaseModel):
+    """A sub-heading of the tender's requirements chapter (采购需求…), a source of grounded headings."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    text: str = Field(min_length=1, max_length=60)
+    level: int = Field(default=1, ge=1, description="相对于需求章节的层级（1 为其下第一级）")
+    page: int | None = None
+    chapter: str = Field(default="", max_length=60, description="所属需求章节标题")
+
+
 class AnalysisDifference(BaseModel):
     """One disagreement between the deterministic table and the model, kept for the user."""
 
@@ -66,6 +77,8 @@ class Analysis(BaseModel):
     table_confident: bool = False
     differences: list[AnalysisDifference] = Field(default_factory=list)
     technical_requirements: str = Field(default="", description="无技术评分时给自由模式的技术要求原文摘录")
+    requirement_headings: list[RequirementHeading] = Field(default_factory=list,
+                                                           description="采购需求/技术要求章节中的小标题")
     notes: list[str] = Field(default_factory=list, description="给用户看的中文提示")
 
     @property

@@ -21,7 +21,10 @@ Path = tuple[int, ...]
 
 #: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
 EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
-                   "scoring_refs")
+                   "scoring_refs", "origin")
+#: Who wrote a heading: the model, code from the tender's own text, code from the heading
+#: library, code from a generic template, or the user. None: not recorded (older projects).
+Origin = Literal["model", "tender", "library", "template", "user"]
 
 
 class OutlineNode(BaseModel):
@@ -36,6 +39,7 @@ class OutlineNode(BaseModel):
     source_requirement_title: str | None = Field(default=None, description="对应评分项标题")
     scoring_refs: list[str] = Field(default_factory=list, description="用户标注本节响应的评分项编号（评分索引表）")
     children: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_children)
+    origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户）")
     content: str = Field(default="", description="正文")
 
     def walk(self, path: Path = ()) -> Iterator[tuple[Path, OutlineNode]]:

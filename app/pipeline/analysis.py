@@ -27,6 +27,7 @@ from app.core.analysis import (
 from app.core.rules import normalize_title
 from app.documents.locate import LocatedSections, chars_for_context, locate_sections, section_text
 from app.documents.model import TenderDocument
+from app.documents.requirement_headings import requirement_headings
 from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow
 from app.documents.scoring_table import parse_scoring
 from app.llm.collect_json import collect_json
@@ -284,7 +285,8 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     elif not confident and table:
         notes.append("评分表自检未完全通过，评分项以模型提取为准，请核对差异")
     return Analysis(overview=overview, groups=groups, source=source, table_confident=confident,
-                    differences=diffs, technical_requirements=requirements, notes=notes)
+                    differences=diffs, technical_requirements=requirements, notes=notes,
+                    requirement_headings=requirement_headings(doc))
 
 
 async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,

@@ -1,0 +1,117 @@
+"""Whether a string reads as a heading a bid writer would keep, or as a fragment of a sentence.
+
+A heading of a technical bid is a noun phrase: "应急物资储备", "配送车辆调度管理". What weak
+models and naive splitting produce instead are pieces of the scoring criteria: "如拣货" (a
+lead word), "数量大" / "专业性强" (a predicate), "提供" (a verb), "收银" (too short), or a
+whole clause of the criteria copied as a title. :func:`fragment_problem` names the defect in
+Chinese (for messages and the quality report); :func:`is_heading_form` is its boolean form.
+Shared by the heading library checks, the candidate builder and ``tests/eval/outline_quality.py``.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Lead words that start a sentence piece, never a heading (如期/及时/和谐 are fine words).
+_BAD_START = re.compile(
+    r"^(?:如(?!期|实)|例如|比如|等(?!级|同|候|待)|和(?!谐)|以及|及(?!时|格)|与|或|并(?!网|行|发|购)|且|的|了|之|而|但|"
+    r"包括|包含|其中|根据|按照|依据|对于|关于|针对(?=本|该|此|项目|投标|采购)|通过|为了|由于|能够|可以|应当|必须)"
+)
+#: Particles and conjunctions that end a piece of a sentence.
+_BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所"
+#: Verbs that end a clause of the criteria and almost never a heading.
+_BAD_END_VERB = re.compile(
+    r"(?:进行|提供|阐述|描述|满足|符合|达到|做到|确保|采取|采用|具有|具备|包括|包含|得到|给予|予以|"
+    r"做好|加强|提高|降低|减少|增加|扩大|加快|负责|需要|认为|评分|打分|计分|不限于|限于|在于|用于|属于|有关|相关)$"
+)
+#: Adjective predicates: "数量大", "专业性强", "售后服务及时" describe, they do not name a part.
+_BAD_END_ADJ = re.compile(
+    r"(?:齐全|完善|及时|到位|合理|科学|可行|清晰|丰富|充分|准确|稳定|可靠|先进|完整|全面|周全|健全|明确|"
+    r"突出|良好|优良|较好|较强|较高|较大|较多|较少|较低|一般|欠缺|不足|简单|空洞|深刻)$"
+    r"|(?<![最重扩放缩推加提降减增宽])(?:大|小|多|少|高|低|强|弱|广|快|慢|好|差|优)$"
+)
+_GRADING = re.compile(r"得\s*[\d.]+\s*分|扣\s*[\d.]+\s*分|不得分|[\d.]+\s*分[）)]?$|分值|评分|扣完为止|投标人|磋商")
+_SENTENCE_PUNCT = re.compile(r"[，,。；;！!？?]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+_LEAD_NUMBER = re.compile(
+    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+[、.．]|[（(][一二三四五六七八九十\d]+[）)]|"
+    r"[①-⑳]|\d+(?:[.．]\d+)*[.、．\s]?)\s*"
+)
+_LIST_MARK = re.compile(r"^(?:[①-⑳]|\d{1,2}[、.．]|[（(]\d{1,2}[)）])")
+_SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够")
+MIN_LEN = 3
+MAX_LEN = 30
+#: Endings that make a noun phrase a heading (方案, 措施, 管理…).
+HEADING_NOUNS = (
+    "方案", "措施", "计划", "机制", "制度", "体系", "流程", "管理", "分析", "保障", "服务", "培训", "建议", "预案",
+    "配置", "配备", "安排", "设计", "标准", "要求", "承诺", "办法", "职责", "能力", "经验", "资格", "资质", "处置",
+    "处理", "控制", "防控", "防范", "应对", "方法", "规范", "工作", "系统", "平台", "组织", "架构", "团队", "队伍",
+    "目标", "原则", "内容", "范围", "环境", "设施", "设备", "工具", "车辆", "场地", "质量", "安全", "卫生", "检查",
+    "考核", "评价", "监督", "维护", "保养", "养护", "保洁", "接待", "调度", "交付", "验收", "记录", "档案", "台账",
+    "报告", "沟通", "协调", "储备", "储存", "建设", "采购", "加工", "制作", "配送", "仓储", "检测", "留样", "消毒", "认识",
+    "理解", "特点", "难点", "重点", "条件", "需求", "人员", "岗位", "职称", "证书", "技能", "礼仪", "知识", "手段",
+    "工艺", "材料", "性能", "指标", "参数", "结构", "功能", "接口", "模式", "思路", "策略", "路线", "步骤", "阶段",
+    "进度", "工期", "时效", "响应", "机构", "情况", "业绩", "案例", "资料", "文件", "数据", "信息", "水平", "素质",
+    "负责人", "经理", "主管", "专员", "反馈", "回访", "投诉", "激励", "考勤", "招聘", "率", "性", "度", "化",
+)
+
+
+def ends_with_heading_noun(text: str) -> bool:
+    """Whether ``text`` already ends like a heading (方案, 措施, 管理…)."""
+    return text.endswith(HEADING_NOUNS)
+
+
+def bare_title(title: str) -> str:
+    """The title without leading numbering, quotes and surrounding space."""
+    t = _LEAD_NUMBER.sub("", title.strip()).strip()
+    return t.strip("“”\"'‘’《》「」 ")
+
+
+def _clauses(text: str) -> set[str]:
+    """Sentence clauses of the criteria; list items (①…, 1、…) are points, not clauses."""
+    parts = re.split(r"[，,。；;：:\n（）()]", re.sub(r"\s+", "", text))
+    return {p for p in parts if len(p) >= 8 and not _LIST_MARK.match(p) and not ends_with_heading_noun(p)}
+
+
+def fragment_problem(title: str, criteria: str = "") -> str | None:
+    """Why ``title`` is a fragment rather than a heading (Chinese), or None when it reads as one.
+
+    ``criteria`` is the scoring text the heading answers: a title that is one of its
+    clauses copied whole is a fragment too.
+    """
+    t = re.sub(r"\s+", "", bare_title(title))
+    if not t:
+        return "标题为空"
+    if len(_CJK.findall(t)) < 2:
+        return f"“{t}”几乎没有中文，不是标题"
+    if len(t) < MIN_LEN:
+        return f"“{t}”不足 {MIN_LEN} 个字，只是一个词，不是完整的标题"
+    if len(t) > MAX_LEN:
+        return f"“{t}”超过 {MAX_LEN} 个字，是一句话而不是标题"
+    if _SENTENCE_PUNCT.search(t):
+        return f"“{t}”含有句中标点，是一句话而不是标题"
+    m = _BAD_START.match(t)
+    if m:
+        return f"“{t}”以“{m.group()}”开头，是从句子里截下的片段"
+    if t[-1] in _BAD_END_CHAR:
+        return f"“{t}”以“{t[-1]}”结尾，是半句话"
+    if t.endswith("方面") or t.endswith("等内容"):
+        return f"“{t}”以“方面/等内容”结尾，是半句话"
+    if _GRADING.search(t):
+        return f"“{t}”含有评分用语，是照抄的评分标准"
+    m2 = _BAD_END_VERB.search(t)
+    if m2:
+        return f"“{t}”以动词“{m2.group()}”结尾，是半句话而不是标题"
+    m3 = _BAD_END_ADJ.search(t)
+    if m3:
+        return f"“{t}”以“{m3.group()}”结尾，是描述而不是标题（可改为名词短语）"
+    if _SENTENCE_WORDS.search(t[1:]):
+        return f"“{t}”含有“进行/确保/并能”等连接词，是一句话而不是标题"
+    if criteria and t in _clauses(criteria):
+        return f"“{t}”整句照抄了评分标准"
+    return None
+
+
+def is_heading_form(title: str, criteria: str = "") -> bool:
+    """True when ``title`` reads as a heading (see :func:`fragment_problem`)."""
+    return fragment_problem(title, criteria) is None

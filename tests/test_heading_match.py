@@ -1,0 +1,72 @@
+"""The matcher picks the library entries a bid writer would use for a scoring item."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.core.analysis import ScoringGroup
+from app.pipeline.heading_library import default_library
+from app.pipeline.heading_match import distinct_parts, match_group, match_item, rank_variants
+
+TABLE = Path(__file__).parent / "data" / "heading_matches.json"
+
+
+def _expected() -> list[tuple[str, str, object]]:
+    data = json.loads(TABLE.read_text("utf-8"))
+    return [(tender, name, want) for tender, items in data.items() if not tender.startswith("_")
+            for name, want in items.items()]
+
+
+def test_table_names_only_library_entries() -> None:
+    ids = {e.id for e in default_library()}
+    for _, _, want in _expected():
+        names = want if isinstance(want, list) else [*want["first"], *want["also"]]  # type: ignore[index]
+        assert set(names) <= ids
+
+
+@pytest.mark.real_tender
+@pytest.mark.parametrize(("tender", "name", "want"), _expected())
+def test_labelled_items_match_the_expected_entries(tenders_dir: Path, tender: str, name: str, want: object) -> None:
+    labels = json.loads((tenders_dir / "labels.json").read_text("utf-8"))
+    if tender in labels:  # the table speaks of the labelled items, as written in the label
+        label = labels[tender]
+        written = {r["name"] for r in label.get("rows", [])} | {f["name"] for f in label.get("factors", [])}
+        assert name in written, f"{name} is not an item of {tender}"
+    matches = match_item(name)
+    assert matches, f"nothing matched {name}"
+    first = want if isinstance(want, list) else want["first"]  # type: ignore[index]
+    assert matches[0].entry.id in first, [(m.entry.id, m.score) for m in matches]
+    if isinstance(want, dict):
+        assert set(want["also"]) <= {m.entry.id for m in distinct_parts(matches)}
+
+
+@pytest.mark.parametrize(("name", "entry"), [
+    ("售后服务方案", "after_sales"), ("服务方案", "service_plan"), ("食品安全管理保障", "food_safety"),
+    ("信息安全能力", "information_security"), ("安全措施", "safety"), ("突发事件应急预案", "emergency"),
+    ("项目进度计划及保证措施", "schedule"), ("保密措施", "confidentiality"), ("运维服务方案", "operations"),
+    ("合理化建议", "suggestions"), ("项目重难点分析", "key_difficulties"), ("环境保护及文明施工措施", "environment"),
+])
+def test_specific_entries_beat_generic_ones(name: str, entry: str) -> None:
+    assert match_item(name)[0].entry.id == entry
+
+
+def test_criteria_and_project_words_decide_a_bare_name() -> None:
+    group = ScoringGroup(id="R1", title="方案", description="针对本项目的应急预案：火灾、停电、食物中毒等突发事件的处置")
+    assert match_group(group)[0].entry.id == "emergency"
+    assert match_item("项目具体内容") == []
+    assert match_item("项目具体内容", criteria="物业管理服务内容：保洁、保安、绿化、设施设备维修")[0].entry.id == "property"
+
+
+def test_compound_item_keeps_both_parts() -> None:
+    parts = [m.entry.id for m in distinct_parts(match_item("人员培训及应急预案"))]
+    assert set(parts) == {"training", "emergency"}
+
+
+def test_variants_are_ranked_by_shared_wording() -> None:
+    entry = default_library().get("canteen")
+    assert entry is not None
+    best = rank_variants(entry, "原料采购；菜品制作；客户反馈管理")[0]
+    assert any(s.title == "客户反馈管理" for s in best.sections)
