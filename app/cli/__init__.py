@@ -13,7 +13,18 @@ import argparse
 import importlib
 import sys
 
-from app.cli.common import EXIT_ERROR, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, CliUsageError, Handler
+from app.cli.common import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    KEY_REFUSAL,
+    CliArgumentParser,
+    CliOutputError,
+    CliUsageError,
+    Handler,
+    refuses_key_option,
+)
 
 #: Subcommand modules under ``app.cli``, in the order ``--help`` lists them.
 SUBCOMMANDS = ("analyze", "outline")
@@ -21,7 +32,7 @@ SUBCOMMANDS = ("analyze", "outline")
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand of :data:`SUBCOMMANDS`."""
-    parser = argparse.ArgumentParser(prog="bidstudio-cli", description="标书工坊 BidStudio 命令行")
+    parser = CliArgumentParser(prog="bidstudio-cli", description="标书工坊 BidStudio 命令行")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in SUBCOMMANDS:
         importlib.import_module(f"app.cli.{name}").register(sub)
@@ -34,6 +45,10 @@ def main(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if refuses_key_option(argv):  # checked before argparse, which would echo the value
+        print(f"用法错误：{KEY_REFUSAL}", file=sys.stderr)
+        return EXIT_USAGE
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -53,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     except DocumentError as exc:
         print(f"无法读取招标文件：{exc.message_zh}", file=sys.stderr)
         return EXIT_UNREADABLE
+    except CliOutputError as exc:
+        print(f"无法写入输出文件：{exc}", file=sys.stderr)
+        return EXIT_ERROR
     except BrokenPipeError:  # output piped into `head` and closed early
         return EXIT_OK
     except KeyboardInterrupt:

@@ -9,7 +9,16 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import EXIT_MODEL, EXIT_OK, EXIT_UNREADABLE, CliUsageError, ingest, write_json
+from app.cli.common import (
+    EXIT_MODEL,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    add_tender_arguments,
+    check_output_path,
+    ingest,
+    tender_options,
+    write_json,
+)
 
 if TYPE_CHECKING:
     from app.documents.locate import LocatedSections
@@ -77,10 +86,9 @@ def print_report(doc: TenderDocument, scoring: ScoringResult, sections: LocatedS
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     """``analyze TENDER``: diagnostics, located sections and scoring rows."""
-    if args.max_mb is not None and args.max_mb <= 0:
-        raise CliUsageError("--max-mb 必须大于 0")
-    max_bytes = int(args.max_mb * 1024 * 1024) if args.max_mb else None
-    doc, scoring, sections = ingest(args.tender, password=args.password, max_bytes=max_bytes)
+    password, max_bytes = tender_options(args)
+    check_output_path(args.output, "--output", inputs=[args.tender])
+    doc, scoring, sections = ingest(args.tender, password=password, max_bytes=max_bytes)
     if getattr(args, "breakdown", False):
         from app.cli.breakdown import breakdown_report
 
@@ -109,11 +117,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``analyze`` to the CLI."""
     p = sub.add_parser("analyze", help="读取招标文件：诊断、定位章节、解析评分表")
-    p.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
+    add_tender_arguments(p)
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--output", "-o", metavar="PATH", help="把 JSON 结果写入文件")
-    p.add_argument("--password", help="PDF 的打开密码")
-    p.add_argument("--max-mb", type=float, default=None, help="文件大小上限（MB），默认 200")
     from app.cli.breakdown import add_breakdown_arguments
     from app.cli.endpoint import add_endpoint_arguments
 

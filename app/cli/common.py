@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Callable
+import os
+import stat
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from app.documents.locate import LocatedSections
@@ -31,6 +34,127 @@ class CliUsageError(Exception):
     """A bad option combination found by a handler (exit code 2)."""
 
 
+class CliOutputError(Exception):
+    """An output file could not be written (exit code 1); the message says why in Chinese."""
+
+
+#: Option names a user might try for passing the API key on the command line (all refused).
+_KEY_OPTIONS = frozenset({"api-key", "apikey", "api", "key", "token", "api-token", "openai-api-key", "secret",
+                          "bearer", "auth", "authorization"})
+
+KEY_REFUSAL = ("不接受在命令行中直接给出 API 密钥（命令行参数会留在进程列表和命令历史中）。"
+               "请把密钥放进环境变量 BIDSTUDIO_API_KEY（或 OPENAI_API_KEY），"
+               "或用 --api-key-env 变量名 指定保存密钥的环境变量。")
+
+
+def refuses_key_option(argv: Sequence[str]) -> bool:
+    """True when ``argv`` tries to pass an API key as an option (``--api-key sk-…``, ``--api=…``, …)."""
+    for arg in argv:
+        if arg == "--":
+            break
+        if not arg.startswith("--"):
+            continue
+        name = arg[2:].split("=", 1)[0].lower().replace("_", "-")
+        if name in _KEY_OPTIONS or (name.startswith("api-key") and name != "api-key-env"):
+            return True
+    return False
+
+
+class CliArgumentParser(argparse.ArgumentParser):
+    """``ArgumentParser`` that never abbreviates options and never echoes option values in errors.
+
+    Prefix matching would turn ``--api-key sk-…`` into ``--api-key-env`` and print the key
+    in the error; unrecognised arguments are listed by option name only.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Print usage and the reason (values of unknown arguments left out), exit 2."""
+        prefix = "unrecognized arguments: "
+        if message.startswith(prefix):
+            names = [a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("-")]
+            message = "无法识别的参数：" + (" ".join(names) if names else "多余的位置参数（内容不回显）")
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: 错误：{message}\n")
+
+
+def add_tender_arguments(parser: argparse.ArgumentParser) -> None:
+    """``TENDER``, ``--password`` and ``--max-mb``: what every command that reads a tender takes."""
+    parser.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
+    parser.add_argument("--password", help="PDF 的打开密码（也可用环境变量 BIDSTUDIO_PDF_PASSWORD）")
+    parser.add_argument("--max-mb", type=float, default=None, help="文件大小上限（MB），默认 200")
+
+
+def tender_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
+    """The password and byte limit from :func:`add_tender_arguments`' options (usage error when bad)."""
+    max_mb = getattr(args, "max_mb", None)
+    if max_mb is not None and not 0 < max_mb < 1e7:
+        raise CliUsageError("--max-mb 必须大于 0")
+    password = getattr(args, "password", None) or os.environ.get("BIDSTUDIO_PDF_PASSWORD") or None
+    return password, int(max_mb * 1024 * 1024) if max_mb else None
+
+
+def check_output_path(value: str | None, option: str, *, inputs: Sequence[str] = ()) -> None:
+    """Refuse an output path that cannot or must not be written, before any work is done.
+
+    The folder must exist; an existing target must be a regular file (never a device, a
+    pipe, a folder or ``/proc``); an output must not be one of the ``inputs``.
+    """
+    if not value:
+        return
+    path = Path(value)
+    where = f"{option} {value}"
+    if "\0" in value:
+        raise CliUsageError(f"{where}：路径无效")
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        folder_st = os.stat(folder)
+    except FileNotFoundError:
+        raise CliUsageError(f"{where}：文件夹 {folder} 不存在") from None
+    except OSError as exc:
+        raise CliUsageError(f"{where}：无法访问文件夹 {folder}（{exc.strerror or exc}）") from None
+    if not stat.S_ISDIR(folder_st.st_mode):
+        raise CliUsageError(f"{where}：{folder} 不是文件夹")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise CliUsageError(f"{where}：无法访问（{exc.strerror or exc}）") from None
+    from app.core.atomic_file import in_system_folder
+
+    if in_system_folder(path):
+        raise CliUsageError(f"{where}：目标不是普通文件（位于系统的设备或进程文件夹），不会写入它")
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise CliUsageError(f"{where}：这是一个文件夹，请给出文件名")
+        if not stat.S_ISREG(st.st_mode):
+            raise CliUsageError(f"{where}：目标不是普通文件（设备、管道或特殊文件），不会覆盖它")
+        for other in inputs:
+            try:
+                if other and os.path.samefile(path, other):
+                    raise CliUsageError(f"{where}：输出文件就是输入的招标文件，不会覆盖它")
+            except OSError:
+                continue
+    if not os.access(folder, os.W_OK):
+        raise CliUsageError(f"{where}：没有写入文件夹 {folder} 的权限")
+
+
+def check_distinct_outputs(**outputs: str | None) -> None:
+    """Refuse two options naming the same output file (one would overwrite the other)."""
+    seen: dict[str, str] = {}
+    for option, value in outputs.items():
+        if not value:
+            continue
+        key = os.path.normcase(os.path.abspath(value))
+        if key in seen:
+            raise CliUsageError(f"--{seen[key]} 和 --{option} 指向同一个文件：{value}")
+        seen[key] = option
+
+
 def ingest(path: str, password: str | None = None, max_bytes: int | None = None) -> tuple[
     TenderDocument, ScoringResult, LocatedSections
 ]:
@@ -48,6 +172,9 @@ def write_json(data: dict[str, Any], output: str | None) -> None:
     if not output:
         print(text)
         return
-    from app.core.atomic_file import atomic_write_text
+    from app.core.atomic_file import AtomicWriteError, atomic_write_text
 
-    atomic_write_text(Path(output), text + "\n")
+    try:
+        atomic_write_text(Path(output), text + "\n")
+    except AtomicWriteError as exc:
+        raise CliOutputError(exc.message_zh) from exc

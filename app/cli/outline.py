@@ -21,11 +21,17 @@ from typing import TYPE_CHECKING, Any
 
 from app.cli.common import (
     EXIT_ENDPOINT,
+    EXIT_ERROR,
     EXIT_MODEL,
     EXIT_OK,
     EXIT_UNREADABLE,
+    CliOutputError,
     CliUsageError,
+    add_tender_arguments,
+    check_distinct_outputs,
+    check_output_path,
     ingest,
+    tender_options,
     write_json,
 )
 from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
@@ -52,7 +58,7 @@ def _progress(quiet: bool) -> Any:
 
 
 async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDocument,
-                       scoring: ScoringResult) -> tuple[Analysis, OutlineResult]:
+                       scoring: ScoringResult, where: _Stage) -> tuple[Analysis, OutlineResult]:
     from app.core.rules import OutlineLimits
     from app.llm.client import LLMClient
     from app.llm.journal import CallJournal
@@ -76,8 +82,10 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     journal = CallJournal(Path(args.journal)) if args.journal else None
     async with LLMClient(cfg, journal=journal) as client:
         meter = RunMeter(budget=settings.budget, progress=progress)
+        where.name = "analysis"
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
                                         meter=meter, model_groups=True if args.analysis == "model" else None)
+        where.name = "outline"
         result = await generate_outline(client, analysis, settings, progress=progress)
     # The analysis calls count towards the run's figures.
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
@@ -97,46 +105,118 @@ def _export_docx(result: OutlineResult, analysis: Analysis, path: str) -> str | 
     return None
 
 
-def cmd_outline(args: argparse.Namespace) -> int:
-    """``outline TENDER``: analyse, generate, validate; write outline, report and optional Word file."""
+class _Stage:
+    """Which stage of a run is going on, so a failure report can name it."""
+
+    def __init__(self) -> None:
+        self.name = "setup"
+
+
+def _failure_report(args: argparse.Namespace, started: float, stage: str, kind: str, message: str,
+                    cause: str, exit_code: int) -> None:
+    """Print the reason and, with ``--report``, write a report naming stage and cause (never raises)."""
+    print(message, file=sys.stderr)
+    if not args.report:
+        return
+    report = {
+        "valid": False, "exit_code": exit_code, "tender": Path(args.tender).name,
+        "duration_s": round(time.monotonic() - started, 2), "llm_calls": None,
+        "failure": {"stage": stage, "kind": kind, "message": message, "cause": cause, "issues": []},
+    }
+    try:
+        write_json(report, args.report)
+    except CliOutputError as exc:
+        print(f"无法写入运行报告：{exc}", file=sys.stderr)
+
+
+def _check_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
+    """Usage errors found before any work: numbers, output paths, the tender's password and limit."""
     if args.max_calls is not None and args.max_calls <= 0:
         raise CliUsageError("--max-calls 必须大于 0")
     if not 2 <= args.depth <= 4:
         raise CliUsageError("--depth 只能是 2–4")
+    password, max_bytes = tender_options(args)
+    for option, value in (("--output", args.output), ("--report", args.report), ("--docx", args.docx)):
+        check_output_path(value, option, inputs=[args.tender])
+    check_distinct_outputs(output=args.output, report=args.report, docx=args.docx)
+    if args.journal:
+        journal = Path(args.journal)
+        if journal.exists() and not journal.is_dir():
+            raise CliUsageError(f"--journal {args.journal}：不是文件夹")
+        if not journal.exists() and not journal.parent.is_dir():
+            raise CliUsageError(f"--journal {args.journal}：上级文件夹 {journal.parent} 不存在")
+    return password, max_bytes
+
+
+def cmd_outline(args: argparse.Namespace) -> int:
+    """``outline TENDER``: analyse, generate, validate; write outline, report and optional Word file.
+
+    Every exit after the options were accepted writes ``--report`` (when given), naming the
+    stage and the cause of a failure.
+    """
+    password, max_bytes = _check_options(args)
     cfg = endpoint_from_args(args)
     started = time.monotonic()
+    from app.documents.errors import DocumentError
     from app.documents.model import DiagnosticCode
     from app.llm.errors import LLMConfigError, LLMConnectionError
     from app.pipeline.budget import BudgetExhausted
 
-    doc, scoring, _sections = ingest(args.tender)
+    try:
+        doc, scoring, _sections = ingest(args.tender, password=password, max_bytes=max_bytes)
+    except DocumentError as exc:
+        _failure_report(args, started, "ingest", "unreadable", f"无法读取招标文件：{exc.message_zh}",
+                        exc.code, EXIT_UNREADABLE)
+        return EXIT_UNREADABLE
     if any(d.code == DiagnosticCode.NO_READABLE_TEXT for d in doc.diagnostics):
         msg = next(d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT)
-        print(f"无法读取招标文件：{msg}", file=sys.stderr)
+        _failure_report(args, started, "ingest", "unreadable", f"无法读取招标文件：{msg}", "no_readable_text",
+                        EXIT_UNREADABLE)
         return EXIT_UNREADABLE
+    where = _Stage()
     try:
-        analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring))
+        analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring, where))
     except LLMConfigError as exc:
-        print(f"模型设置错误：{exc.message_zh}", file=sys.stderr)
+        _failure_report(args, started, where.name, "config", f"模型设置错误：{exc.message_zh}",
+                        type(exc).__name__, EXIT_ENDPOINT)
         return EXIT_ENDPOINT
     except LLMConnectionError as exc:
-        print(f"模型服务连接失败：{exc.message_zh}", file=sys.stderr)
+        _failure_report(args, started, where.name, "endpoint", f"模型服务连接失败：{exc.message_zh}",
+                        type(exc).__name__, EXIT_ENDPOINT)
         return EXIT_ENDPOINT
     except BudgetExhausted as exc:
-        print(f"预算用尽：{exc.message_zh}", file=sys.stderr)
+        _failure_report(args, started, where.name, "budget", f"预算用尽：{exc.message_zh}",
+                        type(exc).__name__, EXIT_MODEL)
         return EXIT_MODEL
+    except (KeyboardInterrupt, CliUsageError):
+        raise
+    except Exception as exc:  # an unforeseen failure still leaves a report naming where it happened
+        _failure_report(args, started, where.name, "internal", f"内部错误：{type(exc).__name__}: {exc}",
+                        type(exc).__name__, EXIT_ERROR)
+        return EXIT_ERROR
     report = result.report()
     report["tender"] = Path(args.tender).name
     report["duration_s"] = round(time.monotonic() - started, 2)
     report["analysis"] = {"groups": len(analysis.technical_groups), "source": analysis.source,
                           "table_confident": analysis.table_confident, "notes": analysis.notes,
                           "differences": [d.message for d in analysis.differences]}
-    write_json(result.document().model_dump(mode="json"), args.output)
+    try:
+        write_json(result.document().model_dump(mode="json"), args.output)
+    except CliOutputError as exc:
+        report["warnings"].append(f"目录 JSON 未能写入：{exc}")
+        _failure_report(args, started, "write", "output", f"无法写入输出文件：{exc}", "AtomicWriteError", EXIT_ERROR)
+        if args.report:
+            write_json({**report, "exit_code": EXIT_ERROR}, args.report)
+        return EXIT_ERROR
     if args.docx and result.chapters:
         problem = _export_docx(result, analysis, args.docx)
         if problem:
             report["warnings"].append(problem)
             print(problem, file=sys.stderr)
+    exit_code = EXIT_OK if result.valid else EXIT_MODEL
+    if result.failure is not None:
+        exit_code = EXIT_ENDPOINT if result.failure.kind in ("endpoint", "config") else EXIT_MODEL
+    report["exit_code"] = exit_code
     if args.report:
         write_json(report, args.report)
     if result.failure is not None:
@@ -144,22 +224,20 @@ def cmd_outline(args: argparse.Namespace) -> int:
         print(f"未能生成有效目录（{f.stage}）：{f.message_zh}", file=sys.stderr)
         for issue in list(f.issues)[:10]:
             print(f"  - {issue}", file=sys.stderr)
-        if f.kind in ("endpoint", "config"):
-            return EXIT_ENDPOINT
-        return EXIT_MODEL
+        return exit_code
     for w in result.warnings:
         print(f"提示：{w}", file=sys.stderr)
     if not args.quiet:
         print(f"目录有效：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
               f"调用 {report['llm_calls']} 次；{report['prompt_tokens'] + report['completion_tokens']} tokens；"
               f"{report['duration_s']} 秒", file=sys.stderr)
-    return EXIT_OK if result.valid else EXIT_MODEL
+    return exit_code
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``outline`` to the CLI."""
     p = sub.add_parser("outline", help="用模型生成技术标三级目录")
-    p.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
+    add_tender_arguments(p)
     p.add_argument("--mode", choices=["free", "aligned"], default="aligned", help="free 自由模式；aligned 与评分项一一对应")
     p.add_argument("-o", "--output", required=True, metavar="PATH", help="目录 JSON 输出文件")
     p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")

@@ -4,6 +4,10 @@ The bytes go to a temporary file in the destination's own folder, are flushed an
 fsync'ed, and only then renamed over the target with :func:`os.replace`, which is atomic
 on POSIX and Windows. Until that rename the old file is untouched; on any failure the
 temporary file is removed and the error is raised as :class:`AtomicWriteError`.
+
+A process killed mid-write leaves its temporary file behind (the target is intact). The
+temporary name carries the writer's pid, so the next write of the same target (and
+:func:`clean_stale_temp_files` at start) removes leftovers whose writer is gone.
 """
 
 from __future__ import annotations
@@ -14,7 +18,11 @@ import hashlib
 import os
 import stat
 import tempfile
+import time
 from pathlib import Path
+
+#: A temporary file with no live writer that is older than this is a leftover.
+STALE_AFTER_S = 60.0
 
 
 class AtomicWriteError(OSError):
@@ -27,10 +35,36 @@ class AtomicWriteError(OSError):
         self.message_zh = _message_zh(path, cause)
 
 
+class NotRegularFileError(OSError):
+    """The target exists but is a device, a pipe, a folder or another special file."""
+
+
+#: Folders of the system's pseudo files (devices, processes, kernel state): never a place to write a document.
+SYSTEM_FOLDERS = ("/dev/", "/proc/", "/sys/")
+
+
+def in_system_folder(path: Path | str) -> bool:
+    """Whether ``path`` (or what its links lead to) lies under /dev, /proc or /sys (POSIX only)."""
+    if os.name != "posix":
+        return False
+    given = os.path.abspath(os.fspath(path))
+    real = os.path.realpath(given)
+    return any((p.startswith(SYSTEM_FOLDERS) and not p.startswith("/dev/shm/")) or p.rstrip("/") + "/" in SYSTEM_FOLDERS
+               for p in (given, real))
+
+
 def _message_zh(path: Path, cause: OSError) -> str:
     """A Chinese explanation of why ``path`` could not be written."""
-    if cause.errno == errno.ENOSPC:
+    if isinstance(cause, NotRegularFileError):
+        reason = "目标不是普通文件（设备、管道、文件夹或特殊文件），不会覆盖它"
+    elif cause.errno in (errno.ENOSPC, errno.EDQUOT):
         reason = "磁盘空间不足"
+    elif cause.errno == errno.EFBIG:
+        reason = "文件超过了系统允许的大小（磁盘空间或配额不足）"
+    elif cause.errno == errno.EISDIR:
+        reason = "目标是一个文件夹"
+    elif cause.errno == errno.ENAMETOOLONG:
+        reason = "文件名或路径太长"
     elif cause.errno in (errno.EACCES, errno.EPERM):
         reason = "没有写入权限"
     elif cause.errno == errno.ENOENT:
@@ -65,10 +99,22 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     and leaves the old file and no temporary file behind when anything fails.
     """
     target = Path(path)
+    try:
+        st = os.stat(target)  # follows a symbolic link: the link is kept, its file is replaced
+    except FileNotFoundError:
+        st = None
+    except (OSError, ValueError) as exc:
+        cause = exc if isinstance(exc, OSError) else OSError(errno.EINVAL, str(exc))
+        raise AtomicWriteError(target, cause) from exc
+    if (st is not None and not stat.S_ISREG(st.st_mode)) or in_system_folder(target):
+        raise AtomicWriteError(target, NotRegularFileError(errno.EINVAL, "not a regular file"))
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     folder = target.parent if str(target.parent) else Path(".")
+    clean_stale_temp_files(folder, target.name)
     tmp_name: str | None = None
     try:
-        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+        fd, tmp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.{os.getpid()}-", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -87,6 +133,59 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
     _fsync_dir(folder)
+
+
+def _writer_pid(tmp: Path, target_name: str | None) -> int | None:
+    """The pid in ``.<target>.<pid>-XXXX.tmp`` (None for names from older versions)."""
+    middle = tmp.name[:-4]
+    if target_name is not None:
+        middle = middle[len(target_name) + 2 :]
+    else:  # ".<any name>.<pid>-XXXX": the pid follows the last dot
+        middle = middle.rsplit(".", 1)[-1]
+    head = middle.split("-", 1)[0]
+    return int(head) if head.isdigit() and "-" in middle else None
+
+
+def _writer_gone(pid: int) -> bool:
+    if pid == os.getpid():
+        return False
+    if os.name != "posix":
+        return False  # no safe liveness check; the age rule applies
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, OverflowError, ValueError):
+        return False
+    return False
+
+
+def clean_stale_temp_files(folder: Path | str, target_name: str | None = None) -> int:
+    """Remove temporary files left by killed writes in ``folder`` (of ``target_name`` only, if given).
+
+    A leftover is one whose writer process is gone, or (any writer) older than
+    :data:`STALE_AFTER_S`. Returns how many were removed; never raises.
+    """
+    pattern = f".{target_name}.*.tmp" if target_name is not None else ".*.tmp"
+    removed = 0
+    now = time.time()
+    try:
+        candidates = list(Path(folder).glob(pattern))
+    except OSError:
+        return 0
+    for tmp in candidates:
+        try:
+            st = tmp.lstat()
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            pid = _writer_pid(tmp, target_name)
+            old = now - st.st_mtime > STALE_AFTER_S
+            if (pid is not None and _writer_gone(pid)) or old:
+                tmp.unlink()
+                removed += 1
+        except OSError:
+            continue
+    return removed
 
 
 def atomic_write_text(path: Path | str, text: str) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -35,6 +36,7 @@ from app import __version__ as APP_VERSION
 from app.core.analysis import Analysis
 from app.core.atomic_file import AtomicWriteError, atomic_write_text, sha256_file
 from app.core.breakdown import Breakdown
+from app.core.input_limits import LIMITS, json_depth, outline_depth, size_text
 from app.core.outline import OutlineDocument, OutlineNode
 
 FORMAT_NAME = "bidstudio-project"
@@ -298,8 +300,31 @@ def _validation_message(exc: ValidationError, path: Path) -> str:
     return f"项目文件“{path.name}”内容不符合格式，无法打开：\n" + "\n".join(lines) + more
 
 
+def _damaged(path: Path, why: str, detail: str = "") -> ProjectCorruptError:
+    """The one error for a file whose content breaks the format in a way code did not foresee."""
+    return ProjectCorruptError(f"项目文件“{path.name}”文件已损坏，无法打开（{why}）。文件未作任何改动。", path, detail)
+
+
 def parse_project(raw: bytes, path: Path) -> Project:
-    """Decode, detect the version, migrate and validate the bytes of a project file."""
+    """Decode, detect the version, migrate and validate the bytes of a project file.
+
+    Whatever the bytes are, the result is a :class:`Project` or a :class:`ProjectError`:
+    an unforeseen exception from the content (deep nesting, a wrong type where a
+    migration expects a list, …) means the file is damaged, never that the app is.
+    """
+    try:
+        return _parse_project(raw, path)
+    except ProjectError:
+        raise
+    except RecursionError as exc:
+        raise _damaged(path, "内容嵌套层级过深", "RecursionError") from exc
+    except MemoryError as exc:
+        raise _damaged(path, "内容过大，内存不足", "MemoryError") from exc
+    except Exception as exc:
+        raise _damaged(path, "内容结构不符合项目格式", f"{type(exc).__name__}: {exc}") from exc
+
+
+def _parse_project(raw: bytes, path: Path) -> Project:
     if not raw.strip():
         raise ProjectCorruptError(f"项目文件“{path.name}”是空的（可能在保存时被中断）。", path)
     try:
@@ -307,11 +332,17 @@ def parse_project(raw: bytes, path: Path) -> Project:
         data = json.loads(text)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise ProjectCorruptError(
-            f"项目文件“{path.name}”已损坏或不完整，无法读取。", path, detail=str(exc)
+            f"项目文件“{path.name}”文件已损坏或不完整，无法读取。", path, detail=str(exc)
         ) from exc
+    if json_depth(data, stop_at=LIMITS.json_max_depth) > LIMITS.json_max_depth:
+        raise _damaged(path, f"内容嵌套超过 {LIMITS.json_max_depth} 层")
     version = _detect_version(data, path)
     if version < FORMAT_VERSION:
         data = migrate(data, version)
+    outline = data.get("outline") if isinstance(data, dict) else None
+    chapters = outline.get("outline") if isinstance(outline, dict) else None
+    if outline_depth(chapters, stop_at=LIMITS.outline_max_depth) > LIMITS.outline_max_depth:
+        raise _damaged(path, f"目录超过 {LIMITS.outline_max_depth} 级")
     try:
         project = Project.model_validate(data)
     except ValidationError as exc:
@@ -328,15 +359,34 @@ def load_project(path: Path | str) -> Project:
     foreign, newer or invalid files.
     """
     p = Path(path)
+    return parse_project(read_bounded_file(p, "项目文件"), p)
+
+
+def read_bounded_file(p: Path, what: str, limit: int = LIMITS.project_max_bytes) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes; ``ProjectNotFoundError`` or
+    ``ProjectCorruptError`` otherwise (a FIFO, a device or ``/proc`` file is never read)."""
     try:
-        raw = p.read_bytes()
+        st = os.stat(p)
+        if stat.S_ISDIR(st.st_mode):
+            raise ProjectNotFoundError(f"“{p}”是文件夹，不是{what}。", p)
+        if not stat.S_ISREG(st.st_mode):
+            raise ProjectNotFoundError(f"“{p}”不是普通文件（设备、管道或特殊文件），不能作为{what}打开。", p)
+        if st.st_size > limit:
+            raise ProjectCorruptError(
+                f"{what}“{p.name}”大小为 {size_text(st.st_size)}，超过 {size_text(limit)} 的上限，"
+                "不是正常的项目文件（可能已损坏）。文件未作任何改动。", p)
+        with p.open("rb") as handle:
+            raw = handle.read(limit + 1)
     except FileNotFoundError as exc:
-        raise ProjectNotFoundError(f"找不到项目文件“{p}”。", p) from exc
+        raise ProjectNotFoundError(f"找不到{what}“{p}”。", p) from exc
     except IsADirectoryError as exc:
-        raise ProjectNotFoundError(f"“{p}”是文件夹，不是项目文件。", p) from exc
-    except OSError as exc:
-        raise ProjectNotFoundError(f"无法读取项目文件“{p}”：{exc.strerror or exc}。", p) from exc
-    return parse_project(raw, p)
+        raise ProjectNotFoundError(f"“{p}”是文件夹，不是{what}。", p) from exc
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ProjectNotFoundError(f"无法读取{what}“{p}”：{reason}。", p) from exc
+    if len(raw) > limit:
+        raise ProjectCorruptError(f"{what}“{p.name}”超过 {size_text(limit)} 的上限（可能已损坏）。", p)
+    return raw
 
 
 def project_to_json(project: Project) -> str:

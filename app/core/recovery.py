@@ -14,13 +14,15 @@ import hashlib
 import json
 import logging
 import os
-from dataclasses import dataclass
-from datetime import datetime
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from app.core.atomic_file import atomic_write_text
-from app.core.project import Project, ProjectError, parse_project, utc_now
+from app.core.atomic_file import atomic_write_text, clean_stale_temp_files
+from app.core.input_limits import LIMITS
+from app.core.process_identity import is_live_bidstudio, process_identity
+from app.core.project import Project, ProjectError, parse_project, read_bounded_file, utc_now
 from app.core.settings_model import data_dir
 
 log = logging.getLogger(__name__)
@@ -51,6 +53,8 @@ class RecoveryInfo:
     saved_at: datetime
     pid: int
     title: str
+    #: Identity of the writing process (see :mod:`app.core.process_identity`); "" when unknown.
+    process: str = ""
 
     @property
     def newer_than_project(self) -> bool:
@@ -59,11 +63,11 @@ class RecoveryInfo:
             return True
         try:
             project_mtime = self.project_path.stat().st_mtime
-        except OSError:
+        except (OSError, ValueError):
             return True
         try:
             return self.path.stat().st_mtime > project_mtime
-        except OSError:
+        except (OSError, ValueError):
             return False
 
     @property
@@ -83,6 +87,7 @@ def write_recovery(project: Project, project_path: Path | None, file: Path) -> N
         "project_path": str(project_path.resolve()) if project_path is not None else None,
         "saved_at": utc_now().isoformat(),
         "pid": os.getpid(),
+        "process": process_identity(os.getpid()),
         "title": project.display_name(project_path),
         "project": json.loads(project.model_dump_json()),
     }
@@ -90,70 +95,139 @@ def write_recovery(project: Project, project_path: Path | None, file: Path) -> N
 
 
 def _read_envelope(file: Path) -> dict[str, Any]:
-    data = json.loads(file.read_text(encoding="utf-8"))
+    raw = read_bounded_file(file, "恢复文件", LIMITS.project_max_bytes)
+    data = json.loads(raw.decode("utf-8"))
     if not isinstance(data, dict) or data.get("format") != RECOVERY_FORMAT:
         raise ValueError("not a recovery file")
     return data
 
 
+_MAX_PID = 2**31 - 1
+
+
 def read_recovery_info(file: Path) -> RecoveryInfo:
-    """The header of a recovery file (raises ``ValueError``/``OSError`` when unreadable)."""
-    data = _read_envelope(file)
-    project_path = data.get("project_path")
-    return RecoveryInfo(
-        path=file,
-        project_path=Path(project_path) if project_path else None,
-        saved_at=datetime.fromisoformat(str(data["saved_at"])),
-        pid=int(data.get("pid") or 0),
-        title=str(data.get("title") or ""),
-    )
+    """The header of a recovery file; ``ValueError`` for anything this app would not have written.
+
+    Any exception from the file (unreadable, not JSON, a naive or missing time, a pid out of
+    range, wrong types) becomes ``ValueError`` so callers handle one kind of failure.
+    """
+    try:
+        data = _read_envelope(file)
+        project_path = data.get("project_path")
+        if project_path is not None and (not isinstance(project_path, str) or "\0" in project_path):
+            raise ValueError("project_path is not a usable path")
+        saved_at = datetime.fromisoformat(str(data["saved_at"]))
+        if saved_at.tzinfo is None or saved_at.utcoffset() is None:
+            raise ValueError("saved_at has no time zone")
+        pid = data.get("pid") or 0
+        if not isinstance(pid, int) or isinstance(pid, bool) or not 0 <= pid <= _MAX_PID:
+            raise ValueError(f"pid out of range: {str(pid)[:40]}")
+        process = data.get("process") or ""
+        if not isinstance(process, str) or len(process) > 200:
+            raise ValueError("process identity is not a short string")
+        return RecoveryInfo(
+            path=file,
+            project_path=Path(project_path) if project_path else None,
+            saved_at=saved_at.astimezone(timezone.utc),
+            pid=pid,
+            title=str(data.get("title") or "")[: LIMITS.title_max_chars],
+            process=process,
+        )
+    except ValueError:
+        raise
+    except (ProjectError, Exception) as exc:
+        raise ValueError(f"{type(exc).__name__}: {exc}") from exc
 
 
 def load_recovery(info: RecoveryInfo) -> Project:
-    """The project stored in a recovery file (migrated like a project file)."""
+    """The project stored in a recovery file (migrated like a project file); ``ProjectError`` otherwise."""
     try:
         data = _read_envelope(info.path)
-    except (OSError, ValueError) as exc:
-        raise ProjectError(f"恢复文件“{info.path.name}”无法读取：{exc}", info.path) from exc
-    raw = json.dumps(data.get("project"), ensure_ascii=False).encode("utf-8")
+        raw = json.dumps(data.get("project"), ensure_ascii=False).encode("utf-8")
+    except ProjectError as exc:
+        raise ProjectError(f"恢复文件“{info.path.name}”无法读取：{exc.message_zh}", info.path) from exc
+    except Exception as exc:  # any failure of the file means the file is damaged
+        raise ProjectError(f"恢复文件“{info.path.name}”文件已损坏，无法读取。", info.path,
+                           detail=f"{type(exc).__name__}: {exc}") from exc
     return parse_project(raw, info.project_path or info.path)
 
 
-def _pid_alive(pid: int) -> bool:
-    """Whether another process with this id runs now (then its recovery file is in use)."""
-    if pid <= 0 or pid == os.getpid():
+def _in_use(info: RecoveryInfo) -> bool:
+    """Whether a running BidStudio still owns this recovery file (then it is not offered)."""
+    if info.pid <= 0 or info.pid == os.getpid():
         return False
-    if os.name != "posix":
-        return False  # cannot tell cheaply; offer the file
+    return is_live_bidstudio(info.pid, info.process)
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """A recovery file that could not be read and was renamed so it is not offered again."""
+
+    original: Path
+    moved_to: Path
+    reason: str
+
+    @property
+    def note_zh(self) -> str:
+        """The user-facing note saying what happened to the file."""
+        return (f"自动恢复文件“{self.original.name}”已损坏，无法恢复；已改名为“{self.moved_to.name}”保留在"
+                f"{self.moved_to.parent}，程序照常启动。")
+
+
+@dataclass
+class RecoveryScan:
+    """What :func:`scan_recoveries` found: files to offer (newest first) and files set aside."""
+
+    offers: list[RecoveryInfo] = field(default_factory=list)
+    set_aside: list[SetAside] = field(default_factory=list)
+
+
+def set_aside(file: Path, reason: str) -> SetAside:
+    """Rename a broken recovery file to ``*.broken`` (a free name) so it is kept but not offered."""
+    target = file.with_name(file.name + ".broken")
+    n = 1
+    while target.exists():
+        n += 1
+        target = file.with_name(f"{file.name}.{n}.broken")
+    log.warning("unreadable recovery file %s (%s); moved aside to %s", file, reason, target.name)
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        os.replace(file, target)
+    except OSError as exc:
+        log.warning("could not move %s aside: %s", file, exc)
+        target = file
+    return SetAside(file, target, reason)
+
+
+def scan_recoveries(folder: Path | None = None) -> RecoveryScan:
+    """Recovery files left by runs that did not end normally, and the broken ones set aside.
+
+    Files a running BidStudio still owns are skipped. Temp files left by killed writes are
+    removed. Nothing here raises for a bad file.
+    """
+    folder = folder or default_recovery_dir()
+    scan = RecoveryScan()
+    clean_stale_temp_files(folder)
+    try:
+        files = sorted(folder.glob(f"*{RECOVERY_SUFFIX}"))
+    except OSError as exc:
+        log.warning("cannot list recovery folder %s: %s", folder, exc)
+        return scan
+    for file in files:
+        try:
+            info = read_recovery_info(file)
+        except ValueError as exc:
+            scan.set_aside.append(set_aside(file, str(exc)))
+            continue
+        if _in_use(info):
+            continue
+        scan.offers.append(info)
+    scan.offers.sort(key=lambda i: i.saved_at, reverse=True)
+    return scan
 
 
 def pending_recoveries(folder: Path | None = None) -> list[RecoveryInfo]:
-    """Recovery files left by runs that did not end normally, newest first.
-
-    Files of another running instance are skipped; unreadable ones are renamed
-    ``*.broken`` so they are not offered again.
-    """
-    folder = folder or default_recovery_dir()
-    found: list[RecoveryInfo] = []
-    for file in sorted(folder.glob(f"*{RECOVERY_SUFFIX}")):
-        try:
-            info = read_recovery_info(file)
-        except (OSError, ValueError, KeyError) as exc:
-            log.warning("unreadable recovery file %s (%s); moved aside", file, exc)
-            with contextlib.suppress(OSError):
-                os.replace(file, file.with_name(file.name + ".broken"))
-            continue
-        if _pid_alive(info.pid):
-            continue
-        found.append(info)
-    return sorted(found, key=lambda i: i.saved_at, reverse=True)
+    """Recovery files to offer, newest first (see :func:`scan_recoveries`; broken ones are set aside)."""
+    return scan_recoveries(folder).offers
 
 
 def discard_recovery(path: Path) -> None:

@@ -30,6 +30,7 @@ from app.documents.model import (
     TextBlock,
 )
 from app.documents.text_patterns import heading_level
+from app.documents.zip_guard import check_zip_container
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MAX_CAPTION_CHARS = 120
@@ -107,12 +108,23 @@ def _render_table(rows: list[list[str | None]]) -> str:
 def read_docx(path: Path) -> TenderDocument:
     """Read a DOCX into a TenderDocument (CorruptedFileError when python-docx cannot)."""
     t0 = time.perf_counter()
+    check_zip_container(path)  # sizes and ratios from the central directory, before inflating
     try:
         document = Document(str(path))
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, Exception) as exc:
         raise CorruptedFileError(
             "无法打开该 Word 文件：文件已损坏或不是有效的 .docx", path=str(path), detail=str(exc)
         ) from exc
+    try:
+        return _walk(document, path, t0)
+    except Exception as exc:  # python-docx on a malformed part: the file, not the app, is broken
+        raise CorruptedFileError(
+            "该 Word 文件的内容结构已损坏，无法读取", path=str(path), detail=f"{type(exc).__name__}: {exc}"
+        ) from exc
+
+
+def _walk(document: Any, path: Path, t0: float) -> TenderDocument:
+    """The body in document order: paragraphs, headings, tables, estimated pages."""
     page = 1
     pages: dict[int, list[TextBlock]] = {1: []}
     tables: list[Table] = []

@@ -80,3 +80,15 @@ class ConversionFailedError(DocumentError):
     """LibreOffice ran but produced no usable .docx."""
 
     code = "conversion_failed"
+
+
+class DecompressedTooLargeError(DocumentError):
+    """A zip container (DOCX) would inflate beyond the input limits: a zip bomb or a broken file."""
+
+    code = "decompressed_too_large"
+
+
+class NotRegularFileError(DocumentNotFoundError):
+    """The path is a device, a pipe, a folder or a system file (``/proc``) rather than a file on disk."""
+
+    code = "not_regular_file"

@@ -8,12 +8,11 @@ user gets a clear message to save the file as .docx or PDF.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from app.core.external_command import ExternalCommandError, run_command, which
 from app.documents.errors import ConversionFailedError, ConverterMissingError
 from app.documents.model import TenderDocument
 
@@ -21,12 +20,9 @@ CONVERT_TIMEOUT_S = 120.0
 
 
 def find_soffice() -> str | None:
-    """Path of the LibreOffice executable (``soffice`` or ``libreoffice``), or None."""
-    for name in ("soffice", "libreoffice"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
+    """Absolute path of the LibreOffice executable (``soffice`` or ``libreoffice``), or None."""
+    found = which("soffice", "libreoffice")
+    return str(found) if found is not None else None
 
 
 def convert_and_read(path: Path, read_docx: Callable[[Path], TenderDocument]) -> TenderDocument:
@@ -40,18 +36,22 @@ def convert_and_read(path: Path, read_docx: Callable[[Path], TenderDocument]) ->
         )
     with tempfile.TemporaryDirectory(prefix="bidstudio-convert-") as tmp:
         env = dict(os.environ, HOME=tmp)  # a private profile: a running LibreOffice does not block us
-        cmd = [soffice, "--headless", "--norestore", "--convert-to", "docx", "--outdir", tmp, str(path)]
         try:
-            proc = subprocess.run(cmd, capture_output=True, timeout=CONVERT_TIMEOUT_S, env=env, check=False)
-        except (OSError, subprocess.TimeoutExpired) as exc:
+            # files as Path objects: passed absolute, so "-name.doc" is never read as an option
+            result = run_command(soffice, "--headless", "--norestore", "--convert-to", "docx",
+                                 "--outdir", Path(tmp), Path(path), timeout=CONVERT_TIMEOUT_S, env=env)
+        except ExternalCommandError as exc:
             raise ConversionFailedError(
-                "用 LibreOffice 转换文件失败（超时或无法启动）", path=str(path), detail=str(exc)
+                "用 LibreOffice 转换文件失败（无法启动 LibreOffice）", path=str(path), detail=str(exc)
             ) from exc
-        out = Path(tmp) / (path.stem + ".docx")
-        if proc.returncode != 0 or not out.is_file() or out.stat().st_size == 0:
-            detail = (proc.stderr or proc.stdout or b"").decode("utf-8", "replace")[-300:]
+        if result.timed_out:
             raise ConversionFailedError(
-                "LibreOffice 无法转换该文件，文件可能已损坏", path=str(path), detail=detail
+                f"用 LibreOffice 转换文件超时（超过 {CONVERT_TIMEOUT_S:.0f} 秒），文件可能已损坏或过大", path=str(path)
+            )
+        out = Path(tmp) / (path.stem + ".docx")
+        if result.returncode != 0 or not out.is_file() or out.stat().st_size == 0:
+            raise ConversionFailedError(
+                "LibreOffice 无法转换该文件，文件可能已损坏", path=str(path), detail=result.output_tail()
             )
         doc = read_docx(out)
     return doc.model_copy(update={"source_path": str(path), "kind": "doc"})

@@ -8,24 +8,30 @@ message; problems that leave some text usable become diagnostics on the document
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 import time
 import zipfile
 from pathlib import Path
 
+from app.core.input_limits import LIMITS, size_text
 from app.documents.docx_reader import read_docx
 from app.documents.errors import (
     CorruptedFileError,
     DocumentNotFoundError,
     EmptyFileError,
     FileTooLargeError,
+    NotRegularFileError,
     UnsupportedFormatError,
 )
 from app.documents.legacy_convert import convert_and_read
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.documents.pdf_reader import read_pdf
 from app.documents.text_reader import read_text
+from app.documents.zip_guard import check_zip_container
 
-DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+DEFAULT_MAX_BYTES = LIMITS.tender_max_bytes
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
 LEGACY_SUFFIXES = frozenset({".doc", ".wps", ".wpt", ".dot", ".rtf"})
 SUPPORTED_SUFFIXES = frozenset({".pdf", ".docx", *TEXT_SUFFIXES, *LEGACY_SUFFIXES})
@@ -34,7 +40,7 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 
 def _size_text(n: int) -> str:
     """Bytes as MB with one decimal, for messages."""
-    return f"{n / (1024 * 1024):.1f} MB"
+    return size_text(n)
 
 
 def sniff_kind(path: Path, head: bytes) -> str:
@@ -43,6 +49,7 @@ def sniff_kind(path: Path, head: bytes) -> str:
     if b"%PDF-" in head[:1024]:
         return "pdf"
     if head.startswith(b"PK\x03\x04"):
+        check_zip_container(path)  # a zip bomb is refused before anything is inflated
         try:
             with zipfile.ZipFile(path) as zf:
                 names = set(zf.namelist())
@@ -72,6 +79,34 @@ def _unsupported_message(path: Path) -> str:
     return f"不支持的文件类型（{kind}）。请打开 PDF、Word（.docx/.doc）、WPS（.wps）或文本（.txt/.md）格式的招标文件"
 
 
+def _regular_file_size(p: Path) -> int:
+    """The size of ``p`` when it is a regular file; a DocumentError saying why not otherwise."""
+    try:
+        st = os.stat(p)
+    except FileNotFoundError as exc:
+        raise DocumentNotFoundError(f"找不到文件：{p}", path=str(p)) from exc
+    except (OSError, ValueError) as exc:
+        code = getattr(exc, "errno", None)
+        if code in (errno.EACCES, errno.EPERM):
+            reason = "没有读取权限"
+        elif code == errno.ENAMETOOLONG:
+            reason = "路径太长"
+        elif code in (errno.ENOTDIR, errno.ELOOP):
+            reason = "路径无效"
+        else:
+            reason = "路径无效或无法访问"
+        raise DocumentNotFoundError(f"无法读取文件（{reason}）：{p}", path=str(p), detail=str(exc)) from exc
+    if stat.S_ISDIR(st.st_mode):
+        raise NotRegularFileError(f"这是一个文件夹，不是文件：{p}", path=str(p))
+    if not stat.S_ISREG(st.st_mode):
+        kind = "管道" if stat.S_ISFIFO(st.st_mode) else "设备" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) \
+            else "套接字" if stat.S_ISSOCK(st.st_mode) else "特殊文件"
+        raise NotRegularFileError(f"这不是普通文件（{kind}），不能作为招标文件读取：{p}", path=str(p))
+    if not os.access(p, os.R_OK):
+        raise DocumentNotFoundError(f"无法读取文件（没有读取权限）：{p}", path=str(p))
+    return st.st_size
+
+
 def load_tender(
     path: str | Path, password: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
 ) -> TenderDocument:
@@ -82,17 +117,17 @@ def load_tender(
     """
     t0 = time.perf_counter()
     p = Path(path).expanduser()
-    if not p.exists():
-        raise DocumentNotFoundError(f"找不到文件：{p}", path=str(p))
-    if not p.is_file():
-        raise DocumentNotFoundError(f"这不是一个文件：{p}", path=str(p))
+    size = _regular_file_size(p)
     try:
-        size = p.stat().st_size
         with p.open("rb") as fh:
             head = fh.read(2048)
     except OSError as exc:
         raise DocumentNotFoundError(f"无法读取文件（权限不足或被占用）：{p}", path=str(p), detail=str(exc)) from exc
     if size == 0:
+        if head:  # /proc and similar: a "regular" file that reports 0 bytes but has content
+            raise NotRegularFileError(
+                f"这不是磁盘上的普通文件（系统或虚拟文件，大小未知），不能作为招标文件读取：{p}", path=str(p)
+            )
         raise EmptyFileError("文件是空的（0 字节），可能下载未完成，请重新下载招标文件", path=str(p))
     if size > max_bytes:
         raise FileTooLargeError(

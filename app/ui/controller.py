@@ -116,6 +116,8 @@ class AppController(QObject):
         self.runner: OutlineRunner = run_outline
         self.reporter = reporter
         self.tasks: dict[str, asyncio.Task[Any]] = {}
+        #: The open password of the tender PDF, when it needed one (kept for this session only, never saved).
+        self.tender_password: str | None = None
         self.mode: Mode = "free"
         self.last_outcome: OutlineOutcome | None = None
         self._unfinished: tuple[Mode, RecordedRunCommand] | None = None  # the last run, when it did not finish
@@ -261,8 +263,11 @@ class AppController(QObject):
         log.log(level, "%s", event.message or stage, extra={"stage": event.stage, "tokens": event.tokens or None})
 
     # ------------------------------------------------------------------ jobs
-    async def open_tender(self, path: Path) -> TenderDocument:
-        """Read the tender on a worker thread; DocumentError carries the Chinese message."""
+    async def open_tender(self, path: Path, password: str | None = None) -> TenderDocument:
+        """Read the tender on a worker thread; DocumentError carries the Chinese message.
+
+        ``password`` opens a PDF with an open password (``PasswordRequiredError`` without it).
+        """
         from app.documents.loader import load_tender
 
         self.stage_changed.emit(f"正在读取 {path.name}……")
@@ -270,11 +275,12 @@ class AppController(QObject):
         started = time.perf_counter()
         loop = asyncio.get_running_loop()
         try:
-            doc = await loop.run_in_executor(self._executor, load_tender, path)
+            doc = await loop.run_in_executor(self._executor, load_tender, path, password)
         except Exception:
             self.stage_changed.emit("就绪")
             raise
         self.session.set_tender(path, doc)
+        self.tender_password = password
         self.set_breakdown(None)
         self.drafting.forget()
         try:

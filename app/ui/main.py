@@ -16,12 +16,12 @@ import os
 import time
 from pathlib import Path
 
-import qasync
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont, QFontDatabase
 from PySide6.QtWidgets import QApplication
 
 from app.core.resources import resource_path
+from app.ui.event_loop import new_event_loop
 from app.ui.gc_guard import GuiThreadCollector
 from app.ui.pyside_workarounds import protect_bool_refcounts
 
@@ -90,7 +90,7 @@ def run(argv: list[str]) -> int:
     from app.ui.translations import install_qt_translations
 
     app.translators = install_qt_translations(app)  # type: ignore[attr-defined]  # kept alive with the app
-    loop = qasync.QEventLoop(app)
+    loop = new_event_loop(app)  # qasync plus asyncgen hooks and the closed-loop check
     asyncio.set_event_loop(loop)
     with loop:
         code: int = loop.run_until_complete(_main(app, args, started))

@@ -475,7 +475,11 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
     def _on_document_loaded(self, doc: TenderDocument) -> None:
         show = getattr(self.document_pane, "set_document", None) or getattr(self.document_pane, "show_document", None)
         if show is not None:
-            show(doc)
+            password = self.controller.tender_password
+            if password:
+                show(doc, password)
+            else:
+                show(doc)
         if self.controller.tender_path is not None:
             self.settings.add_recent(self.controller.tender_path)
             self._save_settings()

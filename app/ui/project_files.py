@@ -99,7 +99,9 @@ class ProjectFilesMixin(_Base):
                 return
             if choice == "new" and not await self.new_project():
                 return
-        await c.run_task("open", c.open_tender(path))
+        from app.ui.password_prompt import open_tender_asking_password
+
+        await c.run_task("open", open_tender_asking_password(c, self, path))
 
     async def _ask_new_or_replace(self, path: Path) -> str:
         """Opening a tender into a project with work: "new", "replace" or "cancel"."""
@@ -163,7 +165,9 @@ class ProjectFilesMixin(_Base):
         c.session.apply(project, path, restored=restored)  # the window re-reads everything on reset
         tender = locate_tender(project, path)
         if tender is not None:
-            await c.run_task("open", c.open_tender(tender))
+            from app.ui.password_prompt import open_tender_asking_password
+
+            await c.run_task("open", open_tender_asking_password(c, self, tender))
             c.set_analysis(project.analysis or Analysis())  # the project's analysis, edits included
             c.set_breakdown(getattr(project, "breakdown", None))
             c.session.generation_mode = project.generation_mode  # not the mode the fresh table read proposed

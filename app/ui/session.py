@@ -114,15 +114,23 @@ class SessionWiring:
             dialog.open()
 
     def offer_recovery(self) -> None:
-        """Ask whether to restore autosaved work left by a session that did not end normally."""
-        from app.ui.autosave import pending_recoveries
+        """Ask whether to restore autosaved work left by a session that did not end normally.
 
-        infos = [i for i in pending_recoveries() if i.newer_than_project]
+        Broken recovery files were set aside by the scan; the user gets a note saying where.
+        """
+        from app.core.recovery import scan_recoveries
+
+        scan = scan_recoveries()
+        for moved in scan.set_aside:
+            log.warning("%s", moved.note_zh)
+            if self.window is not None:
+                self.window.statusBar().showMessage(moved.note_zh, 15000)
+        infos = [i for i in scan.offers if i.newer_than_project]
         if infos and self.window is not None:
             self.window.controller.spawn("recovery", self._ask_recovery(infos[0]))
 
     async def _ask_recovery(self, info: object) -> None:
-        from app.core.recovery import RecoveryInfo, discard_recovery, load_recovery
+        from app.core.recovery import RecoveryInfo, discard_recovery, load_recovery, set_aside
         from app.ui.autosave import recovery_choice, recovery_message_box
 
         assert isinstance(info, RecoveryInfo) and self.window is not None
@@ -132,8 +140,9 @@ class SessionWiring:
         if choice == "restore":
             try:
                 project = load_recovery(info)
-            except Exception as exc:  # a broken recovery file is reported, never fatal
-                self.window.show_error("无法恢复", getattr(exc, "message_zh", str(exc)), "")
+            except Exception as exc:  # a broken recovery file is reported and set aside, never fatal
+                moved = set_aside(info.path, str(exc))
+                self.window.show_error("无法恢复", getattr(exc, "message_zh", str(exc)) + "\n" + moved.note_zh, "")
                 return
             await self.window.apply_project(project, info.project_path, restored=True)
             discard_recovery(info.path)

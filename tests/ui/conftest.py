@@ -3,24 +3,63 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
+import inspect
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from app.llm.client import EndpointConfig, LLMClient
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
+from app.ui.event_loop import new_event_loop
 from tests.openai_server import OpenAIServer
+
+#: Seconds an async UI test may take before it fails with the stacks of its tasks. pytest-timeout
+#: (thread method, 300 s) stays the last resort: its signal method cannot interrupt Qt's exec().
+ASYNC_UI_TEST_DEADLINE_S = 150.0
 
 
 def _qt_loop() -> asyncio.AbstractEventLoop:
     app = QApplication.instance() or QApplication([])
-    return qasync.QEventLoop(app)
+    assert isinstance(app, QApplication)
+    return new_event_loop(app)
+
+
+def _with_deadline(test: Callable[..., Any], seconds: float) -> Callable[..., Any]:
+    """``test`` failing after ``seconds`` with the stack of every task still waiting, instead of hanging."""
+
+    @functools.wraps(test)
+    async def run(*args: Any, **kwargs: Any) -> Any:
+        task = asyncio.ensure_future(test(*args, **kwargs))
+        done, _pending = await asyncio.wait([task], timeout=seconds)
+        if done:
+            return task.result()
+        print(f"\n{test.__name__}: still waiting after {seconds:.0f} s; tasks:", file=sys.stderr)
+        for other in asyncio.all_tasks():
+            other.print_stack(file=sys.stderr)
+        task.cancel()
+        await asyncio.wait([task], timeout=5.0)
+        pytest.fail(f"async UI test did not finish within {seconds:.0f} s (stacks above)")
+
+    return run
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give every async test under tests/ui a deadline enforced by its own event loop."""
+    here = Path(__file__).parent
+    for item in items:
+        test = getattr(item, "obj", None)
+        if inspect.iscoroutinefunction(test) and here in Path(str(item.path)).parents:
+            marker = item.get_closest_marker("timeout")
+            # below pytest-timeout's own limit, so this failure (which keeps the session going) comes first
+            seconds = 0.8 * float(marker.args[0]) if marker and marker.args else ASYNC_UI_TEST_DEADLINE_S
+            item.obj = _with_deadline(test, seconds)  # type: ignore[attr-defined]
 
 
 def pytest_asyncio_loop_factories(config: Any, item: Any) -> dict[str, Callable[[], asyncio.AbstractEventLoop]]:
