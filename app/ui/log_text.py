@@ -20,6 +20,9 @@ ZH_TEMPLATES: dict[str, str] = {
     # core
     "keyring failed (%s); keeping API keys for this session only": "系统密钥库不可用（%s），API 密钥只在本次运行中保留",
     "unreadable recovery file %s (%s); moved aside": "恢复文件 %s 无法读取（%s），已移到一旁",
+    "unreadable recovery file %s (%s); moved aside to %s": "恢复文件 %s 无法读取（%s），已改名为 %s 保留",
+    "could not move %s aside: %s": "无法把 %s 移到一旁：%s",
+    "cannot list recovery folder %s: %s": "无法列出恢复文件夹 %s：%s",
     "cannot read settings %s: %s; using defaults": "无法读取设置文件 %s：%s；使用默认设置",
     "settings file %s is broken (%s); using defaults": "设置文件 %s 已损坏（%s），使用默认设置",
     "saved project %s": "项目已保存到 %s",
