@@ -108,3 +108,25 @@ def test_a_recorded_run_and_recovered_work_need_saving() -> None:
     assert session.is_dirty and session.display_name() == "恢复的工作"
     session.apply(Project(), None)
     assert not session.is_dirty
+
+
+def test_drafted_texts_come_back_on_surviving_headings() -> None:
+    from app.core.kept_texts import drafted_texts, restore_texts
+    from app.core.outline import Outline
+
+    old = Outline([
+        OutlineNode(title="配送服务方案", children=[OutlineNode(title="1.1 配送流程", content="流程正文"),
+                                                 OutlineNode(title="车辆管理", content="车辆正文")]),
+        OutlineNode(title="应急方案", children=[OutlineNode(title="配送流程", content="应急里的流程正文")]),
+    ])
+    kept = drafted_texts(old)
+    assert [k.content for k in kept] == ["流程正文", "车辆正文", "应急里的流程正文"]
+    new = Outline([
+        OutlineNode(title="应急方案", children=[OutlineNode(title="配送流程"), OutlineNode(title="应急小组")]),
+        OutlineNode(title="配送服务方案", children=[OutlineNode(title="配送流程（2）"), OutlineNode(title="人员配置")]),
+    ])
+    restored, left = restore_texts(new, kept)
+    assert restored == 2 and [k.content for k in left] == ["车辆正文"]  # 车辆管理 did not survive
+    assert new.node((0, 0)).content == "应急里的流程正文"  # the same chapter's text wins
+    assert new.node((1, 0)).content == "流程正文"
+    assert drafted_texts(new, under=(1,))[0].content == "流程正文"

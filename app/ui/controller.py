@@ -23,7 +23,9 @@ from qasync import asyncSlot
 
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
+from app.core.kept_texts import KeptText, drafted_texts, restore_texts
 from app.core.outline import Outline
+from app.core.outline import Path as OutlinePath
 from app.core.pipeline_events import PipelineEvent
 from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
@@ -440,20 +442,25 @@ class AppController(QObject):
         self.analysis = analysis
         self.analysis_changed.emit(analysis)
 
-    async def generate_outline(self, mode: Mode = "free", guidance: str = "") -> OutlineOutcome:
-        """Generate the outline into the tree, live; the whole run becomes one undo step.
-
-        A running generation is cancelled first. The tree is read-only during the run;
-        on cancellation everything applied so far stays (consistent: every edit is a whole
-        tree operation) and can be taken back with one Ctrl+Z.
-        """
-        current = asyncio.current_task()
+    async def _stop_drafting(self) -> None:
         for name in (DRAFTING, "rewrite"):  # drafting writes into the tree: stop it first
             task = self.tasks.get(name)
             if task is not None and not task.done():
                 self.drafting.cancel()
                 task.cancel()
                 await asyncio.wait([task], timeout=2.0)
+
+    async def generate_outline(self, mode: Mode = "free", guidance: str = "", *,
+                               keep_texts: bool = False) -> OutlineOutcome:
+        """Generate the outline into the tree, live; the whole run becomes one undo step.
+
+        A running generation is cancelled first. The tree is read-only during the run;
+        on cancellation everything applied so far stays (consistent: every edit is a whole
+        tree operation) and can be taken back with one Ctrl+Z. ``keep_texts``: drafted
+        sections whose headings survive get their text back (in the same undo step).
+        """
+        current = asyncio.current_task()
+        await self._stop_drafting()
         old = self.tasks.get(GENERATION)
         if old is not None and old is not current and not old.done():
             old.cancel()
@@ -466,6 +473,7 @@ class AppController(QObject):
         request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume,
                                  requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         runner = self.runner
+        kept = drafted_texts(self.outline) if keep_texts and not resume else []
         recorder = OpRecorder(self.outline)
         self._begin("正在继续生成未完成的章节……" if resume else "正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
@@ -483,6 +491,8 @@ class AppController(QObject):
             outcome = OutlineOutcome(False, getattr(exc, "message_zh", None) or "目录生成失败")
             raise
         finally:
+            if kept:
+                outcome.message += self._restore_texts(kept)
             self.outline.renumber()
             recorder.stop()
             if recorder.ops and not outcome.ok and not self.outline.chapters:
@@ -496,6 +506,66 @@ class AppController(QObject):
                     self._unfinished = (mode, command)
             self.model.set_read_only(False)
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
+            self._end(outcome.ok, outcome.message)
+
+    def _restore_texts(self, kept: list[KeptText], under: OutlinePath = ()) -> str:
+        """Put drafted texts back on surviving headings; a note for the run's message."""
+        restored, left = restore_texts(self.outline, kept, under)
+        if not kept:
+            return ""
+        note = f"；已保留 {restored} 节正文"
+        if left:
+            note += f"，{len(left)} 节的标题已不在目录中（撤销可找回）"
+        return note
+
+    async def regenerate_subtree(self, path: OutlinePath, guidance: str = "", *,
+                                 keep_texts: bool = True) -> OutlineOutcome:
+        """Rewrite the headings under one chapter or section with the user's guidance; one undo step.
+
+        Run it as the ``generation`` task (it owns the tree like a whole-outline run).
+
+        Everything outside the subtree stays as it is. When the model fails or the user
+        cancels, the old subtree is put back; ``keep_texts`` gives drafted sections whose
+        headings survive their text back.
+        """
+        from app.core.limits import OutlineLimits
+        from app.pipeline.outline_job import OutlineSettings
+        from app.pipeline.outline_run import regenerate_node
+
+        await self._stop_drafting()
+        client = self._client()
+        await self._prepare(client)
+        title = self.outline.node(path).title
+        aligned = any(c.source_requirement_id for c in self.outline.chapters) and self.analysis.has_technical_scoring
+        settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
+                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
+        kept = drafted_texts(self.outline, under=path) if keep_texts else []
+        recorder = OpRecorder(self.outline)
+        self._begin(f"正在重新生成“{title}”……", kind="outline", mode="regenerate")
+        self.model.set_read_only(True)
+        recorder.start()
+        outcome = OutlineOutcome(False, f"已取消重新生成“{title}”，原有内容不变")
+        try:
+            chapters = [c.model_copy(deep=True) for c in self.outline.chapters]
+            result = await regenerate_node(client, self.analysis, chapters, path, guidance, settings,
+                                           progress=self.on_progress, draft=self.outline)
+            if result.failure is not None:
+                outcome = OutlineOutcome(False, result.failure.message_zh)
+            else:
+                outcome = OutlineOutcome(True, f"已重新生成“{title}”", prompt_tokens=result.meter.prompt_tokens,
+                                         completion_tokens=result.meter.completion_tokens)
+            return outcome
+        finally:
+            if not outcome.ok:
+                undo_ops(self.outline, recorder.ops)  # cancelled or failed: the old subtree comes back
+                recorder.ops.clear()
+            elif kept:
+                outcome.message += self._restore_texts(kept, path)
+            self.outline.renumber()
+            recorder.stop()
+            if recorder.ops:
+                self.undo_stack.push(RecordedRunCommand(self.outline, recorder, f"重新生成“{title}”"))
+            self.model.set_read_only(False)
             self._end(outcome.ok, outcome.message)
 
     def can_resume(self, mode: Mode) -> bool:

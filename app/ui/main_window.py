@@ -33,6 +33,7 @@ from app.core.analysis import Analysis
 from app.ui.analysis_view import AnalysisView
 from app.ui.document_placeholder import make_document_pane
 from app.ui.errors import ErrorDialog
+from app.ui.generation_actions import GenerationActionsMixin
 from app.ui.log_pane import LogPane, LogTableModel, QtLogHandler
 from app.ui.outline_view import OutlineView
 from app.ui.project_files import ProjectFilesMixin
@@ -57,7 +58,7 @@ ABOUT_HTML = (
 )
 
 
-class MainWindow(ProjectFilesMixin, QMainWindow):
+class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
     """The application window; ``controller`` does the work, this class wires it to widgets."""
 
     def __init__(self, controller: AppController, *, settings: AppSettings | None = None,
@@ -227,7 +228,8 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
             else:
                 e.addAction(a[name])
         g = mb.addMenu("生成(&G)")
-        g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned])
+        g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned,
+                      self.outline_view.actions_by_name["regenerate"]])
         g.addSeparator()
         g.addActions([self.act_draft_current, self.act_draft_all, self.act_resume_drafts])
         g.addSeparator()
@@ -265,7 +267,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         d, ed = c.drafting, self.section_editor
         d.section_delta.connect(ed.append_stream)
         d.section_state.connect(ed.apply_state)
-        ed.draft_requested.connect(lambda key: self._spawn_ui("drafting", d.draft([key])))
+        ed.draft_requested.connect(lambda key: self.draft_keys([key]))
         ed.cancel_requested.connect(d.cancel)
         ed.rewrite_requested.connect(lambda key, mode, g: self._spawn_ui("rewrite", d.rewrite(key, mode, g)))
         ed.text_edited.connect(lambda key, _old, new: d.apply_text(key, new, f"编辑正文 {key}"))
@@ -284,6 +286,7 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.analysis_view.analysis_edited.connect(self._on_analysis_edited)
         self.analysis_view.page_requested.connect(self._show_page)
         self.outline_view.source_requested.connect(self._show_requirement)
+        self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
         if self.reporter is not None:
             self.reporter.error_reported.connect(self.show_error)
 
@@ -396,34 +399,6 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         if draft is None or draft.status != "writing":  # undo/redo or an applied draft: show the tree's text
             self.section_editor.set_text(key, node.content)
 
-    def draft_current(self) -> None:
-        """Draft the current leaf section (opens the text dock)."""
-        leaf = self._current_leaf()
-        if leaf is None:
-            self.statusBar().showMessage("请先在目录中选择一个末级标题", 5000)
-            return
-        self.section_dock.show()
-        self.section_dock.raise_()
-        self._on_current_node_changed()
-        self._spawn_ui("drafting", self.controller.drafting.draft([leaf[0]]))
-
-    def draft_all(self) -> None:
-        """Draft every leaf section that has no finished text yet."""
-        if not len(self.controller.outline):
-            self.statusBar().showMessage("目录是空的", 5000)
-            return
-        self.section_dock.show()
-        self._spawn_ui("drafting", self.controller.drafting.draft(None))
-
-    def resume_drafts(self) -> None:
-        """Continue the sections whose drafting did not finish (after reopening a project too)."""
-        resumable, failed = self.controller.drafting.unfinished()
-        if not resumable and not failed:
-            self.statusBar().showMessage("没有未完成的正文", 5000)
-            return
-        self.section_dock.show()
-        self._spawn_ui("drafting", self.controller.drafting.resume())
-
     def show_breakdown(self) -> None:
         """Bring the 需求拆解 dock to the front (e.g. to mark clauses answered)."""
         self.breakdown_dock.show()
@@ -516,14 +491,6 @@ class MainWindow(ProjectFilesMixin, QMainWindow):
         self.error_dialogs.append(dialog)
         dialog.finished.connect(lambda _r: self.error_dialogs.remove(dialog) if dialog in self.error_dialogs else None)
         dialog.open()
-
-    # ------------------------------------------------------------------ generation
-    def start_generation(self, mode: str | None = None) -> None:
-        """Start generating in ``mode`` (the combo box's when None) with the guidance text."""
-        if mode is not None:
-            self.mode_box.setCurrentIndex(max(0, self.mode_box.findData(mode)))
-        chosen = str(self.mode_box.currentData())
-        self.controller.generate_slot(chosen, self.guidance.text().strip())
 
     # ------------------------------------------------------------------ files
     def _spawn_ui(self, name: str, coro: Any) -> None:

@@ -38,7 +38,7 @@ from app.ui.commands import (
     move_up_down,
     outdent,
 )
-from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, OutlineItemModel
+from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, MAX_DEPTH, OutlineItemModel
 
 NEW_TITLE = "新标题"
 #: Rows the view expands on its own (beyond the chapters) before it stops opening sections.
@@ -50,9 +50,11 @@ class OutlineView(QTreeView):
 
     Signals:
         source_requested(str): the user asked to see the scoring item a node answers.
+        regenerate_requested(object): rewrite the headings under this path (a tuple) with guidance.
     """
 
     source_requested = Signal(str)
+    regenerate_requested = Signal(object)
 
     def __init__(self, model: OutlineItemModel, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -110,6 +112,7 @@ class OutlineView(QTreeView):
         self._action("move_down", "下移", lambda: self.move_current(1), "Alt+Down")
         self._action("indent", "降级（成为上一节点的下级）", self.indent_current)
         self._action("outdent", "升级（成为上级的同级）", self.outdent_current)
+        self._action("regenerate", "重新生成本章（可附要求）…", self.request_regenerate)
         self._action("expand_all", "全部展开", self.expandAll)
         self._action("collapse_all", "全部折叠", self.collapseAll)
         self.actions_by_name["indent"].setToolTip("Tab")
@@ -130,6 +133,7 @@ class OutlineView(QTreeView):
         a["delete"].setEnabled(editable and has and not (locked and top))
         for name in ("move_up", "move_down", "indent", "outdent"):
             a[name].setEnabled(editable and has and not (locked and top))
+        a["regenerate"].setEnabled(editable and path is not None and len(path) < MAX_DEPTH)
 
     # ------------------------------------------------------------------ helpers
     def current_path(self) -> Path | None:
@@ -187,6 +191,12 @@ class OutlineView(QTreeView):
         self.expand(self.outline_model.index_for_path(path))
         self.select_path(cmd.path, edit=edit)
         return cmd.path
+
+    def request_regenerate(self) -> None:
+        """Ask for the current chapter or section to be regenerated (the window asks for guidance)."""
+        path = self.current_path()
+        if path is not None and not self.outline_model.read_only:
+            self.regenerate_requested.emit(path)
 
     def rename_current(self) -> None:
         """Start inline editing of the current title."""
@@ -307,8 +317,8 @@ class OutlineView(QTreeView):
         self.update_actions()
         menu = QMenu(self)
         a = self.actions_by_name
-        for name in ("add_sibling", "add_child", None, "rename", "edit_description", None, "move_up", "move_down",
-                     "indent", "outdent", None, "delete", None, "expand_all", "collapse_all"):
+        for name in ("regenerate", None, "add_sibling", "add_child", None, "rename", "edit_description", None,
+                     "move_up", "move_down", "indent", "outdent", None, "delete", None, "expand_all", "collapse_all"):
             if name is None:
                 menu.addSeparator()
             else:

@@ -158,6 +158,7 @@ async def test_generation_from_the_window_fills_tree_and_cancel_button(window: M
     window.mode_box.setCurrentIndex(window.mode_box.findData("free"))
     window.guidance.setText("突出节能")
     window.act_generate_free.trigger()
+    click_button(await _find_box(window, "regenerateOutlineBox"), "重新生成")  # the old outline is the user's
     await wait_for(lambda: window.status.cancel.isVisible())
     await wait_for(lambda: len(window.controller.outline) >= 3)
     assert not window.outline_view.actions_by_name["delete"].isEnabled()  # read-only while generating

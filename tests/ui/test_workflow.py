@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QDialog, QMessageBox
 
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
@@ -217,3 +217,124 @@ async def test_recovery_follows_the_saved_file_and_ctrl_s_saves_in_place(
     saved = load_project(target).outline.outline
     assert [(ch.title, [s.title for s in ch.children]) for ch in saved] == [("服务方案", ["人员配置"])]
     assert pending_recoveries() == []
+
+
+async def _aligned_outline(window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> Router:
+    router = Router(free_and_aligned)
+    llm_server.handler = router
+    window.controller.set_analysis(sample_analysis())
+    ok, message = await _click_generate(window, qtbot)
+    assert ok, message
+    return router
+
+
+def _type_text(window: MainWindow, qtbot: Any, path: tuple[int, ...], text: str) -> None:
+    """Select a section in the tree and type its text in the section editor, as a user does."""
+    window.section_dock.show()
+    window.outline_view.select_path(path)
+    editor = window.section_editor
+    editor.text.setFocus()
+    editor.text.insertPlainText(text)  # Chinese arrives committed by the input method, not key by key
+    editor.commit_edit()  # what leaving the editor does
+
+
+async def test_regenerating_asks_and_keeps_drafted_text_whose_heading_survives(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    c = window.controller
+    await _aligned_outline(window, llm_server, qtbot)
+    leaf = (0, 0, 0)
+    title = c.outline.node(leaf).title
+    _type_text(window, qtbot, leaf, "我方配置专职项目经理一名。")
+    assert c.outline.node(leaf).content == "我方配置专职项目经理一名。"
+    # Cancel: nothing happens.
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    click_button(await _box(window, "regenerateOutlineBox"), "取消")
+    await asyncio.sleep(0.1)
+    assert not c.busy and c.outline.node(leaf).content == "我方配置专职项目经理一名。"
+    # Keep: the same heading comes back with its text, in one undo step with the run.
+    finished: list[tuple[int, str]] = []
+    c.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    click_button(await _box(window, "regenerateOutlineBox"), "重新生成，保留已写正文")
+    await wait_for(lambda: bool(finished) and not c.busy, timeout=30)
+    assert finished[-1][0] and "保留 1 节正文" in finished[-1][1]
+    assert c.outline.node(leaf).title == title and c.outline.node(leaf).content == "我方配置专职项目经理一名。"
+    # Replace: the text goes, and one Ctrl+Z brings it back.
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    click_button(await _box(window, "regenerateOutlineBox"), "重新生成")
+    await wait_for(lambda: len(finished) == 2 and not c.busy, timeout=30)
+    assert c.outline.node(leaf).content == ""
+    window.act_undo.trigger()
+    assert c.outline.node(leaf).content == "我方配置专职项目经理一名。"
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support (propagateSizeHints|raise|grabbing)")  # popup offscreen
+async def test_right_click_regenerates_one_chapter_with_guidance_as_one_undo_step(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QMenu
+
+    c = window.controller
+    router = await _aligned_outline(window, llm_server, qtbot)
+    before = c.outline.to_data()
+    fresh = {"children": [{"title": "驻场运维团队", "description": "人员与分工",
+                           "children": [{"title": "项目经理职责"}, {"title": "驻场工程师配置"}]},
+                          {"title": "运维工作流程", "description": "",
+                           "children": [{"title": "日常巡检"}, {"title": "故障处理"}]}]}
+    router.add("chapter:质量保障措施", fresh)
+    view = window.outline_view
+    rect = view.visualRect(c.model.index_for_path((1,)))
+    view.contextMenuEvent(QContextMenuEvent(QContextMenuEvent.Reason.Mouse, rect.center(),
+                                            view.viewport().mapToGlobal(rect.center()) + QPoint(0, 0)))
+    menu = next(m for m in view.findChildren(QMenu) if m.isVisible())
+    action = next(a for a in menu.actions() if a.text().startswith("重新生成本章"))
+    assert action.isEnabled()
+    action.trigger()
+    menu.close()
+    dialog = None
+
+    def shown() -> bool:
+        nonlocal dialog
+        dialog = window.findChild(QDialog, "regenerateDialog")
+        return dialog is not None and dialog.isVisible()
+
+    await wait_for(shown)
+    assert dialog is not None
+    dialog.guidance.insertPlainText("突出驻场运维")
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: not c.busy and [s.title for s in c.outline.node((1,)).children][:1] == ["驻场运维团队"],
+                   timeout=30)
+    assert "突出驻场运维" in llm_server.completion_requests[-1].prompt_text
+    after = c.outline.to_data()
+    assert after["outline"][0] == before["outline"][0] and after["outline"][2] == before["outline"][2]
+    assert c.outline.node((1,)).title == "质量保障措施"  # the locked chapter itself stays
+    assert c.undo_stack.undoText() == "重新生成“质量保障措施”"
+    window.act_undo.trigger()  # one step back to the old chapter
+    assert c.outline.to_data() == before
+
+
+async def test_drafting_a_section_with_text_asks_and_undo_restores_it(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    c = window.controller
+    await _aligned_outline(window, llm_server, qtbot)
+    leaf = (0, 0, 0)
+    _type_text(window, qtbot, leaf, "旧的正文。")
+    calls = len(llm_server.completion_requests)
+    editor = window.section_editor
+    qtbot.mouseClick(editor.draft_button, Qt.MouseButton.LeftButton)
+    click_button(await _box(window, "redraftBox"), "取消")
+    await asyncio.sleep(0.1)
+    assert len(llm_server.completion_requests) == calls and c.outline.node(leaf).content == "旧的正文。"
+    llm_server.handler = None
+    llm_server.default = Reply.text("我方建立项目经理负责制，明确各岗位职责和考核要求。" * 3, chunk_size=30)
+    qtbot.mouseClick(editor.draft_button, Qt.MouseButton.LeftButton)
+    click_button(await _box(window, "redraftBox"), "重新撰写")
+    await wait_for(lambda: "项目经理负责制" in c.outline.node(leaf).content and not c.busy, timeout=30)
+    window.act_undo.trigger()
+    assert c.outline.node(leaf).content == "旧的正文。"
+    # 撰写全部正文 never replaces text that is there.
+    c.outline.update((0, 0, 1), content="")
+    window.act_draft_all.trigger()
+    await wait_for(lambda: c.outline.node((0, 0, 1)).content != "" and not c.busy, timeout=30)
+    assert c.outline.node(leaf).content == "旧的正文。"
