@@ -39,6 +39,7 @@ class DiagnosticCode(str, Enum):
     ESTIMATED_PAGES = "estimated_pages"  # DOCX page numbers come from recorded breaks
     NO_SCORING_TABLE = "no_scoring_table"
     SCORING_MISMATCH = "scoring_mismatch"
+    TABLES_LIMITED = "tables_limited"  # table search stopped at a page/row/time limit
 
 
 class Diagnostic(BaseModel):

@@ -24,11 +24,12 @@ from app.documents.diagnostics import (
 from app.documents.errors import CorruptedFileError, PasswordRequiredError, WrongPasswordError
 from app.documents.model import Diagnostic, DiagnosticCode, Heading, Page, Severity, TenderDocument, TextBlock
 from app.documents.pdf_tables import extract_scoring_candidate_tables
-from app.documents.text_patterns import heading_level
+from app.documents.text_patterns import format_page_ranges, heading_level
 
 pymupdf: Any = _pymupdf_module  # PyMuPDF is only partly typed: use it as a dynamic module
 PdfDocument = Any
 PdfPage = Any
+_BLOCK_FIELDS = set(TextBlock.model_fields)  # never changes: every field is always set
 _WRAPPED_HEADING_CHARS = 26  # a longer first line of a multi-line block is a wrapped paragraph
 
 pymupdf.TOOLS.mupdf_display_errors(False)
@@ -98,12 +99,14 @@ def _read_page(page: PdfPage, number: int) -> tuple[Page, PageState, list[Headin
         first = text.split("\n", 1)[0]
         level = heading_level(first) if first == text or len(first) <= _WRAPPED_HEADING_CHARS else None
         blocks.append(
-            TextBlock(
+            TextBlock.model_construct(  # typed values straight from PyMuPDF: no validation per block
+                _BLOCK_FIELDS,  # one shared "fields set" instead of one set per block (memory)
                 page=number,
                 text=text,
                 kind="heading" if level is not None and "\n" not in text else "paragraph",
                 bbox=(float(b[0]), float(b[1]), float(b[2]), float(b[3])),
                 heading_level=level,
+                table_id=None,
             )
         )
     text = "".join(b.text for b in blocks)
@@ -130,6 +133,23 @@ def _read_page(page: PdfPage, number: int) -> tuple[Page, PageState, list[Headin
     return Page(number=number, blocks=blocks, readable=readable, char_count=chars, common_cjk_ratio=ratio), state, headings
 
 
+def _limit_diagnostics(skipped: list[int], truncated: list[int]) -> list[Diagnostic]:
+    """What the bounded table search left out, as warnings naming the pages."""
+    out: list[Diagnostic] = []
+    if skipped:
+        out.append(Diagnostic(
+            code=DiagnosticCode.TABLES_LIMITED, severity=Severity.WARNING, pages=skipped,
+            message_zh=f"{format_page_ranges(skipped)}的表格没有读取（表格页数、内容或耗时超出上限）；"
+                       "评分表若在这些页上，请在分析页核对或手工补充",
+        ))
+    if truncated:
+        out.append(Diagnostic(
+            code=DiagnosticCode.TABLES_LIMITED, severity=Severity.WARNING, pages=truncated,
+            message_zh=f"{format_page_ranges(truncated)}的表格行数过多，只读取了每张表的前若干行",
+        ))
+    return out
+
+
 def read_pdf(path: Path, password: str | None = None) -> TenderDocument:
     """Read a PDF into a TenderDocument (raises DocumentError subclasses when it cannot)."""
     t0 = time.perf_counter()
@@ -150,14 +170,15 @@ def read_pdf(path: Path, password: str | None = None) -> TenderDocument:
             states[p.number] = state
             headings.extend(heads)
         t1 = time.perf_counter()
-        tables = extract_scoring_candidate_tables(doc, pages)
+        scan = extract_scoring_candidate_tables(doc, pages)
         t2 = time.perf_counter()
+    limited = _limit_diagnostics(scan.skipped_pages, scan.truncated_pages)
     return TenderDocument(
         source_path=str(path),
         kind="pdf",
         pages=pages,
-        tables=tables,
+        tables=scan.tables,
         headings=headings,
-        diagnostics=notes + page_diagnostics(pages, states),
+        diagnostics=notes + page_diagnostics(pages, states) + limited,
         timings={"pdf_text": t1 - t0, "pdf_tables": t2 - t1},
     )

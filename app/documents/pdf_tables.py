@@ -5,12 +5,19 @@ model of PyMuPDF 2 costs ~0.5 s per page, the line finder ~15 ms) on pages whose
 mentions scoring keywords, and on the page after a table that runs to the page bottom.
 Cell text is read from the page's characters inside each cell rectangle, line by line,
 because ``Table.extract()`` scatters Chinese punctuation in WPS-made PDFs.
+
+The work is bounded whatever the file: at most ``MAX_TABLE_PAGES`` pages are searched
+(the pages densest in scoring words first), within ``TIME_BUDGET_S`` seconds, pages with
+more than ``MAX_PAGE_LINES`` text lines are not searched and a table keeps its first
+``MAX_ROWS_PER_TABLE`` rows; what was left out is reported in :class:`TableScan`.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.documents.model import Table
@@ -27,6 +34,19 @@ _PAGE_NUMBER = re.compile(r"^(?:[-—–\s]*\d{1,4}[-—–\s]*|第\d+页(?:共\
 MARGIN_SHARE = 0.06  # top/bottom share of the page treated as running header/footer
 CAPTION_GAP = 45.0  # points above a table in which its caption line may sit
 MAX_FOLLOW_PAGES = 6  # how many pages a table may continue over
+MAX_TABLE_PAGES = 40  # pages searched for tables at most (densest in scoring words first)
+TIME_BUDGET_S = 10.0  # table search stops after this, the remaining pages are reported
+MAX_PAGE_LINES = 3000  # a page with more text lines than this is not searched
+MAX_ROWS_PER_TABLE = 400  # rows kept per table fragment; the rest are reported
+
+
+@dataclass
+class TableScan:
+    """Tables found, and the pages whose tables were skipped or cut at a limit."""
+
+    tables: list[Table] = field(default_factory=list)
+    skipped_pages: list[int] = field(default_factory=list)
+    truncated_pages: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -57,17 +77,27 @@ def _page_lines(page: PdfPage) -> list[_Line]:
     return lines
 
 
-def _cell_text(lines: list[_Line], rect: tuple[float, float, float, float]) -> str:
-    """Text of the characters whose centre lies inside ``rect``, one line per text line."""
-    x0, y0, x1, y1 = rect
-    out: list[str] = []
-    for ln in lines:
-        if ln.bbox[3] < y0 or ln.bbox[1] > y1 or ln.bbox[2] < x0 or ln.bbox[0] > x1:
-            continue
-        s = "".join(c for c, cx, cy in ln.chars if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5)
-        if s.strip():
-            out.append(s.strip())
-    return "\n".join(out)
+class _LineIndex:
+    """Lines sorted by top edge, so a cell finds its lines by bisection instead of a full scan."""
+
+    def __init__(self, lines: list[_Line]) -> None:
+        self.lines = sorted(lines, key=lambda ln: ln.bbox[1])
+        self.tops = [ln.bbox[1] for ln in self.lines]
+        self.tallest = max((ln.bbox[3] - ln.bbox[1] for ln in lines), default=0.0)
+
+    def cell_text(self, rect: tuple[float, float, float, float]) -> str:
+        """Text of the characters whose centre lies inside ``rect``, one line per text line."""
+        x0, y0, x1, y1 = rect
+        start = bisect.bisect_left(self.tops, y0 - self.tallest)
+        stop = bisect.bisect_right(self.tops, y1)
+        out: list[str] = []
+        for ln in self.lines[start:stop]:
+            if ln.bbox[3] < y0 or ln.bbox[1] > y1 or ln.bbox[2] < x0 or ln.bbox[0] > x1:
+                continue
+            s = "".join(c for c, cx, cy in ln.chars if x0 - 0.5 <= cx <= x1 + 0.5 and y0 - 0.5 <= cy <= y1 + 0.5)
+            if s.strip():
+                out.append(s.strip())
+        return "\n".join(out)
 
 
 def _is_margin_line(ln: _Line, height: float) -> bool:
@@ -87,20 +117,25 @@ def _find(page: PdfPage) -> list[Any]:
     return list(found.tables)
 
 
-def _tables_on_page(page: PdfPage, number: int, first_id: int) -> list[Table]:
-    """Every table on one page as a :class:`Table` with clean cell text."""
+def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Table], bool]:
+    """Every table on one page as a :class:`Table` with clean cell text; True when rows were cut."""
+    lines = _page_lines(page)
+    if len(lines) > MAX_PAGE_LINES:
+        raise _TooBig
     found = _find(page)
     if not found:
-        return []
-    lines = _page_lines(page)
+        return [], False
+    index = _LineIndex(lines)
     height = float(page.rect.height)
     body = [ln for ln in lines if not _is_margin_line(ln, height)]
     out: list[Table] = []
+    cut = False
     for k, tb in enumerate(found):
         bx0, by0, bx1, by1 = (float(v) for v in tb.bbox)
         rows: list[list[str | None]] = []
-        for row in tb.rows:
-            rows.append([None if c is None else _cell_text(lines, tuple(c)) for c in row.cells])
+        for row in tb.rows[:MAX_ROWS_PER_TABLE]:
+            rows.append([None if c is None else index.cell_text(tuple(c)) for c in row.cells])
+        cut = cut or len(tb.rows) > MAX_ROWS_PER_TABLE
         above = [ln for ln in body if ln.bbox[3] <= by0 + 1]
         below = [ln for ln in body if ln.bbox[1] >= by1 - 1]
         near = [ln for ln in above if by0 - ln.bbox[3] <= CAPTION_GAP]
@@ -113,31 +148,48 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> list[Table]:
                 bbox=(bx0, by0, bx1, by1),
                 caption=caption,
                 starts_page=not above,
-                ends_page=not below,
+                ends_page=not below and len(tb.rows) <= MAX_ROWS_PER_TABLE,
             )
         )
-    return out
+    return out, cut
 
 
-def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page]) -> list[Table]:
-    """Tables of the pages that may hold scoring tables, plus the pages they run onto."""
-    todo = [p.number for p in pages if p.readable and SCORING_PAGE.search(p.text)]
+class _TooBig(Exception):
+    """A page with too many text lines to search for tables."""
+
+
+def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
+                                     time_budget_s: float = TIME_BUDGET_S) -> TableScan:
+    """Tables of the pages that may hold scoring tables, plus the pages they run onto (bounded)."""
+    hits = {p.number: len(SCORING_PAGE.findall(p.text)) for p in pages if p.readable}
+    todo = sorted((n for n, k in hits.items() if k), key=lambda n: (-hits[n], n))
+    scan = TableScan()
     done: set[int] = set()
-    tables: list[Table] = []
-    i = 0
-    while i < len(todo):
-        number = todo[i]
-        i += 1
-        if number in done:
+    deadline = time.monotonic() + time_budget_s
+    for start in todo:
+        if start in done:
             continue
-        follow = 0
+        if len(done) >= MAX_TABLE_PAGES or time.monotonic() > deadline:
+            scan.skipped_pages.append(start)
+            continue
+        number, follow = start, 0
         while number <= len(pages) and number not in done and pages[number - 1].readable:
             done.add(number)
-            found = _tables_on_page(doc[number - 1], number, 0)
-            tables.extend(found)
-            if not found or not found[-1].ends_page or follow >= MAX_FOLLOW_PAGES:
+            if pages[number - 1].text.count("\n") > MAX_PAGE_LINES:
+                scan.skipped_pages.append(number)
+                break
+            try:
+                found, cut = _tables_on_page(doc[number - 1], number, 0)
+            except _TooBig:
+                scan.skipped_pages.append(number)
+                break
+            scan.tables.extend(found)
+            if cut:
+                scan.truncated_pages.append(number)
+            if not found or not found[-1].ends_page or follow >= MAX_FOLLOW_PAGES or len(done) >= MAX_TABLE_PAGES:
                 break
             number += 1
             follow += 1
-    tables.sort(key=lambda t: (t.page, t.bbox[1] if t.bbox else 0.0))
-    return tables
+    scan.tables.sort(key=lambda t: (t.page, t.bbox[1] if t.bbox else 0.0))
+    scan.skipped_pages.sort()
+    return scan

@@ -62,9 +62,9 @@ def absence_reason(doc: TenderDocument) -> tuple[str, str]:
         if DiagnosticCode.GARBLED_TEXT in codes:
             return "garbled", MESSAGES["garbled"]
         return "no_text", MESSAGES["no_text"]
-    if evaluation_method(doc) == "lowest_price":
-        return "lowest_price", MESSAGES["lowest_price"]
     text = compact(doc.text())
+    if evaluation_method(doc, text) == "lowest_price":
+        return "lowest_price", MESSAGES["lowest_price"]
     if _template_table(doc) or ("范本" in text and _BLANK_POINTS.search(text)):
         return "template", MESSAGES["template"]
     if not _SCHEME_WORDS.search(text) and _ANNOUNCEMENT.search(text):

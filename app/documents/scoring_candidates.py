@@ -24,6 +24,7 @@ from app.documents.scoring_model import ScoringTable
 from app.documents.text_patterns import compact
 
 _WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
+MAX_RUN_ROWS = 600  # grid rows read per run of joined tables (a scoring table has tens)
 _MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
 _MAX_TAIL_ROWS = 3
 _CAPTION_LABEL = re.compile(
@@ -129,7 +130,7 @@ def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
     """Every scoring block found in the document's tables, in document order."""
     out: list[ScoringTable] = []
     for run in table_runs(doc):
-        grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows]
+        grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
         for seg in _segments(grid):
             rows = [g.cells for g in seg]
             n, names, hints, header_total = detect_header(rows)

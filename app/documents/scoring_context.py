@@ -70,9 +70,9 @@ def context_score(doc: TenderDocument, table_id: str, caption: str) -> tuple[flo
     return 0.0, ""
 
 
-def evaluation_method(doc: TenderDocument) -> str:
+def evaluation_method(doc: TenderDocument, text: str | None = None) -> str:
     """"lowest_price" when the tender names a lowest-price method and no scoring method, else ""."""
-    text = compact(doc.text())
+    text = compact(doc.text()) if text is None else text
     if LOWEST_PRICE.search(text) and not COMPREHENSIVE.search(text):
         return "lowest_price"
     return ""

@@ -18,7 +18,7 @@ import re
 from app.documents.model import TenderDocument
 from app.documents.scoring_cells import stated_points
 from app.documents.scoring_model import ScoringItem, ScoringRow, ScoringTable
-from app.documents.text_patterns import compact
+from app.documents.text_patterns import compact, heading_level
 
 _NUM = r"\d+(?:\.\d+)?"
 _SECTION = re.compile(rf"^((?:[一二三四五六七八九十]+)[、．.]|[（(][一二三四五六七八九十]+[)）])\s*([^（(：:，,。；]{{2,24}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*$")
@@ -26,12 +26,14 @@ _ITEM = re.compile(
     rf"^[（(]?(\d{{1,2}})[)）.、．]\s*([^（(：:，,。；]{{2,20}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*[：:，,]?\s*(.*)$"
 )
 _TOTAL = re.compile(rf"(?:总分|满分|共)\s*({_NUM})\s*分")
+MAX_STARTS = 20  # scoring headings tried at most (a long document may repeat the words)
 _HEADING = re.compile(r"评标办法|评分办法|评审办法|评分标准|评审标准|综合评分|综合评估|评分细则|评审细则")
 
 
-def _lines(doc: TenderDocument) -> list[tuple[int, str]]:
+def _lines(doc: TenderDocument, numbers: list[int]) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
-    for page in doc.pages:
+    for number in numbers:
+        page = doc.page(number)
         if not page.readable:
             continue
         for block in page.blocks:
@@ -45,13 +47,24 @@ def _lines(doc: TenderDocument) -> list[tuple[int, str]]:
 
 def paragraph_scheme(doc: TenderDocument) -> ScoringTable | None:
     """The numbered-paragraph scoring scheme under a scoring heading, when its points add up."""
-    lines = _lines(doc)
-    starts = [i for i, (_, text) in enumerate(lines) if _HEADING.search(text) and len(compact(text)) <= 40]
     best: ScoringTable | None = None
-    for start in starts:
-        table = _read_from(lines, start)
-        if table is not None and (best is None or len(table.rows) > len(best.rows)):
-            best = table
+    tried = 0
+    for page in doc.pages:
+        if tried >= MAX_STARTS or not page.readable or not _HEADING.search(page.text):
+            continue
+        lines = _lines(doc, list(range(page.number, min(doc.page_count, page.number + 3) + 1)))
+        for i, (number, text) in enumerate(lines):
+            if number != page.number or tried >= MAX_STARTS:
+                break
+            t = compact(text)
+            if not _HEADING.search(t) or len(t) > 40:
+                continue
+            if heading_level(text) is None and not _TOTAL.search(t) and len(t) > 12:
+                continue
+            tried += 1
+            table = _read_from(lines, i)
+            if table is not None and (best is None or len(table.rows) > len(best.rows)):
+                best = table
     return best
 
 

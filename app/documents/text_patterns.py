@@ -69,9 +69,12 @@ def clean_cell_text(text: str, *, keep_breaks: bool = True) -> str:
     return _SPACE_BETWEEN_CJK.sub("", out)
 
 
+_WHITESPACE = re.compile(r"\s+")
+
+
 def compact(text: str) -> str:
     """Text without any whitespace, for matching headers like "分 值" or "评审因素\\n及权重"."""
-    return re.sub(r"\s+", "", text)
+    return _WHITESPACE.sub("", text)
 
 
 def format_page_ranges(pages: Iterable[int]) -> str:

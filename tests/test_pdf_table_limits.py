@@ -1,0 +1,72 @@
+"""Table search in PDFs is bounded (pages, lines per page, rows per table, time) and says what it left out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.documents import pdf_tables
+from app.documents.loader import load_tender
+from app.documents.model import DiagnosticCode
+from tests.document_fixtures import composer
+
+
+def _pdf(path: Path, pages: int = 3, rows: int = 8) -> Path:
+    c = composer()
+    for p in range(pages):
+        if p:
+            c.new_page()
+        c.heading(f"评分表{p + 1}")
+        body = [["序号", "评分因素", "评分标准", "分值"]]
+        body += [[str(i + 1), f"因素{p}-{i}", "按方案完整程度评分。", "2"] for i in range(rows)]
+        c.table([40, 90, 280, 50], body)
+    c.save(path)
+    return path
+
+
+def _limited(path: Path) -> list[tuple[str, list[int]]]:
+    doc = load_tender(path)
+    return [(d.message_zh, d.pages) for d in doc.diagnostics if d.code == DiagnosticCode.TABLES_LIMITED]
+
+
+def test_unbounded_file_reports_nothing(tmp_path: Path) -> None:
+    path = _pdf(tmp_path / "ok.pdf")
+    assert _limited(path) == []
+    assert len(load_tender(path).tables) == 3
+
+
+def test_rows_beyond_the_cap_are_cut_and_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf_tables, "MAX_ROWS_PER_TABLE", 4)
+    path = _pdf(tmp_path / "rows.pdf", pages=1, rows=10)
+    doc = load_tender(path)
+    assert [len(t.rows) for t in doc.tables] == [4]
+    (message, pages), = _limited(path)
+    assert pages == [1] and "只读取了" in message
+
+
+def test_pages_beyond_the_cap_are_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf_tables, "MAX_TABLE_PAGES", 1)
+    path = _pdf(tmp_path / "pages.pdf", pages=3)
+    doc = load_tender(path)
+    assert len(doc.tables) == 1
+    (message, pages), = _limited(path)
+    assert pages == [2, 3] and "第2–3页的表格没有读取" in message
+
+
+def test_pages_with_too_many_lines_are_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf_tables, "MAX_PAGE_LINES", 5)
+    path = _pdf(tmp_path / "lines.pdf", pages=2)
+    assert load_tender(path).tables == []
+    (_message, pages), = _limited(path)
+    assert pages == [1, 2]
+
+
+def test_time_budget_stops_the_search(tmp_path: Path) -> None:
+    import pymupdf
+
+    path = _pdf(tmp_path / "time.pdf", pages=2)
+    doc = load_tender(path)
+    with pymupdf.open(str(path)) as pdf:
+        scan = pdf_tables.extract_scoring_candidate_tables(pdf, doc.pages, time_budget_s=0.0)
+    assert scan.tables == [] and scan.skipped_pages == [1, 2]
