@@ -24,9 +24,10 @@ from qasync import asyncSlot
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
 from app.core.kept_texts import KeptText, drafted_texts, restore_texts
+from app.core.limits import OutlineLimits
 from app.core.outline import Outline
 from app.core.outline import Path as OutlinePath
-from app.core.pipeline_events import PipelineEvent
+from app.core.pipeline_events import PipelineEvent, stage_label
 from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
 from app.pipeline.outline_runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
@@ -49,10 +50,6 @@ MODEL_JOBS = (GENERATION, ANALYSIS, BREAKDOWN, DRAFTING, "rewrite")
 OPEN = "open"
 #: How long Cancel waits for a task to unwind (the contract: the stream stops within 0.5 s).
 CANCEL_WAIT_S = 0.5
-
-STAGE_ZH = {"analysis": "分析招标文件", "outline": "生成目录", "repair": "修复目录", "stepwise": "逐章生成",
-            "chapter": "生成章节", "review": "检查目录", "regenerate": "重新生成", "done": "完成", "failed": "失败",
-            "open": "读取文件"}
 
 
 class NoModelConfigured(Exception):
@@ -111,7 +108,9 @@ class AppController(QObject):
         #: The bid being worked on: tender, analysis, outline, runs, path, unsaved state (rule 11).
         self.session = ProjectSession(outline)
         self.undo_stack = QUndoStack(self)
-        self.model = OutlineItemModel(self.outline, self)
+        #: The outline's bounds: the same object feeds generation, the rules and the item model.
+        self.limits = OutlineLimits()
+        self.model = OutlineItemModel(self.outline, self, limits=self.limits)
         self.model.set_undo_stack(self.undo_stack)
         self.client_factory: ClientFactory = client_factory or (lambda: None)
         #: The outline run (the pipeline's; the same in the app, the tests and the benchmarks).
@@ -253,7 +252,7 @@ class AppController(QObject):
     # ------------------------------------------------------------------ progress -> signals
     def on_progress(self, event: PipelineEvent) -> None:
         """The pipeline's plain progress callable: log it and turn it into signals."""
-        stage = STAGE_ZH.get(event.stage, event.stage)
+        stage = stage_label(event.stage)
         text = f"{stage}：{event.message}" if event.message and event.message != stage else stage
         self.stage_changed.emit(text)
         fraction = event.fraction
@@ -470,7 +469,7 @@ class AppController(QObject):
         self.mode = mode
         self.model.set_locked_top_level(False)
         resume = self.can_resume(mode)
-        request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume,
+        request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume, limits=self.limits,
                                  requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         runner = self.runner
         kept = drafted_texts(self.outline) if keep_texts and not resume else []

@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QBrush, QColor, QFont, QGuiApplication, QIcon, QPainter, QPen, QPixmap
 
+from app.core.limits import STORED, OutlineLimits
 from app.core.outline import (
     Changed,
     Inserted,
@@ -47,8 +48,6 @@ OUTLINE_MIME = "application/x-bidstudio-outline-paths"
 COL_TITLE, COL_DESCRIPTION, COL_SOURCE = range(3)
 HEADERS = ("编号与标题", "内容要点", "对应评分项")
 _COLUMNS = len(HEADERS)
-#: Levels an outline may have (chapter, section, point).
-MAX_DEPTH = 3
 
 #: Role returning the node's path (tuple) for any index.
 PathRole = Qt.ItemDataRole.UserRole + 1
@@ -82,9 +81,10 @@ class OutlineItemModel(QAbstractItemModel):
     never reused while an index might still point at a node.
     """
 
-    def __init__(self, outline: Outline, parent: Any = None) -> None:
+    def __init__(self, outline: Outline, parent: Any = None, limits: OutlineLimits | None = None) -> None:
         super().__init__(parent)
         self._outline = outline
+        self._limits = limits or OutlineLimits()
         self._parents: dict[int, OutlineNode] = {}
         self._keep: dict[int, OutlineNode] = {}
         self._pending_move: tuple[OutlineNode, OutlineNode, OutlineNode] | None = None
@@ -114,6 +114,15 @@ class OutlineItemModel(QAbstractItemModel):
         rows = self.rowCount()
         if rows:
             self.dataChanged.emit(self.index(0, 0), self.index(rows - 1, len(HEADERS) - 1))
+
+    @property
+    def limits(self) -> OutlineLimits:
+        """The outline's bounds (depth above all): what drops and new rows may create."""
+        return self._limits
+
+    def set_limits(self, limits: OutlineLimits) -> None:
+        """Use other bounds (the generation settings changed)."""
+        self._limits = limits
 
     @property
     def locked_top_level(self) -> bool:
@@ -265,14 +274,21 @@ class OutlineItemModel(QAbstractItemModel):
             flags = _F_LOCKED_EDIT if locked else _F_EDIT
         else:
             flags = _F_LOCKED if locked else _F_MOVE
-        if self._is_leaf_level(index):  # level 3 never has children: the view skips asking
+        if self._is_leaf_level(index):  # the last level never has children: the view skips asking
             flags |= _F.ItemNeverHasChildren
         return flags
 
     def _is_leaf_level(self, index: ModelIndex) -> bool:
-        parent = self._parents.get(id(index.internalPointer()))
+        node: OutlineNode | None = index.internalPointer()
         root = self._outline.root
-        return parent is not None and parent is not root and self._parents.get(id(parent)) is not root
+        parents = self._parents
+        for level in range(1, self._limits.depth + 1):  # climb at most ``depth`` levels
+            node = parents.get(id(node))
+            if node is None:
+                return False
+            if node is root:
+                return level >= self._limits.depth
+        return True
 
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
         """Qt override: rename or edit a description through an undo command."""
@@ -282,10 +298,10 @@ class OutlineItemModel(QAbstractItemModel):
         if field is None or (field == "title" and self._is_locked(index)):
             return False
         text = str(value).strip() if field == "title" else str(value)
-        if field == "title" and not 1 <= len(text) <= 60:
+        if field == "title" and not 1 <= len(text) <= STORED.max_title_len:
             return False
-        if field == "description" and len(text) > 400:
-            text = text[:400]
+        if field == "description" and len(text) > STORED.max_description_len:
+            text = text[:STORED.max_description_len]
         path = self.path_for_index(index)
         if getattr(self._node(index), field) == text:
             return True
@@ -362,7 +378,7 @@ class OutlineItemModel(QAbstractItemModel):
             return None
         if self._locked_top_level and (len(src) == 1 or dst_parent == ()):
             return None
-        if len(dst_parent) + self._outline.node(src).depth() > MAX_DEPTH:
+        if len(dst_parent) + self._outline.node(src).depth() > self._limits.depth:
             return None
         count = len(self._outline.node(dst_parent).children)
         dst_index = count if row < 0 else min(row, count)

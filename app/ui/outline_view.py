@@ -29,6 +29,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QInputDialog, QMenu, QTreeView, QWidget
 
+from app.core.limits import STORED
 from app.core.outline import OutlineNode, Path
 from app.ui.commands import (
     InsertNodeCommand,
@@ -127,7 +128,8 @@ class OutlineView(QTreeView):
         top = has and path is not None and len(path) == 1
         a = self.actions_by_name
         a["add_sibling"].setEnabled(editable and not (locked and (top or not has)))
-        a["add_child"].setEnabled(editable and has and path is not None and len(path) < 3)
+        a["add_child"].setEnabled(editable and has and path is not None
+                                  and len(path) < self.outline_model.limits.depth)
         a["rename"].setEnabled(editable and has and not (locked and top))
         a["edit_description"].setEnabled(editable and has)
         a["delete"].setEnabled(editable and has and not (locked and top))
@@ -180,10 +182,11 @@ class OutlineView(QTreeView):
         return cmd.path
 
     def add_child(self, title: str = NEW_TITLE, edit: bool = True) -> Path | None:
-        """Append a child to the current node (at most three levels) and rename it inline."""
+        """Append a child to the current node (within the outline's depth) and rename it inline."""
         path = self.current_path()
         outline = self.outline_model.outline
-        if path is None or len(path) >= 3 or len(outline.node(path).children) >= 12:
+        if (path is None or len(path) >= self.outline_model.limits.depth
+                or len(outline.node(path).children) >= STORED.max_children):
             return None
         cmd = InsertNodeCommand(outline, path, len(outline.node(path).children), OutlineNode(title=title), "添加下级节点")
         if not self._push(cmd):
@@ -247,8 +250,8 @@ class OutlineView(QTreeView):
     def indent_current(self) -> None:
         """Tab: the node becomes the last child of its previous sibling."""
         path = self.current_path()
-        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > 3:
-            return  # would exceed three levels
+        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > self.outline_model.limits.depth:
+            return  # would exceed the outline's depth
         self._move(lambda p: indent(self.outline_model.outline, p))
 
     def outdent_current(self) -> None:

@@ -94,3 +94,24 @@ def test_selection_and_scroll_survive_streamed_appends(qtbot: Any) -> None:
     assert view.current_path() == (3, 1)
     assert bar.value() == before
     assert view.isExpanded(view.outline_model.index_for_path((5, 2)))  # sections expand as children arrive
+
+
+def test_depth_comes_from_the_one_limits_object(qtbot: Any) -> None:
+    from app.core.limits import OutlineLimits
+
+    view, outline, _stack = _view(qtbot, [OutlineNode(title="甲", children=[OutlineNode(title="甲一")]),
+                                          OutlineNode(title="乙", children=[OutlineNode(title="乙一")])])
+    model = view.outline_model
+    leaf = model.index_for_path((0, 0))
+    assert not model.flags(leaf) & Qt.ItemFlag.ItemNeverHasChildren  # depth 3: a section may have points
+    view.select_path((0, 0))
+    view.update_actions()
+    assert view.actions_by_name["add_child"].isEnabled()
+    model.set_limits(OutlineLimits(depth=2))
+    assert model.flags(leaf) & Qt.ItemFlag.ItemNeverHasChildren
+    view.update_actions()
+    assert not view.actions_by_name["add_child"].isEnabled()
+    assert view.add_child("不该出现", edit=False) is None
+    view.select_path((1,))
+    qtbot.keyClick(view, Qt.Key.Key_Tab)  # 乙 (with a child) under 甲 would make three levels
+    assert [c.title for c in outline.chapters] == ["甲", "乙"]
