@@ -14,6 +14,22 @@ Stage = Literal[
     "analysis", "outline", "repair", "stepwise", "chapter", "review", "regenerate", "done", "failed",
 ]
 
+#: Chinese labels of the stages (and of the app's other log stages): (status text, log column).
+STAGE_LABELS: dict[str, tuple[str, str]] = {
+    "analysis": ("分析招标文件", "分析"), "outline": ("生成目录", "目录"), "repair": ("修复目录", "修复"),
+    "stepwise": ("逐章生成", "逐章"), "chapter": ("生成章节", "章节"), "review": ("检查目录", "检查"),
+    "regenerate": ("重新生成章节", "重生成"), "done": ("完成", "完成"), "failed": ("失败", "失败"),
+    "open": ("读取文件", "打开"), "export": ("导出", "导出"), "app": ("程序", "程序"),
+}
+
+
+def stage_label(stage: str, short: bool = False) -> str:
+    """The Chinese name of a stage (``short`` for the log pane's column); unknown stages as they are."""
+    labels = STAGE_LABELS.get(stage)
+    if labels is None:
+        return stage
+    return labels[1] if short else labels[0]
+
 
 @dataclass(frozen=True)
 class PipelineEvent:

@@ -12,7 +12,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 
-from app.core.pipeline_events import PipelineEvent, ProgressCallback, Stage, ignore_progress
+from app.core.pipeline_events import PipelineEvent, ProgressCallback, Stage, ignore_progress, stage_label
 
 
 @dataclass(frozen=True)
@@ -65,9 +65,9 @@ class RunMeter:
         """Raise :class:`BudgetExhausted` when another call would exceed the budget."""
         b = self.budget
         if b.max_calls is not None and self.calls >= b.max_calls:
-            raise BudgetExhausted(f"模型调用次数已达上限（{b.max_calls} 次），在“{_stage_zh(stage)}”阶段停止")
+            raise BudgetExhausted(f"模型调用次数已达上限（{b.max_calls} 次），在“{stage_label(stage)}”阶段停止")
         if b.max_tokens is not None and self.tokens >= b.max_tokens:
-            raise BudgetExhausted(f"令牌用量已达上限（{b.max_tokens}），在“{_stage_zh(stage)}”阶段停止")
+            raise BudgetExhausted(f"令牌用量已达上限（{b.max_tokens}），在“{stage_label(stage)}”阶段停止")
 
     def allowed_attempts(self, wanted: int) -> int:
         """How many attempts a multi-call helper (collect_json) may make within the budget."""
@@ -91,13 +91,3 @@ class RunMeter:
             calls=self.calls, prompt_tokens=self.prompt_tokens, completion_tokens=self.completion_tokens,
             tokens_estimated=self.tokens_estimated, strategy=self.strategy,
         ))
-
-
-_STAGE_ZH = {
-    "analysis": "分析招标文件", "outline": "生成目录", "repair": "修复目录", "stepwise": "逐章生成",
-    "chapter": "生成章节", "review": "审核目录", "regenerate": "重新生成章节",
-}
-
-
-def _stage_zh(stage: str) -> str:
-    return _STAGE_ZH.get(stage, stage)

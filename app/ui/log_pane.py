@@ -40,15 +40,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.pipeline_events import stage_label
 from app.ui.log_text import user_text
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 
 LEVEL_NAMES_ZH = {logging.DEBUG: "调试", logging.INFO: "信息", logging.WARNING: "警告", logging.ERROR: "错误",
                   logging.CRITICAL: "严重"}
-STAGE_NAMES_ZH = {"analysis": "分析", "outline": "目录", "repair": "修复", "stepwise": "逐章", "chapter": "章节",
-                  "review": "检查", "regenerate": "重生成", "done": "完成", "failed": "失败", "export": "导出",
-                  "open": "打开", "app": "程序"}
 HEADERS = ("时间", "级别", "阶段", "消息", "Token 数")
 #: How often the GUI thread looks for new log entries.
 POLL_MS = 100
@@ -191,7 +189,7 @@ class LogTableModel(QAbstractTableModel):
             if col == 1:
                 return LEVEL_NAMES_ZH.get(e.level, logging.getLevelName(e.level))
             if col == 2:
-                return STAGE_NAMES_ZH.get(e.stage, e.stage)
+                return stage_label(e.stage, short=True)
             if col == 3:
                 return e.message
             return "" if e.tokens is None else str(e.tokens)
