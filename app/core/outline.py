@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -22,6 +23,7 @@ Path = tuple[int, ...]
 #: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
 EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
                    "scoring_refs", "origin")
+_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id"))
 #: Who wrote a heading: the model, code from the tender's own text, code from the heading
 #: library, code from a generic template, or the user. None: not recorded (older projects).
 Origin = Literal["model", "tender", "library", "template", "user"]
@@ -42,6 +44,24 @@ class OutlineNode(BaseModel):
     origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户）")
     content: str = Field(default="", description="正文")
 
+    @classmethod
+    def from_checked(cls, data: dict[str, Any]) -> OutlineNode:
+        """A node from plain data already checked against this model's JSON schema, without validating again.
+
+        The instruction applier checks every value against the schema (types, lengths, unknown
+        fields) before building nodes; pydantic repeating that work costs more than the rest
+        of applying an instruction.
+        """
+        values: dict[str, Any] = {**_NODE_DEFAULTS, **data}
+        values["children"] = [cls.from_checked(k) for k in data.get("children") or ()]
+        values["scoring_refs"] = list(data.get("scoring_refs") or ())  # never share a list between nodes
+        node = cls.__new__(cls)
+        object.__setattr__(node, "__dict__", values)
+        object.__setattr__(node, "__pydantic_fields_set__", set(data))
+        object.__setattr__(node, "__pydantic_extra__", None)
+        object.__setattr__(node, "__pydantic_private__", None)
+        return node
+
     def walk(self, path: Path = ()) -> Iterator[tuple[Path, OutlineNode]]:
         """Yield ``(path, node)`` for this node's descendants, depth first."""
         for i, child in enumerate(self.children):
@@ -52,6 +72,10 @@ class OutlineNode(BaseModel):
     def depth(self) -> int:
         """Levels below and including this node (a leaf has depth 1)."""
         return 1 + max((c.depth() for c in self.children), default=0)
+
+
+_NODE_DEFAULTS: dict[str, Any] = {"id": "", "description": "", "source_requirement_id": None,
+                                  "source_requirement_title": None, "origin": None, "content": ""}
 
 
 class OutlineDocument(BaseModel):
@@ -206,15 +230,18 @@ class Outline:
 
         The node (and its subtree) is numbered for its position as it enters the tree.
         """
-        siblings = self.node(parent).children
+        return self._insert(self.node(parent).children, parent, index, node)
+
+    def _insert(self, siblings: list[OutlineNode], parent: Path, index: int, node: OutlineNode) -> Path:
         if not 0 <= index <= len(siblings):
             raise OutlineError(f"index {index} out of range for {parent!r}")
-        _number(node, (*parent, index))
+        path = (*parent, index)
+        _number(node, path)
         event = Inserted(parent, index, 1)
         self._emit("before", event)
         siblings.insert(index, node)
         self._emit("after", event)
-        return (*parent, index)
+        return path
 
     def insert_many(self, parent: Path, index: int, nodes: list[OutlineNode]) -> None:
         """Insert ``nodes`` as children ``index``… of ``parent`` with one ``Inserted`` event."""
@@ -251,7 +278,8 @@ class Outline:
 
     def append(self, parent: Path, node: OutlineNode) -> Path:
         """Append ``node`` under ``parent`` and return its path."""
-        return self.insert(parent, len(self.node(parent).children), node)
+        siblings = self.node(parent).children
+        return self._insert(siblings, parent, len(siblings), node)
 
     def remove(self, path: Path) -> OutlineNode:
         """Remove and return the node at ``path``."""
@@ -293,27 +321,37 @@ class Outline:
         self._emit("after", event)
         return self._path_of(node)
 
-    def update(self, path: Path, **fields: Any) -> None:
-        """Set editable fields of the node at ``path`` (validated by pydantic)."""
-        unknown = set(fields) - set(EDITABLE_FIELDS) - {"id"}
+    def update(self, path: Path, *, checked: bool = False, **fields: Any) -> None:
+        """Set editable fields of the node at ``path``.
+
+        Values are validated by pydantic (before anything changes) unless ``checked`` says the
+        caller already checked them against the node schema (the instruction applier does).
+        """
+        unknown = set(fields) - _UPDATABLE
         if unknown:
             raise OutlineError(f"unknown fields {sorted(unknown)}")
         node = self.node(path)
-        changed = tuple(k for k, v in fields.items() if getattr(node, k) != v)
+        current = node.__dict__
+        changed = tuple(k for k, v in fields.items() if current[k] != v)
         if not changed:
             return
+        values = {k: fields[k] for k in changed}
+        if not checked:  # validate on a copy first, so a bad value changes nothing and emits nothing
+            probe = node.model_copy()
+            for key, value in values.items():
+                setattr(probe, key, value)
+            values = {k: probe.__dict__[k] for k in changed}
         event = Changed(path, changed)
         self._emit("before", event)
-        for key in changed:
-            setattr(node, key, fields[key])
+        current.update(values)
         self._emit("after", event)
 
     def renumber(self) -> None:
         """Give every node its positional id (1, 1.1, 1.1.1); code owns ids."""
         for path, node in list(self.walk()):
-            wanted = ".".join(str(i + 1) for i in path)
+            wanted = number_for(path)
             if node.id != wanted:
-                self.update(path, id=wanted)
+                self.update(path, id=wanted, checked=True)
 
     def _path_of(self, target: OutlineNode) -> Path:
         for path, node in self.walk():
@@ -329,11 +367,12 @@ def _number(node: OutlineNode, path: Path) -> None:
     """
     wanted = number_for(path)
     if node.id != wanted:
-        node.id = wanted
+        node.__dict__["id"] = wanted  # a code-made number: no validation needed
     for i, child in enumerate(node.children):
         _number(child, (*path, i))
 
 
+@lru_cache(maxsize=8192)
 def number_for(path: Path) -> str:
     """The display number of a path: ``(0, 1)`` -> ``"1.2"``."""
-    return ".".join(str(i + 1) for i in path)
+    return ".".join([str(i + 1) for i in path])

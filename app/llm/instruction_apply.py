@@ -99,6 +99,8 @@ class InstructionApplier:
         self.outline = outline
         self.root_key = root_key
         self.schema = compile_model_schema(model)
+        self._checked_nodes = model is OutlineDocument
+        self._seen_tokens: dict[tuple[str, ...], tuple[_Shape, Path]] = {}
         self.locks = PathLocks(locked, lock_reason, is_locked, code_owned)
         self.code_owned = self.locks.code_owned
         self.strip_title_numbers = strip_title_numbers
@@ -157,7 +159,15 @@ class InstructionApplier:
         return self._plan_move(ins, tokens)
 
     def _shape(self, tokens: tuple[str, ...], path_text: str) -> tuple[_Shape, Path]:
-        """The cached schema shape of ``tokens`` and the indexes it contains."""
+        """The cached schema shape of ``tokens`` and the indexes it contains.
+
+        A stream addresses the same list many times in a row (appending sections to one
+        chapter), so the exact tokens are looked up first; the pattern cache (indexes as
+        ``#``) serves the first sight of a path.
+        """
+        seen = self._seen_tokens.get(tokens)
+        if seen is not None:
+            return seen
         indexes = [t for t in tokens if t.isdigit()]
         key = "/" + "/".join(tokens)  # only a cache key: "/" inside a token never names a valid field
         if indexes:
@@ -168,7 +178,11 @@ class InstructionApplier:
             shape = self._build_shape(tokens, path_text)
             if len(shapes) < 10_000:
                 shapes[key] = shape
-        return shape, tuple(map(int, indexes))
+        found = shape, tuple(map(int, indexes))
+        if len(self._seen_tokens) >= 4096:
+            self._seen_tokens.clear()
+        self._seen_tokens[tokens] = found
+        return found
 
     def _build_shape(self, tokens: tuple[str, ...], path_text: str) -> _Shape:
         schema = self.schema
@@ -261,6 +275,8 @@ class InstructionApplier:
         return out
 
     def _build(self, value: dict[str, Any], where: str) -> OutlineNode:
+        if self._checked_nodes:  # the value passed the node schema: building need not validate again
+            return OutlineNode.from_checked(value)
         try:
             return OutlineNode.model_validate(value)
         except ValidationError as e:  # the schema check should have caught it; stay safe
@@ -319,7 +335,7 @@ class InstructionApplier:
             value = self._title(value, notes)
 
         def set_field() -> tuple[str, ...]:
-            self.outline.update(path, **{field_name: value})
+            self.outline.update(path, checked=self._checked_nodes, **{field_name: value})
             return tuple(notes)
         return set_field
 
