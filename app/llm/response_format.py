@@ -15,14 +15,14 @@ import copy
 import functools
 import json
 import logging
-import os
-import tempfile
 import threading
 from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
+
+from app.core.atomic_file import atomic_write_text
 
 log = logging.getLogger(__name__)
 
@@ -208,12 +208,7 @@ class FormatRegistry:
             return
         try:
             self._path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self._path.parent, prefix=".formats-", suffix=".json")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(snapshot, fh, ensure_ascii=False, indent=1)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self._path)
+            atomic_write_text(self._path, json.dumps(snapshot, ensure_ascii=False, indent=1))
         except OSError as exc:
             log.warning("could not save response-format registry %s: %s", self._path, exc)
 
