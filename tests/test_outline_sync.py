@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+from pydantic import ValidationError
+
 from app.core.limits import STORED, OutlineLimits
 from app.core.outline import Inserted, Outline, OutlineNode, Removed, Reset, TreeEvent
 from app.core.outline_sync import sync_children, sync_outline
@@ -66,3 +69,23 @@ def test_limits_variants_are_replacements_of_one_object() -> None:
     assert lim.solo().min_chapters == 1 and lim.solo().max_title_len == 50
     assert lim.flat().depth == 1 and lim.below(2).depth == 3 and lim.below(2).min_chapters == 1
     assert OutlineLimits().wire_title_len < OutlineLimits().max_title_len < STORED.max_title_len
+
+
+def test_nodes_built_from_checked_values_equal_validated_ones() -> None:
+    data = {"title": "甲", "description": "说明", "scoring_refs": ["R1"], "children": [{"title": "乙"}]}
+    fast, slow = OutlineNode.from_checked(data), OutlineNode.model_validate(data)
+    assert fast == slow and fast.model_dump() == slow.model_dump()
+    assert fast.model_fields_set == slow.model_fields_set
+    assert fast.scoring_refs is not data["scoring_refs"]
+    one, two = OutlineNode.from_checked({"title": "丙"}), OutlineNode.from_checked({"title": "丁"})
+    assert one.children is not two.children and one.scoring_refs is not two.scoring_refs
+
+
+def test_an_unchecked_update_is_validated_before_anything_changes() -> None:
+    o = Outline([N("甲")])
+    events = _record(o)
+    with pytest.raises(ValidationError):
+        o.update((0,), description="新说明", title="")
+    assert o.node((0,)).description == "" and events == []
+    o.update((0,), title="乙", checked=True)
+    assert o.node((0,)).title == "乙" and len(events) == 1

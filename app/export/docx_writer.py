@@ -12,8 +12,8 @@ file is written atomically (temp file, fsync, rename).
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +24,7 @@ from docx.enum.section import WD_SECTION
 from docx.enum.text import WD_BREAK
 from docx.shared import Cm, Pt, Twips
 
+from app.core.atomic_file import AtomicWriteError, atomic_write_bytes
 from app.core.outline import Outline, OutlineNode
 from app.core.response_map import deviation_entries, index_entries
 from app.export.anonymity import (
@@ -320,34 +321,17 @@ def _target_path(path: str | os.PathLike[str]) -> Path:
 
 
 def save_atomically(doc: Document, target: Path) -> None:
-    """Write to a temp file next to ``target``, flush and fsync, then rename over it."""
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=".tmp", dir=target.parent)
-    tmp = Path(tmp_name)
+    """Write the document through ``core.atomic_file`` (temp file, fsync, rename); Chinese errors."""
+    buffer = io.BytesIO()
+    doc.save(buffer)
     try:
-        with os.fdopen(fd, "wb") as fh:
-            doc.save(fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except PermissionError:
-        tmp.unlink(missing_ok=True)
-        raise ExportError(
-            f"无法写入“{target.name}”：文件可能正在被 Word 或 WPS 打开，或没有写入权限。请关闭该文件后重试。"
-        ) from None
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise ExportError(f"保存“{target.name}”失败：{exc.strerror or exc}") from None
-    if hasattr(os, "O_DIRECTORY"):
-        try:
-            dir_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY)
-        except OSError:
-            return
-        try:
-            os.fsync(dir_fd)
-        except OSError:
-            pass
-        finally:
-            os.close(dir_fd)
+        atomic_write_bytes(target, buffer.getvalue())
+    except AtomicWriteError as exc:
+        if isinstance(exc.cause, PermissionError):
+            raise ExportError(
+                f"无法写入“{target.name}”：文件可能正在被 Word 或 WPS 打开，或没有写入权限。请关闭该文件后重试。"
+            ) from None
+        raise ExportError(f"保存“{target.name}”失败：{exc.cause.strerror or exc.cause}") from None
 
 
 def export_docx(
