@@ -12,10 +12,7 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from app.ui.pyside_workarounds import protect_bool_refcounts
 from tests.openai_server import OpenAIServer
-
-protect_bool_refcounts()  # PySide6 6.12.0: every emit() drops a reference to True (aborts at exit)
 
 REPO = Path(__file__).resolve().parent.parent
 TENDERS = REPO.parent / "shared" / "tenders"

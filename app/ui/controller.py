@@ -82,11 +82,8 @@ class AppController(QObject):
         stage_changed(str): a Chinese description of what is happening now.
         progress_changed(int): 0–100, or -1 for "busy, unknown share".
         tokens_changed(int, int): prompt and completion tokens of the current run.
-        running_changed(int): a model job started (1) or ended (0).
-        run_finished(int, str): a job ended: success (1/0) and a Chinese message.
-
-    Flags travel as ``int``: PySide6 6.12 drops a reference to ``True``/``False`` on every
-    Python-side ``emit`` of a bool, which aborts the interpreter at exit.
+        running_changed(bool): a model job started (True) or ended (False).
+        run_finished(bool, str): a job ended: success and a Chinese message.
         document_loaded(object): a ``TenderDocument`` was read.
         analysis_changed(object): the ``Analysis`` changed.
         breakdown_changed(object): the requirement ``Breakdown`` changed (or None).
@@ -95,8 +92,8 @@ class AppController(QObject):
     stage_changed = Signal(str)
     progress_changed = Signal(int)
     tokens_changed = Signal(int, int)
-    running_changed = Signal(int)
-    run_finished = Signal(int, str)
+    running_changed = Signal(bool)
+    run_finished = Signal(bool, str)
     document_loaded = Signal(object)
     analysis_changed = Signal(object)
     breakdown_changed = Signal(object)
@@ -346,14 +343,14 @@ class AppController(QObject):
         self.tokens_changed.emit(0, 0)
         self.stage_changed.emit(text)
         self.progress_changed.emit(-1)
-        self.running_changed.emit(1)
+        self.running_changed.emit(True)
 
     def _end(self, ok: bool, message: str) -> None:
         self._record_run_end(ok, message)
         self.progress_changed.emit(100 if ok else 0)
         self.stage_changed.emit(message)
-        self.running_changed.emit(0)
-        self.run_finished.emit(int(ok), message)
+        self.running_changed.emit(False)
+        self.run_finished.emit(ok, message)
 
     def _record_run_start(self, kind: str, mode: str) -> None:
         """Open a run-history record for the job that starts now (saved with the project)."""

@@ -431,7 +431,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self._model_configured = configured
         self.guide.setVisible(not configured)
 
-    def _on_running_changed(self, running: int) -> None:
+    def _on_running_changed(self, running: bool) -> None:
         self.status.set_running(running)
         busy = bool(running)
         self.act_cancel.setEnabled(busy)
@@ -442,7 +442,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.generate_button.setEnabled(not busy)
         self.outline_view.update_actions()
 
-    def _on_run_finished(self, ok: int, message: str) -> None:
+    def _on_run_finished(self, ok: bool, message: str) -> None:
         self.statusBar().showMessage(message, 8000)
         if ok:
             self.outline_view.update_actions()

@@ -70,7 +70,7 @@ class StatusPanel(QWidget):
             self.progress.setRange(0, 100)
             self.progress.setValue(value)
 
-    def set_running(self, running: int) -> None:
+    def set_running(self, running: bool) -> None:
         """Show the progress bar and Cancel while a job runs."""
         self.progress.setVisible(bool(running))
         self.cancel.setVisible(bool(running))

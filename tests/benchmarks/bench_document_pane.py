@@ -89,9 +89,7 @@ def main() -> None:
 
     from app.documents.model import Page, TenderDocument, TextBlock
     from app.ui.document_pane import DocumentPane
-    from app.ui.pyside_workarounds import protect_bool_refcounts
 
-    protect_bool_refcounts()  # PySide6 6.12.0 leaks references to None/True (see that module)
 
     pages = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     app = QApplication.instance() or QApplication(sys.argv)

@@ -29,7 +29,6 @@ from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
 from app.ui.controller import AppController  # noqa: E402
 from app.ui.main import _pick_font  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
-from app.ui.pyside_workarounds import protect_bool_refcounts  # noqa: E402
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
 from tests.pipeline_support import Router  # noqa: E402
 
@@ -147,7 +146,6 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=REPO / "docs" / "screenshot-main.png")
     parser.add_argument("--page", type=int, default=67)
     args = parser.parse_args()
-    protect_bool_refcounts()
     app = QApplication.instance() or QApplication(sys.argv)
     app.setQuitOnLastWindowClosed(False)
     _pick_font(app)
