@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
+import faulthandler
 import logging
 import sys
 import traceback
@@ -37,6 +38,8 @@ from PySide6.QtWidgets import (
 log = logging.getLogger(__name__)
 
 CRASH_LOG_NAME = "crash.log"
+#: Where ``faulthandler`` writes the Python stacks of a hard crash (segfault, abort) as it happens.
+FAULT_LOG_NAME = "fault.log"
 #: What a user reads about a bug: one sentence; the traceback is in the folded details.
 BUG_MESSAGE = "程序出现了意外错误，您的工作没有丢失，可以继续操作或先保存；错误详情已记入错误日志。"
 
@@ -66,6 +69,7 @@ class ErrorReporter(QObject):
         self.data_dir = data_dir
         self.reported: list[BaseException] = []
         self._previous_hook: Callable[..., Any] | None = None
+        self._fault_file: Any = None
 
     # ------------------------------------------------------------------ sinks
     def install_excepthook(self) -> None:
@@ -88,6 +92,32 @@ class ErrorReporter(QObject):
         if exc.__traceback__ is None:
             exc = exc.with_traceback(tb)
         self.report(exc, "程序内部错误")
+
+    def install_faulthandler(self) -> None:
+        """Hard crashes no Python handler sees (segfault, abort) leave their stacks for the next start.
+
+        ``faulthandler`` writes into ``fault.log`` as the process dies; a stack left there by
+        the previous session is moved into the crash log first, which the next start offers.
+        """
+        path = self.data_dir / FAULT_LOG_NAME
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            previous = path.read_text(encoding="utf-8", errors="replace") if path.exists() else ""
+            if previous.strip():
+                self.write_crash_log("hard crash of the previous session (faulthandler):\n" + previous.strip())
+            self._fault_file = path.open("w", encoding="utf-8")
+        except OSError as exc:
+            log.warning("cannot open the fault log: %s", exc)
+            return
+        faulthandler.enable(self._fault_file, all_threads=True)
+
+    def uninstall_faulthandler(self) -> None:
+        """Stop writing hard-crash stacks (normal exit); the empty log stays."""
+        if self._fault_file is None:
+            return
+        faulthandler.disable()
+        self._fault_file.close()
+        self._fault_file = None
 
     def install_loop_handler(self, loop: asyncio.AbstractEventLoop) -> None:
         """Sink 2: exceptions the event loop catches in callbacks and unretrieved tasks."""

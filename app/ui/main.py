@@ -22,8 +22,6 @@ from PySide6.QtWidgets import QApplication
 
 from app.core.resources import resource_path
 from app.ui.event_loop import new_event_loop
-from app.ui.gc_guard import GuiThreadCollector
-from app.ui.pyside_workarounds import protect_bool_refcounts
 
 log = logging.getLogger("bidstudio.ui")
 
@@ -75,7 +73,6 @@ def _setup_logging() -> None:
 def run(argv: list[str]) -> int:
     """Run the GUI until the main window is closed; returns the exit code."""
     started = time.time()
-    protect_bool_refcounts()
     args = parse_args(argv)
     _setup_logging()
     app = QApplication.instance() or QApplication(argv)
@@ -107,6 +104,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
     loop = asyncio.get_running_loop()
     reporter = ErrorReporter(data_dir())
     reporter.install_excepthook()
+    reporter.install_faulthandler()
     reporter.install_loop_handler(loop)
     settings_path = default_settings_path()
     settings = load_settings(settings_path)
@@ -125,7 +123,6 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
     window.destroyed.connect(finish)
     app.lastWindowClosed.connect(finish)
     window.show()
-    collector = GuiThreadCollector(app)  # Qt objects in cycles must die on the GUI thread
     QTimer.singleShot(200, freeze_startup_objects)
 
     if args.quit_when_visible:
@@ -144,6 +141,6 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
             controller.spawn("dialog", window.open_path(target))
     await closed
     await controller.shutdown()
-    collector.stop()
     reporter.uninstall_excepthook()
+    reporter.uninstall_faulthandler()
     return 0
