@@ -26,19 +26,8 @@ _DOCS: OrderedDict[tuple[str, float], Any] = OrderedDict()
 _MAX_OPEN = 3
 
 
-#: Optional extras PyMuPDF 2.0 imports when installed (layout analysis with onnxruntime and
-#: numpy, pymupdf4llm): ~2.4 s of import time the pane never needs. Marking them absent
-#: makes PyMuPDF skip them (it imports each inside ``try/except ImportError``).
-OPTIONAL_PYMUPDF_EXTRAS = ("pymupdf.layout", "pymupdf4llm", "onnxruntime")
-
-
 def _pymupdf() -> Any:
-    """PyMuPDF, imported in the child only, without its heavy optional extras."""
-    import sys
-
-    if "pymupdf" not in sys.modules:
-        for name in OPTIONAL_PYMUPDF_EXTRAS:
-            sys.modules.setdefault(name, None)  # type: ignore[arg-type]
+    """PyMuPDF, imported in the child only (pinned below 2, which would import layout extras)."""
     import pymupdf
 
     return pymupdf
