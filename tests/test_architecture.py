@@ -56,3 +56,26 @@ def test_the_check_catches_a_violation(tmp_path: Path) -> None:
     bad.write_text("from PySide6.QtCore import QObject\nimport app.ui.main\n", encoding="utf-8")
     assert "PySide6.QtCore" in _imports(bad)
     assert "app.ui.main" in _imports(bad)
+
+
+def test_every_third_party_import_is_declared() -> None:
+    """A package the app imports must be a declared dependency, not something another one happens to pull in."""
+    import re
+    import sys
+    from importlib.metadata import packages_distributions
+
+    text = (APP.parent / "pyproject.toml").read_text(encoding="utf-8")
+    block = text.split("dependencies = [", 1)[1].split("]", 1)[0]
+    declared = {re.split(r"[<>=!~ ;\[]", line.strip().strip('",'))[0].lower().replace("_", "-")
+                for line in block.splitlines() if line.strip().startswith('"')}
+    owners = packages_distributions()
+    missing = []
+    for path in APP.rglob("*.py"):
+        for name in _imports(path):
+            top = name.split(".")[0]
+            if top in ("app", "__future__") or top in sys.stdlib_module_names:
+                continue
+            dists = {d.lower().replace("_", "-") for d in owners.get(top, [top])}
+            if not dists & declared:
+                missing.append(f"{path.relative_to(APP)}: {top} ({', '.join(sorted(dists))})")
+    assert missing == []
