@@ -62,6 +62,7 @@ ZH_TEMPLATES: dict[str, str] = {
     "unexpected error: %r": "程序出现意外错误：%r",
     "event loop: %s": "后台任务：%s",
     "cannot write crash log: %s": "无法写入错误日志：%s",
+    "cannot open the fault log: %s": "无法打开崩溃记录文件：%s",
     "malformed instruction: %s": "格式不对的目录指令：%s",
     "instruction rejected: %s": "已拒绝一条目录指令：%s",
     "cannot lay out PDF: %s": "无法排版显示 PDF：%s",
