@@ -39,7 +39,7 @@ from app.ui.commands import (
     move_up_down,
     outdent,
 )
-from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, MAX_DEPTH, OutlineItemModel
+from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, OutlineItemModel
 
 NEW_TITLE = "新标题"
 #: Rows the view expands on its own (beyond the chapters) before it stops opening sections.
@@ -135,7 +135,7 @@ class OutlineView(QTreeView):
         a["delete"].setEnabled(editable and has and not (locked and top))
         for name in ("move_up", "move_down", "indent", "outdent"):
             a[name].setEnabled(editable and has and not (locked and top))
-        a["regenerate"].setEnabled(editable and path is not None and len(path) < MAX_DEPTH)
+        a["regenerate"].setEnabled(editable and path is not None and len(path) < self.outline_model.limits.depth)
 
     # ------------------------------------------------------------------ helpers
     def current_path(self) -> Path | None:
