@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -27,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
+
+from app.core.external_command import ExternalCommandError, run_command
 
 #: PDF export options: bookmarks as named destinations, skip LibreOffice's automatic blank pages.
 PDF_FILTER: Final = (
@@ -96,58 +96,21 @@ def convert_to_pdf(docx_path: Path, out_dir: Path, soffice: str, timeout: float 
     source = docx_path.resolve()
     out = out_dir.resolve()
     profile = out / "lo-profile"
-    cmd = [
-        soffice,
-        f"-env:UserInstallation={profile.as_uri()}",
-        "--headless",
-        "--invisible",
-        "--norestore",
-        "--nologo",
-        "--nolockcheck",
-        "--convert-to",
-        PDF_FILTER,
-        "--outdir",
-        str(out),
-        str(source),
-    ]
     env = dict(os.environ, SAL_USE_VCLPLUGIN="svp")
     limit = timeout if timeout is not None else _timeout_for(source)
-    popen_kw: dict[str, object] = {}
-    if sys.platform == "win32":
-        popen_kw["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP  # type: ignore[attr-defined]
-    else:
-        popen_kw["start_new_session"] = True
-    try:
-        proc = subprocess.Popen(  # fixed argv, absolute paths
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,
-            cwd=str(out), **popen_kw,  # type: ignore[call-overload]
-        )
-    except OSError as exc:
-        raise LayoutError(f"无法启动 LibreOffice：{exc.strerror or exc}") from None
-    try:
-        _stdout, stderr = proc.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        _kill_group(proc)
-        raise LayoutError(f"LibreOffice 排版超过 {limit:.0f} 秒未完成，已停止") from None
+    try:  # files as Path objects: the helper passes them absolute, never as options
+        result = run_command(soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--invisible",
+                             "--norestore", "--nologo", "--nolockcheck", "--convert-to", PDF_FILTER,
+                             "--outdir", out, source, timeout=limit, env=env, cwd=out)
+    except ExternalCommandError as exc:
+        raise LayoutError(f"无法启动 LibreOffice：{exc}") from None
+    if result.timed_out:
+        raise LayoutError(f"LibreOffice 排版超过 {limit:.0f} 秒未完成，已停止")
     pdf = out / (source.stem + ".pdf")
-    if proc.returncode != 0 or not pdf.is_file() or pdf.stat().st_size == 0:
-        detail = (stderr or b"").decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-        raise LayoutError(f"LibreOffice 未能排版该文档（退出码 {proc.returncode}）{detail[0][:200]}")
+    if result.returncode != 0 or not pdf.is_file() or pdf.stat().st_size == 0:
+        detail = result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
+        raise LayoutError(f"LibreOffice 未能排版该文档（退出码 {result.returncode}）{detail[0][:200]}")
     return pdf
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    try:
-        if sys.platform == "win32":
-            proc.kill()
-        else:
-            os.killpg(proc.pid, signal.SIGKILL)
-    except (OSError, ProcessLookupError):
-        pass
-    try:
-        proc.communicate(timeout=10)
-    except (subprocess.TimeoutExpired, ValueError):
-        pass
 
 
 def _dest_pages(pdf: Any) -> dict[str, int]:
