@@ -95,3 +95,57 @@ def test_outline_takes_the_pdf_password_and_every_failure_writes_the_report(
     assert "401" in data["failure"]["message"]
     assert "wrong-key" not in report.read_text(encoding="utf-8") + capsys.readouterr().err
     assert not (tmp_path / "o.json").exists()
+
+
+@pytest.mark.parametrize(
+    "option",
+    [["--timeout", "nan"], ["--timeout", "0"], ["--timeout", "-1"], ["--temperature", "5"], ["--max-tokens", "0"],
+     ["--context-size", "-5"], ["--max-run-tokens", "0"], ["--max-calls", "-1"], ["--depth", "9"],
+     ["--json-attempts", "0"], ["--max-mb", "inf"]],
+    ids=lambda o: "".join(o),
+)
+def test_nonsense_numbers_are_usage_errors_before_any_request(llm_server: OpenAIServer, tmp_path: Path,
+                                                              option: list[str],
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["outline", str(SAMPLE_PDF), "-o", str(tmp_path / "o.json"), "--base-url", llm_server.base_url,
+            "--model", "test-model", *option]
+    assert main(argv) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert option[0] in err and "Traceback" not in err
+    assert llm_server.requests == []
+
+
+@pytest.mark.parametrize(
+    ("url", "key", "words"),
+    [("http://[::1", "k", "端口"), ("http://127.0.0.1:99999/v1", "k", "端口"), ("http:///v1", "k", "主机"),
+     ("http://127.0.0.1:9/v1", "sk-ab\nX-Injected: 1", "换行"), ("http://127.0.0.1:9/v1", "sk-密钥", "非 ASCII")],
+    ids=["bracket", "port-99999", "no-host", "key-newline", "key-cjk"],
+)
+def test_bad_endpoint_values_are_explained_without_echoing_the_key(
+        tmp_path: Path, url: str, key: str, words: str, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BIDSTUDIO_API_KEY", key)
+    assert main(["outline", str(SAMPLE_PDF), "-o", str(tmp_path / "o.json"), "--base-url", url,
+                 "--model", "m"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert words in err and key not in err and "内部错误" not in err
+
+
+async def test_the_client_refuses_the_same_values_for_the_app() -> None:
+    from app.llm.client import EndpointConfig, LLMClient
+    from app.llm.errors import LLMConfigError
+
+    async with LLMClient(EndpointConfig(base_url="http://127.0.0.1:9/v1", api_key="sk-全角", model="m")) as client:
+        with pytest.raises(LLMConfigError, match="非 ASCII"):
+            await client.complete([{"role": "user", "content": "hi"}])
+
+
+@pytest.mark.skipif(os.name != "posix" or os.uname().sysname == "Darwin", reason="needs byte file names")
+def test_json_output_stays_valid_for_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    raw = os.fsencode(tmp_path) + b"/t-\xff.pdf"
+    with open(raw, "wb") as handle:
+        handle.write(SAMPLE_PDF.read_bytes())
+    out = tmp_path / "out.json"
+    assert main(["analyze", os.fsdecode(raw), "--json", "-o", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert data["file"] == os.fsdecode(raw) and data["page_count"] > 1

@@ -214,3 +214,55 @@ def test_recovery_envelope_round_trip_stays_readable(tmp_path: Path) -> None:
     assert info.pid == os.getpid() and info.saved_at.tzinfo is not None
     assert [i.path for i in pending_recoveries(tmp_path)] == [path]  # our own pid is never "in use"
     assert atomic_file.STALE_AFTER_S > 0
+
+
+# ----------------------------------------------------------------------------- settings, crash log, session
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_any_broken_settings_file_gives_defaults_and_never_blocks(tmp_path: Path) -> None:
+    from app.core.settings_model import AppSettings, load_settings
+
+    cases = {
+        "binary.json": b"\xff\xfe\x00garbage",
+        "deep.json": b"[" * 100_000 + b"]" * 100_000,
+        "wrong-type.json": b'{"model": 5}',
+    }
+    for name, content in cases.items():
+        (tmp_path / name).write_bytes(content)
+        assert load_settings(tmp_path / name) == AppSettings(), name
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    assert load_settings(fifo) == AppSettings()  # reading it would wait for a writer forever
+    assert load_settings(tmp_path) == AppSettings()  # a folder
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_old_crash_log_is_read_by_its_tail_and_a_fifo_is_skipped(tmp_path: Path) -> None:
+    pytest.importorskip("PySide6")
+    from app.ui.errors import CRASH_LOG_TAIL_BYTES, ErrorReporter
+
+    reporter = ErrorReporter(tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    with reporter.crash_log_path.open("wb") as handle:
+        handle.truncate(512 * 1024 * 1024)  # a sparse 512 MB log
+        handle.seek(0, os.SEEK_END)
+        handle.write(b"Traceback: the last error\n")
+    text = reporter.take_pending_crash_log()
+    assert text is not None and text.endswith("the last error") and len(text) <= CRASH_LOG_TAIL_BYTES
+    os.mkfifo(reporter.crash_log_path)
+    assert reporter.take_pending_crash_log() is None
+
+
+def test_a_tender_renamed_while_open_keeps_its_reference_in_the_saved_project(tmp_path: Path) -> None:
+    from app.core.session import ProjectSession
+
+    tender = tmp_path / "招标文件.pdf"
+    tender.write_bytes(b"%PDF-1.4 placeholder")
+    session = ProjectSession()
+    session.set_tender(tender, None)
+    tender.rename(tmp_path / "改名了.pdf")  # while the app has it open
+    saved = tmp_path / "p.bidproj"
+    session.save(saved)
+    project = load_project(saved)
+    assert project.tender is not None and Path(project.tender.path) == tender.resolve()

@@ -127,3 +127,29 @@ def test_json_and_outline_depth_are_counted_without_recursion() -> None:
         chain = {"title": "y", "children": [chain]}
     assert outline_depth([chain]) == 31
     assert outline_depth([{"title": "a", "children": 5}]) == 1
+
+
+@pytest.mark.parametrize(
+    ("encoding", "bom"),
+    [("utf-16-le", b"\xff\xfe"), ("utf-16-be", b"\xfe\xff"), ("utf-16-le", b""), ("utf-16-be", b""),
+     ("utf-32-le", b"\xff\xfe\x00\x00"), ("gb18030", b""), ("utf-8", b"\xef\xbb\xbf")],
+    ids=["utf16le-bom", "utf16be-bom", "utf16le-bare", "utf16be-bare", "utf32le-bom", "gb18030", "utf8-bom"],
+)
+def test_text_tenders_in_any_unicode_form_are_read(tmp_path: Path, encoding: str, bom: bytes) -> None:
+    text = "第一章 招标公告\n项目名称：某单位一二三期食堂服务\n预算金额：100 万元\n"
+    path = tmp_path / "tender.txt"
+    path.write_bytes(bom + text.encode(encoding))
+    doc = load_tender(path)
+    lines = [b.text for page in doc.pages for b in page.blocks]
+    assert lines == ["第一章 招标公告", "项目名称：某单位一二三期食堂服务", "预算金额：100 万元"]
+
+
+@pytest.mark.skipif(os.name != "posix" or os.uname().sysname == "Darwin", reason="needs byte file names")
+def test_a_pdf_whose_name_is_not_utf8_opens(tmp_path: Path) -> None:
+    from tests.document_fixtures import SAMPLE_PDF
+
+    raw = os.fsencode(tmp_path) + b"/tender-\xff\xfe.pdf"
+    with open(raw, "wb") as handle:
+        handle.write(SAMPLE_PDF.read_bytes())
+    doc = load_tender(os.fsdecode(raw))
+    assert doc.kind == "pdf" and doc.page_count > 1

@@ -60,6 +60,17 @@ def refuses_key_option(argv: Sequence[str]) -> bool:
     return False
 
 
+#: argparse's own phrases, in Chinese (the option names and values stay as they are).
+_ARGPARSE_ZH = (
+    ("the following arguments are required:", "缺少必需的参数："),
+    ("expected one argument", "需要一个值"),
+    ("invalid choice:", "无效的取值："),
+    ("choose from", "可选"),
+    ("not allowed with argument", "不能与此参数同时使用："),
+    ("argument ", "参数 "),
+)
+
+
 class CliArgumentParser(argparse.ArgumentParser):
     """``ArgumentParser`` that never abbreviates options and never echoes option values in errors.
 
@@ -77,15 +88,34 @@ class CliArgumentParser(argparse.ArgumentParser):
         if message.startswith(prefix):
             names = [a.split("=", 1)[0] for a in message[len(prefix):].split() if a.startswith("-")]
             message = "无法识别的参数：" + (" ".join(names) if names else "多余的位置参数（内容不回显）")
+        for english, chinese in _ARGPARSE_ZH:
+            message = message.replace(english, chinese)
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: 错误：{message}\n")
+
+
+def bounded_number(kind: Callable[[str], Any], low: float, high: float) -> Callable[[str], Any]:
+    """An argparse ``type`` accepting ``kind`` values in ``[low, high]`` (never NaN or infinity)."""
+
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"应为{'整数' if kind is int else '数字'}") from None
+        if not low <= value <= high:  # False for NaN
+            raise argparse.ArgumentTypeError(f"应在 {low:g} 到 {high:g} 之间")
+        return value
+
+    parse.__name__ = kind.__name__  # argparse names the type in its messages
+    return parse
 
 
 def add_tender_arguments(parser: argparse.ArgumentParser) -> None:
     """``TENDER``, ``--password`` and ``--max-mb``: what every command that reads a tender takes."""
     parser.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
     parser.add_argument("--password", help="PDF 的打开密码（也可用环境变量 BIDSTUDIO_PDF_PASSWORD）")
-    parser.add_argument("--max-mb", type=float, default=None, help="文件大小上限（MB），默认 200")
+    parser.add_argument("--max-mb", type=bounded_number(float, 0.001, 1e6), default=None,
+                        help="文件大小上限（MB），默认 200")
 
 
 def tender_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
@@ -169,6 +199,10 @@ def ingest(path: str, password: str | None = None, max_bytes: int | None = None)
 def write_json(data: dict[str, Any], output: str | None) -> None:
     """Print JSON to stdout, or write it to ``output`` atomically (temp file, fsync, rename)."""
     text = json.dumps(data, ensure_ascii=False, indent=2)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a file name that is not valid UTF-8: escape it, keep the JSON valid
+        text = json.dumps(data, ensure_ascii=True, indent=2)
     if not output:
         print(text)
         return

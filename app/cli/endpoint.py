@@ -12,7 +12,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from app.cli.common import CliUsageError
+from app.cli.common import CliUsageError, bounded_number
 
 if TYPE_CHECKING:
     from app.llm.client import EndpointConfig
@@ -27,10 +27,11 @@ def add_endpoint_arguments(parser: argparse.ArgumentParser, title: str = "模型
     g.add_argument("--model", default=os.environ.get("BIDSTUDIO_MODEL"), help="模型名称")
     g.add_argument("--api-key-env", metavar="VAR",
                    help="保存 API 密钥的环境变量名（默认 BIDSTUDIO_API_KEY，其次 OPENAI_API_KEY；本地服务可不设）")
-    g.add_argument("--context-size", type=int, default=8192, help="模型上下文长度（token）")
-    g.add_argument("--max-tokens", type=int, default=2048, help="每次输出的最大 token 数")
-    g.add_argument("--timeout", type=float, default=timeout, help="单次请求超时（秒）")
-    g.add_argument("--temperature", type=float, default=0.3, help="采样温度")
+    g.add_argument("--context-size", type=bounded_number(int, 256, 10_000_000), default=8192,
+                   help="模型上下文长度（token）")
+    g.add_argument("--max-tokens", type=bounded_number(int, 1, 1_000_000), default=2048, help="每次输出的最大 token 数")
+    g.add_argument("--timeout", type=bounded_number(float, 0.1, 86_400.0), default=timeout, help="单次请求超时（秒）")
+    g.add_argument("--temperature", type=bounded_number(float, 0.0, 2.0), default=0.3, help="采样温度（0–2）")
 
 
 def has_endpoint(args: argparse.Namespace) -> bool:
@@ -51,6 +52,11 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
             raise CliUsageError(f"环境变量 {env} 未设置（--api-key-env 指定的 API 密钥变量）")
     else:
         key = next((os.environ[v] for v in DEFAULT_KEY_VARIABLES if os.environ.get(v)), "")
+    from app.llm.endpoint_values import api_key_problem, base_url_problem
+
+    problem = base_url_problem(args.base_url) or api_key_problem(key)
+    if problem:  # the message never contains the key
+        raise CliUsageError(problem)
     return EndpointConfig(base_url=args.base_url, api_key=key or "no-key", model=args.model,
                           max_tokens=args.max_tokens, timeout=args.timeout, context_size=args.context_size,
                           temperature=args.temperature)

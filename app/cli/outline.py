@@ -28,6 +28,7 @@ from app.cli.common import (
     CliOutputError,
     CliUsageError,
     add_tender_arguments,
+    bounded_number,
     check_distinct_outputs,
     check_output_path,
     ingest,
@@ -245,12 +246,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
     p.add_argument("--template-fallback", action="store_true",
                    help="模型始终写不出的部分由程序按模板补全（标注“模板补全”，报告中计数）")
-    p.add_argument("--json-attempts", type=int, default=2, help="每次结构化调用的尝试次数（含模型修复）")
-    p.add_argument("--chapter-attempts", type=int, default=2, help="每章整体生成的尝试次数，之后改为逐节生成")
-    p.add_argument("--switch-after", type=int, default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")
-    p.add_argument("--depth", type=int, default=3, help="目录层级（2–4，默认 3）")
-    p.add_argument("--max-calls", type=int, default=80, help="本次运行最多调用模型次数")
-    p.add_argument("--max-run-tokens", type=int, default=600_000, help="本次运行最多使用的 token 数")
+    p.add_argument("--json-attempts", type=bounded_number(int, 1, 20), default=2, help="每次结构化调用的尝试次数（含模型修复）")
+    p.add_argument("--chapter-attempts", type=bounded_number(int, 1, 20), default=2, help="每章整体生成的尝试次数，之后改为逐节生成")
+    p.add_argument("--switch-after", type=bounded_number(int, 0, 1000), default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")
+    p.add_argument("--depth", type=bounded_number(int, 2, 4), default=3, help="目录层级（2–4，默认 3）")
+    p.add_argument("--max-calls", type=bounded_number(int, 1, 100_000), default=80, help="本次运行最多调用模型次数")
+    p.add_argument("--max-run-tokens", type=bounded_number(int, 1000, 10**10), default=600_000, help="本次运行最多使用的 token 数")
     p.add_argument("--no-review", action="store_true", help="跳过模型审核")
     p.add_argument("--guidance", help="额外要求（如“加入信息安全保障”）")
     p.add_argument("--compact", action="store_true", help="只要标题、不要描述，每节最多 4 个小节（适合很慢的本地小模型）")

@@ -11,8 +11,11 @@ fraction of each (DOCX ``document.xml`` up to ~3 MB at ratios of 10–20).
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 MB = 1024 * 1024
 
@@ -107,3 +110,31 @@ def size_text(n: int) -> str:
     if n >= 1024 * MB:
         return f"{n / (1024 * MB):.1f} GB"
     return f"{n / MB:.1f} MB"
+
+
+class SpecialFileError(OSError):
+    """The path is a folder, a device, a pipe or another special file: it is never read."""
+
+
+class FileTooLargeForLimit(OSError):
+    """A regular file larger than the limit the caller gave."""
+
+
+def read_regular_file(path: Path | str, limit: int) -> bytes:
+    """The bytes of a regular file of at most ``limit`` bytes.
+
+    Raises :class:`SpecialFileError` for anything but a regular file (reading a FIFO would
+    block forever, ``/dev/zero`` would never end), :class:`FileTooLargeForLimit` beyond
+    ``limit``, and the usual ``OSError`` otherwise. Reads at most ``limit + 1`` bytes even
+    when the size on disk lies (``/proc`` files report 0).
+    """
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode):
+        raise SpecialFileError(f"not a regular file: {path}")
+    if st.st_size > limit:
+        raise FileTooLargeForLimit(f"{st.st_size} bytes > {limit}")
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise FileTooLargeForLimit(f"more than {limit} bytes")
+    return data

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -36,7 +35,15 @@ from app import __version__ as APP_VERSION
 from app.core.analysis import Analysis
 from app.core.atomic_file import AtomicWriteError, atomic_write_text, sha256_file
 from app.core.breakdown import Breakdown
-from app.core.input_limits import LIMITS, json_depth, outline_depth, size_text
+from app.core.input_limits import (
+    LIMITS,
+    FileTooLargeForLimit,
+    SpecialFileError,
+    json_depth,
+    outline_depth,
+    read_regular_file,
+    size_text,
+)
 from app.core.outline import OutlineDocument, OutlineNode
 
 FORMAT_NAME = "bidstudio-project"
@@ -366,27 +373,20 @@ def read_bounded_file(p: Path, what: str, limit: int = LIMITS.project_max_bytes)
     """The bytes of a regular file of at most ``limit`` bytes; ``ProjectNotFoundError`` or
     ``ProjectCorruptError`` otherwise (a FIFO, a device or ``/proc`` file is never read)."""
     try:
-        st = os.stat(p)
-        if stat.S_ISDIR(st.st_mode):
-            raise ProjectNotFoundError(f"“{p}”是文件夹，不是{what}。", p)
-        if not stat.S_ISREG(st.st_mode):
-            raise ProjectNotFoundError(f"“{p}”不是普通文件（设备、管道或特殊文件），不能作为{what}打开。", p)
-        if st.st_size > limit:
-            raise ProjectCorruptError(
-                f"{what}“{p.name}”大小为 {size_text(st.st_size)}，超过 {size_text(limit)} 的上限，"
-                "不是正常的项目文件（可能已损坏）。文件未作任何改动。", p)
-        with p.open("rb") as handle:
-            raw = handle.read(limit + 1)
+        return read_regular_file(p, limit)
     except FileNotFoundError as exc:
         raise ProjectNotFoundError(f"找不到{what}“{p}”。", p) from exc
-    except IsADirectoryError as exc:
-        raise ProjectNotFoundError(f"“{p}”是文件夹，不是{what}。", p) from exc
+    except SpecialFileError as exc:
+        if p.is_dir():
+            raise ProjectNotFoundError(f"“{p}”是文件夹，不是{what}。", p) from exc
+        raise ProjectNotFoundError(f"“{p}”不是普通文件（设备、管道或特殊文件），不能作为{what}打开。", p) from exc
+    except FileTooLargeForLimit as exc:
+        raise ProjectCorruptError(
+            f"{what}“{p.name}”超过 {size_text(limit)} 的上限，不是正常的项目文件（可能已损坏）。文件未作任何改动。",
+            p, detail=str(exc)) from exc
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise ProjectNotFoundError(f"无法读取{what}“{p}”：{reason}。", p) from exc
-    if len(raw) > limit:
-        raise ProjectCorruptError(f"{what}“{p.name}”超过 {size_text(limit)} 的上限（可能已损坏）。", p)
-    return raw
 
 
 def project_to_json(project: Project) -> str:

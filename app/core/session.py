@@ -195,9 +195,12 @@ class ProjectSession:
         """
         base = self.base
         tender = None
-        if self.tender_path is not None and self.tender_path.exists():
-            tender = TenderRef.from_file(self.tender_path)
-        elif base.tender is not None and self.tender_path is None:
+        if self.tender_path is not None:
+            try:
+                tender = TenderRef.from_file(self.tender_path)
+            except (OSError, ValueError):  # renamed, deleted or unplugged while open: keep the reference
+                tender = self._last_tender_ref(base)
+        elif base.tender is not None:
             tender = base.tender.model_copy()  # the tender is missing now: keep the reference
         sections = self.section_states(base.sections) if self.section_states is not None else dict(base.sections)
         return base.model_copy(deep=True, update={
@@ -206,6 +209,13 @@ class ProjectSession:
             "outline": self.outline.to_document(), "sections": sections, "runs": list(self.runs),
             "migrated_from": None,
         })
+
+    def _last_tender_ref(self, base: Project) -> TenderRef | None:
+        """The reference to the open tender when the file itself can no longer be read."""
+        assert self.tender_path is not None
+        if base.tender is not None and Path(base.tender.path) == self.tender_path.resolve():
+            return base.tender.model_copy()
+        return TenderRef(path=str(self.tender_path.resolve()))
 
     def save(self, path: Path | None = None) -> Path:
         """Write the project atomically to ``path`` (save as) or to :attr:`path` (save).

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.atomic_file import atomic_write_text
+from app.core.input_limits import read_regular_file
 
 log = logging.getLogger(__name__)
 
@@ -160,14 +161,18 @@ def default_settings_path() -> Path:
     return config_dir() / "settings.json"
 
 
+#: A settings file is a few KB; anything far larger is not one.
+SETTINGS_MAX_BYTES = 4 * 1024 * 1024
+
+
 def load_settings(path: Path | None = None) -> AppSettings:
     """Read settings; a missing or broken file gives defaults (a broken one is kept as ``.broken``)."""
     p = path or default_settings_path()
     try:
-        raw = p.read_text(encoding="utf-8-sig")
+        raw = read_regular_file(p, SETTINGS_MAX_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         return AppSettings()
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # a folder, a FIFO, too large, not text: never read, never fatal
         log.warning("cannot read settings %s: %s; using defaults", p, exc)
         return AppSettings()
     try:
@@ -175,7 +180,7 @@ def load_settings(path: Path | None = None) -> AppSettings:
         if isinstance(data, dict) and isinstance(data.get("model"), dict):
             data["model"].pop("api_key", None)  # a key never belongs here
         return AppSettings.model_validate(data)
-    except (json.JSONDecodeError, ValidationError) as exc:
+    except Exception as exc:  # broken JSON, wrong types, nesting deep enough for RecursionError
         log.warning("settings file %s is broken (%s); using defaults", p, type(exc).__name__)
         try:
             os.replace(p, p.with_name(p.name + ".broken"))

@@ -38,10 +38,24 @@ if hasattr(pymupdf, "no_recommend_layout"):  # PyMuPDF ≥ 1.27 prints an advert
     pymupdf.no_recommend_layout()
 
 
+def open_pdf(path: Path) -> PdfDocument:
+    """``pymupdf.open`` that also works for names that are not valid UTF-8 (Linux bytes names).
+
+    MuPDF takes the name as UTF-8; a name the file system stores as other bytes (shown by
+    Python with surrogate escapes) is read into memory and opened from there instead.
+    """
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return pymupdf.open(stream=Path(path).read_bytes(), filetype="pdf")
+    return pymupdf.open(name, filetype="pdf")
+
+
 def _open(path: Path, password: str | None) -> tuple[PdfDocument, list[Diagnostic]]:
     """Open and unlock the PDF, raising the specific DocumentError when it cannot be."""
     try:
-        doc = pymupdf.open(str(path), filetype="pdf")
+        doc = open_pdf(path)
     except Exception as exc:  # MuPDF raises FileDataError/RuntimeError/ValueError variously
         raise CorruptedFileError("无法打开该 PDF：文件已损坏或不是有效的 PDF", path=str(path), detail=str(exc)) from exc
     notes: list[Diagnostic] = []

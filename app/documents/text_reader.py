@@ -1,7 +1,8 @@
 """Read a plain-text or Markdown tender (.txt/.md) into a :class:`TenderDocument`.
 
 Text files have no pages; form feeds (``\\f``) split pages when present, otherwise the
-whole file is page 1. Encodings tried: UTF-8 (with or without BOM), then GB18030.
+whole file is page 1. Encodings: a BOM decides (UTF-8/16/32); else UTF-8, UTF-16 without a BOM
+(judged by its zero bytes), then GB18030.
 """
 
 from __future__ import annotations
@@ -12,15 +13,63 @@ from app.documents.errors import CorruptedFileError
 from app.documents.model import Diagnostic, DiagnosticCode, Heading, Page, Severity, TenderDocument, TextBlock
 from app.documents.text_patterns import heading_level
 
+_BOMS = (
+    (b"\xff\xfe\x00\x00", "utf-32-le"),
+    (b"\x00\x00\xfe\xff", "utf-32-be"),
+    (b"\xef\xbb\xbf", "utf-8-sig"),
+    (b"\xff\xfe", "utf-16-le"),
+    (b"\xfe\xff", "utf-16-be"),
+)
 
-def decode_text(data: bytes) -> str:
-    """Decode text bytes as UTF-8 or GB18030 (the two encodings Chinese tenders use)."""
-    for encoding in ("utf-8-sig", "gb18030"):
+
+def _plausible_share(text: str) -> float:
+    """Share of characters a Chinese text is made of (CJK, CJK punctuation, printable ASCII, spaces)."""
+    if not text:
+        return 0.0
+    good = sum(1 for c in text if c.isspace() or " " <= c <= "~" or "\u4e00" <= c <= "\u9fff"
+               or "\u3000" <= c <= "\u303f" or "\uff00" <= c <= "\uffef" or "\u2010" <= c <= "\u206f")
+    return good / len(text)
+
+
+def _bomless_utf16(data: bytes) -> str | None:
+    """"utf-16-le"/"utf-16-be" when the bytes read as UTF-16 without a BOM (Notepad's "Unicode").
+
+    GB18030 and UTF-8 text never contain zero bytes; UTF-16 has one beside every ASCII
+    character. The byte order is the one whose decoding looks like Chinese text.
+    """
+    sample = data[:8192]
+    if len(data) % 2 or sample.count(0) < 2:
+        return None
+    best, best_share = None, 0.9
+    for encoding in ("utf-16-le", "utf-16-be"):
         try:
-            return data.decode(encoding)
+            share = _plausible_share(sample.decode(encoding))
         except UnicodeDecodeError:
             continue
-    raise UnicodeDecodeError("utf-8/gb18030", data[:16], 0, 1, "not UTF-8 or GB18030 text")
+        if share > best_share:
+            best, best_share = encoding, share
+    return best
+
+
+def decode_text(data: bytes) -> str:
+    """Decode text bytes: a BOM says which Unicode form; else UTF-8, UTF-16 without BOM, GB18030.
+
+    UTF-8 and GB18030 are what Chinese tenders use; UTF-16 comes from Windows "Unicode" saves.
+    """
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data[len(bom):].decode(encoding.replace("-sig", ""))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    guess = _bomless_utf16(data)
+    if guess is not None:
+        try:
+            return data.decode(guess)
+        except UnicodeDecodeError:
+            pass
+    return data.decode("gb18030")
 
 
 def read_text(path: Path) -> TenderDocument:
@@ -29,7 +78,7 @@ def read_text(path: Path) -> TenderDocument:
         text = decode_text(path.read_bytes())
     except UnicodeDecodeError as exc:
         raise CorruptedFileError(
-            "无法识别该文本文件的编码（既不是 UTF-8 也不是 GBK/GB18030）", path=str(path), detail=str(exc)
+            "无法识别该文本文件的编码（不是 UTF-8、UTF-16 或 GBK/GB18030）", path=str(path), detail=str(exc)
         ) from exc
     if "\x00" in text:
         raise CorruptedFileError("该文件包含二进制内容，不是文本文件", path=str(path))

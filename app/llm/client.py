@@ -30,6 +30,7 @@ from app.llm.completion import (
     extra_str,
     fold_system_messages,
 )
+from app.llm.endpoint_values import check_endpoint_values
 from app.llm.errors import LLMConfigError, LLMResponseError, ResponseFormatRejected
 from app.llm.response_format import DEFAULT_REGISTRY, FormatRegistry, ladder
 from app.llm.retry_policy import Retryable, backoff_delay, classify, give_up
@@ -175,8 +176,10 @@ class LLMClient:
             raise LLMConfigError.missing_model()
         if not cfg.base_url.startswith(("http://", "https://")):
             raise LLMConfigError.bad_base_url(cfg.base_url)
+        check_endpoint_values(cfg.base_url, cfg.api_key)
         if self._api is None:
-            self._api = AsyncOpenAI(base_url=cfg.base_url, api_key=cfg.api_key, max_retries=0, timeout=cfg.timeout)
+            self._api = AsyncOpenAI(base_url=cfg.base_url.strip(), api_key=cfg.api_key.strip(), max_retries=0,
+                                    timeout=cfg.timeout)
         return self._api
 
     def _ladder(self, requested: dict[str, Any] | None) -> list[dict[str, Any] | None]:

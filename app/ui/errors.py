@@ -14,6 +14,7 @@ import asyncio
 import datetime as dt
 import faulthandler
 import logging
+import os
 import sys
 import traceback
 from collections.abc import Callable
@@ -176,15 +177,24 @@ class ErrorReporter(QObject):
     def take_pending_crash_log(self) -> str | None:
         """The crash log left by an earlier session, renamed so it is offered only once."""
         path = self.crash_log_path
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
+        try:  # the tail of a regular file only: a huge log or a FIFO must not stall the start
+            if not path.is_file():
+                return None
+            with path.open("rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                handle.seek(max(0, size - CRASH_LOG_TAIL_BYTES))
+                text = handle.read().decode("utf-8", errors="replace")
+        except (OSError, ValueError):
             return None
         try:
             path.replace(path.with_name("crash.previous.log"))
         except OSError:
             pass
         return text.strip() or None
+
+
+#: Bytes of an old crash log shown at start (the dialog shows the last 20,000 characters).
+CRASH_LOG_TAIL_BYTES = 256 * 1024
 
 
 class ErrorDialog(QDialog):

@@ -42,7 +42,13 @@ def _document(path: str, password: str | None) -> Any:
     if doc is None:
         pymupdf.TOOLS.mupdf_display_errors(False)
         pymupdf.TOOLS.mupdf_display_warnings(False)
-        doc = pymupdf.open(path, filetype="pdf")
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:  # a non-UTF-8 file name: MuPDF cannot open it by name
+            with open(path, "rb") as handle:
+                doc = pymupdf.open(stream=handle.read(), filetype="pdf")
+        else:
+            doc = pymupdf.open(path, filetype="pdf")
         if doc.needs_pass and not doc.authenticate(password or ""):
             doc.close()
             raise ValueError("需要正确的密码才能打开此 PDF")
