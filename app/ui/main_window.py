@@ -89,6 +89,9 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.statusBar().addPermanentWidget(self.status, 1)
         self._build_actions()
         self._build_menus()
+        from app.ui.response_tables import attach_response_tables
+
+        self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
         self._connect(log_handler)
         self._restore_layout()
         self.set_model_configured(model_configured)

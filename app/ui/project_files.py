@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QComboBox, QDialog, QFileDialog, QLineEdit, QMainWindow, QMenu, QMessageBox
+from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit, QMainWindow, QMenu, QMessageBox
 
 from app.core.analysis import Analysis
 from app.ui.async_dialog import ask_save_changes, run_dialog
@@ -253,77 +253,33 @@ class ProjectFilesMixin(_Base):
         return last if last is not None and last.is_dir() else Path.home()
 
     def export_word_to(self, path: Path, choices: ExportChoices | None = None) -> Path | None:
-        """Export the outline to a Word file (without any model), with the dialog's choices.
+        """Export the outline to a Word file on this thread (scripts, tests): see ``export_flow``."""
+        from app.ui.export_flow import export_word_now
 
-        An ``ExportError`` (bad selection, 暗标 naming the bidder, file open in Word ...) is
-        shown with its Chinese message; other failures go to the error reporter.
-        """
-        from app.export import ExportError, ExportMeta, export_docx
-
-        if choices is None:
-            name = self.controller.analysis.overview.project_name or self.display_name()
-            meta, options = ExportMeta(project_name=name), None
-        else:
-            meta, options = choices.meta, choices.options
-        try:
-            written = export_docx(self.controller.outline, path, meta, options)
-        except ExportError as exc:
-            log.warning("export refused: %s", exc.message_zh, extra={"stage": "export"})
-            self.show_error("无法导出 Word", exc.message_zh, "")
-            return None
-        except Exception as exc:
-            if self.reporter is not None:
-                self.reporter.report(exc, "导出失败")
-                return None
-            raise
-        self.statusBar().showMessage(f"已导出 Word：{written}", 8000)
-        log.info("exported %s", written, extra={"stage": "export"})
-        return written
+        return export_word_now(self, path, choices)  # type: ignore[arg-type]
 
     async def ask_export_choices(self) -> ExportChoices | None:
-        """The export dialog (awaited, never ``exec()``), then a warning about unanswered
-        ★/▲ clauses; None when the user cancels either."""
-        from app.ui.export_dialog import ExportDialog, unanswered_text
+        """The export dialog and the unanswered-clause/item warning: see ``export_flow``."""
+        from app.ui.export_flow import ask_export_choices
 
-        c = self.controller
-        unanswered = c.breakdown.unanswered_marked() if c.breakdown is not None else []
-        name = c.analysis.overview.project_name or self.display_name()
-        dialog = ExportDialog(c.outline.chapters, name, self.qsettings, unanswered=unanswered, parent=self)
-        accepted = await run_dialog(dialog) == QDialog.DialogCode.Accepted.value
-        choices = dialog.choices() if accepted else None
-        dialog.deleteLater()
-        if choices is None or not unanswered:
-            return choices
-        box = QMessageBox(self)
-        box.setObjectName("unansweredClausesBox")
-        box.setIcon(QMessageBox.Icon.Warning)
-        box.setWindowTitle("有未响应的实质性条款")
-        box.setText(unanswered_text(unanswered))
-        box.setInformativeText("★/▲ 条款未逐条响应可能导致扣分或投标无效。仍要导出吗？")
-        go = box.addButton("仍然导出", QMessageBox.ButtonRole.AcceptRole)
-        back = box.addButton("返回检查", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(back)
-        await run_dialog(box)
-        clicked = box.clickedButton()
-        box.deleteLater()
-        if clicked is go:
-            return choices
-        self.show_breakdown()
-        return None
+        return await ask_export_choices(self)  # type: ignore[arg-type]
 
-    async def choose_and_export(self) -> None:
-        """File → export Word: choices dialog, unanswered-clause warning, then the file name."""
+    async def choose_and_export(self) -> Path | None:
+        """File → export Word: choices dialog, warnings, the file name, then the export off the GUI thread."""
+        from app.ui.export_flow import export_word
+
         if not len(self.controller.outline):
             self.statusBar().showMessage("目录是空的，没有可导出的内容", 5000)
-            return
+            return None
         choices = await self.ask_export_choices()
         if choices is None:
-            return
+            return None
         suffix = "-技术标（暗标）.docx" if choices.options.preset == "暗标" else "-技术标.docx"
         path = await self._choose_file("导出 Word", "Word 文档 (*.docx)", save=True,
                                        suggested=str(self.start_folder() / (self.display_name() + suffix)))
-        if path is not None:
-            self.export_word_to(path, choices)
+        if path is None:
+            return None
+        return await export_word(self, path, choices)  # type: ignore[arg-type]
 
     def _rebuild_recent(self) -> None:
         self.recent_menu.clear()

@@ -79,6 +79,8 @@ async def test_dialog_choices_reach_the_docx_and_are_remembered(window: MainWind
     dialog.descriptions_check.setChecked(True)
     dialog.page_break_check.setChecked(False)
     dialog.chapter_list.item(1).setCheckState(Qt.CheckState.Unchecked)
+    dialog.layout_check.setChecked(False)  # the layout pass has its own test (LibreOffice takes seconds)
+    assert not dialog.index_check.isEnabled() and not dialog.deviation_check.isEnabled()  # no items, no clauses
     assert dialog.ok_button.isEnabled()
     dialog.ok_button.click()
 
@@ -113,6 +115,7 @@ async def test_dialog_choices_reach_the_docx_and_are_remembered(window: MainWind
     assert second.bidder_edit.text() == BIDDER
     assert second.descriptions_check.isChecked() and not second.page_break_check.isChecked()
     assert second.checked_chapters() == (0, 1, 2)
+    assert not second.layout_check.isChecked() or not second.layout_check.isEnabled()
     second.set_all_chapters(False)
     assert not second.ok_button.isEnabled()  # nothing to export: cannot accept
     second.reject()
