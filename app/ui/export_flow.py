@@ -114,7 +114,8 @@ def _finish(window: MainWindow, outcome: ExportReport | BaseException) -> Path |
         raise outcome
     report = outcome
     window.statusBar().showMessage(report.summary_zh(), 12000)
-    log.info("exported %s (laid out: %s)", report.path, report.laid_out, extra={"stage": "export"})
+    log.info("exported %s", report.path, extra={"stage": "export"})
+    log.debug("page numbers laid out: %s (%s s)", report.laid_out, report.layout_seconds)
     if report.notes or report.warnings:
         box = QMessageBox(window)
         box.setObjectName("exportReportBox")
