@@ -26,7 +26,7 @@ from app.core.analysis import (
 )
 from app.core.rules import normalize_title
 from app.documents.locate import LocatedSections, chars_for_context, locate_sections, section_text
-from app.documents.model import TenderDocument
+from app.documents.model import DiagnosticCode, TenderDocument
 from app.documents.requirement_headings import requirement_headings
 from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow
 from app.documents.scoring_table import parse_scoring
@@ -278,7 +278,11 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     groups, diffs = cross_check(table, extracted, confident, scoring_text)
     source: AnalysisSource = "table+model" if table and extracted else "table" if table else "model" if groups else "none"
     requirements = ""
-    if not groups:
+    if not doc.has_readable_text:
+        reason = next((d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT),
+                      "招标文件没有可用的文字")
+        notes.append(f"{reason}。需要先做文字识别（OCR），才能读取评分项和生成目录")
+    elif not groups:
         notes.append("招标文件中没有找到技术评分项；生成目录时将使用自由模式，依据技术要求编写")
         req = sections.requirements or sections.overview
         requirements = section_text(doc, req, min(budget, 4000))

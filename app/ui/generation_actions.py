@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMainWindow
 from app.core.kept_texts import drafted_texts
 from app.ui.commands import RecordedRunCommand
 from app.ui.controller import DRAFTING, GENERATION
+from app.ui.no_text_dialog import ask_without_text
 from app.ui.overwrite_questions import ask_redraft, ask_regenerate_outline, ask_regenerate_subtree
 
 if TYPE_CHECKING:
@@ -61,9 +62,44 @@ class GenerationActionsMixin(_Base):
         last = stack.command(stack.index() - 1) if stack.index() > 0 else None
         return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline))
 
-    async def generate(self, mode: str, guidance: str) -> None:
-        """Generate the outline; over the user's work, ask first (keep drafted text, replace, cancel)."""
+    def _nothing_to_read(self, guidance: str) -> str | None:
+        """Why the model would generate from nothing (no usable tender text, no description), or None."""
         c = self.controller
+        analysis = c.analysis
+        if analysis.has_technical_scoring or analysis.technical_requirements.strip():
+            return None
+        doc = c.document
+        if doc is not None and not doc.has_readable_text:
+            from app.documents.model import DiagnosticCode
+
+            reason = next((d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT),
+                          "招标文件没有可用的文字")
+            name = c.tender_path.name if c.tender_path is not None else "招标文件"
+            return f"“{name}”{reason}。需要先做文字识别（OCR），再打开识别后的文件，才能据此生成目录。"
+        if doc is None and not guidance:
+            return "还没有打开招标文件。请先打开招标文件（Ctrl+O），目录将按其中的评分项和技术要求生成。"
+        return None
+
+    async def generate(self, mode: str, guidance: str) -> None:
+        """Generate the outline; over the user's work, ask first (keep drafted text, replace, cancel).
+
+        With nothing to read (an unreadable tender, or none and no guidance) generation is
+        blocked with the reason unless the user writes by hand or describes the project.
+        """
+        c = self.controller
+        reason = self._nothing_to_read(guidance)
+        if reason is not None:
+            answer = await ask_without_text(self, reason, guidance)
+            if answer is None:
+                return
+            if answer[0] == "hand":
+                self.outline_view.setFocus()
+                self.outline_view.add_sibling()  # a first heading, open for typing
+                return
+            c.set_analysis(c.analysis.model_copy(update={"technical_requirements": answer[1]}))
+            c.session.mark_changed()  # the description is part of the project now
+            mode = "free"
+            self.mode_box.setCurrentIndex(self.mode_box.findData("free"))
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
             choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)))

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDialog, QMessageBox
+from PySide6.QtWidgets import QDialog, QLabel, QMessageBox
 
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
@@ -338,3 +338,60 @@ async def test_drafting_a_section_with_text_asks_and_undo_restores_it(
     window.act_draft_all.trigger()
     await wait_for(lambda: c.outline.node((0, 0, 1)).content != "" and not c.busy, timeout=30)
     assert c.outline.node(leaf).content == "旧的正文。"
+
+
+async def _unreadable_blocks_generation(window: MainWindow, llm_server: OpenAIServer, qtbot: Any,
+                                        tender: Path) -> None:
+    c = window.controller
+    await window.open_path(tender)
+    assert c.document is not None and not c.document.has_readable_text
+    assert any("文字识别" in n for n in c.analysis.notes)  # the analysis tab says why, not "no scoring items"
+    router = Router(free_and_aligned)
+    llm_server.handler = router
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    dialog = await _dialog(window, "noTextDialog")
+    assert "需要先做文字识别" in dialog.findChild(QLabel, "noTextReason").text()
+    assert not dialog.describe_button.isEnabled()  # a description is needed for free mode
+    qtbot.mouseClick(dialog.hand_button, Qt.MouseButton.LeftButton)  # write by hand: a first heading to type
+    await wait_for(lambda: len(c.outline) == 1)
+    assert not llm_server.completion_requests
+    window.outline_view.closePersistentEditor(window.outline_view.currentIndex())
+    # Free mode from a description, chosen explicitly.
+    c.undo_stack.undo()
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    dialog = await _dialog(window, "noTextDialog")
+    dialog.description.insertPlainText("为某区政务服务中心提供 7×24 小时运维服务，包括设备巡检、故障处理和信息安全管理。")
+    finished: list[tuple[int, str]] = []
+    c.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(dialog.describe_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: bool(finished) and not c.busy, timeout=30)
+    assert finished[-1][0] and [ch.title for ch in c.outline.chapters] == FREE_TITLES
+    assert "设备巡检" in llm_server.completion_requests[0].prompt_text
+    assert window.mode_box.currentData() == "free"
+
+
+async def _dialog(window: MainWindow, name: str) -> Any:
+    found: list[QDialog] = []
+
+    def visible() -> bool:
+        dialog = window.findChild(QDialog, name)
+        if dialog is not None and dialog.isVisible():
+            found.append(dialog)
+            return True
+        return False
+
+    await wait_for(visible)
+    return found[0]
+
+
+async def test_text_drawn_as_outlines_blocks_generation_unless_chosen(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any, tmp_path: Path) -> None:
+    from tests.document_fixtures import outline_page_pdf
+
+    await _unreadable_blocks_generation(window, llm_server, qtbot, outline_page_pdf(tmp_path / "轮廓文字.pdf"))
+
+
+@pytest.mark.real_tender
+async def test_real_garbled_tender_blocks_generation(window: MainWindow, llm_server: OpenAIServer, qtbot: Any,
+                                                     tenders_dir: Path) -> None:
+    await _unreadable_blocks_generation(window, llm_server, qtbot, tenders_dir / "garbled-text-layer.pdf")
