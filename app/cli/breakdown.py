@@ -8,7 +8,6 @@ section, with the endpoint options of :mod:`app.cli.endpoint`.
 from __future__ import annotations
 
 import argparse
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 from app.cli.endpoint import endpoint_from_args
@@ -35,6 +34,8 @@ async def _run(cfg: EndpointConfig, doc: TenderDocument, sections: LocatedSectio
 
 def breakdown_report(args: argparse.Namespace, doc: TenderDocument, sections: LocatedSections) -> tuple[dict[str, Any], bool]:
     """Run the breakdown; returns the JSON-able report and whether the model setup failed."""
+    import asyncio
+
     outcome = asyncio.run(_run(endpoint_from_args(args), doc, sections))
     report = {
         "breakdown": outcome.breakdown.model_dump(mode="json"),

@@ -11,7 +11,6 @@ Also adds the model analysis to ``analyze`` when ``--base-url`` and ``--model`` 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
@@ -175,6 +174,8 @@ def cmd_outline(args: argparse.Namespace) -> int:
                         EXIT_UNREADABLE)
         return EXIT_UNREADABLE
     where = _Stage()
+    import asyncio
+
     try:
         analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring, where))
     except LLMConfigError as exc:
@@ -274,6 +275,8 @@ def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: Scori
     async def run() -> Analysis:
         async with LLMClient(cfg) as client:
             return await analyze_tender(client, doc, scoring=scoring)
+
+    import asyncio
 
     try:
         analysis = asyncio.run(run())
