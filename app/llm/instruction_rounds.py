@@ -12,7 +12,9 @@ between awaits, so the tree only ever holds whole, valid instructions.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -33,6 +35,7 @@ from app.core.stream_events import (
     Thinking,
 )
 from app.llm.client import LLMClient, Message, estimate_tokens
+from app.llm.collect_json import YIELD_EVERY_S
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.llm.instruction_apply import InstructionApplier
 from app.llm.instruction_prompts import (
@@ -153,9 +156,13 @@ async def _stream_round(client: LLMClient, messages: list[Message], rnd: _Round,
     stream = client.stream(messages, temperature=temperature, max_tokens=max_tokens, stage=f"{stage}.r{st.round}")
     received: list[str] = []
     stopped = False
+    last_yield = time.perf_counter()
     try:
         async for piece in stream:
             received.append(piece)
+            if time.perf_counter() - last_yield > YIELD_EVERY_S:  # buffered pieces arrive without a suspension
+                await asyncio.sleep(0)
+                last_yield = time.perf_counter()
             if st.done:
                 rnd.after_done += len(piece.strip())
                 if rnd.after_done > AFTER_DONE_BUDGET:
