@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.documents.loader import load_tender
+from app.documents.scoring_cells import default_category
 from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow, ScoringTable
-from app.pipeline.analysis import analyze_tender, is_technical, split_points
+from app.pipeline.analysis import analyze_tender, split_points
 from tests.openai_server import OpenAIServer, Reply
 from tests.pipeline_support import Router, make_client
 
@@ -71,11 +72,13 @@ async def test_confident_table_gives_titles_and_points_model_adds_and_difference
     doc = load_tender(tender)
     async with make_client(llm_server) as client:
         a = await analyze_tender(client, doc, scoring=_scoring(), model_groups=True)
-    assert [(g.id, g.title, g.points) for g in a.groups] == [("R1", "服务方案", 30.0), ("R2", "培训方案", 10.0)]
-    assert a.groups[0].detail_points == ["人员配置", "进度计划"]  # the invented point is dropped
+    assert [(g.id, g.title, g.points) for g in a.technical_groups] == [("R2", "服务方案", 30.0), ("R4", "培训方案", 10.0)]
+    assert [(g.title, g.category) for g in a.groups if g.category != "technical"] == [
+        ("报价", "price"), ("企业业绩", "business")]  # listed for the view and the 评分索引表
+    assert a.technical_groups[0].detail_points == ["人员配置", "进度计划"]  # the invented point is dropped
     assert a.table_confident and a.source == "table+model" and a.has_technical_scoring
     kinds = {(d.field, d.group_id) for d in a.differences}
-    assert ("points", "R1") in kinds and ("missing_in_table", None) in kinds
+    assert ("points", "R2") in kinds and ("missing_in_table", None) in kinds
     assert any("30" in d.message and "25" in d.message for d in a.differences)
     assert a.overview.project_name == "某区智慧社区运维服务项目" and a.overview.budget == "120万元"
     assert a.overview.technical_requirements == ["7×24 小时运维", "信息安全管理"]
@@ -91,10 +94,10 @@ async def test_model_groups_skipped_when_table_stands_alone(llm_server: OpenAISe
     async with make_client(llm_server) as client:
         a = await analyze_tender(client, load_tender(tender), scoring=scoring)
     assert router.seen == ["overview"]
-    assert a.source == "table" and a.groups[1].detail_points == ["培训计划", "培训内容", "培训考核"]
+    assert a.source == "table" and a.technical_groups[1].detail_points == ["培训计划", "培训内容", "培训考核"]
 
 
-async def test_unconfident_table_takes_model_titles_and_keeps_the_difference(
+async def test_unconfident_table_keeps_its_titles_and_records_the_model_difference(
         llm_server: OpenAIServer, tender: Path) -> None:
     router = Router()
     router.add("overview", "不是 JSON", "也不是", "还不是")
@@ -102,8 +105,10 @@ async def test_unconfident_table_takes_model_titles_and_keeps_the_difference(
     llm_server.handler = router
     async with make_client(llm_server) as client:
         a = await analyze_tender(client, load_tender(tender), scoring=_scoring(confidence=0.3))
-    assert [g.title for g in a.groups] == ["服务实施方案", "培训方案"]
-    assert any(d.field == "title" and d.table_value == "服务方案" for d in a.differences)
+    assert [g.title for g in a.technical_groups] == ["服务方案", "培训方案"]  # the table is never re-extracted
+    assert any(d.field == "title" and d.table_value == "服务方案" and d.model_value == "服务实施方案"
+               for d in a.differences)
+    assert any("请在分析页核对" in n for n in a.notes)
     assert a.overview.project_name == "某区智慧社区运维服务项目"  # read by code when the model failed
     assert any("项目概况" in n for n in a.notes)
 
@@ -134,21 +139,22 @@ def test_split_points_reads_items_and_skips_grading() -> None:
     assert split_points("") == []
 
 
-def test_business_rows_labelled_technical_by_guess_are_not_technical() -> None:
-    row = ScoringRow(factor="投标单位综合实力情况", category=ScoreCategory.TECHNICAL, category_source="guess",
-                     points=20, table_id="t", pages=[1])
-    assert not is_technical(row)
-    assert is_technical(row.model_copy(update={"factor": "服务方案"}))
-    assert not is_technical(row.model_copy(update={"category": ScoreCategory.OTHER, "factor": "报价"}))
+def test_default_category_by_the_factor_words() -> None:
+    assert default_category("投标单位综合实力情况")[0] == ScoreCategory.COMMERCIAL
+    assert default_category("服务方案")[0] == ScoreCategory.TECHNICAL
+    assert default_category("报价")[0] == ScoreCategory.PRICE
+    assert default_category("企业管理方案")[0] == ScoreCategory.TECHNICAL  # a plan, whatever it is about
 
 
 @pytest.mark.real_tender
 async def test_real_tenders_table_first_analysis(tenders_dir: Path) -> None:
     sichuan = await analyze_tender(None, load_tender(tenders_dir / "sichuan-iptv-metadata.docx"))
-    assert [(g.title, g.points) for g in sichuan.groups] == [("服务方案", 42.0), ("服务人员要求", 20.0)]
-    assert sichuan.groups[0].detail_points[:2] == ["项目人员配置方案", "实施进度计划"]
-    assert len(sichuan.groups[0].detail_points) == 6
+    assert [(g.title, g.points) for g in sichuan.technical_groups] == [("服务方案", 42.0), ("服务人员要求", 20.0)]
+    assert sichuan.technical_groups[0].detail_points[:2] == ["项目人员配置方案", "实施进度计划"]
+    assert len(sichuan.technical_groups[0].detail_points) == 6
     yangjiang = await analyze_tender(None, load_tender(tenders_dir / "yangjiang-tax-canteen.pdf"))
-    assert len(yangjiang.groups) == 8 and sum(g.points or 0 for g in yangjiang.groups) == 50
+    tech = yangjiang.technical_groups
+    assert len(tech) == 8 and sum(g.points or 0 for g in tech) == 50
+    assert len(yangjiang.groups) == 12 and [t.used for t in yangjiang.scoring_tables].count(True) == 3
     pku = await analyze_tender(None, load_tender(tenders_dir / "pku-library-excerpt.pdf"))
     assert not pku.has_technical_scoring and pku.technical_requirements

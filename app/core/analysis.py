@@ -14,6 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 ScoringCategory = Literal["technical", "business", "price", "other"]
 AnalysisSource = Literal["table", "model", "table+model", "none"]
+DecidedBy = Literal["code", "model", "user"]
+CATEGORY_ZH: dict[str, str] = {"technical": "技术", "business": "商务", "price": "价格", "other": "其他"}
 
 
 class ProjectOverview(BaseModel):
@@ -31,8 +33,18 @@ class ProjectOverview(BaseModel):
     source_pages: list[int] = Field(default_factory=list, description="来源页码（从 1 起）")
 
 
+class ScoringSubItem(BaseModel):
+    """A sub-row of a scoring item with its own points (a level-2 seed in one-to-one mode)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(default="", max_length=60, description="小项名称（表中没有名称时为空）")
+    criteria: str = Field(default="", max_length=1000, description="小项评分标准")
+    points: float | None = None
+
+
 class ScoringGroup(BaseModel):
-    """One technical scoring group (R1, R2, ...): a top-level chapter in one-to-one mode."""
+    """One scoring item (R1, R2, ...); the technical ones are top-level chapters in one-to-one mode."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -43,6 +55,30 @@ class ScoringGroup(BaseModel):
     points: float | None = Field(default=None, description="分值")
     source_page: int | None = Field(default=None, description="来源页码（从 1 起）")
     category: ScoringCategory = "technical"
+    sub_items: list[ScoringSubItem] = Field(default_factory=list, description="带分值的小项")
+    chapter: bool = Field(default=True, description="一一对应模式下是否作为一级章节")
+    group_label: str = Field(default="", max_length=80, description="所在分组（如“技术部分（81分）”）")
+    table_key: str = Field(default="", description="来自哪张评分表（ScoringTableInfo.key）")
+    decided_by: DecidedBy = Field(default="code", description="类别/取舍由谁决定：程序、模型或用户")
+
+
+class ScoringTableInfo(BaseModel):
+    """A candidate scoring table as read, kept so the user can pick another one later."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    key: str = Field(description="表格标识，如 t14 或 t5+t6")
+    label: str = ""
+    kind: Literal["table", "paragraphs"] = "table"
+    pages: list[int] = Field(default_factory=list)
+    total: float = 0.0
+    stated_total: float | None = None
+    stated_by_category: dict[str, float] = Field(default_factory=dict, description="类别 -> 标明的分值")
+    score: float = 0.0
+    evidence: list[str] = Field(default_factory=list)
+    rejected: str = Field(default="", description="看起来像评分表但不是的原因")
+    used: bool = False
+    groups: list[ScoringGroup] = Field(default_factory=list, description="读到的评分项（未经用户修改）")
 
 
 class RequirementHeading(BaseModel):
@@ -80,11 +116,15 @@ class Analysis(BaseModel):
     requirement_headings: list[RequirementHeading] = Field(default_factory=list,
                                                            description="采购需求/技术要求章节中的小标题")
     notes: list[str] = Field(default_factory=list, description="给用户看的中文提示")
+    scoring_tables: list[ScoringTableInfo] = Field(default_factory=list, description="候选评分表（含正在使用的）")
+    scoring_message: str = Field(default="", description="评分表读取结果或没有评分表的原因")
+    scoring_absence: str = Field(default="", description="没有评分表的原因代码")
+    scoring_decisions: list[str] = Field(default_factory=list, description="由模型决定的事项（中文）")
 
     @property
     def technical_groups(self) -> list[ScoringGroup]:
-        """Only the technical groups (what one-to-one mode turns into chapters)."""
-        return [g for g in self.groups if g.category == "technical"]
+        """The technical items that are chapters (what one-to-one mode turns into chapters)."""
+        return [g for g in self.groups if g.category == "technical" and g.chapter]
 
     @property
     def has_technical_scoring(self) -> bool:

@@ -82,3 +82,31 @@ def technical_part_by_weight(doc: TenderDocument) -> bool:
     """True when a weighted formula names a technical part beside a price-only part scored by formula."""
     text = compact(doc.text())
     return bool(_TECH_WEIGHT.search(text) and _OTHER_WEIGHT.search(text) and _PRICE_FORMULA.search(text))
+
+
+_CATEGORY_TOTAL = re.compile(r"(技术|商务|资信|价格|报价)[^\d：:，,。；;]{0,6}[：:]?\s*(\d+(?:\.\d+)?)\s*分")
+
+
+def stated_category_totals(doc: TenderDocument, pages: list[int]) -> dict[str, float]:
+    """Category totals the text states near the scoring tables ("商务部分：20 分 技术部分：40 分 …").
+
+    Only lines that state two or more categories count (a points breakdown, not a criterion).
+    Keys are the Chinese labels 技术/商务/价格.
+    """
+    if not pages:
+        return {}
+    first, last = max(1, min(pages) - 2), min(doc.page_count, max(pages) + 1)
+    out: dict[str, float] = {}
+    for number in range(first, last + 1):
+        page = doc.page(number)
+        if not page.readable:
+            continue
+        for block in page.blocks:
+            text = compact(block.text)
+            found = _CATEGORY_TOTAL.findall(text)
+            if len({w for w, _ in found}) < 2:
+                continue
+            for word, value in found:
+                key = "价格" if word in ("价格", "报价") else "商务" if word in ("商务", "资信") else "技术"
+                out.setdefault(key, float(value))
+    return out

@@ -109,6 +109,7 @@ class ScoringResult(BaseModel):
     decided_by: DecidedBy = "code"
     uncertain: list[str] = Field(default_factory=list)  # what code could not decide (closed questions)
     notes: list[str] = Field(default_factory=list)  # e.g. pages whose tables were cut at a limit
+    options: list[list[int]] = Field(default_factory=list)  # schemes code weighed (candidate indices), best first
 
     @property
     def rows(self) -> list[ScoringRow]:

@@ -95,17 +95,16 @@ def rank(table: ScoringTable, doc: TenderDocument | None) -> None:
 
 @dataclass
 class Choice:
-    """The chosen scheme and how sure code is of it."""
+    """The chosen scheme, the best disjoint alternatives, and how sure code is of the choice."""
 
     tables: list[ScoringTable]
     score: float
-    runner_up: list[ScoringTable]
-    runner_up_score: float
+    alternatives: list[tuple[float, list[ScoringTable]]]
 
     @property
     def sure(self) -> bool:
         """No other scheme ranks within the margin."""
-        return not self.runner_up or self.score - self.runner_up_score >= SURE_MARGIN
+        return not self.alternatives or self.score - self.alternatives[0][0] >= SURE_MARGIN
 
 
 def _windows(usable: list[ScoringTable]) -> list[tuple[float, list[ScoringTable]]]:
@@ -125,14 +124,31 @@ def _windows(usable: list[ScoringTable]) -> list[tuple[float, list[ScoringTable]
     return out
 
 
-def choose(candidates: list[ScoringTable]) -> Choice | None:
+def choose(candidates: list[ScoringTable], alternatives: int = 2) -> Choice | None:
     """The best run of neighbouring usable candidates, or None when nothing ranks high enough."""
     usable = [t for t in candidates if not t.rejected]
     windows = sorted(_windows(usable), key=lambda w: -w[0])
     if not windows or windows[0][0] < CLAIM_THRESHOLD:
         return None
     best_score, best = windows[0]
-    ids = {id(t) for t in best}
-    rival = next(((s, w) for s, w in windows[1:] if not ({id(t) for t in w} & ids)), None)
-    return Choice(tables=best, score=best_score, runner_up=rival[1] if rival else [],
-                  runner_up_score=rival[0] if rival else 0.0)
+    taken = {id(t) for t in best}
+    rivals: list[tuple[float, list[ScoringTable]]] = []
+    for score, window in windows[1:]:
+        if len(rivals) >= alternatives or score < CLAIM_THRESHOLD:
+            break
+        ids = {id(t) for t in window}
+        if not ids & taken:
+            rivals.append((score, window))
+            taken |= ids
+    return Choice(tables=best, score=best_score, alternatives=rivals)
+
+
+def sums_hold(tables: list[ScoringTable]) -> bool:
+    """The self-check a model's pick must pass: every stated total met, and 100 overall or as stated."""
+    if not tables:
+        return False
+    if any(t.stated_total is not None and not _close(t.points_sum, t.stated_total) for t in tables):
+        return False
+    total = sum(t.points_sum for t in tables)
+    stated = [t.stated_total for t in tables]
+    return _close(total, 100) or (all(s is not None for s in stated) and _close(total, sum(s or 0 for s in stated)))

@@ -59,7 +59,15 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
         rank(para, None)
         candidates.append(para)
         tables = [para]
-    return settle(doc, tables, candidates, sure=choice.sure if choice is not None else True)
+    result = settle(doc, tables, candidates, sure=choice.sure if choice is not None else True)
+    if choice is not None:
+        schemes = [choice.tables, *(w for _, w in choice.alternatives)]
+        result.options = [[_index(candidates, t) for t in w] for w in schemes]
+    return result
+
+
+def _index(candidates: list[ScoringTable], table: ScoringTable) -> int:
+    return next(i for i, c in enumerate(candidates) if c is table)
 
 
 def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: list[ScoringTable], *,

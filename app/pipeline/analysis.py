@@ -28,12 +28,15 @@ from app.core.rules import normalize_title
 from app.documents.locate import LocatedSections, chars_for_context, locate_sections, section_text
 from app.documents.model import DiagnosticCode, TenderDocument
 from app.documents.requirement_headings import requirement_headings
-from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow
+from app.documents.scoring_model import ScoringResult
 from app.documents.scoring_table import parse_scoring
 from app.llm.collect_json import collect_json
 from app.llm.errors import LLMConfigError, LLMConnectionError
 from app.pipeline.budget import RunMeter
+from app.pipeline.detail_points import split_points  # noqa: F401 (re-exported)
 from app.pipeline.outline_job import user_messages
+from app.pipeline.scoring_groups import scoring_items, scoring_tables
+from app.pipeline.scoring_questions import resolve_uncertain
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
@@ -95,50 +98,6 @@ class ModelOverview(ProjectOverview):
                                                        if isinstance(v, list) else [])] = Field(default_factory=list)
 
 
-def is_technical(row: ScoringRow) -> bool:
-    """Whether a table row is technical: the parser's category, or by name when it had to guess."""
-    if row.category == ScoreCategory.TECHNICAL:
-        return not (_PRICE.search(row.factor) or (row.category_source == "guess" and _BUSINESS.search(row.factor)))
-    if row.category == ScoreCategory.OTHER:
-        return not (_PRICE.search(row.factor) or _BUSINESS.search(row.factor))
-    return False
-
-
-_CIRCLED = re.compile(r"[①-⑳]\s*([^①-⑳；;。\n]{2,40})")
-_ENUM = re.compile(r"[^，。；;：:（()）\n、]{2,30}(?:、[^，。；;：:（()）\n、]{2,30}){2,}")
-_GRADING = re.compile(r"得\s*\d|扣\s*\d|不得分|扣完|最高得|^注|复印件|证明材料|加盖")
-_LEAD = re.compile(r"^.*(?:包括但不限于|包含但不限于|包括|包含|不限于|针对本项目|根据|对于|对)")
-
-
-def _tidy(item: str) -> str:
-    item = re.sub(r"\s+", "", item).strip(" ，,。:：、")
-    item = re.sub(r"等[^、]{0,12}$", "", item)
-    return item[:40]
-
-
-def split_points(criteria: str, limit: int = 8) -> list[str]:
-    """Detail points read from a criteria cell by code: ①②③ items, or an enumeration (甲、乙、丙).
-
-    Grading scales ("得 6 分") and document notes ("注：需提供……") are not points.
-    """
-    text = criteria or ""
-    items = [_tidy(re.split(r"[，,]", m.group(1))[0]) for m in _CIRCLED.finditer(text)]
-    if len(items) < 2:
-        items = []
-        for m in _ENUM.finditer(text):
-            parts = m.group().split("、")
-            parts[0] = _LEAD.sub("", parts[0]) or parts[0]
-            if _GRADING.search(m.group()):
-                continue
-            items += [_tidy(x) for x in parts]
-            break
-    out: list[str] = []
-    for item in items:
-        if len(item) >= 2 and not _GRADING.search(item) and item not in out:
-            out.append(item)
-    return out[:limit]
-
-
 def _similar(a: str, b: str) -> bool:
     x, y = normalize_title(a), normalize_title(b)
     if not x or not y:
@@ -164,15 +123,8 @@ def _grounded(points: list[str], source: str) -> list[str]:
 
 
 def table_groups(scoring: ScoringResult) -> list[ScoringGroup]:
-    """Technical groups straight from the table: titles, points, criteria, code-split detail points."""
-    groups = []
-    for row in scoring.rows:
-        if not is_technical(row):
-            continue
-        groups.append(ScoringGroup(id="", title=row.factor[:60], description=row.criteria[:2000],
-                                   detail_points=split_points(row.criteria), points=row.points,
-                                   source_page=row.page or None, category="technical"))
-    return renumber_groups(groups)
+    """Every item of the used scoring tables (all categories), with code-split detail points."""
+    return scoring_items(scoring_tables(scoring))
 
 
 def cross_check(table: list[ScoringGroup], model: list[ModelGroup], confident: bool,
@@ -181,7 +133,11 @@ def cross_check(table: list[ScoringGroup], model: list[ModelGroup], confident: b
     diffs: list[AnalysisDifference] = []
     used: set[int] = set()
     merged: list[ScoringGroup] = []
+    technical = [g for g in table if g.category == "technical"]
     for g in table:
+        if g.category != "technical":
+            merged.append(g)
+            continue
         match = next((i for i, m in enumerate(model) if i not in used and _similar(g.title, m.title)), None)
         if match is None:
             if model:
@@ -208,13 +164,13 @@ def cross_check(table: list[ScoringGroup], model: list[ModelGroup], confident: b
     for i, m in enumerate(model):
         if i in used:
             continue
-        if table:
+        if technical:
             diffs.append(AnalysisDifference(field="missing_in_table", model_value=m.title,
                                             message=f"模型提取的“{m.title}”在评分表中没有找到"))
-        if not confident and (not table or _grounded([m.title], source_text)):
+        if not confident and (not technical or _grounded([m.title], source_text)):
             merged.append(ScoringGroup(id="", title=m.title, description=m.description,
                                        detail_points=_grounded(m.detail_points, source_text) or m.detail_points[:8],
-                                       points=m.points, source_page=m.source_page))
+                                       points=m.points, source_page=m.source_page, decided_by="model"))
     return renumber_groups(merged), diffs
 
 
@@ -247,10 +203,16 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     :class:`LLMConfigError` and :class:`LLMConnectionError` propagate: the endpoint is at fault.
     """
     scoring = scoring if scoring is not None else parse_scoring(doc)
-    sections = locate_sections(doc, scoring)
     meter = meter or RunMeter()
-    table = table_groups(scoring) if scoring.found else []
-    confident = bool(table) and scoring.confidence >= CONFIDENT
+    decisions: list[str] = []
+    if client is not None and scoring.found:
+        meter.emit("analysis", "正在核对评分表")
+        scoring, decisions = await resolve_uncertain(client, doc, scoring, meter)
+    sections = locate_sections(doc, scoring)
+    tables = scoring_tables(scoring) if scoring.found else []
+    table = scoring_items(tables)
+    has_table = any(g.category == "technical" for g in table)
+    confident = has_table and scoring.confidence >= CONFIDENT
     notes: list[str] = []
     overview = ProjectOverview(project_name=_fallback_name(doc))
     extracted: list[ModelGroup] = []
@@ -264,33 +226,42 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
             overview = ov if ov.project_name else ov.model_copy(update={"project_name": overview.project_name})
         else:
             notes.append("模型未能提取项目概况，已使用文件中能直接读到的信息")
+        readable = scoring.found or scoring.absence in ("", "none")
         wanted = model_groups if model_groups is not None else (
-            not confident or any(not g.detail_points for g in table))
-        if scoring_text and wanted:
+            not has_table or any(not g.detail_points for g in table if g.category == "technical"))
+        if scoring_text and wanted and readable:
             meter.emit("analysis", "正在提取技术评分项")
             try:
-                extracted = await _groups(client, scoring_text, table, meter, json_attempts)
+                extracted = await _groups(client, scoring_text, [g for g in table if g.category == "technical"],
+                                          meter, json_attempts)
             except LLMConnectionError as exc:
                 if ov is None:
                     raise  # nothing came through: the endpoint is at fault, the caller says so
                 kept = "项目概况和评分表中读到的内容" if table else "已收到的项目概况"
                 notes.append(f"提取技术评分项时模型服务出错（{exc.message_zh}），已保留{kept}；可稍后重新分析")
-    groups, diffs = cross_check(table, extracted, confident, scoring_text)
-    source: AnalysisSource = "table+model" if table and extracted else "table" if table else "model" if groups else "none"
+    # a table that was read stays authoritative: the model only adds grounded detail points
+    groups, diffs = cross_check(table, extracted, has_table, scoring_text)
+    source: AnalysisSource = ("table+model" if has_table and extracted else "table" if table
+                              else "model" if groups else "none")
     requirements = ""
     if not doc.has_readable_text:
         reason = next((d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT),
                       "招标文件没有可用的文字")
         notes.append(f"{reason}。需要先做文字识别（OCR），才能读取评分项和生成目录")
-    elif not groups:
-        notes.append("招标文件中没有找到技术评分项；生成目录时将使用自由模式，依据技术要求编写")
+    elif not any(g.category == "technical" and g.chapter for g in groups):
+        reason = (scoring.message_zh or "招标文件中没有找到技术评分项") if not scoring.found else "评分表中没有技术评分项"
+        notes.append(f"{reason}；生成目录时将使用自由模式，依据采购需求编写")
         req = sections.requirements or sections.overview
         requirements = section_text(doc, req, min(budget, 4000))
-    elif not confident and table:
-        notes.append("评分表自检未完全通过，评分项以模型提取为准，请核对差异")
+    elif has_table and not confident:
+        notes.append("评分表自检未完全通过，请在分析页核对评分项、分值和类别")
+    if "weights" in scoring.uncertain:
+        notes.append("按评标办法中的权重说明，整张评分表视为技术部分（技术标），请核对")
     return Analysis(overview=overview, groups=groups, source=source, table_confident=confident,
-                    differences=diffs, technical_requirements=requirements, notes=notes,
-                    requirement_headings=requirement_headings(doc))
+                    differences=diffs, technical_requirements=requirements, notes=[*decisions, *notes],
+                    requirement_headings=requirement_headings(doc), scoring_tables=tables,
+                    scoring_message=scoring.message_zh, scoring_absence=scoring.absence,
+                    scoring_decisions=decisions)
 
 
 async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,

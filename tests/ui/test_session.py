@@ -139,8 +139,9 @@ async def test_real_tender_scoring_table_fills_analysis_and_jumps_to_its_page(ma
     pages: list[int] = []
     window.analysis_view.page_requested.connect(pages.append)
     # An outline node's source requirement leads to the scoring item and its page.
-    c.outline.replace([OutlineNode(title="冷藏库仓储能力", source_requirement_id="R3", source_requirement_title="冷藏库仓储能力")])
-    window.outline_view.source_requested.emit("R3")
+    rid = next(g.id for g in c.analysis.technical_groups if g.title == "冷藏库仓储能力")  # ids cover every category
+    c.outline.replace([OutlineNode(title="冷藏库仓储能力", source_requirement_id=rid, source_requirement_title="冷藏库仓储能力")])
+    window.outline_view.source_requested.emit(rid)
     assert pages == [67]
     pane = window.document_pane
     if hasattr(pane, "current_page"):

@@ -1,0 +1,100 @@
+"""From the parsed scoring scheme to the analysis' scoring items and candidate tables.
+
+Every row of the chosen tables becomes a :class:`ScoringGroup` with its category (technical
+items are the one-to-one chapters; business and price items stay listed for the view and
+the 评分索引表); sub-rows that carry their own points become ``sub_items``. Every candidate
+table is kept as a :class:`ScoringTableInfo` with the items as read, so the user can pick
+another table later without the document.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.core.analysis import (
+    DecidedBy,
+    ScoringCategory,
+    ScoringGroup,
+    ScoringSubItem,
+    ScoringTableInfo,
+    renumber_groups,
+)
+from app.core.tender_titles import display_title
+from app.documents.scoring_cells import explicit_category
+from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow, ScoringTable
+from app.pipeline.detail_points import split_points
+
+CATEGORY_OF: dict[ScoreCategory, ScoringCategory] = {
+    ScoreCategory.TECHNICAL: "technical",
+    ScoreCategory.COMMERCIAL: "business",
+    ScoreCategory.PRICE: "price",
+    ScoreCategory.OTHER: "other",
+}
+MAX_KEPT_CANDIDATES = 8
+MAX_KEPT_ROWS = 80
+
+
+def table_key(table: ScoringTable) -> str:
+    """A stable key for a candidate: its table ids, or the first page of a paragraph scheme."""
+    if table.table_ids:
+        return "+".join(table.table_ids)
+    return f"para:p{table.pages[0] if table.pages else 0}"
+
+
+def row_group(row: ScoringRow, key: str) -> ScoringGroup:
+    """One parsed row as a scoring item (id assigned later by ``renumber_groups``)."""
+    subs = [ScoringSubItem(name=i.name[:60], criteria=i.criteria[:1000], points=i.points) for i in row.scored_items]
+    decided: DecidedBy = "model" if row.category_source == "model" else "user" if row.category_source == "user" else "code"
+    return ScoringGroup(
+        id="", title=display_title(row.factor) or row.factor[:60] or "评分项", description=row.criteria[:2000],
+        detail_points=split_points(row.criteria), points=row.points, source_page=row.page or None,
+        category=CATEGORY_OF[row.category], sub_items=subs, group_label=row.group[:80], table_key=key,
+        chapter=row.chapter, decided_by=decided,
+    )
+
+
+def stated_by_category(table: ScoringTable) -> dict[str, float]:
+    """Category totals a table states: its caption's total, or its group subtotals that name a category."""
+    out: dict[str, float] = {}
+    for label, points in table.subtotals.items():
+        cat = explicit_category(label)
+        if cat is not None:
+            key = CATEGORY_OF[cat]
+            out[key] = round(out.get(key, 0.0) + points, 4)
+    if table.category is not None and table.stated_total is not None and not out:
+        out[CATEGORY_OF[table.category]] = table.stated_total
+    return out
+
+
+def table_info(table: ScoringTable, used: bool) -> ScoringTableInfo:
+    """A candidate table with its items as read."""
+    key = table_key(table)
+    rows = table.rows[:MAX_KEPT_ROWS]
+    return ScoringTableInfo(
+        key=key, label=table.label or _caption_tail(table.caption), kind=table.kind, pages=table.pages,
+        total=table.points_sum, stated_total=table.stated_total, stated_by_category=stated_by_category(table),
+        score=table.score, evidence=table.evidence, rejected=table.rejected, used=used,
+        groups=[row_group(r, key) for r in rows],
+    )
+
+
+def _caption_tail(caption: str) -> str:
+    parts = [p.strip() for p in re.split(r"[。；;]", caption) if p.strip()]
+    return parts[-1][:40] if parts else ""
+
+
+def scoring_tables(scoring: ScoringResult) -> list[ScoringTableInfo]:
+    """The used tables and the best other candidates, in document order (bounded)."""
+    used = {id(t) for t in scoring.tables}
+    pool = list(scoring.candidates) or list(scoring.tables)
+    for t in scoring.tables:
+        if all(t is not c for c in pool):
+            pool.append(t)
+    others = sorted((c for c in pool if id(c) not in used), key=lambda c: -c.score)[:MAX_KEPT_CANDIDATES]
+    keep = {id(c) for c in others} | used
+    return [table_info(c, id(c) in used) for c in pool if id(c) in keep]
+
+
+def scoring_items(tables: list[ScoringTableInfo]) -> list[ScoringGroup]:
+    """The items of the used tables, numbered R1, R2, … in order."""
+    return renumber_groups([g for t in tables if t.used for g in t.groups])
