@@ -8,6 +8,9 @@ one-to-one titles, budget exhaustion, one chapter regenerated alone, no technica
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from app.core.outline import Outline, OutlineNode
 from app.core.pipeline_events import PipelineEvent
@@ -15,7 +18,8 @@ from app.core.rules import check_outline
 from app.pipeline.budget import RunBudget
 from app.pipeline.outline_job import OutlineSettings
 from app.pipeline.outline_run import generate_outline, locked_chapters, regenerate_node, verify_locked
-from tests.openai_server import OpenAIServer, Reply
+from tests.eval.outline_quality import evaluate
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import (
     GROUPS,
     Router,
@@ -336,48 +340,73 @@ async def test_start_from_an_existing_outline_rewrites_each_chapter(llm_server: 
     assert first.chapters[0].children[0].title in rewrites[0].prompt_text
 
 
-async def test_weak_model_mode_resamples_hotter_instead_of_repairing(llm_server: OpenAIServer) -> None:
+@pytest.mark.parametrize("code_fill", [False, True])
+async def test_weak_model_mode_resamples_hotter_instead_of_repairing(llm_server: OpenAIServer, code_fill: bool) -> None:
     echo = json.dumps({"children": [{"title": "服务方案", "children": [{"title": "服务方案"}, {"title": "服务方案"}]},
                                     {"title": "服务方案", "children": [{"title": "服务方案"}, {"title": "服务方案"}]}]},
                       ensure_ascii=False)
     llm_server.handler = Router(lambda kind, req: Reply.text(echo))
     async with make_client(llm_server) as client:
         res = await generate_outline(client, sample_analysis(GROUPS[:2]),
-                                     OutlineSettings(mode="aligned", review=False, switch_after=10))
-    assert not res.ok and res.failure is not None and res.failure.stage == "chapter"
-    temps = [r.body.get("temperature") for r in llm_server.completion_requests]
-    repairs = ["没有通过检查" in r.prompt_text for r in llm_server.completion_requests]
+                                     OutlineSettings(mode="aligned", review=False, switch_after=10, code_fill=code_fill))
+    if code_fill:  # code fills both chapters from the tender and the library; the model wrote nothing
+        assert res.ok and res.heading_sources.get("model", 0) == 0
+    else:
+        assert not res.ok and res.failure is not None and res.failure.stage == "chapter"
+    chapter_calls = [r for r in llm_server.completion_requests if "现在只写其中一章" in r.prompt_text]
+    temps = [r.body.get("temperature") for r in chapter_calls]
+    repairs = ["没有通过检查" in r.prompt_text for r in chapter_calls]
     assert repairs[:4] == [False, True, False, True]  # first two steps: answer + one model repair each
     assert not any(repairs[4:])  # then a weak model is re-sampled, never asked to repair
     assert max(temps[4:]) > max(temps[:4]) and min(temps[4:]) >= 0.8
 
 
-async def test_template_fallback_is_marked_and_counted(llm_server: OpenAIServer) -> None:
+async def test_code_fill_is_grounded_marked_and_counted(llm_server: OpenAIServer) -> None:
     echo = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}, {"title": "二级目录"}]},
                                     {"title": "一级目录", "children": [{"title": "二级目录"}, {"title": "二级目录"}]}]},
                       ensure_ascii=False)
-    llm_server.handler = Router(lambda kind, req: Reply.text(echo))
+    router = Router(lambda kind, req: Reply.text(echo))
+    llm_server.handler = router
     async with make_client(llm_server) as client:
-        res = await generate_outline(client, sample_analysis(GROUPS[:2]),
-                                     OutlineSettings(mode="aligned", review=False, template_fallback=True))
+        res = await generate_outline(client, sample_analysis(GROUPS[:2]), OutlineSettings(mode="aligned", review=False))
     assert res.valid and check_outline(res.chapters, None) == []
-    assert _titles(res.chapters[0].children) == ["项目人员配置方案", "实施进度计划", "设备配置和技术工具方案"]
-    leaves = [n for ch in res.chapters for _, n in ch.walk() if not n.children]
-    assert leaves and all(n.description.startswith("【模板补全") for n in leaves)
-    assert res.template_nodes == len(leaves) and res.report()["template_nodes"] == len(leaves)
-    assert any("模板补全" in w for w in res.warnings)
+    assert _titles(res.chapters[0].children)[:3] == ["项目人员配置方案", "实施进度计划", "设备配置和技术工具方案"]
+    nodes = [n for ch in res.chapters for _, n in ch.walk()]
+    assert {n.origin for n in nodes} == {"tender", "library"}
+    assert all(not n.description.startswith("【模板补全") for n in nodes)
+    report = evaluate(res.chapters)
+    assert report.ok and report.count("generic") == 0  # no pattern repeated under every chapter
+    assert res.report()["filled_nodes"] == len(nodes) and res.report()["model_nodes"] == 0
+    assert any("程序补全" in w and "标题库" in w for w in res.warnings)
+    assert router.count("pick") >= 1 and router.count("describe") >= 1  # the model was asked its small part
 
 
-async def test_template_sections_and_leaves_use_their_own_wording(llm_server: OpenAIServer) -> None:
+async def test_the_model_picks_orders_and_describes_what_code_filled(llm_server: OpenAIServer) -> None:
     echo = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}]}]}, ensure_ascii=False)
-    llm_server.handler = Router(lambda kind, req: Reply.text(echo))
+    described: list[str] = []
+
+    def answer(kind: str, req: RecordedRequest) -> Reply:
+        if kind == "pick":  # closed question: numbers of the listed sections, in writing order
+            listed = re.findall(r"^(\d+)\. ", req.prompt_text, re.M)
+            return Reply.text(json.dumps({"picks": [int(x) for x in reversed(listed)][:3]}))
+        if kind == "describe":
+            sections = re.findall(r"^\d+\. (.+)$", req.prompt_text, re.M)
+            texts = [f"介绍本项目{t}的具体安排与责任分工" for t in sections]
+            texts[-1] = "请您填写以下内容"  # an echo of instructions is never kept
+            described.extend(sections)
+            return Reply.text(json.dumps({"descriptions": texts}, ensure_ascii=False))
+        return Reply.text(echo)
+
+    llm_server.handler = Router(answer)
     async with make_client(llm_server) as client:
         res = await generate_outline(client, sample_analysis([("培训方案", []), ("应急预案", [])]),
-                                     OutlineSettings(mode="aligned", review=False, template_fallback=True))
-    assert res.valid and check_outline(res.chapters, None) == []
-    sections = [c.title for c in res.chapters[0].children]
-    assert sections == ["培训方案目标与原则", "培训方案具体措施", "培训方案保障与考核"]
-    assert [n.title for n in res.chapters[0].children[0].children] == ["培训方案目标与原则要点", "培训方案目标与原则做法"]
+                                     OutlineSettings(mode="aligned", review=False))
+    assert res.ok
+    first = res.chapters[0].children
+    assert len(first) == 3 and first[0].origin == "library"
+    assert first[0].description.startswith("介绍本项目") and first[-1].description == ""
+    assert described and all(n.title in described for n in first)
+    assert evaluate(res.chapters).ok
 
 
 async def test_a_subtree_below_a_chapter_is_regenerated_alone(llm_server: OpenAIServer) -> None:

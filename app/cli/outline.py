@@ -74,8 +74,8 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         switch_after=args.switch_after if args.switch_after > 0 else 10**6,
         json_attempts=max(1, args.json_attempts), chapter_attempts=max(1, args.chapter_attempts),
     )
-    if args.template_fallback:
-        settings = replace(settings, template_fallback=True)
+    if args.no_code_fill:
+        settings = replace(settings, code_fill=False)
     if args.compact:
         settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
     progress = _progress(args.quiet)
@@ -245,8 +245,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")
     p.add_argument("--report", metavar="PATH", help="运行报告 JSON 文件")
     p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
-    p.add_argument("--template-fallback", action="store_true",
-                   help="模型始终写不出的部分由程序按模板补全（标注“模板补全”，报告中计数）")
+    p.add_argument("--no-code-fill", action="store_true",
+                   help="模型写不出的章节不由程序补全（默认从招标文件要点和标题库补全，标注来源，报告中计数）")
+    p.add_argument("--template-fallback", action="store_true", help=argparse.SUPPRESS)  # old flag: code fill is the default
     p.add_argument("--json-attempts", type=bounded_number(int, 1, 20), default=2, help="每次结构化调用的尝试次数（含模型修复）")
     p.add_argument("--chapter-attempts", type=bounded_number(int, 1, 20), default=2, help="每章整体生成的尝试次数，之后改为逐节生成")
     p.add_argument("--switch-after", type=bounded_number(int, 0, 1000), default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")

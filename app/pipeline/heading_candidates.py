@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from app.core.heading_form import fragment_problem
 from app.core.outline import Origin, OutlineNode
 from app.core.rules import normalize_title, title_problem
-from app.pipeline.criteria_points import point_heading, split_criteria
+from app.pipeline.criteria_points import CriteriaPoint, point_heading, split_criteria
 from app.pipeline.heading_library import HeadingLibrary, LibraryEntry, LibrarySection, default_library
 from app.pipeline.heading_match import EntryMatch, distinct_parts, match_item, rank_variants
 
@@ -133,6 +133,16 @@ class ChapterPlan:
     nodes: list[OutlineNode] = field(default_factory=list)
     structured: bool = False  # the criteria (or requirements) name the chapter's sections
 
+    def children_for(self, title: str) -> list[OutlineNode]:
+        """Level-3 headings code planned (or was offered) for a section titled ``title``; [] when none."""
+        for n in self.nodes:
+            if same_heading(n.title, title, 0.9):
+                return [c.model_copy(deep=True) for c in n.children]
+        for c in [*self.points, *self.requirements, *self.sections]:
+            if same_heading(c.title, title, 0.9) and c.children:
+                return [OutlineNode(title=t, origin=s) for t, s in c.children]
+        return []
+
     def options(self, limit: int = 12) -> list[Candidate]:
         """Level-2 candidates, the default ones first, then alternatives from every source."""
         out: list[Candidate] = []
@@ -215,9 +225,11 @@ class _Point:
     bare: bool  # the criteria named an aspect, not a part of the answer (a suffix was needed, or no heading noun)
 
 
-def _point_candidates(criteria: str, suffix: str) -> list[_Point]:
+def _point_candidates(criteria: str, suffix: str, detail_points: list[str] | None = None) -> list[_Point]:
+    """The item's points as heading candidates: the analysis's detail points, then what the criteria list."""
     out: list[_Point] = []
-    for p in split_criteria(criteria):
+    listed = [CriteriaPoint(text=d, kind="detail") for d in detail_points or []]
+    for p in [*listed, *split_criteria(criteria)]:
         h = point_heading(p.text, suffix, criteria)
         if h is None:
             continue
@@ -379,12 +391,13 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     ov = analysis.overview
     project = " ".join([ov.project_name, ov.summary, ov.scope])
     criteria = "\n".join([group.description, *group.detail_points]) if group is not None else ""
+    details = list(group.detail_points) if group is not None else []
     name = group.title if group is not None else title
     matches = distinct_parts(match_item(name, criteria, project, library=lib)) or _fallback_entries(name, project, lib)
     suffix = matches[0].entry.point_suffix if matches else ""
     plan = ChapterPlan(chapter=title, entries=matches)
     others = list(siblings or [])
-    raw_points = _point_candidates(criteria, suffix)
+    raw_points = _point_candidates(group.description if group is not None else "", suffix, details)
     plan.points = _clean_candidates([p.candidate for p in raw_points], title, others)
     bare = {p.candidate.title for p in raw_points if p.bare}
     point_titles = [c.title for c in plan.points]
@@ -423,10 +436,13 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
 
 def plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Analysis, *, levels: int = 2,
                  max_sections: int = 5, max_leaves: int = 4, min_children: int = 2, max_children: int = 10,
-                 library: HeadingLibrary | None = None) -> list[ChapterPlan]:
-    """Plans for every chapter of an outline, distinct from each other (one shared registry)."""
+                 library: HeadingLibrary | None = None, reserved: list[str] | None = None) -> list[ChapterPlan]:
+    """Plans for every chapter of an outline, distinct from each other (one shared registry).
+
+    ``reserved`` headings (already in the outline) are never planned again.
+    """
     titles = [t for t, _ in chapters]
-    registry = TitleRegistry(titles)
+    registry = TitleRegistry([*titles, *(reserved or [])])
     return [plan_chapter(t, g, analysis, registry, siblings=[x for x in titles if x != t], levels=levels,
                          max_sections=max_sections, max_leaves=max_leaves, min_children=min_children,
                          max_children=max_children, library=library)

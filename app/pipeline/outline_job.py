@@ -18,6 +18,7 @@ from app.pipeline.budget import RunBudget, RunMeter
 
 if TYPE_CHECKING:
     from app.llm.client import LLMClient
+    from app.pipeline.heading_candidates import ChapterPlan
 
 Mode = Literal["free", "aligned"]
 StrategyName = Literal["stream", "json"]
@@ -46,7 +47,7 @@ class OutlineSettings:
     max_sections: int = 5  # children per chapter asked of the model
     max_leaves: int = 4  # children per section asked of the model
     descriptions: bool = True  # False: titles only (compact answers for slow, weak local models)
-    template_fallback: bool = False  # last resort: code fills what the model cannot, marked for the user
+    code_fill: bool = True  # a chapter the model cannot write is filled from the tender and the heading library, marked
     guidance: str = ""
     requirements: str = ""  # the requirement breakdown's tasks and risks (Breakdown.to_prompt_text)
 
@@ -63,8 +64,9 @@ class SubtreeTarget:
     siblings: tuple[str, ...] = ()  # titles of the other chapters, to avoid overlap
     guidance: str = ""
     existing: tuple[OutlineNode, ...] = ()  # current children when rewriting
-    seeds: tuple[str, ...] = ()  # suggested child titles (a scoring group's detail points)
+    seeds: tuple[str, ...] = ()  # suggested child titles (grounded candidates: tender points, library sections)
     temperature: float | None = None  # raised on retries: weak models repeat themselves less
+    plan: ChapterPlan | None = None  # grounded candidates and the code's chapter when the model cannot write it
 
 
 @dataclass
@@ -102,13 +104,18 @@ class OutlineJob:
     meter: RunMeter
     analysis: Analysis
     consecutive_errors: int = 0
-    templated: int = 0  # headings written by code from a template because the model could not
     failed_repairs: int = 0  # model repair rounds that fixed nothing: a weak model re-samples instead
+    chapters_failed: int = 0  # chapters in a row the model could not write at all (it then gets fewer tries)
 
     @property
     def weak_model(self) -> bool:
         """True once model repairs failed twice: further calls skip repairs and sample hotter."""
         return self.failed_repairs >= 2
+
+    @property
+    def model_struggles(self) -> bool:
+        """True after two chapters in a row the model could not write: later chapters skip per-section retries."""
+        return self.chapters_failed >= 2
 
     def json_attempts(self) -> int:
         """collect_json attempts for the next call (1 for a weak model: a fresh sample beats a repair)."""

@@ -41,7 +41,7 @@ class OutlineResult:
     warnings: list[str] = field(default_factory=list)
     uncovered: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-    template_nodes: int = 0  # headings filled from a template by code (template_fallback)
+    heading_sources: dict[str, int] = field(default_factory=dict)  # level-2+ headings by origin (model/tender/library)
 
     @property
     def ok(self) -> bool:
@@ -70,7 +70,9 @@ class OutlineResult:
             "warnings": list(self.warnings),
             "uncovered_points": dict(self.uncovered),
             "notes": list(self.notes),
-            "template_nodes": self.template_nodes,
+            "heading_sources": dict(self.heading_sources),
+            "model_nodes": self.heading_sources.get("model", 0),
+            "filled_nodes": self.heading_sources.get("tender", 0) + self.heading_sources.get("library", 0),
             "failure": None if self.failure is None else {
                 "stage": self.failure.stage, "kind": self.failure.kind,
                 "message": self.failure.message_zh, "issues": list(self.failure.issues),

@@ -23,6 +23,8 @@ from app.core.rules import OutlineLimits, check_outline, clean_title, normalize_
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.budget import BudgetExhausted, RunMeter
 from app.pipeline.coverage import point_label, uncovered_points
+from app.pipeline.heading_candidates import ChapterPlan, plan_outline
+from app.pipeline.heading_fill import count_origins
 from app.pipeline.outline_job import OutlineJob, OutlineSettings, StepResult, SubtreeTarget, group_brief
 from app.pipeline.outline_repair import renumber_nodes, repair_chapter, repair_outline
 from app.pipeline.outline_result import OutlineFailure, OutlineResult
@@ -52,6 +54,24 @@ class _Run:
         self.notes: list[str] = []
         self.review_passed: bool | None = None
         self.failed_chapters: dict[int, list[str]] = {}
+        self.plans: dict[int, ChapterPlan] = {}
+
+    def plan_chapters(self) -> None:
+        """Grounded candidates for every chapter (one registry: chapters never share headings).
+
+        Headings the chapters already have are reserved, so what code plans never repeats them.
+        """
+        s = self.job.settings
+        pairs: list[tuple[str, ScoringGroup | None]] = []
+        for ch in self.chapters:
+            group = self.group_of(ch) or ScoringGroup(id="", title=ch.title[:60], description=ch.description)
+            pairs.append((ch.title, group))
+        taken = [n.title for ch in self.chapters for _, n in ch.walk()]
+        plans = plan_outline(pairs, self.job.analysis, levels=min(2, self.job.limits.depth - 1),
+                             max_sections=s.max_sections, max_leaves=s.max_leaves,
+                             min_children=self.job.limits.min_children, max_children=self.job.limits.max_children,
+                             reserved=taken)
+        self.plans = dict(enumerate(plans))
 
     @property
     def limits(self) -> OutlineLimits:
@@ -72,9 +92,17 @@ class _Run:
         brief = group_brief(group) if group is not None else (f"本章说明：{ch.description}" if ch.description else "")
         siblings = tuple(c.title for j, c in enumerate(self.chapters) if j != index)
         seeds = tuple(point_label(p) for p in group.detail_points) if group is not None else ()
+        plan = self.plans.get(index)
+        if plan is not None and plan.chapter == ch.title:
+            planned = tuple(n.title for n in plan.nodes[: self.job.settings.max_sections])
+            seeds = planned if len(planned) >= self.job.limits.min_children else (
+                tuple(c.title for c in plan.options(self.job.settings.max_sections)) or seeds)
+            brief = (brief + "\n" + plan.guidance(8)).strip()
+        else:
+            plan = None
         return SubtreeTarget(path=(index,), title=ch.title, levels=self.job.limits.depth - 1, brief=brief,
                              siblings=siblings, guidance=guidance or self.job.settings.guidance,
-                             existing=tuple(ch.children) if existing else (), seeds=seeds)
+                             existing=tuple(ch.children) if existing else (), seeds=seeds, plan=plan)
 
     def group_of(self, chapter: OutlineNode) -> ScoringGroup | None:
         for g in self.job.analysis.technical_groups:
@@ -102,6 +130,7 @@ class _Run:
                 if ch.source_requirement_id in by_id:
                     self.chapters[i] = ch.model_copy(update={"children": list(by_id[ch.source_requirement_id].children)})
         self.sync_draft()
+        self.plan_chapters()
         todo = [i for i in range(len(self.chapters)) if not (resume and self.complete(i))]
         if resume:
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
@@ -118,6 +147,7 @@ class _Run:
         if base and resume and len(base) >= lim.min_chapters:
             self.chapters = [c.model_copy(deep=True) for c in base]
             self.sync_draft()
+            self.plan_chapters()
             todo = [i for i in range(len(self.chapters)) if not self.complete(i)]
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
             for i in todo:
@@ -126,6 +156,7 @@ class _Run:
         if base and not resume:
             self.chapters = repair_outline(base, lim)
             self.sync_draft()
+            self.plan_chapters()
             for i in range(len(self.chapters)):
                 await self.chapter(i, existing=True)
             return
@@ -140,6 +171,7 @@ class _Run:
             top = await self._free_top_level()
         self.chapters = [c.model_copy(deep=True) for c in top]
         self.sync_draft()
+        self.plan_chapters()
         for i, ch in enumerate(self.chapters):
             solo = repair_chapter(ch, lim)
             if ch.children and not _chapter_problems(solo, lim):
@@ -298,12 +330,15 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     if failure is None and not valid:
         failure = OutlineFailure("validate", "model", "目录未通过结构校验", tuple(issues[:20]))
     uncovered = {run.chapters[i].id: pts for i, pts in run.uncovered().items()} if run.chapters else {}
+    sources = count_origins([c for ch in run.chapters for c in ch.children])
     result = OutlineResult(chapters=run.chapters, valid=valid, mode=run.mode, strategy=run.selector.summary(),
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
                            warnings=run.warnings, uncovered=uncovered, notes=run.notes,
-                           template_nodes=run.job.templated)
-    if run.job.templated:
-        result.warnings.append(f"模型未能写出 {run.job.templated} 个标题，已按模板补全（描述中标有“模板补全”），请逐一修改")
+                           heading_sources=dict(sources))
+    filled = sources["tender"] + sources["library"]
+    if filled:
+        result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库"
+                               "（已标注来源），请核对")
     if failure is None:
         run.job.meter.emit("done", "目录生成完成")
     else:
@@ -355,6 +390,7 @@ async def regenerate_node(client: LLMClient, analysis: Analysis, chapters: list[
     if any(c.source_requirement_id for c in chapters) and analysis.has_technical_scoring:
         run.mode = "aligned"
     run.sync_draft()
+    run.plan_chapters()
 
     async def body() -> None:
         node = run.draft.node(path)
@@ -365,7 +401,8 @@ async def regenerate_node(client: LLMClient, analysis: Analysis, chapters: list[
         ancestors = tuple(run.draft.node(path[:k]).title for k in range(1, len(path)))
         target = SubtreeTarget(path=path, title=node.title, levels=levels, brief=base_target.brief,
                                ancestors=ancestors, siblings=base_target.siblings if len(path) == 1 else (),
-                               guidance=guidance, existing=tuple(node.children))
+                               guidance=guidance, existing=tuple(node.children),
+                               plan=base_target.plan if len(path) == 1 else None)
         res: StepResult = await build_subtree(run.job, run.selector, target, run.draft, path[0] + 1,
                                               len(run.chapters), "regenerate")
         if res.nodes is None:

@@ -18,6 +18,7 @@ from app.core.outline import Outline, OutlineNode, Path
 from app.core.outline_sync import sync_children
 from app.core.rules import clean_title, normalize_title, title_problem
 from app.llm.errors import LLMConnectionError, LLMResponseError
+from app.pipeline.heading_fill import count_origins, fill_from_plan, mark_origins
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget
 
 log = logging.getLogger(__name__)
@@ -121,42 +122,11 @@ async def _attempts(job: OutlineJob, selector: StrategySelector, target: Subtree
     return StepResult(None, issues, calls)
 
 
-TEMPLATE_NOTE = "【模板补全：模型未能写出此处，请修改】"
-_TEMPLATE_SUFFIXES = (("目标与原则", "具体措施", "保障与考核"), ("要点", "做法"))
-
-
-def template_children(title: str, levels: int, job: OutlineJob, sections: bool = False) -> list[OutlineNode]:
-    """Children written by code when the model cannot (``template_fallback``): clearly marked for the user.
-
-    Titles are the parent's title with a generic suffix, so they are valid but flagged in
-    their description; the run counts them and says so. Off unless the settings ask for it.
-    ``sections`` picks the section suffixes even for one level (the stepwise fallback fills
-    the leaves below them afterwards).
-    """
-    suffixes = _TEMPLATE_SUFFIXES[0] if levels >= 2 or sections else _TEMPLATE_SUFFIXES[1]
-    base = clean_title(title, job.limits.max_title_len - 5) or title[: job.limits.max_title_len - 5]
-    nodes = []
-    for suffix in suffixes:
-        node = OutlineNode(title=f"{base}{suffix}", description=TEMPLATE_NOTE)
-        if levels >= 2:
-            node = node.model_copy(update={"children": template_children(node.title, levels - 1, job)})
-        nodes.append(node)
-    job.templated += sum(1 for _ in _iter(nodes))
-    return nodes
-
-
-def _iter(nodes: list[OutlineNode]) -> list[OutlineNode]:
-    out: list[OutlineNode] = []
-    for n in nodes:
-        out.append(n)
-        out += _iter(n.children)
-    return out
-
-
 async def _stepwise(job: OutlineJob, selector: StrategySelector, target: SubtreeTarget, draft: Outline | None,
                     index: int | None, total: int | None, stage: str) -> StepResult:
-    """Fallback for one node: its children first (from the detail points when there are enough),
-    then each child's own children in its own small call."""
+    """Fallback for one node: its children first (from the grounded candidates when there are
+    enough), then each child's own children in its own small call; a section the model cannot
+    fill takes the children code planned for it (tender and library, marked)."""
     job.meter.emit("stepwise", f"“{target.title}”改为逐节生成", chapter=index, chapters=total)
     lim = job.limits
     key = normalize_title(target.title)
@@ -172,25 +142,25 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
                               job.settings.chapter_attempts)
         calls += res.calls
         if res.nodes is None:
-            if not job.settings.template_fallback:
-                return res
-            sections = template_children(target.title, 1, job, sections=target.levels >= 2)
-            if draft is not None and draft.exists(target.path):
-                set_children(draft, target.path, sections)
-        else:
-            sections = res.nodes
+            return res
+        sections = res.nodes
     built: list[OutlineNode] = []
+    misses = 0
     for k, section in enumerate(sections):
         others = tuple(s.title for j, s in enumerate(sections) if j != k)
         sub = SubtreeTarget(path=(*target.path, k), title=section.title, levels=target.levels - 1,
                             brief=target.brief, ancestors=(*target.ancestors, target.title), siblings=others,
                             guidance=target.guidance)
-        res = await _attempts(job, selector, sub, draft, index, total, stage, job.settings.chapter_attempts)
-        calls += res.calls
-        if res.nodes is None and job.settings.template_fallback:
-            res = StepResult(template_children(section.title, target.levels - 1, job), [], 0)
+        planned = target.plan.children_for(section.title) if target.plan is not None and job.settings.code_fill else []
+        res = StepResult(None, ["模型连续两节未能写出，改用已规划的内容"])
+        if misses < 2 or len(planned) < lim.min_children:  # two sections missed in a row: the plan fills the rest
+            res = await _attempts(job, selector, sub, draft, index, total, stage, job.settings.chapter_attempts)
+            calls += res.calls
+        misses = misses + 1 if res.nodes is None else 0
+        if res.nodes is None and len(planned) >= lim.min_children:
+            res = StepResult(planned, [], 0)
             if draft is not None and draft.exists(sub.path):
-                set_children(draft, sub.path, res.nodes or [])
+                set_children(draft, sub.path, planned)
         if res.nodes is None:
             return StepResult(None, [f"“{section.title}”：{x}" for x in res.issues], calls)
         built.append(section.model_copy(update={"children": res.nodes}))
@@ -205,14 +175,36 @@ async def build_subtree(job: OutlineJob, selector: StrategySelector, target: Sub
                         stage: str = "chapter") -> StepResult:
     """The children of one node, retried across strategies, then built stepwise; shown live in the draft.
 
-    On failure the draft gets back the children it had before, and the issues of the last
-    attempt are returned. Budget exhaustion and configuration errors propagate.
+    When the model cannot write a new chapter (not a rewrite of existing content), code fills
+    it from the chapter's plan — the tender's points and requirements headings and the heading
+    library — with the model choosing the order and writing descriptions where it can. A model
+    that failed two chapters in a row gets one try per chapter before that. Every heading is
+    marked with its origin. On failure the draft gets back the children it had before, and the
+    issues of the last attempt are returned. Budget exhaustion and configuration errors propagate.
     """
     previous = list(draft.node(target.path).children) if draft is not None and draft.exists(target.path) else []
-    res = await _attempts(job, selector, target, draft, index, total, stage, job.settings.chapter_attempts)
-    if res.nodes is None and target.levels >= 2 and job.settings.stepwise:
+    struggling = job.model_struggles and target.plan is not None and job.settings.code_fill
+    res = await _attempts(job, selector, target, draft, index, total, stage,
+                          1 if struggling else job.settings.chapter_attempts)
+    if res.nodes is None and target.levels >= 2 and job.settings.stepwise and not struggling:
         step = await _stepwise(job, selector, target, draft, index, total, stage)
         res = StepResult(step.nodes, step.issues or res.issues, res.calls + step.calls)
-    if res.nodes is None and draft is not None and draft.exists(target.path):
+    fill = target.plan is not None and job.settings.code_fill and not target.existing and bool(target.plan.nodes)
+    if res.nodes is not None:
+        nodes = mark_origins(res.nodes, target.plan)
+        wrote = count_origins(nodes)["model"] > 0
+        if wrote or not fill:  # a stepwise result made only of planned headings goes through the fill below
+            if draft is not None and draft.exists(target.path):
+                set_children(draft, target.path, nodes)
+            job.chapters_failed = 0 if wrote else job.chapters_failed + (len(target.path) == 1)
+            return StepResult(nodes, [], res.calls)
+    if fill and target.plan is not None:
+        job.meter.emit("stepwise", f"“{target.title}”由招标文件要点和标题库补全", chapter=index, chapters=total)
+        nodes, calls = await fill_from_plan(job, target, target.plan)
+        if draft is not None and draft.exists(target.path):
+            set_children(draft, target.path, nodes)
+        job.chapters_failed += 1
+        return StepResult(nodes, [], res.calls + calls)
+    if draft is not None and draft.exists(target.path):
         set_children(draft, target.path, previous)
     return res

@@ -167,6 +167,11 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.section_editor = SectionEditor()
         self.section_dock = self._dock("正文", "sectionDock", self.section_editor, Qt.DockWidgetArea.RightDockWidgetArea)
         self.section_dock.hide()  # shown when the user drafts or opens a section's text
+        from app.ui.heading_library_view import HeadingLibraryPanel
+
+        self.library_panel = HeadingLibraryPanel()
+        self.library_dock = self._dock("标题库", "libraryDock", self.library_panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.library_dock.hide()  # 视图 → 标题库
         self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks([self.document_dock], [560], Qt.Orientation.Horizontal)
         self.resizeDocks([self.log_dock], [170], Qt.Orientation.Vertical)
@@ -240,7 +245,8 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         s = mb.addMenu("设置(&S)")
         s.addAction(self.act_settings)
         v = mb.addMenu("视图(&V)")
-        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock):
+        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock,
+                     self.library_dock):
             v.addAction(dock.toggleViewAction())
         h = mb.addMenu("帮助(&H)")
         h.addAction(self.act_about)
@@ -290,8 +296,20 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.analysis_view.page_requested.connect(self._show_page)
         self.outline_view.source_requested.connect(self._show_requirement)
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
+        self.library_panel.insert_requested.connect(self._on_library_insert)
         if self.reporter is not None:
             self.reporter.error_reported.connect(self.show_error)
+
+    def _on_library_insert(self, entry: str, variant: str, section: str) -> None:
+        """Add a heading-library structure under the selected outline node (one undo step)."""
+        from app.ui.heading_library_view import insert_into
+        from app.ui.outline_model import MAX_DEPTH
+
+        c = self.controller
+        problem = "正在生成目录，请稍后再添加" if c.model.read_only else insert_into(
+            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), MAX_DEPTH)
+        if problem:
+            self.statusBar().showMessage(problem, 6000)
 
     # ------------------------------------------------------------------ state and title
     @property

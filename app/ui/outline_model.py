@@ -40,6 +40,8 @@ from app.core.outline import (
 if TYPE_CHECKING:
     from PySide6.QtGui import QUndoStack
 
+    from app.ui.commands import OutlineCommand
+
 ModelIndex = QModelIndex | QPersistentModelIndex
 
 #: Mime type of a drag inside the tree: a JSON list of paths.
@@ -316,16 +318,18 @@ class OutlineItemModel(QAbstractItemModel):
 
     # ------------------------------------------------------------------ drag and drop
     def supportedDropActions(self) -> Qt.DropAction:
-        """Qt override: nodes are moved inside the tree."""
-        return Qt.DropAction.MoveAction
+        """Qt override: nodes are moved inside the tree; heading-library structures are copied in."""
+        return Qt.DropAction.MoveAction | Qt.DropAction.CopyAction
 
     def supportedDragActions(self) -> Qt.DropAction:
         """Qt override: nodes are moved inside the tree."""
         return Qt.DropAction.MoveAction
 
     def mimeTypes(self) -> list[str]:
-        """Qt override: our own path list type."""
-        return [OUTLINE_MIME]
+        """Qt override: our own path list type, and structures dragged from the heading library."""
+        from app.ui.heading_library_view import LIBRARY_MIME
+
+        return [OUTLINE_MIME, LIBRARY_MIME]
 
     def mimeData(self, indexes: list[QModelIndex]) -> QMimeData:  # type: ignore[override]
         """Qt override: the dragged nodes as a JSON list of paths (one per row)."""
@@ -337,6 +341,8 @@ class OutlineItemModel(QAbstractItemModel):
     def canDropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
                         parent: ModelIndex) -> bool:
         """Qt override: only our own paths, never into themselves, never into a locked level."""
+        if self._library_drop(data, parent) is not None:
+            return True
         return self._drop_plan(data, action, row, parent) is not None
 
     def dropMimeData(self, data: QMimeData, action: Qt.DropAction, row: int, column: int,
@@ -346,18 +352,33 @@ class OutlineItemModel(QAbstractItemModel):
         The move happens here, and the base ``removeRows`` refuses, so the view's
         "remove the source after a move" step is a no-op.
         """
+        library = self._library_drop(data, parent)
         plan = self._drop_plan(data, action, row, parent)
-        if plan is None:
+        if library is None and plan is None:
             return False
-        src, dst_parent, dst_index = plan
         from app.ui.commands import MoveNodeCommand
 
-        command = MoveNodeCommand(self._outline, src, dst_parent, dst_index, text="拖动移动")
+        command: OutlineCommand
+        if library is not None:
+            command = library
+        else:
+            assert plan is not None
+            src, dst_parent, dst_index = plan
+            command = MoveNodeCommand(self._outline, src, dst_parent, dst_index, text="拖动移动")
         if self._undo_stack is not None:
             self._undo_stack.push(command)
         else:
             command.redo()
         return True
+
+    def _library_drop(self, data: QMimeData, parent: ModelIndex) -> OutlineCommand | None:
+        """The command adding a heading-library structure under the node it was dropped on (one undo step)."""
+        from app.ui.heading_library_view import insert_command, library_payload
+
+        payload = library_payload(data)
+        if self._read_only or payload is None or not parent.isValid():
+            return None
+        return insert_command(self._outline, self.path_for_index(parent), payload, MAX_DEPTH)
 
     def _drop_plan(self, data: QMimeData, action: Qt.DropAction, row: int,
                    parent: ModelIndex) -> tuple[Path, Path, int] | None:

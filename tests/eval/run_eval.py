@@ -2,8 +2,9 @@
 
 Not part of the default test run (``norecursedirs`` excludes tests/eval): real models are
 slow. Runs ``bidstudio-cli outline`` once per tender in a subprocess and prints a table:
-tender, mode, valid, calls, tokens, seconds, strategy (plus headings filled from a template
-by ``--template-fallback`` and the exit code). Extra options go to the CLI. Example::
+tender, mode, valid, calls, tokens, seconds, strategy, level-2+ headings the model wrote and
+those code filled from the tender and the heading library, and the exit code. Extra options
+go to the CLI; ``tests/eval/outline_quality.py OUT --tenders …`` then judges the headings. Example::
 
     python tests/eval/run_eval.py ../shared/tenders --mode aligned \\
         --base-url http://127.0.0.1:8091/v1 --model gemma3-270m --out /tmp/eval \\
@@ -51,13 +52,13 @@ def run_one(tender: Path, args: argparse.Namespace, extra: list[str]) -> dict[st
         "tokens": (int(report.get("prompt_tokens", 0)) + int(report.get("completion_tokens", 0))  # type: ignore[call-overload]
                    if report else "?"),
         "seconds": report.get("duration_s", seconds), "strategy": report.get("strategy", "?"),
-        "templated": report.get("template_nodes", "?"), "exit": code,
+        "model": report.get("model_nodes", "?"), "filled": report.get("filled_nodes", "?"), "exit": code,
     }
 
 
 def print_table(rows: list[dict[str, object]]) -> None:
     """A plain-text table, one row per tender."""
-    cols = ["tender", "mode", "valid", "calls", "tokens", "seconds", "strategy", "templated", "exit"]
+    cols = ["tender", "mode", "valid", "calls", "tokens", "seconds", "strategy", "model", "filled", "exit"]
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
     print("  ".join(c.ljust(widths[c]) for c in cols))
     print("  ".join("-" * widths[c] for c in cols))
