@@ -42,16 +42,27 @@ def sample_analysis(groups: list[tuple[str, list[str]]] | None = None) -> Analys
     )
 
 
+#: Aspects a good model writes about, varied so that no two sections get the same suffix pattern.
+ASPECTS = (("总体思路", "实施措施"), ("工作目标", "具体做法"), ("组织分工", "检查考核"), ("计划安排", "保障措施"),
+           ("重点内容", "执行标准"))
+
+
 def chapter_children(title: str, points: list[str] | None = None) -> dict[str, object]:
-    """A valid, chapter-specific levels 2–3 answer (titles derived from the chapter and its points)."""
-    seeds = list(points or []) or [f"{title}总体思路", f"{title}实施措施"]
+    """A valid, chapter-specific levels 2–3 answer (titles derived from the chapter and its points).
+
+    Like a good model, it never writes one suffix pattern under every section.
+    """
+    first = sum(map(ord, title)) % len(ASPECTS)
+    a, b = ASPECTS[first]
+    seeds = list(points or []) or [f"{title}{a}", f"{title}{b}"]
     if len(seeds) < 2:
         seeds.append(f"{title}保障措施")
     sections = []
     for k, seed in enumerate(seeds[:4]):
+        x, y = ASPECTS[(first + k + 1) % len(ASPECTS)]
         sections.append({"title": seed, "description": f"说明{seed}",
-                         "children": [{"title": f"{seed}目标", "description": ""},
-                                      {"title": f"{seed}做法{k + 1}", "description": ""}]})
+                         "children": [{"title": f"{seed}{x}", "description": ""},
+                                      {"title": f"{seed}{y}{k + 1}", "description": ""}]})
     return {"children": sections}
 
 

@@ -120,7 +120,7 @@ async def test_free_mode_falls_back_to_stepwise(llm_server: OpenAIServer) -> Non
 
 async def test_chapter_falls_back_to_children_first_then_each_child(llm_server: OpenAIServer) -> None:
     def default(kind: str, req: object) -> Reply:
-        title = kind.split(":", 1)[1]
+        title = kind.split(":", 1)[-1]
         if title == "服务方案":  # the whole chapter keeps coming back with echoed titles
             return Reply.text(json.dumps({"children": [{"title": "二级目录", "children": [{"title": "三级目录"}, {"title": "三级目录"}]},
                                                        {"title": "二级目录", "children": [{"title": "三级目录"}]}]}, ensure_ascii=False))
@@ -217,7 +217,8 @@ async def test_one_chapter_regenerated_alone_with_guidance(llm_server: OpenAISer
         first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
         assert first.ok
         before = len(llm_server.completion_requests)
-        finer = {"children": [{"title": t, "children": [{"title": t + "要求"}, {"title": t + "措施"}]}
+        leaves = iter(["目标分解", "目标考核", "过程控制点", "控制记录", "日常检查", "考核细则", "问题分析", "改进跟踪"])
+        finer = {"children": [{"title": t, "children": [{"title": next(leaves)}, {"title": next(leaves)}]}
                               for t in ["质量目标", "质量控制流程", "质量检查与考核", "持续改进机制"]]}
         router.add("chapter:质量保障措施", finer)
         res = await regenerate_node(client, sample_analysis(), first.chapters, (1,), "把这一章拆得更细")

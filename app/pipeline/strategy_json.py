@@ -20,7 +20,7 @@ from app.core.rules import OutlineLimits, check_outline, normalize_title
 from app.llm.collect_json import StreamSink, collect_json
 from app.llm.errors import LLMConnectionError
 from app.llm.instruction_apply import InstructionApplier
-from app.pipeline.heading_fill import drop_fragments, fragment_issues
+from app.pipeline.heading_fill import drop_fragments, fragment_issues, pattern_issues
 from app.pipeline.live_tree import JsonOutlineFeed, LiveSubtree
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
 from app.pipeline.outline_repair import repair_chapter, repair_outline
@@ -61,7 +61,7 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     sub = limits.below(levels)
     node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
-    issues += fragment_issues(node.children)
+    issues += fragment_issues(node.children) + pattern_issues(node.children)
     avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
     issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
                for i, c in enumerate(node.children) if normalize_title(c.title) in avoid]

@@ -149,8 +149,9 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
             full = (ci, *path)
             key = normalize_title(node.title)
             h = Heading(chapter=ci, path=full, title=node.title, level=len(full), origin=node.origin)
-            if TEMPLATE_MARK in node.description or node.origin == "template" or full in generic:
-                h.label = "generic"
+            if TEMPLATE_MARK in node.description or node.origin == "template" or (
+                    full in generic and node.origin in (None, "tender", "library")):
+                h.label = "generic"  # code's template fill-in (a pattern the model wrote stays the model's, flagged)
             elif node.origin == "user":
                 h.label = "user"
             elif key in offered or (len(key) >= 4 and key in raw):
@@ -170,7 +171,7 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
         key = normalize_title(h.title)
         if key in shared:
             h.repeated = "与其他章重复"
-        elif h.label == "generic":
+        elif h.label == "generic" or h.path in generic:
             h.repeated = "通用模板"
     root = OutlineNode(title="root", children=chapters)
     for path, node in root.walk():
