@@ -303,11 +303,10 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
     def _on_library_insert(self, entry: str, variant: str, section: str) -> None:
         """Add a heading-library structure under the selected outline node (one undo step)."""
         from app.ui.heading_library_view import insert_into
-        from app.ui.outline_model import MAX_DEPTH
 
         c = self.controller
         problem = "正在生成目录，请稍后再添加" if c.model.read_only else insert_into(
-            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), MAX_DEPTH)
+            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), c.model.limits.depth)
         if problem:
             self.statusBar().showMessage(problem, 6000)
 

@@ -378,7 +378,7 @@ class OutlineItemModel(QAbstractItemModel):
         payload = library_payload(data)
         if self._read_only or payload is None or not parent.isValid():
             return None
-        return insert_command(self._outline, self.path_for_index(parent), payload, MAX_DEPTH)
+        return insert_command(self._outline, self.path_for_index(parent), payload, self._limits.depth)
 
     def _drop_plan(self, data: QMimeData, action: Qt.DropAction, row: int,
                    parent: ModelIndex) -> tuple[Path, Path, int] | None:
