@@ -124,14 +124,10 @@ def _check(report: ExportReport, tmp_path: Path, min_refs: int) -> None:
     assert totals == [str(len(footers))]
 
 
-@pytest.mark.parametrize(("preset", "extra"), [
-    ("标准投标版", {}),
-    ("暗标", {"page_break_before_chapters": False, "numbering": "chinese"}),
-])
-def test_generated_project_page_numbers_match_the_rendered_pages(tmp_path: Path, preset: str,
-                                                                 extra: dict[str, object]) -> None:
-    options = ExportOptions(preset=preset, index_table=True, deviation_table=True, layout_pass=True,
-                            include_descriptions=True, **extra)  # type: ignore[arg-type]
+def test_generated_project_page_numbers_match_the_rendered_pages(tmp_path: Path) -> None:
+    # Guidance lines and chapters running on (no page breaks) make the pages less regular.
+    options = ExportOptions(index_table=True, deviation_table=True, layout_pass=True, include_descriptions=True,
+                            page_break_before_chapters=False)
     report = export_bid(sample_mapped_chapters(), tmp_path / "-bid.docx", sample_meta(), options,
                         analysis=sample_analysis(), breakdown=sample_breakdown(), soffice=_soffice())
     assert report.path.name == "-bid.docx"
@@ -139,14 +135,14 @@ def test_generated_project_page_numbers_match_the_rendered_pages(tmp_path: Path,
 
 
 @pytest.mark.real_tender
-@pytest.mark.parametrize("name", ["yangjiang-tax-canteen.pdf", "sichuan-iptv-metadata.docx"])
-def test_real_tender_page_numbers_match_the_rendered_pages(tenders_dir: Path, tmp_path: Path, name: str) -> None:
+def test_real_tender_page_numbers_match_the_rendered_pages(tenders_dir: Path, tmp_path: Path) -> None:
+    """yangjiang: one-to-one with 8 technical items and 24 ★/▲ clauses (sichuan is rendered by
+    ``tests/tools/render_response_tables.py``; two real tenders here would double the time)."""
     from tests.tender_projects import tender_project
 
-    project = tender_project(tenders_dir / name)
-    if name.startswith("yangjiang"):
-        assert len(project.analysis.technical_groups) == 8
-        assert {r.mark for r in project.breakdown.risks} == {"★", "▲"}
+    project = tender_project(tenders_dir / "yangjiang-tax-canteen.pdf")
+    assert len(project.analysis.technical_groups) == 8
+    assert {r.mark for r in project.breakdown.risks} == {"★", "▲"}
     report = _export(project.chapters, project.analysis, project.breakdown, project.meta, tmp_path / "bid.docx")
     groups = len(project.analysis.technical_groups)
     _check(report, tmp_path, min_refs=groups * 4 + groups + len(project.breakdown.risks))

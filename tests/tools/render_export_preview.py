@@ -1,11 +1,13 @@
 """Render the sample export to PNG previews: cover, TOC page and a chapter page (docs/export-*.png).
 
 Run from the repository root: ``python tests/tools/render_export_preview.py [out_dir] [--preset 暗标]
-[--no-toc-update]``. Pipeline: export_docx -> LibreOffice (via tests/tools/lo_update_toc.py
-with the system ``python3`` that has ``uno``, updating the TOC as Word does on open; or plain
-``soffice --convert-to pdf`` with --no-toc-update) -> ``pdftoppm -r 60``. A private fontconfig
-file maps 宋体/SimSun to Noto Serif CJK SC and 黑体/SimHei to Noto Sans CJK SC, the closest
-faces installed here; Word on Windows uses the real SimSun/SimHei.
+[--update-fields]``. Pipeline: export_bid with the layout pass (real page numbers in the
+file) -> plain ``soffice --convert-to pdf``, i.e. the file as a reader sees it on opening,
+without updating any field (or, with --update-fields, through tests/tools/lo_update_toc.py
+with the system ``python3`` that has ``uno``, updating the TOC as Word does when asked) ->
+``pdftoppm -r 60``. A private fontconfig file maps 宋体/SimSun to Noto Serif CJK SC and
+黑体/SimHei to Noto Sans CJK SC, the closest faces installed here; Word on Windows uses the
+real SimSun/SimHei.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from app.export import ExportOptions, export_docx  # noqa: E402
+from app.export import ExportOptions  # noqa: E402
+from app.export.docx_writer import export_bid  # noqa: E402
 from tests.export_sample import sample_chapters, sample_meta  # noqa: E402
 
 FONTS_CONF = """<?xml version="1.0"?>
@@ -85,7 +88,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("out_dir", nargs="?", default=str(REPO / "docs"))
     parser.add_argument("--preset", default="标准投标版")
-    parser.add_argument("--no-toc-update", action="store_true")
+    parser.add_argument("--update-fields", action="store_true")
     parser.add_argument("--dpi", type=int, default=60)
     args = parser.parse_args()
     out = Path(args.out_dir)
@@ -95,10 +98,12 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         env = dict(os.environ, FONTCONFIG_FILE=str(_fontconfig(tmp)))
-        docx_path = export_docx(
-            sample_chapters(), tmp / "preview.docx", sample_meta(), ExportOptions(preset=args.preset)
+        os.environ["FONTCONFIG_FILE"] = env["FONTCONFIG_FILE"]  # the layout pass sees the same faces
+        report = export_bid(
+            sample_chapters(), tmp / "preview.docx", sample_meta(), ExportOptions(preset=args.preset, layout_pass=True)
         )
-        pdf = _to_pdf(docx_path, tmp, not args.no_toc_update, env)
+        print(report.summary_zh())
+        pdf = _to_pdf(report.path, tmp, args.update_fields, env)
         with pymupdf.open(pdf) as doc:
             texts = ["".join(page.get_text().split()) for page in doc]
         chapter = next(i for i, t in enumerate(texts) if i >= 2 and "第二章总体技术方案" in t)
