@@ -30,6 +30,7 @@ from app.core.stream_events import (
     InstructionRejected,
     MalformedInstruction,
 )
+from app.llm.instruction_fast import FastInstructions
 from app.llm.instruction_locks import LockPredicate, PathLocks
 from app.llm.schema_check import TYPE_ZH, SchemaNode, compile_model_schema, json_type
 
@@ -104,10 +105,16 @@ class InstructionApplier:
         self.locks = PathLocks(locked, lock_reason, is_locked, code_owned)
         self.code_owned = self.locks.code_owned
         self.strip_title_numbers = strip_title_numbers
+        plain = self._checked_nodes and not self.locks.patterns and is_locked is None
+        #: Plain appends and sets skip the general machinery (same checks, same result).
+        self.fast: FastInstructions | None = (
+            FastInstructions(outline, self.schema, root_key, self.code_owned) if plain else None)
 
     # ------------------------------------------------------------------ public
     def apply(self, ins: Instruction, round_no: int = 0) -> InstructionApplied | InstructionRejected:
         """Validate ``ins`` and, if valid, apply it; ``done`` is accepted without change."""
+        if self.fast is not None and self.fast.apply(ins):
+            return InstructionApplied(ins, round_no, ())
         try:
             change = self._plan(ins)
         except InstructionRefused as e:
