@@ -246,7 +246,7 @@ class InstructionParser:
             line = line[:-1]
         p = self._pending
         if p is None:
-            if _FENCE.match(line):
+            if line[:1] != "{" and _FENCE.match(line):  # an instruction line is never a fence
                 return
             self._scan_line(line, 0, lineno)
             return
