@@ -60,10 +60,17 @@ def test_response_map_rows_from_one_to_one_chapters_and_user_mappings() -> None:
 
 
 def test_criteria_summary_is_short_and_ends_at_a_sentence() -> None:
+    from app.core.analysis import ScoringGroup, ScoringSubItem
+
     groups = {g.id: g for g in sample_analysis().groups}
     assert criteria_summary(groups["R2"]) == "总体架构；功能设计；部署方案"
     long = criteria_summary(groups["R3"], limit=30)
     assert len(long) <= 30 and long.endswith(("；", "。", "…"))
+    subs = ScoringGroup(id="R9", title="服务方案", sub_items=[ScoringSubItem(name="人员配置", points=5),
+                                                            ScoringSubItem(name="进度计划", points=3.5)])
+    assert criteria_summary(subs) == "人员配置（5分）；进度计划（3.5分）"
+    noted = ScoringGroup(id="R8", title="车辆", description="每备一台车得 3 分，最高 6 分。注：须提供行驶证复印件。")
+    assert criteria_summary(noted) == "每备一台车得3分，最高6分。"
 
 
 def test_index_table_lists_every_item_with_sections_and_page_fields(tmp_path: Path) -> None:
@@ -202,3 +209,25 @@ def test_mappings_and_deviation_rows_survive_save_and_load(tmp_path: Path) -> No
     old = load_project(tmp_path / "v1.bidproj")
     assert old.migrated_from == 1 and old.breakdown is not None
     assert [r.deviation for r in old.breakdown.risks] == ["无偏离"] * 4
+
+
+def test_a_kept_libreoffice_profile_is_used_by_one_export_at_a_time(tmp_path: Path) -> None:
+    import os
+    import time
+
+    from app.export.layout_pass import STALE_LOCK_S, _claimed
+
+    profile = tmp_path / "data" / "lo-profile"
+    with _claimed(profile) as first:
+        assert first == profile
+        with _claimed(profile) as second:
+            assert second is None  # busy: the second export uses a fresh profile
+    assert not profile.with_name("lo-profile.lock").exists()
+    lock = profile.with_name("lo-profile.lock")
+    lock.write_text("", encoding="utf-8")
+    old = time.time() - STALE_LOCK_S - 60
+    os.utime(lock, (old, old))  # left over from a crash long ago
+    with _claimed(profile) as taken:
+        assert taken == profile
+    with _claimed(None) as none:
+        assert none is None

@@ -114,9 +114,13 @@ def unanswered_groups(analysis: Analysis, chapters: Sequence[OutlineNode]) -> li
 
 
 def criteria_summary(group: ScoringGroup, limit: int = SUMMARY_CHARS) -> str:
-    """A short criteria text for the index: the detail points, else the first sentence(s) of the criteria."""
+    """A short criteria text for the index: the detail points, else the named sub-items with their
+    points, else the criteria up to its notes (注：…), cut at a sentence end."""
+    named = [f"{s.name}（{s.points:g}分）" if s.points is not None else s.name for s in group.sub_items if s.name]
     if group.detail_points:
         text = "；".join(p.strip() for p in group.detail_points if p.strip())
+    elif named:
+        text = "；".join(named)
     else:
         text = re.sub(r"\s+", "", group.description)
         note = re.search(r"(?:备注|说明|注)[:：]", text)

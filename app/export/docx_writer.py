@@ -360,10 +360,13 @@ def export_bid(
     analysis: Analysis | None = None,
     breakdown: Breakdown | None = None,
     soffice: str | None = None,
+    layout_profile: Path | None = None,
 ) -> ExportReport:
     """Export and report: with ``options.layout_pass`` the document is laid out by LibreOffice
     (``soffice``, else the one found on this machine) and the real page numbers are written
     into the TOC, the index and deviation tables and the footer total before saving.
+    ``layout_profile`` keeps LibreOffice's profile between exports (the app passes one in
+    its data folder); None uses a fresh one each time.
 
     Without LibreOffice, or when the layout fails, the file is still written (fields kept for
     Word to compute on update) and the report says why. Raises :class:`ExportError` like
@@ -382,7 +385,7 @@ def export_bid(
             notes.append("本机未安装 LibreOffice，页码以域保存：在 Word/WPS 中打开时选择更新域即可显示页码")
         else:
             try:
-                layout = _lay_out(built, exe)
+                layout = _lay_out(built, exe, layout_profile)
             except LayoutError as exc:
                 built.fields.clear()
                 notes.append(f"页码排版未完成（{exc.message_zh}），页码以域保存，打开时请更新域")
@@ -395,9 +398,9 @@ def export_bid(
     return ExportReport(target, laid_out, body_pages, seconds, tuple(notes), tuple(built.warnings))
 
 
-def _lay_out(built: _Built, soffice: str) -> Any:
+def _lay_out(built: _Built, soffice: str, profile: Path | None) -> Any:
     """Lay the built document out once (placeholders as wide as page numbers) and read the pages."""
     marks = [HeadingMark(h.bookmark, len(h.path), h.text) for h in built.headings]
     built.fields.fill_placeholder(len(str(max(len(built.headings), 9))))
     return lay_out(lambda p: built.doc.save(str(p)), marks, BODY_START_BOOKMARK, built.first_text,
-                   soffice=soffice)
+                   soffice=soffice, profile=profile)

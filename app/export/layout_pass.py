@@ -21,7 +21,8 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -38,6 +39,8 @@ PDF_FILTER: Final = (
 #: Seconds for start-up plus per 100 KB of .docx (a 1,000-heading bid is about 400 KB).
 BASE_TIMEOUT_S: Final = 90.0
 TIMEOUT_PER_100KB_S: Final = 10.0
+#: A profile lock older than this is left over from a crash.
+STALE_LOCK_S: Final = 900.0
 
 
 class LayoutError(Exception):
@@ -88,14 +91,16 @@ def _timeout_for(docx_path: Path) -> float:
     return BASE_TIMEOUT_S + TIMEOUT_PER_100KB_S * docx_path.stat().st_size / 100_000
 
 
-def convert_to_pdf(docx_path: Path, out_dir: Path, soffice: str, timeout: float | None = None) -> Path:
+def convert_to_pdf(docx_path: Path, out_dir: Path, soffice: str, timeout: float | None = None,
+                   profile: Path | None = None) -> Path:
     """Convert ``docx_path`` to PDF in ``out_dir`` with a private profile; the PDF's path.
 
+    ``profile`` is the LibreOffice user profile to use (a fresh one in ``out_dir`` when None).
     Raises :class:`LayoutError` on a timeout, a crash or a missing result.
     """
     source = docx_path.resolve()
     out = out_dir.resolve()
-    profile = out / "lo-profile"
+    profile = (profile or out / "lo-profile").resolve()
     env = dict(os.environ, SAL_USE_VCLPLUGIN="svp")
     limit = timeout if timeout is not None else _timeout_for(source)
     try:  # files as Path objects: the helper passes them absolute, never as options
@@ -182,17 +187,53 @@ def read_layout(pdf_path: Path, headings: Sequence[HeadingMark], body_start: str
     return Layout(pages=pages, body_pages=max(total - start, 0), total_pages=total, seconds=seconds)
 
 
+@contextmanager
+def _claimed(profile: Path | None) -> Iterator[Path | None]:
+    """``profile`` if no other export is using it (a lock file beside it), else None.
+
+    A lock older than :data:`STALE_LOCK_S` is left over from a crash and taken over.
+    """
+    if profile is None:
+        yield None
+        return
+    lock = profile.with_name(profile.name + ".lock")
+    try:
+        profile.parent.mkdir(parents=True, exist_ok=True)
+        if lock.exists() and time.time() - lock.stat().st_mtime > STALE_LOCK_S:
+            lock.unlink(missing_ok=True)
+        fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except OSError:
+        yield None
+        return
+    os.close(fd)
+    try:
+        yield profile
+    finally:
+        lock.unlink(missing_ok=True)
+
+
 def lay_out(save: Callable[[Path], None], headings: Sequence[HeadingMark], body_start: str,
-            body_first_text: str, soffice: str | None = None, timeout: float | None = None) -> Layout:
+            body_first_text: str, soffice: str | None = None, timeout: float | None = None,
+            profile: Path | None = None) -> Layout:
     """Save the document (``save(path)``) to a private folder, convert it once, and return
-    where each bookmarked heading landed. Raises :class:`LayoutError`."""
+    where each bookmarked heading landed. Raises :class:`LayoutError`.
+
+    ``profile`` is a LibreOffice profile kept between exports (start-up is about a second
+    faster once it exists); when another export holds it, or it fails, a fresh one is used.
+    """
     exe = soffice or find_soffice()
     if exe is None:
         raise LayoutError("未安装 LibreOffice")
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="bidstudio-layout-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bidstudio-layout-") as tmp, _claimed(profile) as kept:
         work = Path(tmp)
         source = work / "layout.docx"
         save(source)
-        pdf = convert_to_pdf(source, work, exe, timeout)
+        try:
+            pdf = convert_to_pdf(source, work, exe, timeout, kept)
+        except LayoutError:
+            if kept is None:
+                raise
+            shutil.rmtree(kept, ignore_errors=True)  # a damaged kept profile: start afresh, once
+            pdf = convert_to_pdf(source, work, exe, timeout)
         return read_layout(pdf, headings, body_start, body_first_text, time.perf_counter() - started)

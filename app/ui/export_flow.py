@@ -95,9 +95,11 @@ def _default_choices(window: MainWindow) -> ExportChoices:
 
 def _export(path: Path, choices: ExportChoices, chapters: list[OutlineNode], analysis: Analysis,
             breakdown: Breakdown | None) -> ExportReport:
+    from app.core.settings_model import data_dir
     from app.export.docx_writer import export_bid
 
-    return export_bid(chapters, path, choices.meta, choices.options, analysis=analysis, breakdown=breakdown)
+    return export_bid(chapters, path, choices.meta, choices.options, analysis=analysis, breakdown=breakdown,
+                      layout_profile=data_dir() / "lo-layout-profile")
 
 
 def _finish(window: MainWindow, outcome: ExportReport | BaseException) -> Path | None:

@@ -260,9 +260,11 @@ async def test_export_dialog_defaults_warnings_and_tables_in_the_file(window: Ma
 
 
 @pytest.mark.libreoffice
-async def test_export_runs_the_layout_pass_off_the_gui_thread(window: MainWindow, tmp_path: Path) -> None:
+async def test_export_runs_the_layout_pass_off_the_gui_thread(window: MainWindow, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     if not (shutil.which("soffice") or shutil.which("libreoffice")):
         pytest.skip("LibreOffice (soffice) is not installed")
+    monkeypatch.setenv("BIDSTUDIO_DATA_DIR", str(tmp_path / "data"))
     task = window.controller.spawn("dialog", window.choose_and_export())
     dialog: ExportDialog = await _visible(window, ExportDialog, "exportDialog")
     assert dialog.layout_check.isEnabled() and dialog.layout_check.isChecked()
@@ -288,3 +290,6 @@ async def test_export_runs_the_layout_pass_off_the_gui_thread(window: MainWindow
     await ticker
     assert ticks >= 10  # the event loop kept running while LibreOffice laid the file out
     assert "页码已按排版结果写入" in window.statusBar().currentMessage()
+    # The app keeps LibreOffice's profile for the next export, and leaves no lock behind.
+    assert (tmp_path / "data" / "lo-layout-profile").is_dir()
+    assert not (tmp_path / "data" / "lo-layout-profile.lock").exists()
