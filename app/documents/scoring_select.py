@@ -78,7 +78,7 @@ def rank(table: ScoringTable, doc: TenderDocument | None) -> None:
         score += 1
         ev.append("评分项名称短、评分标准长")
     if len(rows) == 1 and table.stated_total is None:
-        score -= 1
+        score -= 1 if table.header else 3  # one numbered row in a form, without a header, is rarely a table
     if table.header:
         score += 0.5
     if _CAPTION_SCORING.search(compact(table.caption[-40:] + table.label)):

@@ -32,6 +32,7 @@ CATEGORY_OF: dict[ScoreCategory, ScoringCategory] = {
 }
 MAX_KEPT_CANDIDATES = 8
 MAX_KEPT_ROWS = 80
+MIN_KEPT_SCORE = 3.0  # weaker blocks (a stray numbered row in a form) are not offered as candidates
 
 
 def table_key(table: ScoringTable) -> str:
@@ -71,7 +72,7 @@ def table_info(table: ScoringTable, used: bool) -> ScoringTableInfo:
     key = table_key(table)
     rows = table.rows[:MAX_KEPT_ROWS]
     return ScoringTableInfo(
-        key=key, label=table.label or _caption_tail(table.caption), kind=table.kind, pages=table.pages,
+        key=key, label=_once(table.label) or _caption_tail(table.caption), kind=table.kind, pages=table.pages,
         total=table.points_sum, stated_total=table.stated_total, stated_by_category=stated_by_category(table),
         score=table.score, evidence=table.evidence, rejected=table.rejected, used=used,
         groups=[row_group(r, key) for r in rows],
@@ -79,8 +80,18 @@ def table_info(table: ScoringTable, used: bool) -> ScoringTableInfo:
 
 
 def _caption_tail(caption: str) -> str:
+    """The title right above a table, once (DOCX captions join the last two paragraphs)."""
     parts = [p.strip() for p in re.split(r"[。；;]", caption) if p.strip()]
-    return parts[-1][:40] if parts else ""
+    return _once(parts[-1])[:40] if parts else ""
+
+
+def _once(text: str) -> str:
+    """A title whose words repeat ("附表3 商务评审表 商务评审表") said once."""
+    words: list[str] = []
+    for w in text.split():
+        if not any(w in earlier for earlier in words):
+            words.append(w)
+    return " ".join(words)
 
 
 def scoring_tables(scoring: ScoringResult) -> list[ScoringTableInfo]:
@@ -90,7 +101,8 @@ def scoring_tables(scoring: ScoringResult) -> list[ScoringTableInfo]:
     for t in scoring.tables:
         if all(t is not c for c in pool):
             pool.append(t)
-    others = sorted((c for c in pool if id(c) not in used), key=lambda c: -c.score)[:MAX_KEPT_CANDIDATES]
+    others = sorted((c for c in pool if id(c) not in used and (c.rejected or c.score >= MIN_KEPT_SCORE)),
+                    key=lambda c: -c.score)[:MAX_KEPT_CANDIDATES]
     keep = {id(c) for c in others} | used
     return [table_info(c, id(c) in used) for c in pool if id(c) in keep]
 

@@ -294,6 +294,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.status.cancel_requested.connect(c.cancel_slot)
         self.analysis_view.analysis_edited.connect(self._on_analysis_edited)
         self.analysis_view.page_requested.connect(self._show_page)
+        self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
         self.outline_view.source_requested.connect(self._show_requirement)
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
         self.library_panel.insert_requested.connect(self._on_library_insert)

@@ -15,6 +15,7 @@ from app.core.project import load_project
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
 from app.ui.main_window import MainWindow
+from app.ui.scoring_items_model import COL_POINTS
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -58,19 +59,19 @@ async def test_overview_and_group_edits_undo_and_redo(window: MainWindow, tmp_pa
     assert stack.count() == 2 and stack.undoText() == "编辑项目概况"
 
     model = view.table_model
-    assert model.setData(model.index(0, 2), "15")
+    assert model.setData(model.index(0, COL_POINTS), "15")
     row = model.add_group("售后服务")
     assert [g.title for g in c.analysis.technical_groups] == ["配送方案", "食品安全", "售后服务"]
     assert c.analysis.technical_groups[0].points == 15.0
     assert [g.id for g in c.analysis.groups if g.category == "business"] == ["B1"]  # untouched
-    assert stack.count() == 4 and stack.undoText() == "编辑评分项" and row == 2
+    assert stack.count() == 4 and stack.undoText() == "编辑评分项" and row == 3
 
     stack.undo()  # the added group
     assert [g.title for g in c.analysis.technical_groups] == ["配送方案", "食品安全"]
-    assert model.rowCount() == 2  # the view follows
+    assert model.rowCount() == 3  # the view follows (every item is listed, the business one too)
     stack.undo()  # the points
     assert c.analysis.technical_groups[0].points == 10.0
-    assert model.data(model.index(0, 2), Qt.ItemDataRole.DisplayRole) == "10"
+    assert model.data(model.index(0, COL_POINTS), Qt.ItemDataRole.DisplayRole) == "10"
     stack.undo()  # the whole typed summary at once
     assert c.analysis.overview.summary == "" and view.summary.toPlainText() == ""
     stack.undo()

@@ -1,0 +1,171 @@
+"""The analysis page's scoring part, driven by clicks: which table, checks, candidates, corrections.
+
+Tenders are generated (``tests.scoring_fixtures``) and opened through the window, so the
+view shows what the real parser read; one-to-one generation then runs the app's own path
+against the scripted loopback server and must use exactly the corrected items.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWidgetItem
+
+from app.ui.controller import AppController
+from app.ui.errors import ErrorReporter
+from app.ui.main_window import MainWindow
+from app.ui.scoring_items_model import COL_POINTS, COL_TITLE, ScoringTableModel
+from tests.openai_server import OpenAIServer
+from tests.pipeline_support import Router
+from tests.scoring_fixtures import build
+from tests.ui.conftest import make_client_factory
+from tests.ui.test_workflow import FREE_TITLES, free_and_aligned
+from tests.ui.ui_helpers import close_window, wait_for
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+
+
+@pytest.fixture
+async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
+                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
+    qapp.setQuitOnLastWindowClosed(False)
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
+    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    win.show()
+    yield win
+    await close_window(win)
+    await asyncio.sleep(0)
+
+
+def _click_check(qtbot: Any, widget: QListWidget, item: QListWidgetItem) -> None:
+    """Click the check box at the left of a list item."""
+    rect = widget.visualItemRect(item)
+    qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.x() + 10, rect.center().y()))
+
+
+def _row(model: ScoringTableModel, title: str) -> int:
+    return next(i for i, g in enumerate(model.groups) if g.title == title)
+
+
+async def _edit_cell(qtbot: Any, window: MainWindow, row: int, col: int, text: str) -> None:
+    view = window.analysis_view
+    index = view.table_model.index(row, col)
+    view.table.setCurrentIndex(index)
+    view.table.edit(index)
+
+    def editor() -> QLineEdit | None:
+        return next((w for w in view.table.viewport().findChildren(QLineEdit) if w.isVisible()), None)
+
+    await wait_for(lambda: editor() is not None)
+    line = editor()
+    assert line is not None
+    line.selectAll()
+    if text.isascii():
+        qtbot.keyClicks(line, text)
+    else:
+        line.insert(text)  # what an input method commits (QTest types ASCII keys only)
+    qtbot.keyClick(line, Qt.Key.Key_Return)  # the delegate commits on the next event-loop turn
+    await wait_for(lambda: view.table.state() != QAbstractItemView.State.EditingState)
+
+
+async def test_source_checks_candidates_and_corrections_are_undo_steps(window: MainWindow, tmp_path: Path,
+                                                                       qtbot: Any) -> None:
+    path, _expect = build("decoys", tmp_path)
+    await window.open_path(path)
+    c, view = window.controller, window.analysis_view
+    stack = c.undo_stack
+    assert "使用的评分表" in view.source_label.text()
+    assert "合计 100 分（应为 100 分）✓" in view.checks_label.text() and "技术 60 分" in view.checks_label.text()
+    pages: list[int] = []
+    view.page_requested.connect(pages.append)
+    qtbot.mouseClick(view.jump_button, Qt.MouseButton.LeftButton)
+    used = next(t for t in c.analysis.scoring_tables if t.used)
+    assert pages == [used.pages[0]]
+
+    items = [view.candidates.item(i) for i in range(view.candidates.count())]
+    assert any("不像评分表" in it.text() and "考核" in it.text() for it in items)
+    decoy = next(it for it in items if "考核" in it.text())
+    before = c.analysis
+    _click_check(qtbot, view.candidates, decoy)  # pick the look-alike as well
+    assert [g.title for g in c.analysis.groups][:3] == ["保洁质量", "安全管理", "服务态度"]
+    assert "合计 200 分（应为 100 分）✗" in view.checks_label.text()
+    assert stack.count() == 1
+    stack.undo()
+    assert c.analysis == before and view.table_model.rowCount() == 5
+
+    model = view.table_model
+    view.table.selectRow(_row(model, "人员培训计划"))
+    qtbot.mouseClick(view.move_buttons["business"], Qt.MouseButton.LeftButton)
+    moved = next(g for g in c.analysis.groups if g.title == "人员培训计划")
+    assert moved.category == "business" and moved.decided_by == "user"
+    assert "技术 45 分" in view.checks_label.text() and stack.undoText() == "编辑评分项"
+    stack.undo()
+    assert next(g for g in c.analysis.groups if g.title == "人员培训计划").category == "technical"
+
+    await _edit_cell(qtbot, window, _row(model, "保洁作业方案"), COL_TITLE, "保洁作业实施方案")
+    await _edit_cell(qtbot, window, _row(model, "保洁作业实施方案"), COL_POINTS, "30")
+    edited = next(g for g in c.analysis.groups if g.title == "保洁作业实施方案")
+    assert edited.points == 30 and "合计 95 分（应为 100 分）✗" in view.checks_label.text()
+    stack.undo()
+    stack.undo()
+    assert next(g for g in c.analysis.groups if g.title == "保洁作业方案").points == 35
+
+
+async def test_generation_uses_exactly_the_corrected_items(window: MainWindow, tmp_path: Path,
+                                                           llm_server: OpenAIServer, qtbot: Any) -> None:
+    llm_server.handler = Router()
+    path, _expect = build("subtotal_rows", tmp_path)
+    await window.open_path(path)
+    c, view = window.controller, window.analysis_view
+    assert [g.title for g in c.analysis.technical_groups] == ["总体设计", "质量控制", "进度安排"]
+    view.table.selectRow(_row(view.table_model, "进度安排"))
+    qtbot.mouseClick(view.not_chapter_button, Qt.MouseButton.LeftButton)
+    view.table.selectRow(_row(view.table_model, "节能产品"))
+    qtbot.mouseClick(view.move_buttons["technical"], Qt.MouseButton.LeftButton)
+    assert [g.title for g in c.analysis.technical_groups] == ["总体设计", "质量控制", "节能产品"]
+    assert window.mode_box.currentData() == "aligned"
+    finished: list[tuple[int, str]] = []
+    c.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: bool(finished) and not c.busy, timeout=60)
+    assert finished[-1][0], finished[-1][1]
+    assert [ch.title for ch in c.outline.chapters] == ["总体设计", "质量控制", "节能产品"]
+
+
+async def test_no_technical_scoring_says_why_and_offers_free_mode(window: MainWindow, tmp_path: Path,
+                                                                 llm_server: OpenAIServer, qtbot: Any) -> None:
+    llm_server.handler = Router(free_and_aligned)
+    path, _expect = build("lowest_price", tmp_path)
+    await window.open_path(path)
+    c, view = window.controller, window.analysis_view
+    assert not c.analysis.has_technical_scoring
+    assert view.no_scoring.isVisible() and "最低投标价法" in view.no_scoring.text()
+    assert view.free_mode_button.isVisible()
+    finished: list[tuple[int, str]] = []
+    c.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(view.free_mode_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: bool(finished) and not c.busy, timeout=60)
+    assert finished[-1][0], finished[-1][1]
+    assert window.mode_box.currentData() == "free"
+    assert [ch.title for ch in c.outline.chapters] == FREE_TITLES
+
+
+def test_scoring_items_model_passes_the_model_tester(qtmodeltester: Any) -> None:
+    from app.core.analysis import ScoringGroup, ScoringSubItem
+
+    model = ScoringTableModel()
+    model.set_groups([
+        ScoringGroup(id="R1", title="服务方案", points=30, category="technical",
+                     sub_items=[ScoringSubItem(criteria="应急预案", points=10)]),
+        ScoringGroup(id="R2", title="业绩", points=10, category="business"),
+    ])
+    qtmodeltester.check(model)
+    assert model.setData(model.index(1, 1), "技术") and model.groups[1].category == "technical"
+    assert not model.setData(model.index(1, 1), "不是类别")
+    assert model.setData(model.index(0, 4), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+    assert not model.groups[0].chapter
