@@ -135,7 +135,7 @@ async def test_real_tender_scoring_table_fills_analysis_and_jumps_to_its_page(ma
     assert c.document is not None and c.document.page_count == 111
     titles = [g.title for g in c.analysis.technical_groups]
     assert titles[:3] == ["配送车辆情况", "配送加工场地情况", "冷藏库仓储能力"] and len(titles) == 8
-    assert window.analysis_view.table_model.rowCount() == 8
+    assert window.analysis_view.table_model.rowCount() == 12  # every item: 8 technical, 3 business, 1 price
     pages: list[int] = []
     window.analysis_view.page_requested.connect(pages.append)
     # An outline node's source requirement leads to the scoring item and its page.
