@@ -3,9 +3,11 @@
 It listens on a loopback socket; the real ``openai`` client talks to it. Each test scripts
 what the "model" does with :class:`Reply` objects (text, streamed or not, HTTP errors,
 dropped connections, slow answers, truncation) and afterwards inspects the requests the
-server received. It also plays two llama.cpp behaviours: rejecting ``json_schema``
-response formats (as HTTP 400, or as llama-cpp-python's HTTP 500 pydantic error) and
-counting overlapping requests so concurrency limits can be checked.
+server received. It also plays three llama.cpp behaviours: rejecting ``json_schema``
+response formats (as HTTP 400, or as llama-cpp-python's HTTP 500 pydantic error),
+counting overlapping requests so concurrency limits can be checked, and dying on a schema
+whose grammar is too large (:func:`grammar_overflow`): the connection is dropped without
+an answer and the server stops listening, so every later request is refused.
 
 Usage::
 
@@ -35,6 +37,78 @@ LLAMA_CPP_500_BODY = {
         "type": "internal_server_error",
     }
 }
+
+
+#: llama.cpp's MAX_REPETITION_THRESHOLD: rules one repetition may generate.
+LLAMA_REPETITION_THRESHOLD = 2000
+#: Total grammar rules this server accepts (a small machine's engine chokes well before).
+GRAMMAR_RULE_LIMIT = 3000
+
+
+def grammar_overflow(schema: Any, rule_limit: int = GRAMMAR_RULE_LIMIT) -> str | None:
+    """Why llama.cpp's grammar parser would refuse ``schema`` (and the server die), or None.
+
+    Written independently of the app's own estimate: llama-cpp-python turns a bounded
+    string or array into nested optional groups, ``(x (x (x)?)?)?``; the parser counts the
+    rules inside each group and fails once a repetition would repeat more than
+    ``LLAMA_REPETITION_THRESHOLD`` of them.
+    """
+    defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
+    done: set[str] = set()
+    total = 0
+    worst = 0
+
+    def nested(low: Any, high: Any) -> None:
+        nonlocal total, worst
+        if high is None:
+            total += 1
+            return
+        depth = max(0, int(high) - int(low or 0))
+        worst = max(worst, 2 * depth - 1)
+        total += 2 * depth
+
+    def walk(node: Any) -> None:
+        nonlocal total
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+            return
+        if not isinstance(node, dict):
+            return
+        total += 1
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            name = ref.split("/")[-1]
+            if name not in done:
+                done.add(name)
+                walk(defs.get(name))
+            return
+        if node.get("type") == "string" and ("maxLength" in node or "minLength" in node):
+            nested(node.get("minLength"), node.get("maxLength"))
+        if node.get("type") == "array" or "items" in node:
+            nested(node.get("minItems"), node.get("maxItems"))
+        for key in ("items", "anyOf", "oneOf", "allOf"):
+            if key in node:
+                walk(node[key])
+        for sub in (node.get("properties") or {}).values():
+            walk(sub)
+
+    walk(schema)
+    if worst > LLAMA_REPETITION_THRESHOLD:
+        return ("parse: error parsing grammar: number of rules that are going to be repeated multiplied by "
+                "the new repetition exceeds sane defaults")
+    if total > rule_limit:
+        return f"failed to parse grammar: {total} rules"
+    return None
+
+
+def schema_in(response_format: Any) -> Any:
+    """The schema a ``response_format`` carries (json_schema or llama.cpp's json_object + schema)."""
+    if not isinstance(response_format, dict):
+        return None
+    if response_format.get("type") == "json_schema":
+        return (response_format.get("json_schema") or {}).get("schema")
+    return response_format.get("schema")
 
 
 @dataclass
@@ -115,6 +189,10 @@ class OpenAIServer:
         self.reject_json_schema: str | None = None  # None, "400" or "500"
         self.require_key: str | None = None  # when set, other keys get 401
         self.max_concurrent = 0
+        self.grammar_check = True  # die like llama.cpp on a schema whose grammar is too large
+        self.grammar_rule_limit = GRAMMAR_RULE_LIMIT
+        self.died: str | None = None  # why the server process "exited"
+        self._closed = False
         self._inflight = 0
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
@@ -135,9 +213,23 @@ class OpenAIServer:
         return self
 
     def close(self) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)
+
+    def die(self, reason: str) -> None:
+        """Stop listening at once, as a crashed server process does (later connects are refused)."""
+        self.died = reason
+        threading.Thread(target=self.close, name="fake-openai-exit", daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        """Whether the server still accepts connections."""
+        return self.died is None and not self._closed
 
     def __enter__(self) -> OpenAIServer:
         return self.start()
@@ -226,6 +318,10 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             req.finished = time.monotonic()
 
         def do_POST(self) -> None:
+            if server.died is not None:  # the process is gone: nothing answers any more
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
@@ -255,6 +351,15 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._send_json(400, {"error": {"message": "response_format type json_schema is not supported", "type": "invalid_request_error", "param": "response_format"}})
                 return
+            schema = schema_in(rf)
+            if server.grammar_check and schema is not None:
+                reason = grammar_overflow(schema, server.grammar_rule_limit)
+                if reason is not None:  # llama-cpp-python's process exits: no answer, no listener
+                    req.disconnected = True
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    server.die(reason)
+                    return
             reply = server._next_reply(req)
             if reply.delay:
                 time.sleep(reply.delay)

@@ -28,7 +28,7 @@ from app.llm.client import Completion, LLMClient, Message
 from app.llm.errors import LLMConnectionError, LLMResponseError
 from app.llm.json_extract import extract_json, parse_json
 from app.llm.json_normalize import normalize_for_model
-from app.llm.response_format import json_schema_format
+from app.llm.wire_schema import wire_format
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +186,7 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
     """
     result: CollectResult[M] = CollectResult()
     target = target_description or describe_target(model)
-    fmt = json_schema_format(model) if use_response_format else None
+    fmt = wire_format(model) if use_response_format else None
     convo: list[Message] = list(messages)
     seen_invalid: set[str] = set()
     journal = client.journal
