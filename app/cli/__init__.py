@@ -45,6 +45,18 @@ def main(argv: list[str] | None = None) -> int:
         reconfigure = getattr(stream, "reconfigure", None)
         if reconfigure is not None:
             reconfigure(errors="replace")
+    from app.core.secrets import ScrubbingStream, install_log_scrubber
+
+    install_log_scrubber()
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbingStream(out), ScrubbingStream(err)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(argv: list[str] | None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if refuses_key_option(argv):  # checked before argparse, which would echo the value
         print(f"用法错误：{KEY_REFUSAL}", file=sys.stderr)

@@ -197,7 +197,13 @@ def ingest(path: str, password: str | None = None, max_bytes: int | None = None)
 
 
 def write_json(data: dict[str, Any], output: str | None) -> None:
-    """Print JSON to stdout, or write it to ``output`` atomically (temp file, fsync, rename)."""
+    """Print JSON to stdout, or write it to ``output`` atomically (temp file, fsync, rename).
+
+    Every string passes the secret scrubber (a report may quote an endpoint's error body).
+    """
+    from app.core.secrets import scrub_value
+
+    data = scrub_value(data)
     text = json.dumps(data, ensure_ascii=False, indent=2)
     try:
         text.encode("utf-8")

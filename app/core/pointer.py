@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from app.core.outline import Path
 
-_BRACKET = re.compile(r"\[\s*(?:'([^']*)'|\"([^\"]*)\"|(-?\d+))\s*\]")
+_BRACKET = re.compile(r"\[\s*(?:'([^']*)'|\"([^\"]*)\"|(-?[0-9]+))\s*\]")
 
 
 class PointerError(ValueError):
@@ -75,7 +75,7 @@ def pointer_to_target(tokens: list[str], root_key: str = "outline") -> Target:
     while i < len(rest):
         tok = rest[i]
         if expect_index:
-            if not re.fullmatch(r"0|[1-9]\d*", tok):
+            if not re.fullmatch(r"0|[1-9][0-9]*", tok):
                 raise PointerError(f"“{tok}”不是有效的数组下标")
             path.append(int(tok))
             expect_index = False

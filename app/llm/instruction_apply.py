@@ -38,7 +38,12 @@ log = logging.getLogger(__name__)
 _NUMBER_START = frozenset("0123456789第一二三四五六七八九十（( \u3000")
 _NUMBER_NOTE = "去掉了标题前的编号（编号由程序生成）"
 _ID_NOTE = "忽略了模型给出的编号（id 由程序生成）"
-_INDEX_TOKEN = re.compile(r"/\d+(?=/|$)")
+_INDEX_TOKEN = re.compile(r"/[0-9]+(?=/|$)")
+
+
+def _is_index(token: str) -> bool:
+    """An array index: ASCII digits only (``²`` or ``٢`` are not indices)."""
+    return token.isascii() and token.isdigit()
 
 
 class InstructionRefused(Exception):
@@ -175,7 +180,7 @@ class InstructionApplier:
         seen = self._seen_tokens.get(tokens)
         if seen is not None:
             return seen
-        indexes = [t for t in tokens if t.isdigit()]
+        indexes = [t for t in tokens if _is_index(t)]
         key = "/" + "/".join(tokens)  # only a cache key: "/" inside a token never names a valid field
         if indexes:
             key = _INDEX_TOKEN.sub("/#", key)
@@ -198,7 +203,7 @@ class InstructionApplier:
         for n, tok in enumerate(tokens):
             arr = schema.resolve("array")
             if arr is not None and arr.items is not None:
-                if not tok.isdigit():
+                if not _is_index(tok):
                     raise InstructionRefused(f"路径“{path_text}”无效：“{tok}”不是数组下标")
                 parent, schema, last_index = arr, arr.items, True
                 continue

@@ -32,6 +32,8 @@ __all__ = ["Instruction", "InstructionParser", "MalformedInstruction", "ParseEve
 #: A candidate that has not closed after this many lines / characters is given up.
 MAX_CANDIDATE_LINES = 60
 MAX_CANDIDATE_CHARS = 20_000
+#: Brackets an instruction may nest (an outline value needs a handful; 300 is an attack or a loop).
+MAX_NESTING = 24
 
 _Q = "[\"'\u201c\u201d]"
 _START = re.compile(r"\{\s*" + _Q + r"(?:op|path)" + _Q + r"\s*[:：]")
@@ -72,6 +74,7 @@ class _Scan:
     closers: list[str] = field(default_factory=list)
     quote: str = ""
     escape: bool = False
+    too_deep: bool = False
 
     def feed(self, text: str, start: int) -> int:
         """Scan ``text[start:]``; the index after the bracket closing the candidate, or -1."""
@@ -90,8 +93,14 @@ class _Scan:
                 self.quote = ch
             elif ch == "{":
                 closers.append("}")
+                if len(closers) > MAX_NESTING:
+                    self.too_deep = True
+                    return i + 1
             elif ch == "[":
                 closers.append("]")
+                if len(closers) > MAX_NESTING:
+                    self.too_deep = True
+                    return i + 1
             elif ch in "}]":
                 if closers and closers[-1] == ch:
                     closers.pop()
@@ -268,6 +277,10 @@ class InstructionParser:
         p.lines.append(line)
         p.chars += len(line) + 1
         end = p.scan.feed(line, 0)
+        if p.scan.too_deep:
+            self._pending = None
+            self._events.append(MalformedInstruction(p.lines[0][:200], _TOO_DEEP, line=p.lineno))
+            return
         if end >= 0:
             self._pending = None
             self._candidate("\n".join([*p.lines[:-1], line[:end]]), p.lineno)
@@ -281,7 +294,7 @@ class InstructionParser:
         if pos == 0 and line.startswith('{"op":'):  # fast path: the whole line is one instruction
             try:
                 obj, end = _DECODER.raw_decode(line, 0)
-            except ValueError:
+            except (ValueError, RecursionError):
                 end = -1
             if end == len(line):
                 self._instruction(obj, line, (), lineno)
@@ -300,7 +313,7 @@ class InstructionParser:
             self._thinking(line[pos:start], lineno)
             try:
                 obj, end = _DECODER.raw_decode(line, start)
-            except ValueError:
+            except (ValueError, RecursionError):
                 end = -1
             if end > 0:
                 self._instruction(obj, line[start:end], (), lineno)
@@ -308,6 +321,9 @@ class InstructionParser:
                 continue
             scan = _Scan()
             end = scan.feed(line, start)
+            if scan.too_deep:
+                self._events.append(MalformedInstruction(line[start:start + 200], _TOO_DEEP, line=lineno))
+                return
             if end < 0:
                 self._pending = _Pending([line[start:]], lineno, scan, chars=len(line) - start)
                 return
@@ -351,6 +367,9 @@ class InstructionParser:
         if not isinstance(obj, dict):
             events.append(MalformedInstruction(raw, "指令必须是一个 JSON 对象", line=lineno))
             return
+        if _depth_over(obj, MAX_NESTING):
+            events.append(MalformedInstruction(raw[:200], _TOO_DEEP, line=lineno))
+            return
         op = obj.get("op")
         if not isinstance(op, str) or not op.strip():
             events.append(MalformedInstruction(raw, "指令缺少 op 字段（应为 set、append、insert、remove、move 或 done）", line=lineno))
@@ -375,6 +394,23 @@ class InstructionParser:
             return
         events.append(Instruction(
             op, norm, tokens, obj.get("value"), "value" in obj, from_norm, from_tokens, raw, fixes, lineno))
+
+
+_TOO_DEEP = f"指令嵌套超过 {MAX_NESTING} 层，不是有效的目录指令，已拒绝"
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """Whether ``value`` nests lists/dicts deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values())
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item)
+    return False
 
 
 def parse_text(text: str) -> list[ParseEvent]:

@@ -12,20 +12,18 @@ registers its key as a secret, every string is scrubbed of secrets, and any head
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.core.secrets import scrub_value
+
 if TYPE_CHECKING:
     from app.llm.client import Completion, LLMClient
 
 JOURNAL_FILE = "llm_calls.jsonl"
-_SECRET_KEYS = frozenset({"authorization", "api_key", "apikey", "api-key", "x-api-key", "proxy-authorization"})
-_BEARER = re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._\-~+/=]{6,}")
-_REDACTED = "***"
 
 
 class CallJournal:
@@ -62,16 +60,7 @@ class CallJournal:
             fh.write(line + "\n")
 
     def _scrub(self, value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: self._scrub(v) for k, v in value.items() if str(k).lower() not in _SECRET_KEYS}
-        if isinstance(value, (list, tuple)):
-            return [self._scrub(v) for v in value]
-        if isinstance(value, str):
-            for secret in self._secrets:
-                if secret in value:
-                    value = value.replace(secret, _REDACTED)
-            return _BEARER.sub("Bearer " + _REDACTED, value)
-        return value
+        return scrub_value(value, frozenset(self._secrets))
 
     @staticmethod
     def read(path: Path) -> list[dict[str, Any]]:
