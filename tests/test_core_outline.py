@@ -173,3 +173,18 @@ def test_title_helpers() -> None:
     assert title_problem("ISO9001质量管理体系") is None
     assert title_problem("10-year-old child") is not None
     assert title_problem("项目编号") is not None
+
+
+@pytest.mark.parametrize("title", ["节标题", "章节标题", "小节", "标题一", "标题1", "小节2", "第三节", "子标题（二）",
+                                   "小点标题", "要点", "细项3"])
+def test_placeholder_headings_are_rule_violations(title: str) -> None:
+    from app.core.rules import title_problem
+
+    assert title_problem(title)
+
+
+@pytest.mark.parametrize("title", ["项目实施方案", "质量保障措施", "服务标准", "分项设计", "章节安排说明", "应急要点处置"])
+def test_real_headings_are_not_placeholders(title: str) -> None:
+    from app.core.rules import title_problem
+
+    assert title_problem(title) is None

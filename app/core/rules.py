@@ -37,6 +37,11 @@ _PLACEHOLDER_WRAP = "<>＜＞()（）…. "
 _DECORATION = re.compile(r"^[\s#*>`\-•·●○◆■□▪、:：|]+|[\s#*`|：:]+$")
 _QUOTES = "\"'“”‘’「」『』《》【】[]"
 _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
+#: A heading that is only a placeholder: 节标题, 标题一, 小节2, 第三节, 章节标题（一）…
+_PLACEHOLDER = re.compile(
+    r"^(?:第?[一二三四五六七八九十\d]+(?:章|节|部分|点|项)|(?:[一二三级]级)?(?:章|节|小点|小|子|章节|分|段|细)?(?:标题|节|点|项|章节|小节|要点|细项)"
+    r"[\s（(]*[一二三四五六七八九十\dA-Za-z]*[)）]?)$"
+)
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _JSON_DEBRIS = re.compile(r"[{}\[\]<>]|\.\.\.|…")
 _INSTRUCTION_ECHO = re.compile(r"请(?:写出|输出|根据|生成|按照|给出|列出)|以下内容|下级目录|输出格式|json", re.IGNORECASE)
@@ -102,6 +107,8 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”只是复述了提示词，不是真正的标题"
     if t.strip(_PLACEHOLDER_WRAP) in PLACEHOLDER_TITLES:
         return f"标题“{title}”照抄了示例，不是真正的标题"
+    if _PLACEHOLDER.match(t.replace(" ", "")):
+        return f"标题“{t}”只是占位符（如“节标题”“标题一”），不是真正的标题"
     if "_" in t:
         return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
     if _JSON_DEBRIS.search(t):
