@@ -26,8 +26,9 @@ GROUPS = [
 
 def make_client(server: OpenAIServer, **kw: object) -> LLMClient:
     """A client for the scripted server with fast retries and a private format registry."""
-    cfg = EndpointConfig(base_url=server.base_url, api_key="k", model="test-model",
-                         backoff_base=0.01, backoff_max=0.02, max_retries=1, timeout=10.0, **kw)  # type: ignore[arg-type]
+    params: dict[str, object] = {"backoff_base": 0.01, "backoff_max": 0.02, "max_retries": 1, "timeout": 10.0}
+    params.update(kw)
+    cfg = EndpointConfig(base_url=server.base_url, api_key="k", model="test-model", **params)  # type: ignore[arg-type]
     return LLMClient(cfg, formats=FormatRegistry())
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import pytest
 
@@ -219,19 +220,44 @@ async def test_endless_truncation_stops_after_bounded_continuations(client: LLMC
     assert state.sections["1.1.1"].status == "done" and "不完整" in state.sections["1.1.1"].error
 
 
-async def test_looping_model_is_not_continued_and_repeats_are_dropped(client: LLMClient,
+async def test_looping_model_is_stopped_mid_stream_and_never_accepted(client: LLMClient,
                                                                       llm_server: OpenAIServer) -> None:
-    loop = "我公司配送车辆每日出车前统一消毒并记录。\n" + "配送人员持证上岗，统一着装。\n" * 20
-    llm_server.push(Reply.truncated(loop))
-    state = await DraftingEngine(client).run(_requests()[:1])
+    loop = "我公司配送车辆每日出车前统一消毒并记录。\n" + "配送人员持证上岗，统一着装并佩戴工牌。\n" * 40
+    llm_server.push(Reply.truncated(loop, chunk_size=4, chunk_delay=0.005))
+    request = replace(_requests()[0], existing="原有正文：配送车辆每日消毒。")
+    state = await DraftingEngine(client).run([request])
     d = state.sections["1.1.1"]
     assert len(llm_server.completion_requests) == 1  # no continuation of a loop
+    first = llm_server.completion_requests[0]
+    for _ in range(200):  # the server notices the closed socket on its next write
+        if first.disconnected:
+            break
+        await asyncio.sleep(0.01)
+    assert first.disconnected  # cut while streaming, not read to the end
+    assert d.status == "failed" and "重复" in d.error
+    assert d.text == "原有正文：配送车辆每日消毒。"  # the section keeps its text
+    assert "统一着装并佩戴工牌" in d.rejected_text and d.rejected_text.count("佩戴工牌") < 40
+
+
+async def test_a_few_repeated_lines_are_dropped_not_rejected(client: LLMClient, llm_server: OpenAIServer) -> None:
+    text = "我公司配送车辆每日出车前统一消毒并记录。\n" + "配送人员持证上岗，统一着装。\n" * 3
+    llm_server.push(Reply.text(text))
+    state = await DraftingEngine(client).run(_requests()[:1])
+    d = state.sections["1.1.1"]
     assert d.status == "done" and d.text == "我公司配送车辆每日出车前统一消毒并记录。\n配送人员持证上岗，统一着装。"
     assert "重复" in d.error
 
 
+async def test_numbering_loop_never_replaces_text(client: LLMClient, llm_server: OpenAIServer) -> None:
+    llm_server.push(Reply.truncated("1.1." * 400, chunk_size=16))
+    request = replace(_requests()[0], existing="旧正文保持不变。")
+    state = await DraftingEngine(client).run([request])
+    d = state.sections["1.1.1"]
+    assert d.status == "failed" and d.text == "旧正文保持不变。" and d.rejected_text.startswith("1.1.")
+
+
 async def test_degenerate_output_is_failed_and_prompt_echo_removed(client: LLMClient, llm_server: OpenAIServer) -> None:
-    answers = {"配送时间安排": Reply.truncated("( )\n" * 60),
+    answers = {"配送时间安排": Reply.truncated("( )\n——\n"),
                "配送车辆管理": Reply.text("直接输出正文：\n我公司配送车辆统一采用冷藏车，每日消毒并记录温度。\n【本节标题】")}
     llm_server.handler = lambda req: answers[_title_of(req)]
     state = await DraftingEngine(client).run(_requests()[:2])

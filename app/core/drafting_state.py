@@ -39,6 +39,7 @@ class SectionDraft(BaseModel):
     status: DraftStatus = "waiting"
     text: str = ""
     error: str = ""
+    rejected_text: str = Field(default="", description="被拒绝的模型输出（循环、无效），不会写入正文")
     continuations: int = Field(default=0, description="因截断或断线而续写的次数")
     prompt_tokens: int = 0
     completion_tokens: int = 0

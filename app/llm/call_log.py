@@ -14,11 +14,11 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from app.llm.completion import Completion, Message
+from app.llm.completion import Completion, Message, estimate_tokens
 from app.llm.errors import LLMError
 
 if TYPE_CHECKING:
-    from app.llm.client import LLMClient
+    from app.llm.transport import Transport
 
 log = logging.getLogger("app.llm.client")
 _CALL_IDS = itertools.count(1)
@@ -27,21 +27,23 @@ _CALL_IDS = itertools.count(1)
 class CallLog:
     """Bookkeeping of one logical call, written to the journal when it ends."""
 
-    def __init__(self, client: LLMClient, stage: str, messages: Sequence[Message], requested: dict[str, Any] | None,
-                 temperature: float | None, max_tokens: int | None, stream: bool) -> None:
-        self.client = client
+    def __init__(self, transport: Transport, stage: str, messages: Sequence[Message],
+                 requested: dict[str, Any] | None, temperature: float | None, max_tokens: int | None,
+                 stream: bool) -> None:
+        self.transport = transport
         self.stage = stage
         self.call_id = f"c{next(_CALL_IDS):05d}"
-        self.sent_messages = client.prepare_messages(messages)
+        self.sent_messages = transport.prepare_messages(messages)
         self.requested = requested
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.stream = stream
         self.fmt: dict[str, Any] | None = None
-        if not client.fits(self.sent_messages, max_tokens):
+        prompt = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in self.sent_messages)
+        budget = transport.config.max_tokens if max_tokens is None else max_tokens
+        if prompt + budget > transport.config.context_size:
             log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
-                        "answer with nothing", stage, client.estimate_prompt_tokens(self.sent_messages),
-                        client.config.context_size)
+                        "answer with nothing", stage, prompt, transport.config.context_size)
         self.attempts = 1
         self.retries: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
@@ -49,9 +51,9 @@ class CallLog:
         self.done = False
 
     def _entry(self) -> dict[str, Any]:
-        params = self.client._params(self.temperature, self.max_tokens)
+        params = self.transport.params(self.temperature, self.max_tokens)
         return {
-            "call_id": self.call_id, "stage": self.stage, "base_url": self.client.config.base_url,
+            "call_id": self.call_id, "stage": self.stage, "base_url": self.transport.config.base_url,
             "model": params["model"],
             "request": {"messages": self.sent_messages, "temperature": params["temperature"],
                         "max_tokens": params["max_tokens"], "response_format": self.fmt, "stream": self.stream,
@@ -66,7 +68,7 @@ class CallLog:
         self.done = True
         comp.attempts = self.attempts
         comp.latency_s = time.monotonic() - self.t0
-        journal = self.client.journal
+        journal = self.transport.journal
         if journal is not None:
             journal.record_call({
                 **self._entry(), "raw_output": comp.raw_text, "text": comp.text, "reasoning": comp.reasoning,
@@ -81,7 +83,7 @@ class CallLog:
         if self.done:
             return
         self.done = True
-        journal = self.client.journal
+        journal = self.transport.journal
         if journal is None:
             return
         if isinstance(exc, LLMError):

@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import openai
-from openai import AsyncOpenAI
 
 from app.llm.call_log import CallLog
 from app.llm.completion import (
@@ -30,15 +29,16 @@ from app.llm.completion import (
     extra_str,
     fold_system_messages,
 )
-from app.llm.endpoint_values import check_endpoint_values
-from app.llm.errors import LLMConfigError, LLMResponseError, ResponseFormatRejected
-from app.llm.response_format import DEFAULT_REGISTRY, FormatRegistry, ladder
-from app.llm.retry_policy import Retryable, backoff_delay, classify, give_up
+from app.llm.errors import LLMResponseError, ResponseFormatRejected
+from app.llm.retry_policy import Retryable, backoff_delay, give_up
 from app.llm.streaming import CompletionStream
-from app.llm.think_blocks import split_think
+from app.llm.transport import Transport
 
 if TYPE_CHECKING:
+    from openai import AsyncOpenAI
+
     from app.llm.journal import CallJournal
+    from app.llm.response_format import FormatRegistry
 
 __all__ = [
     "Completion",
@@ -46,6 +46,7 @@ __all__ = [
     "EndpointConfig",
     "LLMClient",
     "Message",
+    "Transport",
     "Usage",
     "estimate_tokens",
     "fold_system_messages",
@@ -56,35 +57,49 @@ T = TypeVar("T")
 
 
 class LLMClient:
-    """One endpoint's client; create once per endpoint and ``await aclose()`` at the end."""
+    """One endpoint's client; create once per endpoint and ``await aclose()`` at the end.
+
+    Everything its calls share (settings, HTTP client, concurrency slot, learned formats,
+    journal, whether the server is still there) lives in :attr:`transport`.
+    """
 
     def __init__(self, config: EndpointConfig, journal: CallJournal | None = None,
                  formats: FormatRegistry | None = None) -> None:
-        self.config = config
-        self.journal = journal
-        self.formats = formats if formats is not None else DEFAULT_REGISTRY
-        self._api: AsyncOpenAI | None = None
-        self._sem = asyncio.Semaphore(max(1, config.concurrency))
-        if journal is not None and config.api_key:
-            journal.add_secret(config.api_key)
+        self.transport = Transport(config, journal, formats)
+
+    @property
+    def config(self) -> EndpointConfig:
+        """The endpoint settings."""
+        return self.transport.config
+
+    @property
+    def journal(self) -> CallJournal | None:
+        """The call journal, if any."""
+        return self.transport.journal
+
+    @property
+    def formats(self) -> FormatRegistry:
+        """The response-format registry this client learns into."""
+        return self.transport.formats
 
     # ------------------------------------------------------------------ public API
     async def complete(self, messages: Sequence[Message], response_format: dict[str, Any] | None = None,
                        temperature: float | None = None, max_tokens: int | None = None,
                        stage: str = "call") -> Completion:
-        """One non-streaming call, with retries and the response-format ladder.
+        """One non-streaming call, with retries, the response-format ladder and a deadline.
 
         Returns a :class:`Completion` (possibly ``empty`` or ``truncated``); raises
         :class:`LLMConfigError`, :class:`LLMConnectionError` or :class:`LLMResponseError`.
         """
-        call = CallLog(self, stage, messages, response_format, temperature, max_tokens, stream=False)
+        call = CallLog(self.transport, stage, messages, response_format, temperature, max_tokens, stream=False)
         try:
-            for fmt in self._ladder(response_format):
+            await self.transport.ensure_alive()
+            for fmt in self.transport.ladder(response_format):
                 call.fmt = fmt
                 try:
                     comp = await self._with_retries(functools.partial(self._create_once, call, fmt), call)
                 except ResponseFormatRejected as exc:
-                    self.formats.mark_unsupported(self.config.base_url, self.config.model, fmt)
+                    self.transport.mark_unsupported(fmt)
                     call.rejected.append({"response_format": fmt, "error": exc.detail})
                     continue
                 call.finish(comp)
@@ -97,20 +112,38 @@ class LLMClient:
     def stream(self, messages: Sequence[Message], temperature: float | None = None, max_tokens: int | None = None,
                stage: str = "stream", response_format: dict[str, Any] | None = None) -> CompletionStream:
         """A streaming call: iterate for content pieces, then read ``.result``."""
-        return CompletionStream(self, messages, temperature, max_tokens, stage, response_format)
+        return CompletionStream(self.transport, messages, temperature, max_tokens, stage, response_format)
 
     async def list_models(self) -> list[str]:
         """Model ids the endpoint offers (``GET /models``)."""
-        api = self._client()
+        api = self.transport.api()
 
         async def once() -> list[str]:
             try:
                 page = await api.models.list()
             except openai.APIError as exc:
-                raise self._classify(exc, None) from exc
+                raise self.transport.classify(exc, None) from exc
+            self.transport.answered()
             return sorted(m.id for m in page.data)
 
         return await self._with_retries(once, None)
+
+    async def prompt_tokens_of(self, messages: list[Message]) -> int | None:
+        """``usage.prompt_tokens`` the endpoint reports for ``messages`` (one-token answer), if any."""
+        api = self.transport.api()
+
+        async def once() -> int | None:
+            try:
+                resp = await api.chat.completions.create(model=self.config.model, messages=messages,  # type: ignore[arg-type]
+                                                         max_tokens=1, temperature=0)
+            except openai.APIError as exc:
+                raise self.transport.classify(exc, None) from exc
+            self.transport.answered()
+            usage = getattr(resp, "usage", None)
+            return usage.prompt_tokens if usage is not None and usage.prompt_tokens else None
+
+        async with self.transport.slot:
+            return await self._with_retries(once, None)
 
     async def probe_drops_system(self) -> bool | None:
         """Whether the endpoint silently drops system messages (llama.cpp with some chat formats).
@@ -121,32 +154,19 @@ class LLMClient:
         """
         user: Message = {"role": "user", "content": "你好"}
         system: Message = {"role": "system", "content": "请严格遵守以下写作规则，只输出要求的内容。" * 8}
-        api = self._client()
-
-        async def prompt_tokens(messages: list[Message]) -> int | None:
-            async def once() -> int | None:
-                try:
-                    resp = await api.chat.completions.create(model=self.config.model, messages=messages,  # type: ignore[arg-type]
-                                                             max_tokens=1, temperature=0)
-                except openai.APIError as exc:
-                    raise self._classify(exc, None) from exc
-                usage = getattr(resp, "usage", None)
-                return usage.prompt_tokens if usage is not None and usage.prompt_tokens else None
-
-            async with self._sem:
-                return await self._with_retries(once, None)
-
-        with_system = await prompt_tokens([system, user])
-        without = await prompt_tokens([user])
+        with_system = await self.prompt_tokens_of([system, user])
+        without = await self.prompt_tokens_of([user])
         if with_system is None or without is None:
             return None
         return with_system - without < estimate_tokens(str(system["content"])) // 4
 
+    def api(self) -> AsyncOpenAI:
+        """The underlying openai client (built on first use; warms imports and TLS set-up)."""
+        return self.transport.api()
+
     async def aclose(self) -> None:
         """Close the underlying HTTP client."""
-        if self._api is not None:
-            await self._api.close()
-            self._api = None
+        await self.transport.aclose()
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -167,50 +187,30 @@ class LLMClient:
         budget = self.config.max_tokens if max_tokens is None else max_tokens
         return self.estimate_prompt_tokens(messages) + budget <= self.config.context_size
 
-    # ------------------------------------------------------------------ internals
-    def _client(self) -> AsyncOpenAI:
-        cfg = self.config
-        if not cfg.api_key or not cfg.api_key.strip():
-            raise LLMConfigError.missing_key()
-        if not cfg.model.strip():
-            raise LLMConfigError.missing_model()
-        if not cfg.base_url.startswith(("http://", "https://")):
-            raise LLMConfigError.bad_base_url(cfg.base_url)
-        check_endpoint_values(cfg.base_url, cfg.api_key)
-        if self._api is None:
-            self._api = AsyncOpenAI(base_url=cfg.base_url.strip(), api_key=cfg.api_key.strip(), max_retries=0,
-                                    timeout=cfg.timeout)
-        return self._api
-
-    def _ladder(self, requested: dict[str, Any] | None) -> list[dict[str, Any] | None]:
-        if requested is None:
-            return [None]
-        return ladder(requested, self.formats.start_level(self.config.base_url, self.config.model))
-
     def prepare_messages(self, messages: Sequence[Message]) -> list[Message]:
         """The messages as they will be sent (system folded into user when configured)."""
-        if self.config.system_in_user:
-            return fold_system_messages(messages)
-        return [dict(m) for m in messages]
+        return self.transport.prepare_messages(messages)
 
-    def _params(self, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
-        return {
-            "model": self.config.model,
-            "temperature": self.config.temperature if temperature is None else temperature,
-            "max_tokens": self.config.max_tokens if max_tokens is None else max_tokens,
-        }
-
+    # ------------------------------------------------------------------ internals
     async def _create_once(self, call: CallLog, fmt: dict[str, Any] | None) -> Completion:
-        api = self._client()
-        kwargs: dict[str, Any] = {**self._params(call.temperature, call.max_tokens), "messages": call.sent_messages}
+        transport = self.transport
+        api = transport.api()
+        params = transport.params(call.temperature, call.max_tokens)
+        kwargs: dict[str, Any] = {**params, "messages": call.sent_messages}
         if fmt is not None:
             kwargs["response_format"] = fmt
+        timing = transport.timing(call.sent_messages, params["max_tokens"])
         t0 = time.monotonic()
-        async with self._sem:
+        async with transport.slot:
             try:
-                resp = await api.chat.completions.create(**kwargs)
+                resp = await asyncio.wait_for(api.chat.completions.create(**kwargs), timing.deadline_s)
+            except asyncio.TimeoutError as exc:  # nothing arrived at all: worth one more try
+                raise Retryable("timeout") from exc
             except openai.APIError as exc:
-                raise self._classify(exc, fmt) from exc
+                if isinstance(exc, openai.APIStatusError):
+                    transport.answered()
+                raise transport.classify(exc, fmt) from exc
+        transport.answered()
         if not hasattr(resp, "choices"):  # a 200 that is not JSON: a proxy page or a wrong address
             raise LLMResponseError("模型服务返回的不是 OpenAI 格式的响应，请检查接口地址（通常以 /v1 结尾）。",
                                    detail=str(resp)[:200])
@@ -221,26 +221,19 @@ class LLMClient:
         usage = None
         if resp.usage is not None and (resp.usage.prompt_tokens or resp.usage.completion_tokens):
             usage = Usage(resp.usage.prompt_tokens or 0, resp.usage.completion_tokens or 0)
-        return self._completion(call, raw, extra_reasoning, finish, usage, fmt, time.monotonic() - t0)
-
-    def _completion(self, call: CallLog, raw: str, extra_reasoning: str, finish: str | None, usage: Usage | None,
-                    fmt: dict[str, Any] | None, latency: float) -> Completion:
-        text, think = split_think(raw)
-        reasoning = "\n\n".join(r for r in (extra_reasoning.strip(), think) if r)
-        if usage is None:
-            prompt = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in call.sent_messages)
-            usage = Usage(prompt, estimate_tokens(raw) + estimate_tokens(extra_reasoning), estimated=True)
-        if not text.strip():
+        comp = transport.completion(call_id=call.call_id, attempts=call.attempts, messages=call.sent_messages,
+                                    raw=raw, extra_reasoning=extra_reasoning, finish=finish, usage=usage, fmt=fmt,
+                                    latency=time.monotonic() - t0)
+        if comp.empty:
             log.warning("%s: endpoint returned an empty answer (finish_reason=%s)", call.stage, finish)
-        return Completion(text=text, reasoning=reasoning, finish_reason=finish, truncated=finish == "length",
-                          usage=usage, response_format=fmt, latency_s=latency, raw_text=raw, call_id=call.call_id,
-                          attempts=call.attempts)
-
-    def _classify(self, exc: openai.APIError, fmt: dict[str, Any] | None) -> Exception:
-        return classify(exc, fmt, self.config)
+        return comp
 
     async def _with_retries(self, op: Callable[[], Awaitable[T]], call: CallLog | None) -> T:
-        """Run ``op`` with bounded retries, exponential backoff with jitter and Retry-After."""
+        """Run ``op`` with bounded retries, exponential backoff with jitter and Retry-After.
+
+        A refused connection to a server that answered before is checked once and named
+        (:class:`~app.llm.errors.LLMServerGone`) instead of being retried.
+        """
         cfg = self.config
         attempt = 0
         while True:
@@ -249,6 +242,7 @@ class LLMClient:
             try:
                 return await op()
             except Retryable as exc:
+                await self.transport.check_gone(exc)
                 if attempt >= cfg.max_retries:
                     stage = call.stage if call is not None else "list_models"
                     log.error("%s: giving up after %d attempts: %s", stage, attempt + 1, exc.reason)

@@ -22,7 +22,7 @@ class EndpointConfig:
     model: str
     temperature: float = 0.3
     max_tokens: int = 2048
-    timeout: float = 60.0
+    timeout: float = 0.0  # deadline per call in seconds; 0 derives it from max_tokens and the speed
     max_retries: int = 3
     context_size: int = 8192
     concurrency: int = 1
@@ -30,6 +30,10 @@ class EndpointConfig:
     backoff_base: float = 1.0  # seconds; delay = base * 2**n * jitter(0.5..1.5), capped
     backoff_max: float = 30.0
     retry_after_max: float = 60.0  # cap on a server's Retry-After
+    first_token_timeout: float = 0.0  # seconds to the first token; 0: from the prompt size
+    idle_timeout: float = 0.0  # longest silence between tokens; 0: the default
+    tokens_per_s: float = 0.0  # measured completion speed (probe); 0: unknown
+    prompt_tokens_per_s: float = 0.0  # measured prompt processing speed; 0: unknown
 
 
 @dataclass(frozen=True)

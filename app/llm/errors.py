@@ -8,11 +8,14 @@ retries) and :class:`LLMResponseError` (the server answered, but not with someth
 
 from __future__ import annotations
 
+from app.core.secrets import scrub
+
 
 class LLMError(Exception):
     """Base of all model-client errors; ``message_zh`` is shown to the user as is."""
 
     def __init__(self, message_zh: str, *, detail: str = "", status: int | None = None) -> None:
+        message_zh, detail = scrub(message_zh), scrub(detail)  # error bodies may echo the key
         super().__init__(message_zh if not detail else f"{message_zh}（{detail}）")
         self.message_zh = message_zh
         self.detail = detail
@@ -72,8 +75,39 @@ class LLMConnectionError(LLMError):
         self.partial_text = partial_text
 
 
+class LLMServerGone(LLMConnectionError):
+    """The server answered before and now refuses connections: its process has stopped.
+
+    Raised after one check, never retried; the run ends as a structured failure that
+    keeps everything valid so far.
+    """
+
+    @classmethod
+    def for_endpoint(cls, base_url: str, detail: str = "") -> LLMServerGone:
+        """The error for ``base_url``; a loopback address is named as the local model service."""
+        local = any(h in base_url for h in ("://127.", "://localhost", "://[::1]", "://0.0.0.0"))
+        who = "本地模型服务" if local else "模型服务"
+        return cls(f"{who}已停止响应（{base_url} 拒绝连接，服务进程可能已退出）。请重新启动模型服务后再试；"
+                   "已经生成的有效内容都已保留。", detail=detail)
+
+
 class LLMResponseError(LLMError):
     """The server answered but the request was refused or the answer is unusable."""
+
+
+class DegenerateOutput(LLMResponseError):
+    """A stream was stopped because its answer repeats itself (a loop) or grew past its cap.
+
+    ``partial_text`` is what had arrived; it is never accepted as a result.
+    """
+
+    def __init__(self, message_zh: str, *, detail: str = "", partial_text: str = "") -> None:
+        super().__init__(message_zh, detail=detail)
+        self.partial_text = partial_text
+
+
+class CallTimedOut(LLMConnectionError):
+    """A call outlived its total deadline (never retried: the same long request would follow)."""
 
 
 class ResponseFormatRejected(LLMResponseError):

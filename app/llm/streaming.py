@@ -1,8 +1,16 @@
-"""Streaming calls: content pieces as they arrive, prompt cancellation, bounded retries.
+"""Streaming calls: content pieces as they arrive, bounded in time and size, cancellable.
 
-Cancelling the task that iterates a :class:`CompletionStream` (or leaving the loop and
-closing it) closes the HTTP response at once, so the server sees the disconnect and
-stops generating.
+The HTTP stream is read by a producer task that owns every resource of the call (the
+concurrency slot, the response); the consumer iterates pieces from a queue. So there is no
+async generator to be left unclosed: cancelling the consuming task, leaving the loop and
+calling :meth:`CompletionStream.aclose`, or dropping the stream altogether all cancel the
+producer, which closes the response at once (the server sees the disconnect) and frees
+the slot, so the next call can start immediately.
+
+Every attempt has three clocks (:func:`~app.llm.transport.call_timing`): the first token,
+silence between tokens, and a total deadline. The answer is capped in characters, stopped
+when it loops (:class:`~app.llm.repetition.RepetitionDetector`) and when the run's token
+allowance (:mod:`app.llm.call_limits`) is used up.
 """
 
 from __future__ import annotations
@@ -10,40 +18,55 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import httpx2
 import openai
 
+from app.llm.call_limits import tokens_allowed
 from app.llm.call_log import CallLog
-from app.llm.completion import Completion, Message, Usage, extra_str
-from app.llm.errors import LLMConnectionError, ResponseFormatRejected
-from app.llm.retry_policy import Retryable, StreamCut, backoff_delay, classify, give_up
+from app.llm.completion import Completion, Message, Usage, estimate_tokens, extra_str
+from app.llm.errors import (
+    CallTimedOut,
+    DegenerateOutput,
+    LLMConnectionError,
+    LLMError,
+    ResponseFormatRejected,
+)
+from app.llm.repetition import RepetitionDetector
+from app.llm.retry_policy import Retryable, StreamCut, backoff_delay, give_up
 from app.llm.think_blocks import ThinkFilter
+from app.llm.transport import CallTiming, answer_char_cap
 
 if TYPE_CHECKING:
-    from app.llm.client import LLMClient
+    from app.llm.transport import Transport
 
 log = logging.getLogger("app.llm.client")
 
+_END = object()
+
 
 class CompletionStream:
-    """A streaming call. Iterate it for content pieces (think blocks removed).
+    """A streaming call. Iterate it for content pieces (think blocks removed), then read ``result``.
 
-    When the iterating task is cancelled or the loop is left early, the HTTP response is
-    closed at once so the server stops generating. A connection cut before any content
-    arrived is retried; a cut after content was delivered raises
-    :class:`LLMConnectionError` carrying ``partial_text``.
+    A connection cut before any content arrived is retried; a cut after content was
+    delivered raises :class:`LLMConnectionError` carrying ``partial_text``. A loop or an
+    answer past its size cap raises :class:`DegenerateOutput`; a call past its deadline
+    :class:`CallTimedOut`.
     """
 
-    def __init__(self, client: LLMClient, messages: Sequence[Message], temperature: float | None,
+    def __init__(self, transport: Transport, messages: Sequence[Message], temperature: float | None,
                  max_tokens: int | None, stage: str, response_format: dict[str, Any] | None) -> None:
-        self._client = client
-        self._call = CallLog(client, stage, messages, response_format, temperature, max_tokens, stream=True)
+        self._transport = transport
+        self._call = CallLog(transport, stage, messages, response_format, temperature, max_tokens, stream=True)
         self._requested = response_format
-        self._gen: AsyncGenerator[str, None] | None = None
+        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
         self._result: Completion | None = None
+        self._finished = False
+        self._delivered: list[str] = []
+        self.delivered_chars = 0
 
     @property
     def result(self) -> Completion:
@@ -52,18 +75,44 @@ class CompletionStream:
             raise RuntimeError("stream not finished")
         return self._result
 
+    @property
+    def call_id(self) -> str:
+        """The journal id of this call."""
+        return self._call.call_id
+
     def __aiter__(self) -> CompletionStream:
         return self
 
     async def __anext__(self) -> str:
-        if self._gen is None:
-            self._gen = self._run()
-        return await self._gen.__anext__()
+        if self._finished:
+            raise StopAsyncIteration
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._produce(), name=f"stream:{self._call.stage}")
+        try:
+            item = await self._queue.get()
+        except BaseException:  # the consumer was cancelled: stop the call now
+            self._stop()
+            raise
+        if item is _END:
+            self._finished = True
+            raise StopAsyncIteration
+        if isinstance(item, BaseException):
+            self._finished = True
+            raise item
+        assert isinstance(item, str)
+        return item
 
     async def aclose(self) -> None:
-        """Stop the stream and close the HTTP response."""
-        if self._gen is not None:
-            await self._gen.aclose()
+        """Stop the stream, close the HTTP response and free the slot (waits for the producer)."""
+        self._finished = True
+        task = self._task
+        if task is None:
+            if not self._call.done:
+                self._call.fail(asyncio.CancelledError())
+            return
+        if not task.done():
+            task.cancel()
+            await asyncio.wait([task])
 
     async def __aenter__(self) -> CompletionStream:
         return self
@@ -71,21 +120,32 @@ class CompletionStream:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _run(self) -> AsyncGenerator[str, None]:
-        client, call = self._client, self._call
-        delivered: list[str] = []
+    def _stop(self) -> None:
+        self._finished = True
+        if self._task is not None and not self._task.done():
+            self._call.fail(asyncio.CancelledError(), "".join(self._delivered))  # journalled now, not later
+            self._task.cancel()
+
+    # ------------------------------------------------------------------ producer
+    async def _produce(self) -> None:
+        transport, call = self._transport, self._call
+        delivered = self._delivered
         try:
-            for fmt in client._ladder(self._requested):
+            await transport.ensure_alive()
+            for fmt in transport.ladder(self._requested):
                 call.fmt = fmt
                 attempt = 0
                 while True:
                     call.attempts = attempt + 1
                     try:
-                        async for piece in self._attempt(fmt, delivered):
-                            yield piece
+                        await self._attempt(fmt, delivered)
                         break
+                    except CallTimedOut as exc:
+                        exc.partial_text = "".join(delivered)
+                        exc.attempts = attempt + 1
+                        raise
                     except ResponseFormatRejected as exc:
-                        client.formats.mark_unsupported(client.config.base_url, client.config.model, fmt)
+                        transport.mark_unsupported(fmt)
                         call.rejected.append({"response_format": fmt, "error": exc.detail})
                         break
                     except (Retryable, StreamCut) as exc:
@@ -93,9 +153,10 @@ class CompletionStream:
                         if delivered:
                             raise LLMConnectionError("模型输出过程中连接中断，已收到部分内容。", detail=retry.reason,
                                                      attempts=attempt + 1, partial_text="".join(delivered)) from exc
-                        if attempt >= client.config.max_retries:
+                        await transport.check_gone(exc)
+                        if attempt >= transport.config.max_retries:
                             raise give_up(retry, attempt + 1) from exc
-                        delay = backoff_delay(client.config, attempt, retry.retry_after)
+                        delay = backoff_delay(transport.config, attempt, retry.retry_after)
                         log.warning("%s: stream attempt %d failed (%s); retrying in %.2f s", call.stage, attempt + 1,
                                     retry.reason, delay)
                         call.retries.append({"attempt": attempt + 1, "error": retry.reason, "delay_s": round(delay, 3)})
@@ -103,55 +164,121 @@ class CompletionStream:
                         attempt += 1
                 if self._result is not None:
                     call.finish(self._result)
+                    self._queue.put_nowait(_END)
                     return
-        except BaseException as exc:
+            raise LLMConnectionError("模型服务拒绝了所有结构化输出格式。")  # unreachable: "none" is never rejected
+        except asyncio.CancelledError as exc:
             call.fail(exc, "".join(delivered))
             raise
+        except LLMError as exc:
+            call.fail(exc, "".join(delivered))
+            self._queue.put_nowait(exc)
+        except Exception as exc:  # never leave an error inside the task: hand it to the consumer
+            call.fail(exc, "".join(delivered))
+            self._queue.put_nowait(exc)
 
-    async def _attempt(self, fmt: dict[str, Any] | None, delivered: list[str]) -> AsyncIterator[str]:
-        client, call = self._client, self._call
-        api = client._client()
-        kwargs: dict[str, Any] = {**client._params(call.temperature, call.max_tokens), "messages": call.sent_messages,
+    async def _attempt(self, fmt: dict[str, Any] | None, delivered: list[str]) -> None:
+        transport, call = self._transport, self._call
+        api = transport.api()
+        params = transport.params(call.temperature, call.max_tokens)
+        kwargs: dict[str, Any] = {**params, "messages": call.sent_messages,
                                   "stream": True, "stream_options": {"include_usage": True}}
         if fmt is not None:
             kwargs["response_format"] = fmt
+        timing = transport.timing(call.sent_messages, params["max_tokens"])
+        cap = answer_char_cap(int(params["max_tokens"]))
         t0 = time.monotonic()
-        async with client._sem:
+        async with transport.slot:
             try:
-                ostream = await api.chat.completions.create(**kwargs)
+                ostream = await _within(api.chat.completions.create(**kwargs), timing.first_token_s, "first")
             except openai.APIError as exc:
-                raise classify(exc, fmt, client.config) from exc
+                if isinstance(exc, openai.APIStatusError):
+                    transport.answered()
+                raise transport.classify(exc, fmt) from exc
+            transport.answered()
             raw: list[str] = []
             extra_reasoning: list[str] = []
             finish: str | None = None
             usage: Usage | None = None
             think = ThinkFilter()
+            loop = RepetitionDetector()
+            chars = tokens = 0
+            chunks = ostream.__aiter__()
             try:
-                async for chunk in ostream:
+                while True:
+                    clock = timing.idle_s if raw or extra_reasoning else timing.first_token_s
+                    wait = min(clock, timing.deadline_s - (time.monotonic() - t0))
+                    try:
+                        chunk = await _within(chunks.__anext__(), wait,
+                                              "deadline" if wait < clock else ("idle" if raw else "first"))
+                    except StopAsyncIteration:
+                        break
                     if chunk.usage is not None and (chunk.usage.prompt_tokens or chunk.usage.completion_tokens):
                         usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
                     for choice in chunk.choices:
                         if choice.finish_reason:
                             finish = choice.finish_reason
-                        extra_reasoning.append(extra_str(choice.delta, "reasoning_content"))
+                        reasoning = extra_str(choice.delta, "reasoning_content")
+                        if reasoning:
+                            extra_reasoning.append(reasoning)
+                            chars += len(reasoning)
                         piece = choice.delta.content or ""
-                        if piece:
-                            raw.append(piece)
-                            visible = think.feed(piece)
-                            if visible:
-                                delivered.append(visible)
-                                yield visible
+                        if not piece:
+                            continue
+                        raw.append(piece)
+                        chars += len(piece)
+                        tokens += estimate_tokens(piece)
+                        if loop.feed(piece):
+                            raise DegenerateOutput(f"模型输出陷入重复，已停止本次调用：{loop.reason}",
+                                                   partial_text="".join(raw))
+                        visible = think.feed(piece)
+                        if visible:
+                            delivered.append(visible)
+                            self.delivered_chars += len(visible)
+                            self._queue.put_nowait(visible)
+                    if chars > cap:
+                        raise DegenerateOutput(f"模型输出超过了本次调用的长度上限（{cap} 字），已停止",
+                                               partial_text="".join(raw))
+                    allowed = tokens_allowed()
+                    if allowed is not None and tokens > allowed:
+                        raise DegenerateOutput("本次运行的令牌预算已用尽，已停止当前调用", partial_text="".join(raw))
             except openai.APIError as exc:
-                raise classify(exc, fmt, client.config) from exc
+                raise transport.classify(exc, fmt) from exc
             except httpx2.TransportError as exc:
                 raise Retryable(f"stream error: {type(exc).__name__}: {exc}") from exc
             finally:
-                await ostream.close()
+                await _close_quietly(ostream)
             if finish is None:
                 raise StreamCut()
             tail = think.finish()
             if tail:
                 delivered.append(tail)
-                yield tail
-        self._result = client._completion(call, "".join(raw), "".join(extra_reasoning), finish, usage, fmt,
-                                          time.monotonic() - t0)
+                self._queue.put_nowait(tail)
+        self._result = transport.completion(call_id=call.call_id, attempts=call.attempts, messages=call.sent_messages,
+                                            raw="".join(raw), extra_reasoning="".join(extra_reasoning), finish=finish,
+                                            usage=usage, fmt=fmt, latency=time.monotonic() - t0)
+        if self._result.empty:
+            log.warning("%s: endpoint returned an empty answer (finish_reason=%s)", call.stage, finish)
+
+
+async def _within(awaitable: Any, seconds: float, clock: str) -> Any:
+    """Await with a timeout; expiry becomes a retry signal (first token, idle) or a deadline error."""
+    try:
+        return await asyncio.wait_for(awaitable, max(0.01, seconds))
+    except asyncio.TimeoutError as exc:
+        if clock == "deadline":
+            raise CallTimedOut(f"模型调用超过了总时限（{seconds:.0f} 秒内未完成），已停止。"
+                               "可在模型设置中调大超时，或用“测试连接”重新测速。", detail="timeout") from exc
+        what = "首个字" if clock == "first" else "下一段输出"
+        raise Retryable(f"timeout: {seconds:.0f} s without {'first token' if clock == 'first' else 'output'}"
+                        f" ({what})") from exc
+
+
+async def _close_quietly(ostream: Any) -> None:
+    try:
+        await ostream.close()
+    except Exception:  # closing must never mask the real outcome
+        pass
+
+
+__all__ = ["CallTiming", "CompletionStream"]

@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from app.core.pipeline_events import PipelineEvent, ProgressCallback, Stage, ignore_progress, stage_label
+from app.llm.call_limits import set_token_allowance
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,13 @@ class RunMeter:
             raise BudgetExhausted(f"模型调用次数已达上限（{b.max_calls} 次），在“{stage_label(stage)}”阶段停止")
         if b.max_tokens is not None and self.tokens >= b.max_tokens:
             raise BudgetExhausted(f"令牌用量已达上限（{b.max_tokens}），在“{stage_label(stage)}”阶段停止")
+        set_token_allowance(self.tokens_left if b.max_tokens is not None else None)
+
+    def tokens_left(self) -> int | None:
+        """Tokens the run may still use (None: unlimited); a streaming call stops past it."""
+        if self.budget.max_tokens is None:
+            return None
+        return max(0, self.budget.max_tokens - self.tokens)
 
     def allowed_attempts(self, wanted: int) -> int:
         """How many attempts a multi-call helper (collect_json) may make within the budget."""

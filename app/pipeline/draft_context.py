@@ -47,6 +47,7 @@ class SectionRequest:
     overview: str = ""
     guidance: str = ""
     target_chars: int = DEFAULT_TARGET_CHARS
+    existing: str = ""  # the section's text before this run: what stays when drafting fails
 
     @property
     def path_text(self) -> str:
@@ -125,6 +126,7 @@ def section_requests(outline: Outline, analysis: Analysis | None = None, breakdo
             overview=overview,
             guidance=guidance,
             target_chars=target_chars,
+            existing=node.content,
         ))
     return out
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from app.core.similarity import containment, normalize_text
+from app.llm.repetition import is_looping_text
 
 _REFUSAL = re.compile(
     r"^\s*(?:抱歉|对不起|很抱歉|我无法|我不能|无法(?:提供|完成|协助)|作为(?:一个)?(?:AI|人工智能|语言模型)|"
@@ -130,10 +131,16 @@ def drop_repeated_lines(text: str, min_chars: int = 6) -> tuple[str, int]:
 
 
 def degenerate_reason(text: str) -> str | None:
-    """A Chinese reason when cleaned text has (almost) no real content, else None."""
-    meaningful = len(re.findall(r"[\u4e00-\u9fffA-Za-z0-9]", text))
+    """A Chinese reason when cleaned text has (almost) no real content or loops, else None.
+
+    Digits and punctuation do not count as content: ``1.1.1.1…`` is not a section.
+    """
+    meaningful = len(re.findall(r"[\u4e00-\u9fffA-Za-z]", text))
     if meaningful < MIN_MEANINGFUL_CHARS:
         return f"模型输出几乎没有有效文字（仅 {meaningful} 个字符），可能是模型能力不足或提示词过长，请重试或换用更强的模型。"
+    loop = is_looping_text(text)
+    if loop is not None:
+        return f"模型输出陷入重复（{loop}），已拒绝本次结果。"
     return None
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from app.core.drafting_state import DraftingState, SectionDraft
 from app.core.similarity import similarity
-from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
+from app.llm.errors import CallTimedOut, LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.draft_context import (
     REWRITE_LABELS,
     RewriteMode,
@@ -217,13 +217,14 @@ class DraftingEngine:
     async def _section(self, req: SectionRequest, sem: asyncio.Semaphore) -> None:
         draft = self.state.sections[req.key]
         t0: float | None = None
+        start = draft.text
         try:
             async with sem:
                 if self._config_error:  # the endpoint settings are wrong: do not call again
                     draft.status, draft.error = "failed", self._config_error
                     self._emit(draft)
                     return
-                draft.status = "writing"
+                draft.status, draft.rejected_text = "writing", ""
                 self._emit(draft)
                 t0 = time.monotonic()
                 gen = await self._generate(draft_messages(req), draft.text, lambda p: self._piece(draft, p))
@@ -233,36 +234,42 @@ class DraftingEngine:
             self._emit(draft)
             return
         except LLMError as exc:
-            draft.status, draft.error = "failed", _error_text(exc)
             if isinstance(exc, LLMConfigError):
-                self._config_error = draft.error
+                self._config_error = _error_text(exc)
             draft.elapsed_s += 0.0 if t0 is None else time.monotonic() - t0
-            self._emit(draft)
+            self._reject(draft, req, start, _error_text(exc), getattr(exc, "partial_text", "") or draft.text[len(start):])
             return
         draft.elapsed_s += time.monotonic() - t0
         draft.continuations += gen.continuations
         draft.prompt_tokens += gen.prompt_tokens
         draft.completion_tokens += gen.completion_tokens
         reason = refusal_reason(gen.text)
+        if reason is None and gen.looping:
+            reason = "模型输出陷入重复，已拒绝本次结果。"
+        final, repeats = _final_text(gen.text, req.title)
+        if reason is None:
+            reason = degenerate_reason(final)
         if reason is not None:
-            draft.text, draft.status, draft.error = gen.text, "failed", reason
-            self._emit(draft)
+            self._reject(draft, req, start, reason, gen.text)
             return
-        draft.text, repeats = _final_text(gen.text, req.title)
-        reason = degenerate_reason(draft.text)
-        if reason is not None:
-            draft.status, draft.error = "failed", reason
-            self._emit(draft)
-            return
+        draft.text = final
         draft.status = "done"
         notes = []
         if gen.hit_limit:
             notes.append("续写次数已达上限，正文可能不完整。")
-        if gen.looping or repeats:
+        if repeats:
             notes.append(f"模型输出出现重复，已删去 {repeats} 行重复内容，请检查正文。")
         draft.error = "".join(notes)
         self._emit(draft)
         self._check_duplicates(draft)
+
+    def _reject(self, draft: SectionDraft, req: SectionRequest, start: str, reason: str, attempt: str) -> None:
+        """A failed or degenerate attempt: the section keeps its text, the attempt is kept as rejected."""
+        draft.rejected_text = attempt[-20_000:]
+        draft.text = req.existing if not start else start
+        draft.status, draft.error = "failed", reason
+        log.info("drafting %s: attempt rejected: %s", draft.key, reason)
+        self._emit(draft)
 
     def _piece(self, draft: SectionDraft, piece: str) -> None:
         draft.text += piece
@@ -306,7 +313,7 @@ class DraftingEngine:
                 show(trimmer.finish())
             except LLMConnectionError as exc:
                 show(trimmer.finish())
-                if exc.partial_text and cuts < self.max_cut_retries:
+                if exc.partial_text and cuts < self.max_cut_retries and not isinstance(exc, CallTimedOut):
                     cuts += 1
                     gen.continuations += 1
                     log.warning("drafting: stream cut after %d chars; continuing (%d)", len(gen.text), cuts)

@@ -318,7 +318,7 @@ class AppController(QObject):
         streaming modules; together several hundred milliseconds that would otherwise
         freeze the window when a run starts.
         """
-        build = getattr(client, "_client", None)
+        build = getattr(client, "api", None)
         if build is None:
             return
 

@@ -163,7 +163,11 @@ class SectionEditor(QWidget):
             parts.append(f"续写 {draft.continuations} 次")
         if draft.error:
             parts.append(draft.error)
+        rejected = draft.status == "failed" and bool(draft.rejected_text)
+        if rejected:
+            parts.append("本次输出已拒绝，原有正文未改动（悬停查看被拒绝的输出）")
         self.state_label.setText("；".join(parts))
+        self.state_label.setToolTip("被拒绝的输出：\n" + draft.rejected_text[:1500] if rejected else "")
 
     def _update_enabled(self) -> None:
         has = bool(self._key)

@@ -229,3 +229,35 @@ async def test_one_to_one_chapters_come_from_code_locked_and_one_undo_step(contr
     _consistent(controller)
     controller.undo_stack.undo()
     assert [c.title for c in controller.outline.chapters] == ["手写的旧目录"]
+
+
+async def test_cancel_mid_call_then_draft_reaches_the_server_at_once(controller: AppController,
+                                                                     llm_server: OpenAIServer) -> None:
+    """After Cancel the controller starts the next job at once: the draft request reaches the server."""
+    controller.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="人员配置方案"),
+                                                                      OutlineNode(title="实施进度计划")])])
+    controller.outline.renumber()
+    def requests() -> list[object]:
+        return list(llm_server.completion_requests)
+
+    def answer(req: object) -> Reply:
+        if len(llm_server.completion_requests) == 1:  # the outline call: slow, still in flight at Cancel
+            return Reply.text('{"outline": []}', delay=0.4, chunk_size=2, chunk_delay=0.3)
+        return Reply.text("我公司为本项目配置专职运维人员，负责日常巡检、故障处理与应急响应，确保服务质量稳定可靠。")
+
+    llm_server.handler = answer
+    task = controller.spawn(GENERATION, controller.generate_outline("free"))
+    for _ in range(500):
+        if requests() or task.done():
+            break
+        await asyncio.sleep(0.01)
+    assert requests() and not task.done()
+    assert await controller.cancel()
+    if controller.undo_stack.count():
+        controller.undo_stack.undo()  # back to the user's outline
+    key = controller.outline.node((0, 0)).id
+    state = await asyncio.wait_for(controller.drafting.draft([key]), 10)
+    sent = llm_server.completion_requests
+    assert len(sent) == 2 and "人员配置方案" in sent[1].prompt_text
+    assert state.sections[key].status == "done"
+    assert "专职运维人员" in controller.outline.node((0, 0)).content
