@@ -37,7 +37,7 @@ from app.llm.errors import (
 from app.llm.repetition import RepetitionDetector
 from app.llm.retry_policy import Retryable, StreamCut, backoff_delay, give_up
 from app.llm.think_blocks import ThinkFilter
-from app.llm.transport import CallTiming, answer_char_cap
+from app.llm.transport import CallTiming, answer_char_cap, ensure_asyncgen_hooks
 
 if TYPE_CHECKING:
     from app.llm.transport import Transport
@@ -130,6 +130,7 @@ class CompletionStream:
     async def _produce(self) -> None:
         transport, call = self._transport, self._call
         delivered = self._delivered
+        ensure_asyncgen_hooks()
         try:
             await transport.ensure_alive()
             for fmt in transport.ladder(self._requested):
@@ -210,7 +211,8 @@ class CompletionStream:
                     wait = min(clock, timing.deadline_s - (time.monotonic() - t0))
                     try:
                         chunk = await _within(chunks.__anext__(), wait,
-                                              "deadline" if wait < clock else ("idle" if raw else "first"))
+                                              "deadline" if wait < clock else ("idle" if raw else "first"),
+                                              timing.deadline_s)
                     except StopAsyncIteration:
                         break
                     if chunk.usage is not None and (chunk.usage.prompt_tokens or chunk.usage.completion_tokens):
@@ -228,6 +230,7 @@ class CompletionStream:
                         raw.append(piece)
                         chars += len(piece)
                         tokens += estimate_tokens(piece)
+                        call.progress(tokens)
                         if loop.feed(piece):
                             raise DegenerateOutput(f"模型输出陷入重复，已停止本次调用：{loop.reason}",
                                                    partial_text="".join(raw))
@@ -247,7 +250,7 @@ class CompletionStream:
             except httpx2.TransportError as exc:
                 raise Retryable(f"stream error: {type(exc).__name__}: {exc}") from exc
             finally:
-                await _close_quietly(ostream)
+                await _close_quietly(ostream, chunks)
             if finish is None:
                 raise StreamCut()
             tail = think.finish()
@@ -261,24 +264,32 @@ class CompletionStream:
             log.warning("%s: endpoint returned an empty answer (finish_reason=%s)", call.stage, finish)
 
 
-async def _within(awaitable: Any, seconds: float, clock: str) -> Any:
+async def _within(awaitable: Any, seconds: float, clock: str, total: float = 0.0) -> Any:
     """Await with a timeout; expiry becomes a retry signal (first token, idle) or a deadline error."""
     try:
         return await asyncio.wait_for(awaitable, max(0.01, seconds))
     except asyncio.TimeoutError as exc:
         if clock == "deadline":
-            raise CallTimedOut(f"模型调用超过了总时限（{seconds:.0f} 秒内未完成），已停止。"
+            raise CallTimedOut(f"模型调用超过了总时限（{total or seconds:.0f} 秒内未完成），已停止。"
                                "可在模型设置中调大超时，或用“测试连接”重新测速。", detail="timeout") from exc
         what = "首个字" if clock == "first" else "下一段输出"
         raise Retryable(f"timeout: {seconds:.0f} s without {'first token' if clock == 'first' else 'output'}"
                         f" ({what})") from exc
 
 
-async def _close_quietly(ostream: Any) -> None:
-    try:
-        await ostream.close()
-    except Exception:  # closing must never mask the real outcome
-        pass
+async def _close_quietly(ostream: Any, chunks: Any) -> None:
+    """Close the response and the chunk iterator now, inside the loop.
+
+    An iterator left suspended would be finalized later by the garbage collector, possibly
+    outside any event loop ("async generator ignored GeneratorExit").
+    """
+    for closer in (ostream.close, getattr(chunks, "aclose", None)):
+        if closer is None:
+            continue
+        try:
+            await closer()
+        except Exception:  # closing must never mask the real outcome
+            pass
 
 
 __all__ = ["CallTiming", "CompletionStream"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,7 @@ from app.llm.retry_policy import classify
 from app.llm.think_blocks import split_think
 
 if TYPE_CHECKING:
+    from app.llm.call_progress import CallObserver
     from app.llm.journal import CallJournal
 
 log = logging.getLogger("app.llm.client")
@@ -82,6 +84,29 @@ def answer_char_cap(max_tokens: int) -> int:
     return max(4000, max_tokens * 6)
 
 
+def ensure_asyncgen_hooks() -> None:
+    """Give the running loop async-generator hooks when it has none (qasync's loop has none).
+
+    Without them an HTTP stream closed early leaves httpx's async generators to the
+    garbage collector, which closes them outside the loop ("async generator ignored
+    GeneratorExit"); with them each one is closed by a task on the loop that ran it.
+    """
+    if sys.get_asyncgen_hooks().finalizer is not None:
+        return
+    loop = asyncio.get_running_loop()
+
+    def finalizer(agen: Any) -> None:
+        if not loop.is_closed():
+            loop.call_soon_threadsafe(_close_agen, loop, agen)
+
+    sys.set_asyncgen_hooks(finalizer=finalizer)
+
+
+def _close_agen(loop: asyncio.AbstractEventLoop, agen: Any) -> None:
+    if not loop.is_closed():
+        loop.create_task(agen.aclose())
+
+
 def _is_refused(exc: BaseException) -> bool:
     cause: BaseException | None = exc
     for _ in range(4):
@@ -106,6 +131,7 @@ class Transport:
         self.slot = asyncio.Semaphore(max(1, config.concurrency))
         self.reached = False  # some request got an answer (or was cut in flight)
         self.gone = False  # connections were refused after the server had been reached
+        self.observer: CallObserver | None = None  # live figures of each call (the status bar)
         self._api: AsyncOpenAI | None = None
         register_secret(config.api_key)
         install_log_scrubber()
