@@ -27,7 +27,7 @@ from app.cli.common import (
 )
 
 #: Subcommand modules under ``app.cli``, in the order ``--help`` lists them.
-SUBCOMMANDS = ("analyze", "outline")
+SUBCOMMANDS = ("analyze", "outline", "probe")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 DEFAULT_KEY_VARIABLES = ("BIDSTUDIO_API_KEY", "OPENAI_API_KEY")
 
 
-def add_endpoint_arguments(parser: argparse.ArgumentParser, title: str = "模型设置", timeout: float = 300.0) -> None:
+def add_endpoint_arguments(parser: argparse.ArgumentParser, title: str = "模型设置", timeout: float = 0.0) -> None:
     """Add ``--base-url --model --api-key-env --context-size --max-tokens --timeout --temperature``."""
     g = parser.add_argument_group(title)
     g.add_argument("--base-url", default=os.environ.get("BIDSTUDIO_BASE_URL"), help="OpenAI 兼容接口地址")
@@ -30,7 +30,9 @@ def add_endpoint_arguments(parser: argparse.ArgumentParser, title: str = "模型
     g.add_argument("--context-size", type=bounded_number(int, 256, 10_000_000), default=8192,
                    help="模型上下文长度（token）")
     g.add_argument("--max-tokens", type=bounded_number(int, 1, 1_000_000), default=2048, help="每次输出的最大 token 数")
-    g.add_argument("--timeout", type=bounded_number(float, 0.1, 86_400.0), default=timeout, help="单次请求超时（秒）")
+    g.add_argument("--timeout", type=bounded_number(float, 0.0, 86_400.0), default=timeout,
+                   help="每次调用的总时限（秒，不是每次读取的时限）；0 表示按输出长度和测得的速度自动确定")
+    g.add_argument("--profile", metavar="PATH", help="probe 子命令输出的测量结果 JSON（按其中的速度、上下文设置调用）")
     g.add_argument("--temperature", type=bounded_number(float, 0.0, 2.0), default=0.3, help="采样温度（0–2）")
 
 
@@ -57,6 +59,19 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
     problem = base_url_problem(args.base_url) or api_key_problem(key)
     if problem:  # the message never contains the key
         raise CliUsageError(problem)
-    return EndpointConfig(base_url=args.base_url, api_key=key or "no-key", model=args.model,
-                          max_tokens=args.max_tokens, timeout=args.timeout, context_size=args.context_size,
-                          temperature=args.temperature)
+    cfg = EndpointConfig(base_url=args.base_url, api_key=key or "no-key", model=args.model,
+                         max_tokens=args.max_tokens, timeout=args.timeout, context_size=args.context_size,
+                         temperature=args.temperature)
+    path = getattr(args, "profile", None)
+    if path:
+        import json
+        from pathlib import Path
+
+        from app.llm.probe import EndpointProfile
+
+        try:
+            profile = EndpointProfile.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError) as exc:
+            raise CliUsageError(f"无法读取测量结果 {path}：{exc}") from exc
+        cfg = profile.apply(cfg)
+    return cfg

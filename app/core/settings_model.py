@@ -25,7 +25,7 @@ from app.core.input_limits import read_regular_file
 log = logging.getLogger(__name__)
 
 APP_DIR_NAME = "BidStudio"
-SETTINGS_VERSION = 1
+SETTINGS_VERSION = 2  # 2: ``timeout`` is a deadline per call (0 = automatic), no longer per read
 MAX_RECENT = 10
 #: Sent as the key to local servers that want none (the OpenAI client refuses an empty key).
 PLACEHOLDER_KEY = "not-needed"
@@ -41,6 +41,8 @@ class ProviderPreset:
     needs_key: bool = True
     example_models: tuple[str, ...] = ()
     hint: str = ""
+    concurrency: int | None = None  # local servers run one request at a time (a new one cuts the running one)
+    system_in_user: bool | None = None  # True where the server drops system messages
 
 
 PRESETS: tuple[ProviderPreset, ...] = (
@@ -58,10 +60,12 @@ PRESETS: tuple[ProviderPreset, ...] = (
     ProviderPreset("volcengine", "火山方舟（豆包）", "https://ark.cn-beijing.volces.com/api/v3", True,
                    (), "模型名称填写方舟控制台中的推理接入点 ID（ep-…）或模型名。"),
     ProviderPreset("ollama", "Ollama（本地）", "http://127.0.0.1:11434/v1", False, ("qwen2.5:7b",),
-                   "本地服务无需密钥。"),
-    ProviderPreset("lmstudio", "LM Studio（本地）", "http://127.0.0.1:1234/v1", False, (), "本地服务无需密钥。"),
+                   "本地服务无需密钥；一次只处理一个请求。", concurrency=1, system_in_user=False),
+    ProviderPreset("lmstudio", "LM Studio（本地）", "http://127.0.0.1:1234/v1", False, (),
+                   "本地服务无需密钥；一次只处理一个请求。", concurrency=1, system_in_user=False),
     ProviderPreset("llamacpp", "llama.cpp server（本地）", "http://127.0.0.1:8080/v1", False, (),
-                   "本地服务无需密钥；弱模型建议开启“系统提示并入用户消息”。"),
+                   "本地服务无需密钥；一次只处理一个请求，系统提示并入用户消息（llama-cpp-python 会丢弃系统消息）。"
+                   "点“测试连接”可测出速度和上下文长度。", concurrency=1, system_in_user=True),
     ProviderPreset("custom", "自定义（OpenAI 兼容）", "", True, (), "填写以 /v1 结尾的 OpenAI 兼容接口地址。"),
 )
 PRESETS_BY_KEY = {p.key: p for p in PRESETS}
@@ -93,9 +97,31 @@ class ModelSettings(BaseModel):
     max_tokens: int = Field(default=4096, ge=16, le=262_144)
     context_size: int = Field(default=32_768, ge=1024, le=4_194_304)
     concurrency: int = Field(default=2, ge=1, le=32)
-    timeout: float = Field(default=120.0, ge=5.0, le=3600.0)
+    timeout: float = Field(default=0.0, ge=0.0, le=3600.0, description="每次调用的总时限（秒）；0 为自动")
     max_retries: int = Field(default=3, ge=0, le=10)
     system_in_user: bool = Field(default=False, description="把系统提示并入用户消息（兼容不支持 system 的模型）")
+    profiles: dict[str, dict[str, Any]] = Field(default_factory=dict,
+                                                description="“测试连接”测得的各接口情况（速度、上下文、结构化输出）")
+
+    def profile_key(self) -> str:
+        """Where this endpoint's measured profile is kept (address and model)."""
+        return f"{self.base_url.strip().rstrip('/')}|{self.model.strip()}"
+
+    def profile(self) -> dict[str, Any] | None:
+        """The measured profile of the current address and model, if any."""
+        return self.profiles.get(self.profile_key())
+
+    def with_preset(self, key: str) -> ModelSettings:
+        """These settings switched to a provider preset (address, concurrency, system handling)."""
+        p = preset(key)
+        update: dict[str, Any] = {"provider": p.key}
+        if p.base_url:
+            update["base_url"] = p.base_url
+        if p.concurrency is not None:
+            update["concurrency"] = p.concurrency
+        if p.system_in_user is not None:
+            update["system_in_user"] = p.system_in_user
+        return self.model_copy(update=update)
 
     @property
     def needs_key(self) -> bool:
@@ -123,7 +149,18 @@ class ModelSettings(BaseModel):
             "context_size": self.context_size,
             "concurrency": self.concurrency,
             "system_in_user": self.system_in_user,
+            **_speeds(self.profile()),
         }
+
+
+def _speeds(profile: dict[str, Any] | None) -> dict[str, float]:
+    """Measured speeds of a profile as ``EndpointConfig`` fields (timeouts follow them)."""
+    out: dict[str, float] = {}
+    for name in ("tokens_per_s", "prompt_tokens_per_s"):
+        value = (profile or {}).get(name)
+        if isinstance(value, (int, float)) and value > 0:
+            out[name] = float(value)
+    return out
 
 
 class AppSettings(BaseModel):
@@ -179,6 +216,9 @@ def load_settings(path: Path | None = None) -> AppSettings:
         data = json.loads(raw)
         if isinstance(data, dict) and isinstance(data.get("model"), dict):
             data["model"].pop("api_key", None)  # a key never belongs here
+            if int(data.get("settings_version") or 1) < 2:  # the old timeout was per read: derive deadlines now
+                data["model"]["timeout"] = 0.0
+                data["settings_version"] = SETTINGS_VERSION
         return AppSettings.model_validate(data)
     except Exception as exc:  # broken JSON, wrong types, nesting deep enough for RecursionError
         log.warning("settings file %s is broken (%s); using defaults", p, type(exc).__name__)

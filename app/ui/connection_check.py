@@ -35,6 +35,7 @@ class ConnectionReport:
     models: list[str] = field(default_factory=list)
     latency_s: float | None = None
     kind: str = "ok"  # ok / unreachable / unauthorized / unknown_model / no_model / error
+    profile: dict[str, Any] | None = None  # what the probe measured (EndpointProfile.to_dict())
 
 
 def make_endpoint_config(settings: ModelSettings, api_key: str) -> EndpointConfig:
@@ -49,7 +50,7 @@ def endpoint_config_from_store(settings: ModelSettings, store: ApiKeyStore) -> E
 
 def _quick(cfg: EndpointConfig) -> EndpointConfig:
     """A check should answer fast: no retries, short timeout."""
-    return dataclasses.replace(cfg, max_retries=0, timeout=min(cfg.timeout, 20.0), concurrency=1)
+    return dataclasses.replace(cfg, max_retries=0, timeout=min(cfg.timeout or 20.0, 20.0), concurrency=1)
 
 
 def _unreachable(cfg: EndpointConfig, exc: LLMError) -> ConnectionReport:
@@ -118,6 +119,24 @@ async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
                                 models=models, latency_s=latency, kind="error")
     return ConnectionReport(True, f"连接正常：模型“{cfg.model}”已回复（{latency:.1f} 秒）。",
                             models=models, latency_s=latency)
+
+
+async def check_and_probe(cfg: EndpointConfig) -> ConnectionReport:
+    """“测试连接”: the connection check, then a probe of speed, system messages, structured
+    output and context size (up to the configured size); the profile rides on the report."""
+    from app.llm.probe import CONTEXT_STEPS, probe_endpoint
+
+    report = await check_connection(cfg)
+    if not report.ok:
+        return report
+    steps = [s for s in CONTEXT_STEPS if s <= max(2048, cfg.context_size)]
+    profile = await probe_endpoint(cfg, context_steps=steps)
+    if profile.reachable:
+        report.profile = profile.to_dict()
+        report.message_zh += "\n" + profile.summary_zh()
+    else:
+        report.message_zh += f"\n测速未完成：{profile.error or '服务没有回应'}"
+    return report
 
 
 class BackgroundCoroutine(QObject):

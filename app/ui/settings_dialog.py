@@ -30,7 +30,7 @@ from typing_extensions import override
 
 from app.core.settings_model import PRESETS, AppSettings, ModelSettings, preset, save_settings
 from app.ui.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
-from app.ui.connection_check import check_connection as run_check_connection
+from app.ui.connection_check import check_and_probe as run_check_connection
 from app.ui.connection_check import fetch_models as run_fetch_models
 
 if TYPE_CHECKING:
@@ -97,7 +97,9 @@ class SettingsDialog(QDialog):
         self.max_tokens_spin = self._spin(16, 262_144, 256)
         self.context_spin = self._spin(1024, 4_194_304, 1024)
         self.concurrency_spin = self._spin(1, 32, 1)
-        self.timeout_spin = self._spin(5, 3600, 10)
+        self.timeout_spin = self._spin(0, 3600, 10)
+        self.timeout_spin.setSpecialValueText("自动（按输出长度和测得的速度）")
+        self.timeout_spin.setToolTip("每次模型调用的总时限；0 表示按最大输出长度和“测试连接”测得的速度自动确定")
         self.system_in_user_check = QCheckBox("把系统提示并入用户消息（兼容部分本地/弱模型）")
         self.test_button = QPushButton("测试连接")
         self.status_label = QLabel()
@@ -120,7 +122,7 @@ class SettingsDialog(QDialog):
         form.addRow("最大输出 tokens：", self.max_tokens_spin)
         form.addRow("上下文长度：", self.context_spin)
         form.addRow("并发请求数：", self.concurrency_spin)
-        form.addRow("超时（秒）：", self.timeout_spin)
+        form.addRow("每次调用时限（秒）：", self.timeout_spin)
         form.addRow("", self.system_in_user_check)
 
         test_row = QHBoxLayout()
@@ -243,6 +245,8 @@ class SettingsDialog(QDialog):
             return
         if report.models:
             self._fill_models(report.models, self.model_combo.currentText())
+        if report.profile is not None:
+            self._take_profile(report.profile)
         self._show_status(report)
         self.checkFinished.emit(report)
 
@@ -250,10 +254,25 @@ class SettingsDialog(QDialog):
         self.status_label.setStyleSheet("color: #1a7f37" if report.ok else "color: #c62828")
         self.status_label.setText(("✔ " if report.ok else "✘ ") + report.message_zh)
 
+    def _take_profile(self, profile: dict[str, object]) -> None:
+        """Keep what 测试连接 measured for this endpoint and apply it to the fields (still editable)."""
+        current = self.current_model_settings()
+        profiles = {**self._settings.model.profiles, current.profile_key(): dict(profile)}
+        self._settings.model = self._settings.model.model_copy(update={"profiles": profiles})
+        if profile.get("drops_system"):
+            self.system_in_user_check.setChecked(True)
+        context = profile.get("context_size")
+        if isinstance(context, int) and 1024 <= context < self.context_spin.value():
+            self.context_spin.setValue(context)
+
     def _on_provider_changed(self, _index: int) -> None:
         p = preset(str(self.provider_combo.currentData()))
         if p.base_url:
             self.base_url_edit.setText(p.base_url)
+        if p.concurrency is not None:
+            self.concurrency_spin.setValue(p.concurrency)
+        if p.system_in_user is not None:
+            self.system_in_user_check.setChecked(p.system_in_user)
         self._fill_models(list(p.example_models), p.example_models[0] if p.example_models else "")
         self._show_hint()
         self._reload_key()

@@ -1,0 +1,47 @@
+"""``bidstudio-cli probe --base-url … --model …``: measure what an endpoint really does.
+
+Prints the :class:`~app.llm.probe.EndpointProfile` (speed, first token, system messages,
+structured output, context size) as a Chinese summary or, with ``--json``, as JSON that the
+settings and ``outline --profile`` can take. Exit 0 when the endpoint answered, 5 when not.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from app.cli.common import EXIT_ENDPOINT, EXIT_OK, write_json
+from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    """Probe the endpoint and print (or write) its profile."""
+    from app.llm.probe import CONTEXT_STEPS, probe_endpoint
+
+    cfg = endpoint_from_args(args)
+    steps = [s for s in CONTEXT_STEPS if s <= max(2048, args.max_context)]
+
+    def step(text: str) -> None:
+        if not args.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    profile = asyncio.run(probe_endpoint(cfg, context_steps=steps, on_step=step))
+    if args.json or args.output:
+        write_json(profile.to_dict(), args.output)
+    if not args.json:
+        print(f"{cfg.base_url}（{cfg.model}）：{profile.summary_zh()}", file=sys.stderr)
+        for note in profile.notes:
+            print(f"提示：{note}", file=sys.stderr)
+    return EXIT_OK if profile.reachable else EXIT_ENDPOINT
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``probe`` to the CLI."""
+    p = sub.add_parser("probe", help="测量模型服务：速度、上下文长度、系统消息、结构化输出")
+    p.add_argument("--json", action="store_true", help="以 JSON 输出测量结果")
+    p.add_argument("-o", "--output", metavar="PATH", help="把测量结果 JSON 写入文件")
+    p.add_argument("--max-context", type=int, default=32768, help="测量上下文长度时最多尝试的 token 数")
+    p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
+    add_endpoint_arguments(p)
+    p.set_defaults(func=cmd_probe)
