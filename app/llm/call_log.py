@@ -14,6 +14,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from app.llm.call_progress import REPORT_EVERY_S, CallProgress
 from app.llm.completion import Completion, Message, estimate_tokens
 from app.llm.errors import LLMError
 
@@ -49,6 +50,22 @@ class CallLog:
         self.rejected: list[dict[str, Any]] = []
         self.t0 = time.monotonic()
         self.done = False
+        self._reported = 0.0
+        self.progress(0)
+
+    def progress(self, tokens: int, *, done: bool = False, ok: bool = True) -> None:
+        """Tell the transport's observer how the call is doing (throttled while streaming)."""
+        observer = self.transport.observer
+        if observer is None:
+            return
+        now = time.monotonic()
+        if not done and tokens and now - self._reported < REPORT_EVERY_S:
+            return
+        self._reported = now
+        try:
+            observer(CallProgress(self.call_id, self.stage, tokens, now - self.t0, done, ok))
+        except Exception:  # a display problem must never break a call
+            log.exception("call observer failed")
 
     def _entry(self) -> dict[str, Any]:
         params = self.transport.params(self.temperature, self.max_tokens)
@@ -68,6 +85,7 @@ class CallLog:
         self.done = True
         comp.attempts = self.attempts
         comp.latency_s = time.monotonic() - self.t0
+        self.progress(comp.usage.completion_tokens, done=True)
         journal = self.transport.journal
         if journal is not None:
             journal.record_call({
@@ -83,6 +101,7 @@ class CallLog:
         if self.done:
             return
         self.done = True
+        self.progress(0, done=True, ok=False)
         journal = self.transport.journal
         if journal is None:
             return

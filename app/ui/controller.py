@@ -87,6 +87,7 @@ class AppController(QObject):
         document_loaded(object): a ``TenderDocument`` was read.
         analysis_changed(object): the ``Analysis`` changed.
         breakdown_changed(object): the requirement ``Breakdown`` changed (or None).
+        call_progress(object): live figures of the running model call (``CallProgress``).
     """
 
     stage_changed = Signal(str)
@@ -97,6 +98,7 @@ class AppController(QObject):
     document_loaded = Signal(object)
     analysis_changed = Signal(object)
     breakdown_changed = Signal(object)
+    call_progress = Signal(object)
 
     def __init__(self, outline: Outline | None = None, *, client_factory: ClientFactory | None = None,
                  reporter: ErrorReporter | None = None,
@@ -250,6 +252,8 @@ class AppController(QObject):
     def on_progress(self, event: PipelineEvent) -> None:
         """The pipeline's plain progress callable: log it and turn it into signals."""
         stage = stage_label(event.stage)
+        if event.chapter and event.chapters:
+            stage += f"（第 {event.chapter}/{event.chapters} 章）"
         text = f"{stage}：{event.message}" if event.message and event.message != stage else stage
         self.stage_changed.emit(text)
         fraction = event.fraction
@@ -299,6 +303,9 @@ class AppController(QObject):
             client = self.client_factory()
             if client is None:
                 raise NoModelConfigured()
+            transport = getattr(client, "transport", None)
+            if transport is not None:
+                transport.observer = self.call_progress.emit
             self._cached_client = client
         return self._cached_client
 

@@ -265,6 +265,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         c.stage_changed.connect(self.status.set_stage)
         c.progress_changed.connect(self.status.set_progress)
         c.tokens_changed.connect(self.status.set_tokens)
+        c.call_progress.connect(self.status.set_call)
         c.running_changed.connect(self._on_running_changed)
         c.run_finished.connect(self._on_run_finished)
         c.document_loaded.connect(self._on_document_loaded)

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+import time
+
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QWidget
+
+from app.llm.call_progress import CallProgress
 
 #: Rough list prices in yuan per million tokens (input, output), for the estimate only.
 PRICE_YUAN_PER_M: dict[str, tuple[float, float]] = {
@@ -48,6 +52,14 @@ class StatusPanel(QWidget):
         self.progress.setVisible(False)
         self.tokens = QLabel("")
         self.tokens.setToolTip("本次运行消耗的 Token 数；费用为按公开价格的粗略估算，以服务商账单为准")
+        self.call = QLabel("")
+        self.call.setObjectName("liveCall")
+        self.call.setToolTip("正在进行的模型调用：阶段、已输出的 tokens、速度和已用时间")
+        self._call: CallProgress | None = None
+        self._call_seen = 0.0
+        self._tick = QTimer(self)
+        self._tick.setInterval(1000)
+        self._tick.timeout.connect(self._on_tick)
         self.cancel = QPushButton("取消")
         self.cancel.setVisible(False)
         self.cancel.clicked.connect(self.cancel_requested)
@@ -55,6 +67,7 @@ class StatusPanel(QWidget):
         layout.setContentsMargins(4, 0, 4, 0)
         layout.addWidget(self.stage, 1)
         layout.addWidget(self.progress)
+        layout.addWidget(self.call)
         layout.addWidget(self.tokens)
         layout.addWidget(self.cancel)
 
@@ -75,6 +88,49 @@ class StatusPanel(QWidget):
         self.progress.setVisible(bool(running))
         self.cancel.setVisible(bool(running))
         self.cancel.setEnabled(bool(running))
+        if not running:
+            self._call = None
+            self._tick.stop()
+            self.call.setText("")
+
+    def set_call(self, progress: object) -> None:
+        """Show the live call: stage, tokens so far, tokens/s and elapsed time (ticks every second)."""
+        if not isinstance(progress, CallProgress):
+            return
+        if progress.done:
+            self._call = None
+            self._tick.stop()
+            self.call.setText("")
+            return
+        self._call, self._call_seen = progress, time.monotonic()
+        if not self._tick.isActive():
+            self._tick.start()
+        self._show_call()
+
+    def _on_tick(self) -> None:
+        self._show_call()
+
+    def _show_call(self) -> None:
+        p = self._call
+        if p is None:
+            return
+        elapsed = p.elapsed_s + (time.monotonic() - self._call_seen)
+        speed = f"{p.tokens / elapsed:.1f} tokens/秒" if p.tokens and elapsed > 0 else "等待首个字"
+        self.call.setText(f"{call_stage_zh(p.stage)}｜已输出 {p.tokens} tokens｜{speed}｜{elapsed:.0f} 秒")
+
+
+_CALL_STAGES = (("analysis", "分析招标文件"), ("breakdown", "需求拆解"), ("review", "检查目录"), ("draft", "撰写正文"),
+                ("rewrite", "改写正文"), ("probe", "测速"), ("connection", "测试连接"), ("repair", "修复"),
+                ("outline", "生成目录"), ("chapter", "生成章节"), ("regenerate", "重新生成"), ("stepwise", "逐章生成"))
+
+
+def call_stage_zh(stage: str) -> str:
+    """A call's internal stage name (``analysis/overview``, ``outline.r2``…) in Chinese."""
+    low = stage.lower()
+    for key, label in _CALL_STAGES:
+        if low.startswith(key):
+            return label
+    return "模型调用"
 
     def set_tokens(self, prompt: int, completion: int) -> None:
         """Show the token count and, when the price is known, the estimated cost."""

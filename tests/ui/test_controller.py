@@ -261,3 +261,30 @@ async def test_cancel_mid_call_then_draft_reaches_the_server_at_once(controller:
     assert len(sent) == 2 and "人员配置方案" in sent[1].prompt_text
     assert state.sections[key].status == "done"
     assert "专职运维人员" in controller.outline.node((0, 0)).content
+
+
+async def test_status_bar_shows_the_live_call(controller: AppController, llm_server: OpenAIServer, qtbot) -> None:
+    from app.ui.status_panel import StatusPanel
+
+    panel = StatusPanel()
+    qtbot.addWidget(panel)
+    controller.call_progress.connect(panel.set_call)
+    controller.running_changed.connect(panel.set_running)
+    controller.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="人员配置方案"),
+                                                                      OutlineNode(title="实施进度计划")])])
+    controller.outline.renumber()
+    llm_server.push(Reply.text("我公司为本项目配置专职运维人员，负责日常巡检与应急响应。" * 8, chunk_size=6, chunk_delay=0.03))
+    key = controller.outline.node((0, 0)).id
+    task = asyncio.ensure_future(controller.drafting.draft([key]))
+    seen: list[str] = []
+    for _ in range(400):
+        if task.done():
+            break
+        text = panel.call.text()
+        if "tokens/秒" in text:
+            seen.append(text)
+            break
+        await asyncio.sleep(0.01)
+    await task
+    assert seen and "撰写正文" in seen[0] and "已输出" in seen[0] and "秒" in seen[0]
+    assert panel.call.text() == ""  # cleared when the call ends
