@@ -119,6 +119,19 @@ class StatusPanel(QWidget):
         self.call.setText(f"{call_stage_zh(p.stage)}｜已输出 {p.tokens} tokens｜{speed}｜{elapsed:.0f} 秒")
 
 
+    def set_tokens(self, prompt: int, completion: int) -> None:
+        """Show the token count and, when the price is known, the estimated cost."""
+        total = prompt + completion
+        if not total:
+            self.tokens.setText("")
+            return
+        text = f"Token {total:,}（输入 {prompt:,} / 输出 {completion:,}）"
+        cost = estimate_cost(self.provider, prompt, completion)
+        if cost is not None:
+            text += "，本地模型无费用" if cost == 0 and self.provider in ("ollama", "lmstudio", "llamacpp") else f"，约 ¥{cost:.3f}"
+        self.tokens.setText(text)
+
+
 _CALL_STAGES = (("analysis", "分析招标文件"), ("breakdown", "需求拆解"), ("review", "检查目录"), ("draft", "撰写正文"),
                 ("rewrite", "改写正文"), ("probe", "测速"), ("connection", "测试连接"), ("repair", "修复"),
                 ("outline", "生成目录"), ("chapter", "生成章节"), ("regenerate", "重新生成"), ("stepwise", "逐章生成"))
@@ -131,15 +144,3 @@ def call_stage_zh(stage: str) -> str:
         if low.startswith(key):
             return label
     return "模型调用"
-
-    def set_tokens(self, prompt: int, completion: int) -> None:
-        """Show the token count and, when the price is known, the estimated cost."""
-        total = prompt + completion
-        if not total:
-            self.tokens.setText("")
-            return
-        text = f"Token {total:,}（输入 {prompt:,} / 输出 {completion:,}）"
-        cost = estimate_cost(self.provider, prompt, completion)
-        if cost is not None:
-            text += "，本地模型无费用" if cost == 0 and self.provider in ("ollama", "lmstudio", "llamacpp") else f"，约 ¥{cost:.3f}"
-        self.tokens.setText(text)
