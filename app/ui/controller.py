@@ -126,7 +126,7 @@ class AppController(QObject):
         self._completion_tokens = 0
         self._cached_client: LLMClient | None = None
         self._current_run: RunRecord | None = None
-        self.drafting = DraftingBridge(self)
+        self.drafting = DraftingBridge(self, client_provider=self.client, runs=self)
         self.session.section_states = self.drafting.section_states
 
     # ------------------------------------------------------------------ the session's content
@@ -308,6 +308,27 @@ class AppController(QObject):
                 transport.observer = self.call_progress.emit
             self._cached_client = client
         return self._cached_client
+
+    def client(self) -> LLMClient:
+        """The model client (the drafting bridge's client provider)."""
+        return self._client()
+
+    async def prepare_client(self, client: LLMClient) -> None:
+        """Warm ``client`` before the first call (part of the drafting bridge's run tracker)."""
+        await self._prepare(client)
+
+    def begin_run(self, text: str, kind: str = "", mode: str = "") -> None:
+        """A job starts: status, busy state and a run record (run tracker)."""
+        self._begin(text, kind, mode)
+
+    def end_run(self, ok: bool, message: str) -> None:
+        """The job ended (run tracker)."""
+        self._end(ok, message)
+
+    def record_tokens(self, prompt: int, completion: int) -> None:
+        """The running job's token totals (run tracker)."""
+        self._prompt_tokens, self._completion_tokens = prompt, completion
+        self.tokens_changed.emit(prompt, completion)
 
     def reset_client(self) -> None:
         """Forget the client (the settings changed); it is closed in the background."""

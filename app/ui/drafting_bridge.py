@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QObject, Signal
 
@@ -20,6 +21,7 @@ from app.ui.commands import EditFieldCommand
 if TYPE_CHECKING:
     from app.core.drafting_state import DraftingState, SectionDraft
     from app.core.project import Project, SectionState
+    from app.llm.client import LLMClient
     from app.pipeline.drafting import DraftingEngine, RewriteResult
     from app.ui.controller import AppController
 
@@ -27,6 +29,25 @@ log = logging.getLogger("bidstudio.run")
 
 #: Shown on a section whose drafting was interrupted when the project was saved.
 INTERRUPTED_NOTE = "上次未写完，可用“生成 → 继续未完成的正文”接着写"
+
+
+class RunTracker(Protocol):
+    """What a model job reports to the app: it is about to call, it starts, its tokens, it ends."""
+
+    async def prepare_client(self, client: LLMClient) -> None:
+        """Warm the client before the first call (off the GUI thread)."""
+
+    def begin_run(self, text: str, kind: str = "", mode: str = "") -> None:
+        """A job starts: status text, busy state, a run-history record."""
+
+    def end_run(self, ok: bool, message: str) -> None:
+        """The job ended: close its record and tell the window."""
+
+    def record_tokens(self, prompt: int, completion: int) -> None:
+        """The job's token totals so far."""
+
+
+ClientProvider = Callable[[], "LLMClient"]
 
 
 class DraftingBridge(QObject):
@@ -40,9 +61,12 @@ class DraftingBridge(QObject):
     section_delta = Signal(str, str)
     section_state = Signal(object)
 
-    def __init__(self, controller: AppController) -> None:
+    def __init__(self, controller: AppController, *, client_provider: ClientProvider | None = None,
+                 runs: RunTracker | None = None) -> None:
         super().__init__(controller)
         self.controller = controller
+        self._client_provider: ClientProvider = client_provider or controller.client
+        self._runs: RunTracker = runs or controller
         self._engine: DraftingEngine | None = None
         self._restored: DraftingState | None = None  # loaded with a project, before any engine exists
 
@@ -51,7 +75,7 @@ class DraftingBridge(QObject):
         """The project's drafting engine (created with the current model client)."""
         from app.pipeline.drafting import DraftingEngine
 
-        client = self.controller._client()
+        client = self._client_provider()
         if self._engine is None or self._engine.client is not client:
             state = self._engine.state if self._engine is not None else self._restored
             self._engine = DraftingEngine(client=client, on_state=self._on_state, on_delta=self._on_delta)
@@ -97,8 +121,9 @@ class DraftingBridge(QObject):
             paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
         requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance)
         engine = self.engine()
-        await c._prepare(engine.client)
-        c._begin(f"正在撰写正文（{len(requests)} 节）……", kind="draft", mode="all" if keys is None else "selected")
+        await self._runs.prepare_client(engine.client)
+        self._runs.begin_run(f"正在撰写正文（{len(requests)} 节）……", kind="draft",
+                             mode="all" if keys is None else "selected")
         log.info("drafting %d sections", len(requests), extra={"stage": "chapter"})
         done, message = 0, "正文撰写已停止"
         try:
@@ -108,7 +133,7 @@ class DraftingBridge(QObject):
             return state
         finally:
             self._count_tokens([r.key for r in requests])
-            c._end(done > 0, message)
+            self._runs.end_run(done > 0, message)
 
     def unfinished(self) -> tuple[list[str], list[str]]:
         """Keys still in the outline whose drafting did not finish: (resumable, failed).
@@ -142,8 +167,8 @@ class DraftingBridge(QObject):
         paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
         requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths)
         engine = self.engine()
-        await c._prepare(engine.client)
-        c._begin(f"正在继续撰写未完成的正文（{len(requests)} 节）……", kind="draft", mode="resume")
+        await self._runs.prepare_client(engine.client)
+        self._runs.begin_run(f"正在继续撰写未完成的正文（{len(requests)} 节）……", kind="draft", mode="resume")
         log.info("resuming %d sections (%d failed before)", len(requests), len(failed), extra={"stage": "chapter"})
         done, message = 0, "正文撰写已停止"
         try:
@@ -156,7 +181,7 @@ class DraftingBridge(QObject):
             return state
         finally:
             self._count_tokens([r.key for r in requests])
-            c._end(done > 0, message)
+            self._runs.end_run(done > 0, message)
 
     def _count_tokens(self, keys: list[str]) -> None:
         """Report the run's tokens (summed over its sections) to the controller's run record."""
@@ -164,9 +189,7 @@ class DraftingBridge(QObject):
         if state is None:
             return
         drafts = [d for k in keys if (d := state.sections.get(k)) is not None]
-        c = self.controller
-        c._prompt_tokens = sum(d.prompt_tokens for d in drafts)
-        c._completion_tokens = sum(d.completion_tokens for d in drafts)
+        self._runs.record_tokens(sum(d.prompt_tokens for d in drafts), sum(d.completion_tokens for d in drafts))
 
     def cancel(self, key: str | None = None) -> None:
         """Stop one section, or every section when ``key`` is None (partial text is kept)."""
