@@ -41,8 +41,8 @@ async def client(llm_server: OpenAIServer) -> AsyncIterator[LLMClient]:
 # ---------------------------------------------------------------- plain calls
 
 
-async def test_complete_sends_config_and_returns_text(llm_server: OpenAIServer) -> None:
-    c = make_client(llm_server, temperature=0.1, max_tokens=321)
+async def test_complete_sends_config_and_returns_text_without_streaming_when_asked(llm_server: OpenAIServer) -> None:
+    c = make_client(llm_server, temperature=0.1, max_tokens=321, stream_calls=False)
     llm_server.push(Reply.text("一、质量保证"))
     comp = await c.complete(USER, stage="analysis")
     await c.aclose()
@@ -59,6 +59,18 @@ async def test_complete_sends_config_and_returns_text(llm_server: OpenAIServer) 
     assert comp.usage.estimated is False
     assert comp.usage.prompt_tokens == len("请列出三个要点") // 2  # what the server reported
     assert comp.latency_s > 0
+
+
+async def test_complete_streams_by_default_and_returns_the_whole_text(llm_server: OpenAIServer) -> None:
+    c = make_client(llm_server, max_tokens=321)
+    llm_server.push(Reply.text("一、质量保证体系", chunk_size=2))
+    comp = await c.complete(USER, stage="analysis")
+    await c.aclose()
+    body = llm_server.completion_requests[0].body
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+    assert body["max_tokens"] == 321 and body["messages"] == USER
+    assert comp.text == "一、质量保证体系" and comp.finish_reason == "stop" and not comp.usage.estimated
+
 
 
 async def test_per_call_overrides(client: LLMClient, llm_server: OpenAIServer) -> None:

@@ -285,3 +285,20 @@ def test_log_lines_are_scrubbed(caplog: pytest.LogCaptureFixture) -> None:
     register_secret("my-very-private-token-123")
     logging.getLogger("app.test").warning("server said %s", "token my-very-private-token-123, Bearer abcdefghijk")
     assert "my-very-private-token-123" not in caplog.text and "abcdefghijk" not in caplog.text
+
+
+async def test_collect_json_counts_a_loop_as_a_failed_attempt_and_asks_again(llm_server: OpenAIServer) -> None:
+    from pydantic import BaseModel
+
+    from app.llm.collect_json import collect_json
+
+    class Title(BaseModel):
+        title: str
+
+    llm_server.push(Reply.text('{"title": "' + "1.1." * 600, chunk_size=16), Reply.text('{"title": "质量保障措施"}'))
+    client = make_client(llm_server)
+    res = await collect_json(client, USER, Title, max_attempts=2)
+    await client.aclose()
+    assert res.ok and res.value is not None and res.value.title == "质量保障措施"
+    assert res.attempts == 2 and "重复" in res.history[0][0]
+    assert llm_server.completion_requests[1].messages == USER  # a fresh question, not a repair of the loop

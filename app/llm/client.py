@@ -91,6 +91,8 @@ class LLMClient:
         Returns a :class:`Completion` (possibly ``empty`` or ``truncated``); raises
         :class:`LLMConfigError`, :class:`LLMConnectionError` or :class:`LLMResponseError`.
         """
+        if self.config.stream_calls:
+            return await self._complete_streamed(messages, response_format, temperature, max_tokens, stage)
         call = CallLog(self.transport, stage, messages, response_format, temperature, max_tokens, stream=False)
         try:
             await self.transport.ensure_alive()
@@ -108,6 +110,19 @@ class LLMClient:
         except BaseException as exc:
             call.fail(exc)
             raise
+
+    async def _complete_streamed(self, messages: Sequence[Message], response_format: dict[str, Any] | None,
+                                 temperature: float | None, max_tokens: int | None, stage: str) -> Completion:
+        """A whole answer read as a stream, so the first-token, idle and total clocks, the size
+        cap and the loop detector apply, and a server stops generating when we stop reading."""
+        stream = CompletionStream(self.transport, messages, temperature, max_tokens, stage, response_format,
+                                  whole=True)
+        try:
+            async for _piece in stream:
+                pass
+        finally:
+            await stream.aclose()
+        return stream.result
 
     def stream(self, messages: Sequence[Message], temperature: float | None = None, max_tokens: int | None = None,
                stage: str = "stream", response_format: dict[str, Any] | None = None) -> CompletionStream:

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.core.resources import load_prompt
 from app.llm.client import Completion, LLMClient, Message
-from app.llm.errors import LLMConnectionError, LLMResponseError
+from app.llm.errors import CallTimedOut, DegenerateOutput, LLMConnectionError, LLMResponseError
 from app.llm.json_extract import extract_json, parse_json
 from app.llm.json_normalize import normalize_for_model
 from app.llm.wire_schema import wire_format
@@ -89,7 +89,7 @@ class CollectResult(Generic[M]):
     model_repairs: int = 0
     uncertain: bool = False
     truncated: bool = False
-    stopped_by: str = ""  # "", "max_attempts", "circuit_breaker", "connection", "response"
+    stopped_by: str = ""  # "", "max_attempts", "circuit_breaker", "connection", "response", "timeout", "degenerate"
     history: list[list[str]] = field(default_factory=list)  # issues of each attempt
     call_ids: list[str] = field(default_factory=list)
     model_time_s: float = 0.0  # time spent inside client calls (network + server + openai client)
@@ -199,6 +199,15 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
                                              max_tokens=max_tokens, stage=sub_stage)
             else:
                 comp = await _streamed(client, convo, fmt, temperature, max_tokens, sub_stage, attempt, stream_to)
+        except (DegenerateOutput, CallTimedOut) as exc:  # a loop, a runaway answer, a deadline: a failed attempt
+            result.issues = [exc.message_zh]
+            result.history.append([exc.message_zh])
+            result.stopped_by = "timeout" if isinstance(exc, CallTimedOut) else "degenerate"
+            if journal is not None:
+                journal.record_validation("", sub_stage, attempt=attempt, ok=False, issues=[exc.message_zh],
+                                          repair_kind="retry", local_repairs=[])
+            convo = list(messages)  # nothing worth repairing: ask afresh
+            continue
         except LLMConnectionError as exc:
             result.issues = [exc.message_zh]
             result.stopped_by = "connection"

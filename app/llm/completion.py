@@ -32,6 +32,7 @@ class EndpointConfig:
     retry_after_max: float = 60.0  # cap on a server's Retry-After
     first_token_timeout: float = 0.0  # seconds to the first token; 0: from the prompt size
     idle_timeout: float = 0.0  # longest silence between tokens; 0: the default
+    stream_calls: bool = True  # whole-answer calls stream too: first-token/idle clocks, caps, loop detection
     tokens_per_s: float = 0.0  # measured completion speed (probe); 0: unknown
     prompt_tokens_per_s: float = 0.0  # measured prompt processing speed; 0: unknown
 

@@ -77,7 +77,7 @@ def give_up(exc: Retryable, attempts: int) -> LLMConnectionError:
         msg = f"模型服务繁忙（429 请求过多），重试 {attempts} 次后仍失败，请稍后再试或降低并发。"
     elif exc.status is not None:
         msg = f"模型服务出错（HTTP {exc.status}），重试 {attempts} 次后仍失败。"
-    elif exc.reason == "timeout":
+    elif exc.reason.startswith("timeout"):
         msg = f"模型服务响应超时，重试 {attempts} 次后仍失败。可在模型设置中调大超时时间。"
     else:
         msg = f"无法连接模型服务（已尝试 {attempts} 次），请检查接口地址和网络。"

@@ -32,6 +32,7 @@ from app.llm.errors import (
     DegenerateOutput,
     LLMConnectionError,
     LLMError,
+    LLMResponseError,
     ResponseFormatRejected,
 )
 from app.llm.repetition import RepetitionDetector
@@ -57,9 +58,11 @@ class CompletionStream:
     """
 
     def __init__(self, transport: Transport, messages: Sequence[Message], temperature: float | None,
-                 max_tokens: int | None, stage: str, response_format: dict[str, Any] | None) -> None:
+                 max_tokens: int | None, stage: str, response_format: dict[str, Any] | None, *,
+                 whole: bool = False) -> None:
         self._transport = transport
         self._call = CallLog(transport, stage, messages, response_format, temperature, max_tokens, stream=True)
+        self._whole = whole  # the caller wants the whole answer: a cut mid-answer is retried from scratch
         self._requested = response_format
         self._queue: asyncio.Queue[object] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
@@ -151,6 +154,8 @@ class CompletionStream:
                         break
                     except (Retryable, StreamCut) as exc:
                         retry = exc if isinstance(exc, Retryable) else Retryable("stream cut: connection closed mid-stream")
+                        if delivered and self._whole:
+                            delivered.clear()  # nobody saw the pieces: ask again
                         if delivered:
                             raise LLMConnectionError("模型输出过程中连接中断，已收到部分内容。", detail=retry.reason,
                                                      attempts=attempt + 1, partial_text="".join(delivered)) from exc
@@ -197,6 +202,7 @@ class CompletionStream:
                     transport.answered()
                 raise transport.classify(exc, fmt) from exc
             transport.answered()
+            await _refuse_non_stream(ostream)
             raw: list[str] = []
             extra_reasoning: list[str] = []
             finish: str | None = None
@@ -264,6 +270,20 @@ class CompletionStream:
             log.warning("%s: endpoint returned an empty answer (finish_reason=%s)", call.stage, finish)
 
 
+async def _refuse_non_stream(ostream: Any) -> None:
+    """A 200 that is not an event stream (a proxy's login page, a wrong address) is an error."""
+    response = getattr(ostream, "response", None)
+    kind = str(getattr(response, "headers", {}).get("content-type", "")) if response is not None else ""
+    if not kind or "event-stream" in kind or "json" in kind:
+        return
+    try:
+        body = (await response.aread()).decode("utf-8", "replace")  # type: ignore[union-attr]
+    except Exception:  # the body is only for the message
+        body = kind
+    await _close_quietly(ostream, None)
+    raise LLMResponseError("模型服务返回的不是 OpenAI 格式的响应，请检查接口地址（通常以 /v1 结尾）。", detail=body[:200])
+
+
 async def _within(awaitable: Any, seconds: float, clock: str, total: float = 0.0) -> Any:
     """Await with a timeout; expiry becomes a retry signal (first token, idle) or a deadline error."""
     try:
@@ -272,9 +292,7 @@ async def _within(awaitable: Any, seconds: float, clock: str, total: float = 0.0
         if clock == "deadline":
             raise CallTimedOut(f"模型调用超过了总时限（{total or seconds:.0f} 秒内未完成），已停止。"
                                "可在模型设置中调大超时，或用“测试连接”重新测速。", detail="timeout") from exc
-        what = "首个字" if clock == "first" else "下一段输出"
-        raise Retryable(f"timeout: {seconds:.0f} s without {'first token' if clock == 'first' else 'output'}"
-                        f" ({what})") from exc
+        raise Retryable(f"timeout: {seconds:.1f} s without {'a first token' if clock == 'first' else 'output'}") from exc
 
 
 async def _close_quietly(ostream: Any, chunks: Any) -> None:

@@ -44,11 +44,11 @@ log = logging.getLogger("app.llm.client")
 
 #: Completion tokens per second assumed for an endpoint whose speed was never measured
 #: (a small local model on a busy two-core machine; fast endpoints finish long before).
-ASSUMED_TOKENS_PER_S = 5.0
+ASSUMED_TOKENS_PER_S = 3.0
 #: Prompt tokens per second assumed for the time to the first token.
-ASSUMED_PROMPT_TOKENS_PER_S = 150.0
-FIRST_TOKEN_BASE_S = 30.0
-IDLE_TIMEOUT_S = 45.0
+ASSUMED_PROMPT_TOKENS_PER_S = 50.0
+FIRST_TOKEN_BASE_S = 60.0
+IDLE_TIMEOUT_S = 60.0
 LIVENESS_CHECK_S = 2.0
 
 
@@ -149,9 +149,8 @@ class Transport:
         if not cfg.base_url.startswith(("http://", "https://")):
             raise LLMConfigError.bad_base_url(cfg.base_url)
         check_endpoint_values(cfg.base_url, cfg.api_key)
-        if self._api is None:
-            read = max(call_timing(cfg, 0, cfg.max_tokens).first_token_s, IDLE_TIMEOUT_S)
-            timeout = cfg.timeout if cfg.timeout > 0 else read
+        if self._api is None:  # our own clocks fire first; this only backs them up
+            timeout = cfg.timeout if cfg.timeout > 0 else call_timing(cfg, 8000, max(cfg.max_tokens, 4096)).deadline_s
             self._api = AsyncOpenAI(base_url=cfg.base_url.strip(), api_key=cfg.api_key.strip(), max_retries=0,
                                     timeout=timeout)
         return self._api
