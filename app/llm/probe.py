@@ -28,6 +28,8 @@ Step = Callable[[str], None]
 
 #: Prompt sizes (tokens, by estimate) tried for the context size, smallest first.
 CONTEXT_STEPS = (2048, 4096, 8192, 16384, 32768)
+#: Deadline of each probe call when the user set none (the speed is not known yet).
+PROBE_DEADLINE_S = 600.0
 _SPEED_PROMPT = "请用中文写一段介绍，说明如何保障政务信息系统运维服务的质量，约两百字。"
 _SCHEMA = {"type": "object", "properties": {"color": {"type": "string", "enum": ["red", "green"]}},
            "required": ["color"], "additionalProperties": False}
@@ -110,7 +112,9 @@ async def probe_endpoint(config: EndpointConfig, *, context_steps: Sequence[int]
                          on_step: Step | None = None) -> EndpointProfile:
     """Measure ``config``'s endpoint (see the module docstring); never raises for endpoint trouble."""
     say = on_step or (lambda text: None)
-    cfg = dataclasses.replace(config, max_retries=min(config.max_retries, 1), concurrency=1)
+    # Measuring is what tells the speed: until then a slow server gets a generous fixed deadline.
+    cfg = dataclasses.replace(config, max_retries=min(config.max_retries, 1), concurrency=1,
+                              timeout=config.timeout or PROBE_DEADLINE_S)
     profile = EndpointProfile(base_url=config.base_url, model=config.model,
                               measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     client = LLMClient(cfg, formats=FormatRegistry())
@@ -138,7 +142,7 @@ async def probe_endpoint(config: EndpointConfig, *, context_steps: Sequence[int]
 async def _speed(client: LLMClient, profile: EndpointProfile) -> None:
     t0 = time.monotonic()
     first: float | None = None
-    stream = client.stream([{"role": "user", "content": _SPEED_PROMPT}], max_tokens=96, temperature=0.2,
+    stream = client.stream([{"role": "user", "content": _SPEED_PROMPT}], max_tokens=48, temperature=0.2,
                            stage="probe/speed")
     try:
         async for _piece in stream:

@@ -90,3 +90,23 @@ async def test_rewrite_and_hand_edit_are_single_undo_steps(qtbot: Any, llm_serve
     assert outline.node(path).content == result.text
     stack.undo()
     assert outline.node(path).content == TEXT
+
+
+async def test_a_looping_draft_is_shown_rejected_and_the_old_text_stays(qtbot: Any, llm_server: OpenAIServer) -> None:
+    llm_server.push(Reply.truncated("1.1." * 800, chunk_size=8))
+    editor = SectionEditor()
+    qtbot.addWidget(editor)
+    outline = _outline()
+    outline.node((0, 0)).content = TEXT
+    req = section_requests(outline)[0]
+    editor.show_section(req.key, req.title, TEXT)
+    client = make_client_factory(llm_server)()
+    try:
+        engine = DraftingEngine(client, on_state=editor.apply_state, on_delta=editor.append_stream)
+        state = await engine.run([req])
+    finally:
+        await client.aclose()
+    draft = state.sections[req.key]
+    assert draft.status == "failed" and draft.text == TEXT and draft.rejected_text.startswith("1.1.")
+    assert editor.text.toPlainText() == TEXT  # the section keeps its text
+    assert "已拒绝" in editor.state_label.text() and "1.1.1.1" in editor.state_label.toolTip()
