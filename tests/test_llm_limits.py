@@ -302,3 +302,35 @@ async def test_collect_json_counts_a_loop_as_a_failed_attempt_and_asks_again(llm
     assert res.ok and res.value is not None and res.value.title == "质量保障措施"
     assert res.attempts == 2 and "重复" in res.history[0][0]
     assert llm_server.completion_requests[1].messages == USER  # a fresh question, not a repair of the loop
+
+
+# ---------------------------------------------------------------- hostile instruction streams
+
+
+def test_deeply_nested_instructions_are_rejected_not_crashing() -> None:
+    from app.core.stream_events import MalformedInstruction
+    from app.llm.instruction_stream import parse_text
+
+    nested = '{"op":"set","path":"/outline/0/title","value":' + "[" * 300 + "]" * 300 + "}"
+    deep_line = '{"op":"set","path":"/outline/0/title","value":' + "[" * 100_000
+    multi = '{"op":"append","path":"/outline",\n"value":' + "{\"a\":" * 200 + "1" + "}" * 200 + "}"
+    for text in (nested, deep_line, multi, "[" * 100_000):
+        events = parse_text(text)
+        assert all(isinstance(e, MalformedInstruction) or type(e).__name__ == "Thinking" for e in events)
+        assert any(isinstance(e, MalformedInstruction) for e in events) or text.startswith("[")
+
+
+@pytest.mark.parametrize("index", ["²", "٢", "１", "𝟚"])
+def test_only_ascii_digits_index_an_instruction_path(index: str) -> None:
+    from app.core.outline import Outline, OutlineNode
+    from app.core.stream_events import Instruction, InstructionRejected
+    from app.llm.instruction_apply import InstructionApplier
+    from app.llm.instruction_stream import parse_text
+
+    outline = Outline()
+    outline.replace([OutlineNode(title="服务方案"), OutlineNode(title="质量保障"), OutlineNode(title="售后服务")])
+    applier = InstructionApplier(outline)
+    events = parse_text('{"op":"set","path":"/outline/' + index + '/title","value":"改名"}')
+    results = [applier.apply(e) for e in events if isinstance(e, Instruction)]
+    assert results and all(isinstance(r, InstructionRejected) for r in results)
+    assert [c.title for c in outline.chapters] == ["服务方案", "质量保障", "售后服务"]
