@@ -16,7 +16,7 @@ import sys
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.cli.common import (
     EXIT_ENDPOINT,
@@ -70,7 +70,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     settings = OutlineSettings(
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
         budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
-        strategy=args.strategy, review=not args.no_review, guidance=args.guidance or "",
+        strategy=args.strategy or _profile_strategy(args), review=not args.no_review, guidance=args.guidance or "",
         switch_after=args.switch_after if args.switch_after > 0 else 10**6,
         json_attempts=max(1, args.json_attempts), chapter_attempts=max(1, args.chapter_attempts),
     )
@@ -91,6 +91,20 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
     result.meter.started = min(result.meter.started, meter.started)
     return analysis, result
+
+
+def _profile_strategy(args: argparse.Namespace) -> Literal["json", "stream"]:
+    """The strategy a probe profile suggests (``json`` where the schema is enforced), else ``json``."""
+    path = getattr(args, "profile", None)
+    if not path:
+        return "json"
+    from app.llm.probe import EndpointProfile
+
+    try:
+        profile = EndpointProfile.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
+        return "json" if profile.suggested_strategy == "json" else "stream"
+    except (OSError, ValueError, TypeError):
+        return "json"
 
 
 def _export_docx(result: OutlineResult, analysis: Analysis, path: str) -> str | None:
@@ -244,7 +258,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("-o", "--output", required=True, metavar="PATH", help="目录 JSON 输出文件")
     p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")
     p.add_argument("--report", metavar="PATH", help="运行报告 JSON 文件")
-    p.add_argument("--strategy", choices=["json", "stream"], default="json", help="首选生成策略（失败时自动切换）")
+    p.add_argument("--strategy", choices=["json", "stream"], default=None,
+                   help="首选生成策略（失败时自动切换）；默认 json，给了 --profile 时按测量结果选择")
     p.add_argument("--no-code-fill", action="store_true",
                    help="模型写不出的章节不由程序补全（默认从招标文件要点和标题库补全，标注来源，报告中计数）")
     p.add_argument("--template-fallback", action="store_true", help=argparse.SUPPRESS)  # old flag: code fill is the default
