@@ -334,3 +334,27 @@ def test_only_ascii_digits_index_an_instruction_path(index: str) -> None:
     results = [applier.apply(e) for e in events if isinstance(e, Instruction)]
     assert results and all(isinstance(r, InstructionRejected) for r in results)
     assert [c.title for c in outline.chapters] == ["服务方案", "质量保障", "售后服务"]
+
+
+async def test_a_server_dying_mid_run_ends_it_named_with_the_chapters_kept(llm_server: OpenAIServer) -> None:
+    from app.pipeline.outline_job import OutlineSettings
+    from app.pipeline.outline_run import generate_outline
+    from tests.pipeline_support import Router, sample_analysis
+
+    router = Router()
+
+    def answer(req: object) -> Reply:
+        reply = router(req)  # type: ignore[arg-type]
+        if router.count("chapter:") == 2 and router.seen[-1].startswith("chapter:"):
+            llm_server.die("killed after the first chapter")  # the process exits while this call is in flight
+            return Reply.text("", delay=0.05)
+        return reply
+
+    llm_server.handler = answer
+    client = make_client(llm_server, max_retries=3)
+    res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+    await client.aclose()
+    assert res.failure is not None and res.failure.kind == "endpoint"
+    assert "本地模型服务已停止响应" in res.failure.message_zh
+    assert res.chapters and res.chapters[0].children  # the first chapter, valid, is kept
+    assert len(llm_server.completion_requests) == 2  # no retry storm against a dead server

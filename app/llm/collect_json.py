@@ -25,7 +25,7 @@ from pydantic import BaseModel, ValidationError
 
 from app.core.resources import load_prompt
 from app.llm.client import Completion, LLMClient, Message
-from app.llm.errors import CallTimedOut, DegenerateOutput, LLMConnectionError, LLMResponseError
+from app.llm.errors import CallTimedOut, DegenerateOutput, LLMConnectionError, LLMError, LLMResponseError
 from app.llm.json_extract import extract_json, parse_json
 from app.llm.json_normalize import normalize_for_model
 from app.llm.wire_schema import wire_format
@@ -93,6 +93,7 @@ class CollectResult(Generic[M]):
     history: list[list[str]] = field(default_factory=list)  # issues of each attempt
     call_ids: list[str] = field(default_factory=list)
     model_time_s: float = 0.0  # time spent inside client calls (network + server + openai client)
+    error: LLMError | None = None  # the endpoint error that stopped the loop (kept with its type)
 
     @property
     def message_zh(self) -> str:
@@ -211,6 +212,7 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
         except LLMConnectionError as exc:
             result.issues = [exc.message_zh]
             result.stopped_by = "connection"
+            result.error = exc
             break
         except LLMResponseError as exc:
             result.issues = [exc.message_zh]

@@ -36,7 +36,7 @@ from app.core.stream_events import (
 )
 from app.llm.client import LLMClient, Message, estimate_tokens
 from app.llm.collect_json import YIELD_EVERY_S
-from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
+from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError, LLMServerGone
 from app.llm.instruction_apply import InstructionApplier
 from app.llm.instruction_prompts import (
     DocumentCheck,
@@ -171,7 +171,7 @@ async def _stream_round(client: LLMClient, messages: list[Message], rnd: _Round,
             if rnd.handle(parser.feed(piece)):
                 stopped = True
                 break
-    except LLMConfigError:
+    except (LLMConfigError, LLMServerGone):  # settings or a dead server: no further round can help
         raise
     except LLMConnectionError as e:
         if not e.partial_text:
@@ -222,7 +222,8 @@ async def run_instruction_rounds(
 
     ``max_rounds`` bounds repair rounds and ``max_continuations`` continuation rounds (both
     after the initial call). Raises only :class:`LLMConfigError` (and cancellation); other
-    failures end the run with ``error`` set and the tree keeping everything applied.
+    failures end the run with ``error`` set and the tree keeping everything applied; a server that
+    stopped (:class:`LLMServerGone`) is raised too, since no further round can reach it.
     """
     applier = applier or InstructionApplier(outline)
     if applier.outline is not outline:

@@ -174,9 +174,11 @@ def cross_check(table: list[ScoringGroup], model: list[ModelGroup], confident: b
     return renumber_groups(merged), diffs
 
 
-def _raise_if_unreachable(stopped_by: str, issues: list[str]) -> None:
-    """A connection failure is the endpoint's, not the model's: let the caller say so."""
+def _raise_if_unreachable(stopped_by: str, issues: list[str], error: Exception | None = None) -> None:
+    """A connection failure is the endpoint's, not the model's: let the caller say so (same error type)."""
     if stopped_by == "connection":
+        if isinstance(error, LLMConnectionError):
+            raise error
         raise LLMConnectionError(issues[0] if issues else "模型服务连接失败")
 
 
@@ -282,7 +284,7 @@ async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSec
     except LLMConfigError:
         raise
     meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
-    _raise_if_unreachable(res.stopped_by, res.issues)
+    _raise_if_unreachable(res.stopped_by, res.issues, res.error)
     if not res.ok or res.value is None:
         log.info("overview extraction failed: %s", res.issues[:3])
         return None
@@ -301,7 +303,7 @@ async def _groups(client: LLMClient, text: str, table: list[ScoringGroup], meter
     res = await collect_json(client, user_messages(prompt), ModelGroups, max_attempts=meter.allowed_attempts(attempts),
                              stage="analysis/scoring", temperature=0.1, max_tokens=1500)
     meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
-    _raise_if_unreachable(res.stopped_by, res.issues)
+    _raise_if_unreachable(res.stopped_by, res.issues, res.error)
     if not res.ok or res.value is None:
         log.info("scoring extraction failed: %s", res.issues[:3])
         return []

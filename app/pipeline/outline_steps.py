@@ -17,7 +17,7 @@ from typing import Protocol
 from app.core.outline import Outline, OutlineNode, Path
 from app.core.outline_sync import sync_children
 from app.core.rules import clean_title, normalize_title, title_problem
-from app.llm.errors import LLMConnectionError, LLMResponseError
+from app.llm.errors import LLMConnectionError, LLMResponseError, LLMServerGone
 from app.pipeline.heading_fill import count_origins, fill_from_plan, mark_origins
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget
 
@@ -105,7 +105,7 @@ async def _attempts(job: OutlineJob, selector: StrategySelector, target: Subtree
             res = await strategy.children(job, current, stage)
         except (LLMConnectionError, LLMResponseError) as exc:
             job.consecutive_errors += 1
-            if job.consecutive_errors >= 3:
+            if job.consecutive_errors >= 3 or isinstance(exc, LLMServerGone):  # a dead server ends the run
                 raise
             issues = [exc.message_zh]
             selector.failed(strategy.name)

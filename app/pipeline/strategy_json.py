@@ -93,7 +93,7 @@ class JsonStrategy:
         job.record(stage, max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
                    bool(getattr(res, "tokens_estimated", False)))
         if not res.ok and res.stopped_by == "connection":
-            raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
+            raise res.error or LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
         if not res.ok and res.attempts > 1:
             job.failed_repairs += 1
         value = res.value if res.ok else None
