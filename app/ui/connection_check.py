@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.core.api_keys import ApiKeyStore
 from app.core.settings_model import ModelSettings
 from app.llm.client import EndpointConfig, LLMClient
-from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
+from app.llm.errors import CallTimedOut, LLMConfigError, LLMConnectionError, LLMError
 
 PING_MESSAGES = [{"role": "user", "content": "这是连接测试，请只回复一个字：好"}]
 
@@ -34,7 +34,7 @@ class ConnectionReport:
     message_zh: str
     models: list[str] = field(default_factory=list)
     latency_s: float | None = None
-    kind: str = "ok"  # ok / unreachable / unauthorized / unknown_model / no_model / error
+    kind: str = "ok"  # ok / unreachable / unauthorized / unknown_model / no_model / slow / error
     profile: dict[str, Any] | None = None  # what the probe measured (EndpointProfile.to_dict())
 
 
@@ -49,8 +49,10 @@ def endpoint_config_from_store(settings: ModelSettings, store: ApiKeyStore) -> E
 
 
 def _quick(cfg: EndpointConfig) -> EndpointConfig:
-    """A check should answer fast: no retries, short timeout."""
-    return dataclasses.replace(cfg, max_retries=0, timeout=min(cfg.timeout or 20.0, 20.0), concurrency=1)
+    """A check should answer fast: no retries, a short deadline (longer for a local CPU model)."""
+    local = any(h in cfg.base_url for h in ("://127.", "://localhost", "://[::1]"))
+    cap = 120.0 if local else 20.0
+    return dataclasses.replace(cfg, max_retries=0, timeout=min(cfg.timeout or cap, cap), concurrency=1)
 
 
 def _unreachable(cfg: EndpointConfig, exc: LLMError) -> ConnectionReport:
@@ -107,6 +109,9 @@ async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
         reply = await client.complete(PING_MESSAGES, max_tokens=16, stage="connection_test")
     except LLMConfigError as exc:
         return _config_problem(exc)
+    except CallTimedOut as exc:
+        return ConnectionReport(False, f"连接成功，但模型“{cfg.model}”没有在时限内答完测试问题，服务可能很忙或很慢："
+                                f"{exc.message_zh}", models=models, kind="slow")
     except LLMConnectionError as exc:
         return _unreachable(cfg, exc)
     except LLMError as exc:
