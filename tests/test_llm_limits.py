@@ -358,3 +358,11 @@ async def test_a_server_dying_mid_run_ends_it_named_with_the_chapters_kept(llm_s
     assert "本地模型服务已停止响应" in res.failure.message_zh
     assert res.chapters and res.chapters[0].children  # the first chapter, valid, is kept
     assert len(llm_server.completion_requests) == 2  # no retry storm against a dead server
+
+
+def test_pretty_printed_json_with_empty_fields_is_not_a_loop() -> None:
+    leaves = [{"title": f"第{i}项工作要点", "description": ""} for i in range(40)]
+    text = json.dumps({"outline": [{"title": "运维方案", "description": "", "children": leaves}]},
+                      ensure_ascii=False, indent=1)
+    assert is_looping_text(text) is None
+    assert is_looping_text("\n".join(['  "title": "质量保障措施说明",'] * 6))  # the same heading again and again

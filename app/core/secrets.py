@@ -78,7 +78,7 @@ def install_log_scrubber() -> None:
         except Exception:  # a bad format string: leave it to logging to report
             return record
         clean = scrub(message)
-        if clean != message or record.args:
+        if clean != message:  # only a record that carried a secret is rewritten (templates stay for translation)
             record.msg, record.args = clean, None
         return record
 

@@ -6,8 +6,9 @@ text and says when the tail has become a loop:
 
 - a short period repeated: the last ``max(MIN_LOOP_CHARS, REPEATS * p)`` characters are
   one unit of ``p`` characters (1 ≤ p ≤ :data:`MAX_PERIOD`) over and over;
-- a long unit repeated: the same line of at least :data:`MIN_LINE_CHARS` characters
-  arrives :data:`LINE_REPEATS` times.
+- a long unit repeated: the same line of at least :data:`MIN_LINE_CHARS` characters, with
+  real words in it (six CJK characters or thirty letters/digits: JSON boilerplate such as
+  ``"description": ""`` does not count), arrives :data:`LINE_REPEATS` times.
 
 Checks run every few dozen characters on a bounded tail, so the cost stays flat however
 long the answer gets.
@@ -26,6 +27,13 @@ LINE_REPEATS = 5
 CHECK_EVERY = 32
 _TAIL = max(MIN_LOOP_CHARS, REPEATS * MAX_PERIOD) + MAX_PERIOD
 _SPACE = re.compile(r"\s+")
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_WORD = re.compile(r"[A-Za-z0-9]")
+
+
+def _has_content(line: str) -> bool:
+    """Enough words that a repeat means a loop (not ``"description": ""`` in pretty-printed JSON)."""
+    return len(_CJK.findall(line)) >= 6 or len(_WORD.findall(line)) >= 30
 
 
 class RepetitionDetector:
@@ -56,7 +64,7 @@ class RepetitionDetector:
         self._line = parts.pop()
         for line in parts:
             key = _SPACE.sub("", line)
-            if len(key) < MIN_LINE_CHARS:
+            if len(key) < MIN_LINE_CHARS or not _has_content(key):
                 continue
             self._lines[key] += 1
             if self._lines[key] >= LINE_REPEATS:

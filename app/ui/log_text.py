@@ -42,6 +42,9 @@ ZH_TEMPLATES: dict[str, str] = {
     "could not save response-format registry %s: %s": "无法保存输出格式记录 %s：%s",
     "ignoring unreadable response-format registry %s: %s": "输出格式记录 %s 无法读取，已忽略：%s",
     "%s: stream attempt %d failed (%s); retrying in %.2f s": "%s：第 %d 次流式请求失败（%s），%.2f 秒后重试",
+    "call observer failed": "显示模型调用进度时出错",
+    "wire schema of %s too large (%d rules, span %d); tightening": "%s 的输出格式约束过大（%d 条规则，最长重复 %d），已收紧",
+    "drafting %s: attempt rejected: %s": "撰写 %s：本次输出已拒绝：%s",
     # pipeline
     "overview extraction failed: %s": "未能提取项目概况：%s",
     "scoring extraction failed: %s": "未能提取技术评分项：%s",
