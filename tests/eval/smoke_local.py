@@ -51,23 +51,28 @@ def server_alive(base_url: str) -> bool:
 
 
 def heading_counts(outline: dict[str, Any], report: dict[str, Any]) -> tuple[int, int, int]:
-    """(chapters, level-2/3 headings written by the model, headings filled by code)."""
+    """(chapters, level-2/3 headings written by the model, headings filled in by code).
+
+    A node's ``origin`` says who wrote its title: ``model``, or code from the tender's text,
+    the heading library or a template; nodes without an origin count as the model's unless
+    the report says templates were used.
+    """
     chapters = outline.get("outline") or outline.get("chapters") or []
-    below = 0
-    templated = 0
+    model = code = 0
 
     def walk(nodes: list[dict[str, Any]], level: int) -> None:
-        nonlocal below, templated
+        nonlocal model, code
         for node in nodes:
             if level >= 2:
-                below += 1
-                if node.get("generated_by") == "template" or node.get("template"):
-                    templated += 1
+                if node.get("origin") in ("tender", "library", "template"):
+                    code += 1
+                else:
+                    model += 1
             walk(list(node.get("children") or []), level + 1)
 
     walk(list(chapters), 1)
-    filled = max(templated, int(report.get("template_nodes") or 0))
-    return len(chapters), max(0, below - filled), filled
+    unmarked_templates = max(0, int(report.get("template_nodes") or 0) - code)
+    return len(chapters), max(0, model - unmarked_templates), code + unmarked_templates
 
 
 def run_one(tender: Path, args: argparse.Namespace, out_dir: Path) -> dict[str, Any]:
