@@ -99,7 +99,7 @@ def test_outline_takes_the_pdf_password_and_every_failure_writes_the_report(
 
 @pytest.mark.parametrize(
     "option",
-    [["--timeout", "nan"], ["--timeout", "0"], ["--timeout", "-1"], ["--temperature", "5"], ["--max-tokens", "0"],
+    [["--timeout", "nan"], ["--timeout", "inf"], ["--timeout", "-1"], ["--temperature", "5"], ["--max-tokens", "0"],
      ["--context-size", "-5"], ["--max-run-tokens", "0"], ["--max-calls", "-1"], ["--depth", "9"],
      ["--json-attempts", "0"], ["--max-mb", "inf"]],
     ids=lambda o: "".join(o),

@@ -221,6 +221,8 @@ class CompletionStream:
                                               timing.deadline_s)
                     except StopAsyncIteration:
                         break
+                    if self._finished:  # stopped by the consumer (a cancel that wait_for swallowed included)
+                        raise asyncio.CancelledError()
                     if chunk.usage is not None and (chunk.usage.prompt_tokens or chunk.usage.completion_tokens):
                         usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
                     for choice in chunk.choices:
