@@ -132,7 +132,7 @@ class DeviationTableModel(QAbstractTableModel):
                 return risk.text
             if col == COL_SECTION:
                 heading = self._heading(entry)
-                return heading or (risk.answered_in or "")
+                return heading or risk.answered_in or "未响应"
             if col == COL_RESPONSE:
                 return risk.response or default_response(self._heading(entry))
             if col == COL_DEVIATION:

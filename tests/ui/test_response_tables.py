@@ -183,6 +183,9 @@ async def test_deviation_edits_are_undoable_and_warned(window: MainWindow, qtbot
     assert model.index(0, COL_RESPONSE).data() == "完全响应，详见“3.2 质量保障措施”。"  # the default, in grey
     assert model.index(0, COL_RESPONSE).data(Qt.ItemDataRole.ForegroundRole) is not None
     assert "3. 尚未填写响应章节" in view.warning_label.text()
+    unanswered = model.index(2, COL_SECTION)
+    assert unanswered.data() == "未响应" and unanswered.data(Qt.ItemDataRole.ForegroundRole) is not None
+    assert unanswered.data(Qt.ItemDataRole.EditRole) == ""  # the editor starts empty
 
     # Type a response into row 1.
     _click_row(qtbot, view, 0, COL_RESPONSE, edit=True)
