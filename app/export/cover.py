@@ -22,7 +22,19 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from typing import TYPE_CHECKING, Final
+
+from docx.enum.text import WD_BREAK
+from docx.shared import Cm, Pt
+
+from app.export.styles import COVER_LINE, COVER_SUBTITLE, COVER_TITLE
+
+if TYPE_CHECKING:
+    from docx.document import Document
+    from docx.text.paragraph import Paragraph
+
+    from app.export.options import ExportMeta
+    from app.export.presets import ExportPreset
 
 _OPEN: Final = "（(《〈「『【〔“‘[{"
 _CLOSE: Final = "）)》〉」』】〕”’]}"
@@ -57,6 +69,11 @@ _STARTS: Final = (
     "项目", "采购", "服务", "建设", "工程", "系统", "平台", "改造", "升级", "购置", "运维", "维护",
     "技术", "设备", "食堂", "物业", "信息化", "智慧", "数字化", "第",
 )
+#: Points per centimetre, for cover line widths.
+_PT_PER_CM: Final = 72 / 2.54
+#: The bidder and date lines' left indent, and the width of their "投标人：" label in characters.
+_COVER_INDENT_CM: Final = 3.5
+_COVER_LABEL_CHARS: Final = 4
 #: Break penalties: lower reads better.
 _BEST, _GOOD, _POOR = 0.0, 1.0, 6.0
 
@@ -180,3 +197,40 @@ def bidder_lines(name: str, max_width: float, suffix: str = "（盖章）") -> l
     """The bidder's name followed by ``suffix``, wrapped so the suffix stays whole and attached."""
     name = re.sub(r"\s+", " ", name.strip())
     return wrap_balanced(f"{name}{suffix}", max_width, keep_tail=len(suffix))
+
+
+def _lines_paragraph(doc: Document, lines: list[str], style: str) -> Paragraph:
+    """One paragraph whose lines are separated by explicit line breaks."""
+    paragraph = doc.add_paragraph(style=style)
+    for i, line in enumerate(lines):
+        run = paragraph.add_run(line)
+        if i < len(lines) - 1:
+            run.add_break(WD_BREAK.LINE)
+    return paragraph
+
+
+def write_cover(doc: Document, meta: ExportMeta, preset: ExportPreset, placeholder: str) -> None:
+    """The cover: project name and document title in balanced lines, then bidder and date (not in 暗标)."""
+    project = meta.project_name.strip() or placeholder
+    width_pt = preset.page.text_width_cm * _PT_PER_CM
+    # Half an em of slack: word processors justify and kern slightly differently.
+    title_lines = wrap_balanced(project, width_pt / preset.cover_title.size_pt - 0.5)
+    title = _lines_paragraph(doc, title_lines, COVER_TITLE)
+    title.paragraph_format.space_before = Pt(150 if len(title_lines) <= 2 else 120)
+    subtitle = doc.add_paragraph(meta.document_title, style=COVER_SUBTITLE)
+    subtitle.paragraph_format.space_before = Pt(36)
+    if preset.anonymous:
+        return
+    size = preset.cover_line.size_pt
+    label = Pt(size * _COVER_LABEL_CHARS)
+    room = (width_pt - _COVER_INDENT_CM * _PT_PER_CM) / size - _COVER_LABEL_CHARS - 0.5
+    name = meta.bidder_name.strip() or "【投标人名称】"
+    lines = bidder_lines(name, room)
+    bidder = _lines_paragraph(doc, ["投标人：" + lines[0], *lines[1:]], COVER_LINE)
+    date = doc.add_paragraph(f"日　期：{meta.date_text()}", style=COVER_LINE)
+    for i, paragraph in enumerate((bidder, date)):
+        # A hanging indent: wrapped lines of a long name align after "投标人：".
+        paragraph.paragraph_format.left_indent = Cm(_COVER_INDENT_CM) + label
+        paragraph.paragraph_format.first_line_indent = -label
+        if i == 0:
+            paragraph.paragraph_format.space_before = Pt(200 if len(title_lines) <= 2 else 160)

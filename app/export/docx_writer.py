@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final
 import docx
 from docx.enum.section import WD_SECTION
 from docx.enum.text import WD_BREAK
-from docx.shared import Cm, Pt, Twips
+from docx.shared import Cm, Twips
 
 from app.core.atomic_file import AtomicWriteError, atomic_write_bytes
 from app.core.outline import Outline, OutlineNode
@@ -35,7 +35,7 @@ from app.export.anonymity import (
     weak_message,
 )
 from app.export.block_writer import BlockWriter
-from app.export.cover import bidder_lines, wrap_balanced
+from app.export.cover import write_cover
 from app.export.fields import (
     BODY_START_BOOKMARK,
     PageFields,
@@ -54,7 +54,7 @@ from app.export.options import ExportError, ExportMeta, ExportOptions
 from app.export.presets import ExportPreset, get_preset
 from app.export.properties import write_properties
 from app.export.response_tables import SectionRef, write_deviation_table, write_index_table
-from app.export.styles import COVER_LINE, COVER_SUBTITLE, COVER_TITLE, GUIDANCE, apply_preset_styles
+from app.export.styles import GUIDANCE, apply_preset_styles
 
 if TYPE_CHECKING:
     from docx.document import Document
@@ -68,11 +68,6 @@ PROJECT_PLACEHOLDER: Final = "【项目名称】"
 GUIDANCE_PREFIX: Final = "【编写提示】"
 _TOC_LEVELS: Final = 3
 _MAX_STYLE_LEVEL: Final = 4
-#: Points per centimetre, for cover line widths.
-_PT_PER_CM: Final = 72 / 2.54
-#: The cover line's left indent and its "投标人：" label width in characters.
-_COVER_INDENT_CM: Final = 3.5
-_COVER_LABEL_CHARS: Final = 4
 
 
 @dataclass(frozen=True)
@@ -183,42 +178,6 @@ def _apply_page_setup(section: Section, preset: ExportPreset) -> None:
     section.footer_distance = Cm(page.footer_cm)
 
 
-def _lines_paragraph(doc: Document, lines: list[str], style: str) -> Paragraph:
-    """One paragraph whose lines are separated by explicit line breaks."""
-    paragraph = doc.add_paragraph(style=style)
-    for i, line in enumerate(lines):
-        run = paragraph.add_run(line)
-        if i < len(lines) - 1:
-            run.add_break(WD_BREAK.LINE)
-    return paragraph
-
-
-def _write_cover(doc: Document, meta: ExportMeta, preset: ExportPreset) -> None:
-    project = meta.project_name.strip() or PROJECT_PLACEHOLDER
-    width_pt = preset.page.text_width_cm * _PT_PER_CM
-    # Half an em of slack: word processors justify and kern slightly differently.
-    title_lines = wrap_balanced(project, width_pt / preset.cover_title.size_pt - 0.5)
-    title = _lines_paragraph(doc, title_lines, COVER_TITLE)
-    title.paragraph_format.space_before = Pt(150 if len(title_lines) <= 2 else 120)
-    subtitle = doc.add_paragraph(meta.document_title, style=COVER_SUBTITLE)
-    subtitle.paragraph_format.space_before = Pt(36)
-    if preset.anonymous:
-        return
-    size = preset.cover_line.size_pt
-    label = Pt(size * _COVER_LABEL_CHARS)
-    room = (width_pt - _COVER_INDENT_CM * _PT_PER_CM) / size - _COVER_LABEL_CHARS - 0.5
-    name = meta.bidder_name.strip() or "【投标人名称】"
-    lines = bidder_lines(name, room)
-    bidder = _lines_paragraph(doc, ["投标人：" + lines[0], *lines[1:]], COVER_LINE)
-    date = doc.add_paragraph(f"日　期：{meta.date_text()}", style=COVER_LINE)
-    for i, paragraph in enumerate((bidder, date)):
-        # A hanging indent: wrapped lines of a long name align after "投标人：".
-        paragraph.paragraph_format.left_indent = Cm(_COVER_INDENT_CM) + label
-        paragraph.paragraph_format.first_line_indent = -label
-        if i == 0:
-            paragraph.paragraph_format.space_before = Pt(200 if len(title_lines) <= 2 else 160)
-
-
 def build_document(
     source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: ExportOptions | None = None, *,
     analysis: Analysis | None = None, breakdown: Breakdown | None = None,
@@ -251,7 +210,7 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
     _apply_page_setup(doc.sections[0], preset)
 
     if options.include_cover:
-        _write_cover(doc, meta, preset)
+        write_cover(doc, meta, preset, PROJECT_PLACEHOLDER)
         doc.add_section(WD_SECTION.NEW_PAGE)
     body_section = doc.sections[-1]
     restart_page_numbering(body_section, 1)
