@@ -51,11 +51,20 @@ TICK_MS = 2
 SECTIONS, POINTS = 5, 4
 
 
+SECTION_WORDS = ("组织架构", "工作流程", "质量控制", "进度安排", "应急处置", "人员培训", "设备保障")
+POINT_WORDS = ("岗位职责", "交接记录", "巡查频次", "考核办法", "台账管理", "问题整改", "沟通机制", "检测手段",
+               "资料归档", "风险识别", "物资储备", "演练计划", "服务承诺", "回访制度", "持续改进", "安全交底",
+               "信息报送", "分级响应", "验收标准", "记录表单", "奖惩措施", "例会制度", "节点控制")
+
+
 def chapter_answer(chapter: str) -> str:
-    """One chapter's JSON answer: 5 sections x 4 points, every title unique in the outline."""
-    sections = [{"title": f"{chapter}措施{s + 1}", "description": f"{chapter}第{s + 1}项措施的做法",
-                 "children": [{"title": f"{chapter}措施{s + 1}要点{p + 1}", "description": "责任人与检查方式"}
-                              for p in range(POINTS)]} for s in range(SECTIONS)]
+    """One chapter's JSON answer: 5 sections x 4 points, titles unique and varied like a good model's."""
+    sections = []
+    for s in range(SECTIONS):
+        words = [POINT_WORDS[(s * 5 + p * 3 + len(chapter)) % len(POINT_WORDS)] for p in range(POINTS)]
+        sections.append({"title": f"{chapter}{SECTION_WORDS[s]}", "description": f"{SECTION_WORDS[s]}的具体做法",
+                         "children": [{"title": f"{chapter}{SECTION_WORDS[s]}{w}", "description": "责任人与检查方式"}
+                                      for w in words]})
     return json.dumps({"children": sections}, ensure_ascii=False)
 
 
