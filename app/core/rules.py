@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from app.core.limits import OutlineLimits
 from app.core.outline import OutlineNode, Path
 from app.core.pointer import path_to_pointer
+from app.core.tender_titles import display_title
 
 __all__ = ["OutlineLimits", "RuleIssue", "check_outline", "clean_title", "normalize_title", "strip_numbering",
            "title_problem"]
@@ -127,6 +128,16 @@ def title_problem(title: str) -> str | None:
     return None
 
 
+def from_tender(node: OutlineNode) -> bool:
+    """A one-to-one chapter whose title is its scoring item's name as the tender writes it (cleaned)."""
+    source = node.source_requirement_title
+    if not node.source_requirement_id or not source:
+        return False
+    key = normalize_title(node.title)
+    return key in {normalize_title(source), normalize_title(display_title(source)),
+                   normalize_title(clean_title(display_title(source), 200))}
+
+
 def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> list[RuleIssue]:
     """All rule violations of an outline, in document order."""
     lim = limits or OutlineLimits()
@@ -149,10 +160,11 @@ def _check_level(
     for i, node in enumerate(nodes):
         path = (*parent_path, i)
         ptr = path_to_pointer(path)
-        problem = title_problem(node.title)
+        locked = level == 1 and from_tender(node)  # the tender's own item name: never refused
+        problem = None if locked else title_problem(node.title)
         if problem:
             issues.append(RuleIssue(ptr + "/title", "bad_title", problem))
-        elif len(node.title) > lim.max_title_len:
+        elif len(node.title) > lim.max_title_len and not locked:
             issues.append(RuleIssue(ptr + "/title", "long_title", f"标题过长（{len(node.title)} 字），应不超过 {lim.max_title_len} 字"))
         key = normalize_title(node.title)
         if key and key in seen:

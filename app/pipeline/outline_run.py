@@ -20,6 +20,7 @@ from app.core.outline import Outline, OutlineNode, Path
 from app.core.outline_sync import sync_outline
 from app.core.pipeline_events import ProgressCallback, ignore_progress
 from app.core.rules import OutlineLimits, check_outline, clean_title, normalize_title
+from app.core.tender_titles import display_title
 from app.llm.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.budget import BudgetExhausted, RunMeter
 from app.pipeline.coverage import point_label, uncovered_points
@@ -275,7 +276,8 @@ def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
     chapters: list[OutlineNode] = []
     seen: dict[str, int] = {}
     for g in groups:
-        title = clean_title(g.title, STORED.max_title_len) or g.title.strip()[:STORED.max_title_len]
+        shown = display_title(g.title, STORED.max_title_len) or g.title  # no "……", braces or points in titles
+        title = clean_title(shown, STORED.max_title_len) or shown.strip()[:STORED.max_title_len]
         key = normalize_title(title)
         if key in seen:
             seen[key] += 1

@@ -42,13 +42,60 @@ def table_key(table: ScoringTable) -> str:
     return f"para:p{table.pages[0] if table.pages else 0}"
 
 
+_LEAD = re.compile(
+    r"^(?:根据|按照|依据|按)?(?:投标(?:[（(]?报价[)）]?)?(?:单位|人|方|供应商)|供应商)?(?:所)?"
+    r"(?:提供的|为本次?项目配置的|为本项目配置的)?"
+)
+_LEAD_WORDS = re.compile(r"^(?:针对本项目的?|本项目的?|针对|对于|对|承诺|拟派|制定|提供|具有)+")
+_TAIL = re.compile(
+    r"(?:的)?(?:得(?:\d|标准分|满分|分|相应)\S*|进行\S*|综合评\S*|等方面\S*|方面\S*|情况|完整|合理|清晰|全面|可行|有效|齐全|完善|到位|准确|规范)$"
+)
+_CODES = re.compile(r"[A-Za-z][A-Za-z0-9/\-]*(?:[或和及、][A-Za-z][A-Za-z0-9/\-]*)*")
+MAX_LABEL = 16
+
+
+def sub_item_label(criteria: str) -> str:
+    """A short heading seed for a nameless sub-item, from the start of its criteria ("" when none)."""
+    text = re.sub(r"^\s*(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])\s*", "", criteria or "")
+    text = re.split(r"[，,。；;：:\n]", text, maxsplit=1)[0].strip()
+    text = _LEAD.sub("", text)
+    text = _LEAD_WORDS.sub("", text)
+    text = re.sub(r"^(?:所)?提供的", "", text)
+    for _ in range(3):
+        text = _TAIL.sub("", text).strip()
+    if "等" in text:
+        head, _, tail = text.rpartition("等")
+        text = tail if len(tail) >= 2 and len(head) > MAX_LABEL else head
+    text = _CODES.sub("", text).strip("、的 ")
+    if len(text) > MAX_LABEL and "、" in text:
+        parts = text.split("、")
+        text = "、".join(parts[:2]) if len("、".join(parts[:2])) <= MAX_LABEL else parts[0]
+    if len(text) > MAX_LABEL and "的" in text[4:]:
+        text = text[text.rindex("的") + 1 :]
+    return text[:MAX_LABEL] if len(text) >= 2 else ""
+
+
+def seeds_of(row: ScoringRow) -> list[str]:
+    """Level-2 seeds of a factor: its point-bearing sub-items (named or labelled from their criteria),
+    then the detail points code reads from its criteria."""
+    seeds: list[str] = []
+    for item in row.scored_items:
+        label = display_title(item.name) if item.name else sub_item_label(item.criteria)
+        if label and label not in seeds:
+            seeds.append(label)
+    for point in split_points(row.criteria):
+        if point not in seeds and len(seeds) < 8:
+            seeds.append(point)
+    return seeds
+
+
 def row_group(row: ScoringRow, key: str) -> ScoringGroup:
     """One parsed row as a scoring item (id assigned later by ``renumber_groups``)."""
     subs = [ScoringSubItem(name=i.name[:60], criteria=i.criteria[:1000], points=i.points) for i in row.scored_items]
     decided: DecidedBy = "model" if row.category_source == "model" else "user" if row.category_source == "user" else "code"
     return ScoringGroup(
         id="", title=display_title(row.factor) or row.factor[:60] or "评分项", description=row.criteria[:2000],
-        detail_points=split_points(row.criteria), points=row.points, source_page=row.page or None,
+        detail_points=seeds_of(row), points=row.points, source_page=row.page or None,
         category=CATEGORY_OF[row.category], sub_items=subs, group_label=row.group[:80], table_key=key,
         chapter=row.chapter, decided_by=decided,
     )

@@ -61,6 +61,7 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     sub = limits.below(levels)
     node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
+    issues = [i for i in issues if not i.startswith("/title:")]  # the node's own title is code's, not the answer's
     issues += fragment_issues(node.children) + pattern_issues(node.children)
     avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
     issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
