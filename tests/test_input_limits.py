@@ -153,3 +153,38 @@ def test_a_pdf_whose_name_is_not_utf8_opens(tmp_path: Path) -> None:
         handle.write(SAMPLE_PDF.read_bytes())
     doc = load_tender(os.fsdecode(raw))
     assert doc.kind == "pdf" and doc.page_count > 1
+
+
+def test_page_counts_are_bounded_with_a_warning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+    import zipfile
+
+    import pymupdf
+
+    from app.core.input_limits import InputLimits
+    from app.documents import docx_reader, pdf_reader
+    from app.documents.model import DiagnosticCode
+
+    monkeypatch.setattr(pdf_reader, "LIMITS", InputLimits(tender_max_pages=3))
+    monkeypatch.setattr(docx_reader, "_MAX_PAGES", 3)
+    pdf = pymupdf.open()
+    for n in range(7):
+        pdf.new_page().insert_text((72, 72), f"第{n + 1}页 总则", fontname="china-s")
+    pdf.save(tmp_path / "seven.pdf")
+    doc = load_tender(tmp_path / "seven.pdf")
+    assert doc.page_count == 3
+    assert [d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.PAGES_LIMITED] == [
+        "该 PDF 共 7 页，超过 3 页的上限，只读取了前 3 页；请只导入招标文件的正文部分"]
+
+    source = zipfile.ZipFile(io.BytesIO(small_docx_bytes()))
+    breaks = tmp_path / "breaks.docx"
+    with zipfile.ZipFile(breaks, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "word/document.xml":
+                data = data.replace(b"<w:body>", b"<w:body><w:p><w:r>" + b'<w:br w:type="page"/>' * 5000
+                                    + b"<w:t>last</w:t></w:r></w:p>", 1)
+            out.writestr(info, data)
+    doc = load_tender(breaks)
+    assert doc.page_count == 3
+    assert any(d.code == DiagnosticCode.PAGES_LIMITED for d in doc.diagnostics)

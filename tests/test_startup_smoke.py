@@ -12,7 +12,8 @@ REPO = Path(__file__).resolve().parent.parent
 
 def test_app_starts_shows_its_window_and_quits(tmp_path: Path) -> None:
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_SMOKE_TEST="1",
-               BIDSTUDIO_CONFIG_DIR=str(tmp_path / "config"), BIDSTUDIO_DATA_DIR=str(tmp_path / "data"))
+               BIDSTUDIO_CONFIG_DIR=str(tmp_path / "config"), BIDSTUDIO_DATA_DIR=str(tmp_path / "data"),
+               XDG_CONFIG_HOME=str(tmp_path / "xdg"))  # Qt's own settings file: not the user's
     proc = subprocess.run([sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True,
                           timeout=60, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -42,6 +42,9 @@ class InputLimits:
 
     #: Tender files (PDF, DOCX, DOC/WPS, text) on disk.
     tender_max_bytes: int = 200 * MB
+    #: Pages of a tender that are read (real tenders have up to a few thousand); a
+    #: 200 MB PDF of empty pages would otherwise take over an hour and gigabytes.
+    tender_max_pages: int = 10_000
     zip: ZipLimits = ZipLimits()
     #: Project (``.bidproj``) and recovery files on disk.
     project_max_bytes: int = 256 * MB

@@ -18,6 +18,7 @@ from docx import Document
 from docx.table import Table as DocxTable
 from docx.text.paragraph import Paragraph
 
+from app.core.input_limits import LIMITS
 from app.documents.errors import CorruptedFileError
 from app.documents.model import (
     Diagnostic,
@@ -34,6 +35,8 @@ from app.documents.zip_guard import check_zip_container
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _MAX_CAPTION_CHARS = 120
+#: Estimated pages stop counting here (a few KB of repeated page breaks must not become 10⁶ pages).
+_MAX_PAGES = LIMITS.tender_max_pages
 
 
 def _style_names(document: Any) -> dict[str, str]:
@@ -140,13 +143,13 @@ def _walk(document: Any, path: Path, t0: float) -> TenderDocument:
             breaks = _page_breaks(child)
             text = paragraph.text.strip()
             if breaks and not text:
-                page += breaks
+                page = min(page + breaks, _MAX_PAGES)
                 breaks_seen += breaks
                 pages.setdefault(page, [])
                 continue
             if breaks:
                 # a break inside a paragraph with text: count the text on the new page
-                page += breaks
+                page = min(page + breaks, _MAX_PAGES)
                 breaks_seen += breaks
                 pages.setdefault(page, [])
             if not text:
@@ -175,7 +178,7 @@ def _walk(document: Any, path: Path, t0: float) -> TenderDocument:
             last_texts = []
             inner = len(child.findall(f".//{_W}lastRenderedPageBreak"))
             if inner:  # the table ran over pages: what follows starts on a later page
-                page += inner
+                page = min(page + inner, _MAX_PAGES)
                 breaks_seen += inner
                 pages.setdefault(page, [])
     page_list = []
@@ -186,6 +189,15 @@ def _walk(document: Any, path: Path, t0: float) -> TenderDocument:
             Page(number=n, blocks=blocks, readable=True, char_count=sum(1 for c in text if not c.isspace()))
         )
     diagnostics: list[Diagnostic] = []
+    if breaks_seen >= _MAX_PAGES:
+        diagnostics.append(
+            Diagnostic(
+                code=DiagnosticCode.PAGES_LIMITED,
+                severity=Severity.WARNING,
+                message_zh=f"该 Word 文件记录了 {breaks_seen + 1} 个分页，超过 {_MAX_PAGES} 页的上限；"
+                           f"第 {_MAX_PAGES} 页之后的内容都按第 {_MAX_PAGES} 页计",
+            )
+        )
     if breaks_seen:
         diagnostics.append(
             Diagnostic(

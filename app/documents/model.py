@@ -40,6 +40,7 @@ class DiagnosticCode(str, Enum):
     NO_SCORING_TABLE = "no_scoring_table"
     SCORING_MISMATCH = "scoring_mismatch"
     TABLES_LIMITED = "tables_limited"  # table search stopped at a page/row/time limit
+    PAGES_LIMITED = "pages_limited"  # more pages than the input limit: only the first ones were read
 
 
 class Diagnostic(BaseModel):

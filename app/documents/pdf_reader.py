@@ -13,6 +13,7 @@ from typing import Any
 
 import pymupdf as _pymupdf_module
 
+from app.core.input_limits import LIMITS
 from app.documents.diagnostics import (
     MIN_TEXT_CHARS,
     PageFacts,
@@ -169,10 +170,11 @@ def read_pdf(path: Path, password: str | None = None) -> TenderDocument:
     t0 = time.perf_counter()
     doc, notes = _open(path, password)
     with doc:
+        total_pages = doc.page_count
         pages: list[Page] = []
         states: dict[int, PageState] = {}
         headings: list[Heading] = []
-        for index in range(doc.page_count):
+        for index in range(min(doc.page_count, LIMITS.tender_max_pages)):
             try:
                 page = doc[index]
             except Exception as exc:
@@ -187,6 +189,11 @@ def read_pdf(path: Path, password: str | None = None) -> TenderDocument:
         scan = extract_scoring_candidate_tables(doc, pages)
         t2 = time.perf_counter()
     limited = _limit_diagnostics(scan.skipped_pages, scan.truncated_pages)
+    if total_pages > len(pages):
+        limited.append(Diagnostic(
+            code=DiagnosticCode.PAGES_LIMITED, severity=Severity.WARNING,
+            message_zh=f"该 PDF 共 {total_pages} 页，超过 {LIMITS.tender_max_pages} 页的上限，只读取了前 "
+                       f"{len(pages)} 页；请只导入招标文件的正文部分"))
     return TenderDocument(
         source_path=str(path),
         kind="pdf",

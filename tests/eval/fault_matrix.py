@@ -151,7 +151,8 @@ def py(code: str, cwd: Path, **kw: object) -> Run:
 
 def gui(cwd: Path, data: Path, config: Path, *extra: str, **kw: object) -> Run:
     """The desktop app, offscreen, with its own data and config folders."""
-    env = child_env(BIDSTUDIO_DATA_DIR=str(data), BIDSTUDIO_CONFIG_DIR=str(config))
+    env = child_env(BIDSTUDIO_DATA_DIR=str(data), BIDSTUDIO_CONFIG_DIR=str(config),
+                    XDG_CONFIG_HOME=str(cwd / "xdg-config"))  # QSettings: never the user's own file
     return run([sys.executable, "-m", "app", *extra], cwd=cwd, env=env, **kw)  # type: ignore[arg-type]
 
 

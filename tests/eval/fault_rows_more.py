@@ -244,6 +244,55 @@ def row40(folder: Path) -> Outcome:
     return Outcome(held, "save through a link keeps the link; /dev/null never replaced" if held else r.text[-80:], r)
 
 
+def _many_page_pdf(path: Path, pages: int) -> Path:
+    """A PDF of ``pages`` one-line pages sharing one content stream (8 MB for 50,000 pages)."""
+    content = b"BT /F1 12 Tf 72 720 Td (Chapter 1 General) Tj ET"
+    kids = " ".join(f"{5 + i} 0 R" for i in range(pages))
+    objs = [b"<< /Type /Catalog /Pages 2 0 R >>", f"<< /Type /Pages /Count {pages} /Kids [{kids}] >>".encode(),
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+            b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream"]
+    objs += [b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Resources << /Font << /F1 3 0 R >> >>"
+             b" /Contents 4 0 R >>"] * pages
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for i, obj in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += f"{i} 0 obj\n".encode() + obj + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objs) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objs) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    path.write_bytes(bytes(out))
+    return path
+
+
+def row41(folder: Path) -> Outcome:
+    pdf = _many_page_pdf(folder / "many.pdf", 50_000)
+    r = cli(["analyze", str(pdf)], folder, timeout=300)
+    held = r.code == 0 and "只读取了前" in r.out and r.seconds < 30 and r.peak_mb < 500
+    return Outcome(held, f"{r.seconds:.0f} s, {r.peak_mb:.0f} MB; " + ("first pages read, the limit reported"
+                                                                     if "只读取了前" in r.out else "no limit"), r)
+
+
+def row42(folder: Path) -> Outcome:
+    import io
+    import zipfile
+
+    from tests.hostile_files import small_docx_bytes
+
+    source = zipfile.ZipFile(io.BytesIO(small_docx_bytes()))
+    path = folder / "breaks.docx"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in source.infolist():
+            data = source.read(info.filename)
+            if info.filename == "word/document.xml":
+                data = data.replace(b"<w:body>", b"<w:body><w:p><w:r>" + b'<w:br w:type="page"/>' * 300_000
+                                    + b"<w:t>x</w:t></w:r></w:p>", 1)
+            out.writestr(info, data)
+    r = cli(["analyze", str(path)], folder, timeout=300)
+    held = r.code == 0 and "上限" in r.out and r.seconds < 20 and r.peak_mb < 400
+    return Outcome(held, f"{path.stat().st_size // 1024} KB file: {r.seconds:.0f} s, {r.peak_mb:.0f} MB", r)
+
+
 MORE_ROWS = [
     Row(21, "text tender in UTF-16 (no BOM), UTF-16BE, UTF-32", "hardening", row21),
     Row(22, "tender whose file name is not UTF-8 (GBK bytes), --json -o", "hardening", row22),
@@ -265,4 +314,6 @@ MORE_ROWS = [
     Row(38, "63 MB text tender on one line", "hardening", row38),
     Row(39, "DOCX with 60,000 zip members", "hardening", row39),
     Row(40, "save through a symbolic link; save onto /dev/null", "hardening", row40),
+    Row(41, "PDF of 50,000 pages", "hardening", row41),
+    Row(42, "DOCX of 52 KB holding 300,000 page breaks", "hardening", row42),
 ]
