@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -171,28 +172,39 @@ class AnalysisView(QWidget):
         bl.addWidget(self.notes)
         return bottom
 
-    def _buttons(self) -> QHBoxLayout:
+    def _buttons(self) -> QVBoxLayout:
+        """Two rows (caption, add/remove; then moving the selection) so the dock fits a laptop screen."""
         add = QPushButton("添加评分项")
         add.clicked.connect(lambda: self.table_model.add_group())
         remove = QPushButton("删除所选")
         remove.clicked.connect(self._remove_selected)
-        buttons = QHBoxLayout()
-        buttons.addWidget(QLabel("评分项（技术项在一一对应模式下各成一个一级章节）"))
-        buttons.addStretch(1)
-        buttons.addWidget(QLabel("所选移到"))
+        caption = QLabel("评分项（技术项在一一对应模式下各成一个一级章节）")
+        caption.setWordWrap(True)
+        first = QHBoxLayout()
+        first.addWidget(caption, 1)
+        first.addWidget(add)
+        first.addWidget(remove)
+        second = QHBoxLayout()
+        second.addWidget(QLabel("所选移到"))
         self.move_buttons: dict[str, QPushButton] = {}
         for cat, zh in CATEGORY_ZH.items():
             b = QPushButton(zh)
             b.setToolTip(f"把所选评分项移到{zh}类")
+            b.setMinimumWidth(b.fontMetrics().horizontalAdvance(zh) + 24)
+            b.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
             b.clicked.connect(lambda _checked=False, c=cat: self._move_selected(c))
             self.move_buttons[cat] = b
-            buttons.addWidget(b)
+            second.addWidget(b)
         self.not_chapter_button = QPushButton("不作为章节")
         self.not_chapter_button.clicked.connect(lambda: self._chapter_selected(False))
         self.chapter_button = QPushButton("作为章节")
         self.chapter_button.clicked.connect(lambda: self._chapter_selected(True))
-        for b in (self.not_chapter_button, self.chapter_button, add, remove):
-            buttons.addWidget(b)
+        second.addStretch(1)
+        for b in (self.not_chapter_button, self.chapter_button):
+            second.addWidget(b)
+        buttons = QVBoxLayout()
+        buttons.addLayout(first)
+        buttons.addLayout(second)
         return buttons
 
     def set_analysis(self, analysis: Analysis) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QDockWidget,
@@ -71,7 +71,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         from app.core.settings_model import AppSettings
 
         self.settings = settings or AppSettings()
-        self.qsettings = qsettings or QSettings("BidStudio", "BidStudio")
+        self.qsettings = qsettings or window_settings()
         self.settings_path = settings_path
         self.error_dialogs: list[ErrorDialog] = []
         self._pending_page: int | None = None
@@ -81,7 +81,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self._model_configured = model_configured
         self.setObjectName("mainWindow")
         self.setAcceptDrops(True)
-        self.resize(1440, 900)
+        self._fit_to_screen()
         self._build_central()
         self._build_docks()
         self.status = StatusPanel()
@@ -93,7 +93,9 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
         self._connect(log_handler)
-        self._restore_layout()
+        self._layout_restored = self._restore_layout()
+        if not self._layout_restored:
+            self.document_dock.raise_()
         self.set_model_configured(model_configured)
         self._update_title()
 
@@ -112,6 +114,11 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.generate_button.setObjectName("generateButton")
         # clicked(bool) must not reach start_generation's mode argument (False -> "free")
         self.generate_button.clicked.connect(lambda _checked=False: self.start_generation(None))
+        self.score_label = QLabel()
+        self.score_label.setObjectName("scoreSummary")
+        self.score_label.setToolTip("评分表中读到的技术评分项、技术部分小计和全部评分项的总分")
+        self.score_label.setStyleSheet("color:#34495e;padding:2px;")
+        self.score_label.setVisible(False)
         bar = QHBoxLayout()
         bar.addWidget(QLabel("模式："))
         bar.addWidget(self.mode_box)
@@ -134,7 +141,10 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.guide)
         layout.addLayout(bar)
-        layout.addWidget(self.empty_hint)
+        info = QHBoxLayout()
+        info.addWidget(self.score_label)
+        info.addWidget(self.empty_hint, 1)
+        layout.addLayout(info)
         layout.addWidget(self.outline_view, 1)
         self.setCentralWidget(central)
 
@@ -173,8 +183,6 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.library_dock = self._dock("标题库", "libraryDock", self.library_panel, Qt.DockWidgetArea.RightDockWidgetArea)
         self.library_dock.hide()  # 视图 → 标题库
         self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([self.document_dock], [560], Qt.Orientation.Horizontal)
-        self.resizeDocks([self.log_dock], [170], Qt.Orientation.Vertical)
 
     def _act(self, text: str, slot: Any, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
              tip: str = "") -> QAction:
@@ -374,6 +382,8 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
 
     def _on_analysis_changed(self, analysis: Analysis) -> None:
         """Scoring items just found: one-to-one becomes the mode (the user can still pick free)."""
+        self.score_label.setText(score_summary(analysis))
+        self.score_label.setVisible(bool(self.score_label.text()))
         had = self._had_scoring
         self._had_scoring = analysis.has_technical_scoring
         if self._had_scoring and not had:
@@ -592,13 +602,58 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
                 logging.getLogger(name).removeHandler(self.log_handler)
         event.accept()
 
-    def _restore_layout(self) -> None:
+    def _fit_to_screen(self) -> None:
+        """A first-start size that fits the screen (a 1366×768 laptop included)."""
+        screen = self.screen().availableGeometry() if self.screen() is not None else None
+        width, height = 1440, 900
+        if screen is not None and screen.width() > 0:
+            width, height = min(width, screen.width()), min(height, screen.height())
+        self.resize(width, height)
+
+    def _restore_layout(self) -> bool:
+        """The layout the user left; False on a first start (then :meth:`showEvent` sizes the docks)."""
         geometry = self.qsettings.value("window/geometry")
         state = self.qsettings.value("window/state")
         if isinstance(geometry, QByteArray | bytes):
             self.restoreGeometry(QByteArray(geometry))
         if isinstance(state, QByteArray | bytes):
-            self.restoreState(QByteArray(state))
+            return bool(self.restoreState(QByteArray(state)))
+        return False
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """Qt override: on a first start, share the width between the tender and the outline."""
+        super().showEvent(event)
+        if not self._layout_restored:
+            self._layout_restored = True
+            side = max(320, min(560, self.width() * 2 // 5))
+            self.resizeDocks([self.document_dock], [side], Qt.Orientation.Horizontal)
+            self.resizeDocks([self.log_dock], [max(110, min(170, self.height() // 5))], Qt.Orientation.Vertical)
+
+
+def window_settings() -> QSettings:
+    """Window layout and dialog choices, beside settings.json (``BIDSTUDIO_CONFIG_DIR`` moves both)."""
+    from app.core.settings_model import config_dir
+
+    return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def score_summary(analysis: Analysis) -> str:
+    """“技术评分 8 项，小计 50 分 / 总分 100 分” for the line above the outline ("" without scoring items)."""
+    groups = analysis.technical_groups
+    if not groups:
+        return ""
+    text = f"技术评分 {len(groups)} 项"
+    technical = [g.points for g in groups if g.points is not None]
+    if technical:
+        text += f"，小计 {_points(sum(technical))} 分"
+    everything = [g.points for g in analysis.groups if g.points is not None]
+    if len(everything) > len(technical):
+        text += f" / 总分 {_points(sum(everything))} 分"
+    return text
 
 
 def _dropped_path(urls: list[QUrl]) -> Path | None:

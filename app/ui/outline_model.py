@@ -234,7 +234,8 @@ class OutlineItemModel(QAbstractItemModel):
         if role == _DISPLAY:
             if col == COL_TITLE:
                 return f"{node.id}  {node.title}" if node.id else node.title
-            return node.description if col == COL_DESCRIPTION else _source_text(node)
+            # One line per row: a multi-line description would make every (uniform) row that tall.
+            return " ".join(node.description.split()) if col == COL_DESCRIPTION else _source_text(node)
         if role == _EDIT:
             if col == COL_TITLE:
                 return node.title
@@ -244,7 +245,9 @@ class OutlineItemModel(QAbstractItemModel):
         if role == _FONT:
             return self._bold if top and col == COL_TITLE else None
         if role == _DECORATION:
-            return lock_icon() if locked and col == COL_TITLE else None
+            if col != COL_TITLE:
+                return None
+            return lock_icon() if locked else text_icon() if node.content.strip() else None
         if role == _BACKGROUND:
             return _LOCKED_BG if locked else None
         if role == _FOREGROUND:
@@ -253,6 +256,8 @@ class OutlineItemModel(QAbstractItemModel):
             parts = [node.title]
             if node.description:
                 parts.append(node.description)
+            if node.content.strip():
+                parts.append(f"已写正文 {len(node.content.strip())} 字")
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
             return "\n".join(parts)
@@ -500,6 +505,28 @@ def lock_icon() -> QIcon | None:
         p.end()
         _LOCK_ICON.append(QIcon(pix))
     return _LOCK_ICON[0]
+
+
+_TEXT_ICON: list[QIcon] = []
+
+
+def text_icon() -> QIcon | None:
+    """A small page with lines: the mark of a section that has text (drawn once, like the padlock)."""
+    if not _TEXT_ICON:
+        if QGuiApplication.instance() is None:
+            return None
+        pix = QPixmap(14, 14)
+        pix.fill(QColor(0, 0, 0, 0))
+        p = QPainter(pix)
+        p.setRenderHint(QPainter.RenderHint.Antialiasing)
+        p.setPen(QPen(QColor("#2e7d32"), 1.2))
+        p.setBrush(QColor("#e8f5e9"))
+        p.drawRoundedRect(2, 1, 10, 12, 1.5, 1.5)
+        for y in (4, 7, 10):
+            p.drawLine(4, y, 10 if y != 10 else 8, y)
+        p.end()
+        _TEXT_ICON.append(QIcon(pix))
+    return _TEXT_ICON[0]
 
 
 def _row_of(parent: OutlineNode, node: OutlineNode) -> int:

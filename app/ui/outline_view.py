@@ -24,6 +24,7 @@ from PySide6.QtGui import (
     QDropEvent,
     QKeyEvent,
     QKeySequence,
+    QResizeEvent,
     QUndoCommand,
     QUndoStack,
 )
@@ -80,7 +81,10 @@ class OutlineView(QTreeView):
         header.setSectionResizeMode(COL_DESCRIPTION, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Interactive)
         self.setColumnWidth(COL_TITLE, 340)
-        self.setColumnWidth(2, 150)
+        self.setColumnWidth(COL_SOURCE, 150)
+        self._title_follows_width = True  # until the user drags the title column's edge
+        self._sizing = False
+        header.sectionResized.connect(self._on_section_resized)
         self.actions_by_name: dict[str, QAction] = {}
         self._build_actions()
         self._auto_shown = 0
@@ -276,7 +280,29 @@ class OutlineView(QTreeView):
             if rid:
                 self.source_requested.emit(rid)
 
+    # ------------------------------------------------------------------ column widths
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == COL_TITLE and not self._sizing:
+            self._title_follows_width = False
+
+    def fit_columns(self) -> None:
+        """Titles get about half the width (the source column a fixed share) on any screen size."""
+        if not self._title_follows_width:
+            return
+        width = self.viewport().width()
+        self._sizing = True
+        try:
+            self.setColumnWidth(COL_SOURCE, max(90, min(170, width // 6)))
+            self.setColumnWidth(COL_TITLE, max(200, min(560, width // 2)))
+        finally:
+            self._sizing = False
+
     # ------------------------------------------------------------------ Qt overrides
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Qt override: keep the columns in proportion while the user has not sized them."""
+        super().resizeEvent(event)
+        self.fit_columns()
+
     def event(self, e: QEvent) -> bool:
         """Qt override: Tab / Shift+Tab indent and outdent instead of moving focus."""
         if (isinstance(e, QKeyEvent) and e.type() == QEvent.Type.KeyPress

@@ -59,6 +59,7 @@ class ProjectFilesMixin(_Base):
 
     async def _choose_file(self, title: str, filters: str, save: bool = False, suggested: str = "") -> Path | None:
         dialog = QFileDialog(self, title, suggested or str(self.start_folder()), filters)
+        dialog.resize(min(860, max(600, self.width() - 120)), min(560, max(400, self.height() - 120)))
         dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave if save else QFileDialog.AcceptMode.AcceptOpen)
         if not save:
             dialog.setFileMode(QFileDialog.FileMode.ExistingFile)

@@ -3,14 +3,16 @@
 Self-contained widget; the controller owns the drafting engine and the undo stack. The
 editor shows one section at a time (``show_section``), appends streamed pieces while it
 is written (``append_stream``), follows state changes (``apply_state``) and asks for work
-through signals. A hand edit is reported once the user leaves the editor (or calls
+through signals. Section text is Markdown (what the Word export reads): it is shown
+rendered — headings, lists, tables — and its Markdown source only on demand (编辑 /
+double-click), where a hand edit is reported once the user leaves the editor (or calls
 :meth:`commit_edit`) as ``text_edited(key, old, new)`` so the controller can push one
 undoable command; rewrites come back the same way through ``set_text``.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QEvent, QObject, Signal
 from PySide6.QtGui import QFocusEvent
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -18,6 +20,9 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
+    QStackedWidget,
+    QTextBrowser,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -63,35 +68,85 @@ class SectionEditor(QWidget):
         self._status = "done"
         self._committed = ""
         self.title_label = QLabel("未选择章节")
+        self.title_label.setWordWrap(True)
+        self.title_label.setStyleSheet("font-weight:bold;")
         self.state_label = QLabel("")
         self.state_label.setWordWrap(True)
+        self.rendered = QTextBrowser()
+        self.rendered.setObjectName("sectionRendered")
+        self.rendered.setOpenLinks(False)
+        self.rendered.setPlaceholderText("选择目录中的末级章节后，可在此撰写正文，或点“编辑”手工输入。")
+        self.rendered.viewport().installEventFilter(self)
         self.text = _TextEdit()
-        self.text.setPlaceholderText("选择目录中的末级章节后，可在此撰写或编辑正文（支持段落、“- ”列表和简单表格）。")
+        self.text.setPlaceholderText("正文使用 Markdown：空行分段，“- ”开头为列表，“| 列 | 列 |”为表格。")
+        self.pages = QStackedWidget()
+        self.pages.addWidget(self.rendered)
+        self.pages.addWidget(self.text)
+        self.source_button = QPushButton("编辑")
+        self.source_button.setObjectName("editSourceButton")
+        self.source_button.setCheckable(True)
+        self.source_button.setToolTip("显示并编辑 Markdown 源文本；再点一次回到排版后的正文")
         self.draft_button = QPushButton("撰写本节")
         self.stop_button = QPushButton("停止")
         self.guidance = QLineEdit()
         self.guidance.setPlaceholderText("改写补充要求（可选）")
-        self.rewrite_buttons = {mode: QPushButton(label) for mode, label in REWRITE_LABELS.items()}
+        self.rewrite_buttons: dict[str, QToolButton] = {}
+        for mode, label in REWRITE_LABELS.items():
+            button = QToolButton()
+            button.setText(label)
+            self.rewrite_buttons[mode] = button
         top = QHBoxLayout()
-        top.addWidget(self.title_label, 1)
+        top.addWidget(self.source_button)
+        top.addStretch(1)
         top.addWidget(self.draft_button)
         top.addWidget(self.stop_button)
         rewrite = QHBoxLayout()
-        rewrite.addWidget(self.guidance, 1)
+        rewrite.addWidget(QLabel("改写："))
         for button in self.rewrite_buttons.values():
             rewrite.addWidget(button)
+        rewrite.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title_label)
         layout.addLayout(top)
         layout.addWidget(self.state_label)
-        layout.addWidget(self.text, 1)
+        layout.addWidget(self.pages, 1)
+        layout.addWidget(self.guidance)
         layout.addLayout(rewrite)
         self.draft_button.clicked.connect(self._on_draft_clicked)
         self.stop_button.clicked.connect(self._on_stop_clicked)
+        self.source_button.toggled.connect(self._on_source_toggled)
         for mode, button in self.rewrite_buttons.items():
             button.clicked.connect(lambda _=False, m=mode: self._on_rewrite_clicked(m))
         self.text.focus_left.connect(self.commit_edit)
         self._update_enabled()
+
+    @property
+    def showing_source(self) -> bool:
+        """Whether the Markdown source (not the rendered text) is on show."""
+        return self.pages.currentWidget() is self.text
+
+    @override
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Qt override: a double-click on the rendered text opens its source for editing."""
+        if event.type() == QEvent.Type.MouseButtonDblClick and self._key and not self.text.isReadOnly():
+            self.source_button.setChecked(True)
+            return True
+        return super().eventFilter(watched, event)
+
+    def _on_source_toggled(self, source: bool) -> None:
+        if not source:
+            self.commit_edit()
+        self._show_page()
+        if source:
+            self.text.setFocus()
+
+    def _show_page(self) -> None:
+        """The source while it is being written or edited, the rendered text otherwise."""
+        source = self.source_button.isChecked() or self._status == "writing"
+        if not source:
+            self.rendered.setMarkdown(self.text.toPlainText())
+        self.pages.setCurrentWidget(self.text if source else self.rendered)
 
     @property
     def key(self) -> str:
@@ -135,6 +190,7 @@ class SectionEditor(QWidget):
             self._set_plain(draft.text)
         self._show_state(draft)
         self._update_enabled()
+        self._show_page()
 
     def set_text(self, key: str, text: str) -> None:
         """Replace the shown text (after undo/redo or an applied rewrite) without emitting an edit."""
@@ -151,6 +207,7 @@ class SectionEditor(QWidget):
     def _set_plain(self, text: str) -> None:
         self._committed = text
         self.text.setPlainText(text)
+        self._show_page()
 
     def _show_state(self, draft: SectionDraft | None) -> None:
         if draft is None:
@@ -174,6 +231,7 @@ class SectionEditor(QWidget):
         busy = self._status in ("writing", "waiting")
         self.text.setReadOnly(not has or busy)
         self.draft_button.setEnabled(has and not busy)
+        self.source_button.setEnabled(has and not busy)
         self.stop_button.setEnabled(has and busy)
         self.guidance.setEnabled(has and not busy)
         for button in self.rewrite_buttons.values():

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QDialog, QLabel, QMessageBox
+from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QMessageBox
 
 from app.ui.controller import AppController
 from app.ui.errors import ErrorReporter
@@ -395,3 +395,84 @@ async def test_text_drawn_as_outlines_blocks_generation_unless_chosen(
 async def test_real_garbled_tender_blocks_generation(window: MainWindow, llm_server: OpenAIServer, qtbot: Any,
                                                      tenders_dir: Path) -> None:
     await _unreadable_blocks_generation(window, llm_server, qtbot, tenders_dir / "garbled-text-layer.pdf")
+
+
+async def test_fits_a_1366x768_laptop_with_compact_rows_marks_and_totals(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    c = window.controller
+    await _aligned_outline(window, llm_server, qtbot)
+    window.section_dock.show()  # the widest arrangement: tender, outline and text side by side
+    window.resize(1366, 768)
+    await asyncio.sleep(0.05)
+    hint = window.minimumSizeHint()
+    assert hint.width() <= 1366 and hint.height() <= 768, hint
+    assert window.width() <= 1366 and window.guidance.width() >= 120
+    # A chapter with a multi-line description still gets one compact row (rows are uniform).
+    c.outline.update((0,), description="第一行评分标准\n第二行评分标准\n第三行评分标准")
+    view = window.outline_view
+    line = view.fontMetrics().height()
+    assert view.visualRect(c.model.index_for_path((0,))).height() < 2 * line
+    assert "\n" not in c.model.index_for_path((0,), 1).data()
+    # Sections with text carry a mark; the technical subtotal is on show.
+    leaf = c.model.index_for_path((0, 0, 0))
+    assert leaf.data(Qt.ItemDataRole.DecorationRole) is None
+    _type_text(window, qtbot, (0, 0, 0), "已有正文。")
+    assert leaf.data(Qt.ItemDataRole.DecorationRole) is not None
+    assert window.score_label.isVisible() and window.score_label.text() == "技术评分 3 项，小计 30 分"
+
+
+async def test_section_text_is_shown_rendered_and_markdown_on_demand(window: MainWindow, qtbot: Any) -> None:
+    from app.core.outline import OutlineNode
+
+    c = window.controller
+    c.outline.replace([OutlineNode(title="配送服务方案", children=[OutlineNode(title="配送流程")])])
+    c.outline.renumber()
+    c.outline.update((0, 0), content="我方流程如下：\n\n- 接单确认\n- 按时配送\n\n| 环节 | 时限 |\n| --- | --- |\n| 接单 | 30 分钟 |\n")
+    window.section_dock.show()
+    window.outline_view.select_path((0, 0))
+    editor = window.section_editor
+    assert not editor.showing_source
+    shown = editor.rendered.toPlainText()
+    assert "接单确认" in shown and "30 分钟" in shown and "| ---" not in shown and "- 接单" not in shown
+    assert editor.rendered.document().rootFrame().childFrames()  # the table is a real table
+    qtbot.mouseClick(editor.source_button, Qt.MouseButton.LeftButton)  # Markdown on demand
+    assert editor.showing_source and "| --- | --- |" in editor.text.toPlainText()
+    editor.text.moveCursor(editor.text.textCursor().MoveOperation.End)
+    editor.text.insertPlainText("\n补充说明。")
+    qtbot.mouseClick(editor.source_button, Qt.MouseButton.LeftButton)  # back to the rendered text
+    assert not editor.showing_source and "补充说明" in editor.rendered.toPlainText()
+    assert c.outline.node((0, 0)).content.endswith("补充说明。")  # the edit was committed as one undo step
+    window.act_undo.trigger()
+    assert "补充说明" not in c.outline.node((0, 0)).content
+
+
+async def test_save_and_export_dialogs_start_beside_the_tender_and_files_are_readable(
+        window: MainWindow, tmp_path: Path) -> None:
+    import os
+    import stat
+
+    folder = tmp_path / "投标资料"
+    folder.mkdir()
+    tender = _pdf(folder / "招标.pdf", "项目概况：食堂食材配送服务")
+    await window.open_path(tender)
+    assert window.start_folder() == folder
+    window.outline_view.add_sibling("总体方案", edit=False)
+    task = window.controller.spawn("dialog", window.save_as())
+    found: list[QFileDialog] = []
+
+    def shown() -> bool:
+        for d in window.findChildren(QFileDialog):
+            if d.isVisible():
+                found.append(d)
+                return True
+        return False
+
+    await wait_for(shown)
+    assert Path(found[0].directory().absolutePath()) == folder
+    found[0].reject()
+    assert not await task
+    written = window.export_word_to(folder / "技术标.docx")
+    assert written is not None
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask  # not 0600: colleagues can open it
