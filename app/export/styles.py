@@ -29,7 +29,6 @@ COVER_TITLE: Final = "封面标题"
 COVER_SUBTITLE: Final = "封面副标题"
 COVER_LINE: Final = "封面信息"
 TOC_TITLE: Final = "目录标题"
-TOC_HINT: Final = "目录提示"
 GUIDANCE: Final = "编写提示"
 TABLE_TEXT: Final = "表格文字"
 LIST_TEXT: Final = "列表段落"
@@ -302,9 +301,6 @@ def apply_preset_styles(doc: Document, preset: ExportPreset, page_break_before_c
     apply_text_style(_paragraph_style(doc, COVER_SUBTITLE), preset.cover_subtitle)
     apply_text_style(_paragraph_style(doc, COVER_LINE), preset.cover_line)
     apply_text_style(_paragraph_style(doc, TOC_TITLE), preset.toc_title)
-    hint = _paragraph_style(doc, TOC_HINT)
-    apply_text_style(hint, preset.guidance, preset.guidance_color)
-    hint.paragraph_format.first_line_indent = Pt(0)
     apply_text_style(_paragraph_style(doc, GUIDANCE), preset.guidance, preset.guidance_color)
     apply_text_style(_paragraph_style(doc, TABLE_TEXT), preset.table_text)
     list_style = _paragraph_style(doc, LIST_TEXT)
