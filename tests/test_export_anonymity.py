@@ -102,3 +102,11 @@ def test_anonymous_file_has_no_revision_rsids_or_template_ids(tmp_path: Path) ->
     normal = export_docx(sample_chapters(), tmp_path / "n.docx", _meta(), ExportOptions())
     with zipfile.ZipFile(normal) as zf:
         assert "cp:revision" in zf.read("docProps/core.xml").decode()  # only 暗标 strips it
+
+
+def test_a_heading_naming_the_bidder_is_reported_where_it_stands(tmp_path: Path) -> None:
+    chapters = sample_chapters()
+    chapters[1].children[1].title = "恒信配送功能设计"
+    message = _refused(tmp_path, chapters)
+    assert "目录或评分索引表、偏离表" in message  # the TOC line
+    assert "“2.2 恒信配送功能设计”" in message  # and the heading itself

@@ -171,7 +171,8 @@ def _paragraph_text(p: BaseOxmlElement) -> str:
 
 def _body_paragraphs(doc: Document) -> Iterator[tuple[str, str]]:
     """``(place, text)`` of every body paragraph, tables included; the place is the last heading."""
-    place = COVER if _has_cover(doc) else "正文开头"
+    front = "目录或评分索引表、偏离表"  # what precedes the first chapter after the cover
+    place = COVER if _has_cover(doc) else front
     heading_ids = {s.style_id for s in doc.styles if (s.name or "").startswith("Heading ")}
     p_tag, style_tag, val = qn("w:p"), qn("w:pStyle"), qn("w:val")
     for p in doc.element.body.iter(p_tag):
@@ -182,7 +183,7 @@ def _body_paragraphs(doc: Document) -> Iterator[tuple[str, str]]:
             place = f"“{text.strip()}”"
         yield place, text
         if ppr is not None and ppr.find(qn("w:sectPr")) is not None and place == COVER:
-            place = "目录"
+            place = front
 
 
 def _has_cover(doc: Document) -> bool:
