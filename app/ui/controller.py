@@ -10,6 +10,7 @@ work (reading a PDF) runs on the controller's own thread pool, never on the GUI 
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections.abc import Callable, Coroutine
@@ -125,6 +126,7 @@ class AppController(QObject):
         self._prompt_tokens = 0
         self._completion_tokens = 0
         self._cached_client: LLMClient | None = None
+        self._warmed = False
         self._current_run: RunRecord | None = None
         self.drafting = DraftingBridge(self, client_provider=self.client, runs=self)
         self.session.section_states = self.drafting.section_states
@@ -359,10 +361,16 @@ class AppController(QObject):
             import app.pipeline.analysis
             import app.pipeline.outline_run  # noqa: F401
 
+        if self._warmed:
+            return
         try:
             await asyncio.get_running_loop().run_in_executor(self._executor, warm)
         except Exception:  # configuration errors surface again, with their message, on the real call
-            pass
+            return
+        self._warmed = True
+        # The modules just loaded live as long as the process: keep them out of later full
+        # collections (as the start-up objects are), or each one rescans them on the GUI thread.
+        gc.freeze()
 
     def _begin(self, text: str, kind: str = "", mode: str = "") -> None:
         self._prompt_tokens = self._completion_tokens = 0
