@@ -303,6 +303,23 @@ def unknown_header_docx(path: Path) -> Expect:
                         ("过往合同", 15, "商务"), ("报价", 25, "价格")])
 
 
+def unknown_header_pdf(path: Path) -> Expect:
+    """A PDF whose table header uses words no list knows: found by its many "N分" near 比选."""
+    c = composer()
+    c.heading("第四章 比选办法")
+    c.text("比选委员会按下表对响应文件打上限以内的分，合计100。")
+    rows = [["考量点", "判定依据", "上限"],
+            ["供货组织", "组织严密的得25分，较好的得15分，一般的得5分。", "25"],
+            ["安装调试", "措施具体的得20分，较具体的得10分，一般的得5分。", "20"],
+            ["售后响应", "2小时内到场的得15分，4小时内的得8分。", "15"],
+            ["过往合同", "每份同类合同得3分，最多15分。", "15"],
+            ["报价", "以最低报价为基准按比例计算，最高25分。", "25"]]
+    c.table([90, 320, 60], rows)
+    c.save(path)
+    return Expect(rows=[("供货组织", 25, "技术"), ("安装调试", 20, "技术"), ("售后响应", 15, "技术"),
+                        ("过往合同", 15, "商务"), ("报价", 25, "价格")])
+
+
 FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "split": ("split.docx", split_docx),
     "merged_category": ("merged_category.docx", merged_category_docx),
@@ -318,6 +335,7 @@ FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "three_tables": ("three_tables.docx", three_tables_docx),
     "names_in_points": ("names_in_points.docx", names_in_points_docx),
     "unknown_header": ("unknown_header.docx", unknown_header_docx),
+    "unknown_header_pdf": ("unknown_header.pdf", unknown_header_pdf),
 }
 
 

@@ -45,6 +45,14 @@ def ingest_report(doc: TenderDocument, scoring: ScoringResult, sections: Located
             "checks_passed": scoring.checks_passed,
             "issues": scoring.issues,
             "tables": [t.model_dump(mode="json") for t in scoring.tables],
+            "absence": scoring.absence,
+            "uncertain": scoring.uncertain,
+            "candidates": [
+                {"table_ids": t.table_ids, "pages": t.pages, "label": t.label, "kind": t.kind, "rows": len(t.rows),
+                 "points_sum": t.points_sum, "score": t.score, "rejected": t.rejected,
+                 "used": any(t is u for u in scoring.tables)}
+                for t in scoring.candidates
+            ],
         },
     }
 
@@ -78,6 +86,12 @@ def print_report(doc: TenderDocument, scoring: ScoringResult, sections: LocatedS
             for r in t.rows:
                 num = f"{r.number} " if r.number else ""
                 print(f"    {num}[{r.category.value}] {r.factor}：{_fmt_points(r.points)} 分（第{r.page}页）")
+        for t in scoring.candidates:
+            if t.rejected and all(t is not u for u in scoring.tables):
+                name = t.label or t.caption.strip()[-24:] or '表格'
+                print(f"  未采用：第{'、'.join(map(str, t.pages))}页 {name}（{t.rejected}）")
+        if "table" in scoring.uncertain:
+            print("  ? 有分数相近的其他候选评分表，请在分析页核对（连接模型后可由模型在候选中选择）")
         for msg in scoring.checks_passed:
             print(f"  ✓ {msg}")
         for msg in scoring.issues:

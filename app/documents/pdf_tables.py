@@ -29,7 +29,13 @@ if TYPE_CHECKING:
 PdfDocument = Any  # PyMuPDF is only partly typed: its objects are handled as Any
 PdfPage = Any
 
-SCORING_PAGE = re.compile(r"评分因素|评审因素|评分标准|评分项|分值|分\s+值|评审项目|评分细则")
+SCORING_PAGE = re.compile(
+    r"评分因素|评审因素|评分标准|评分项|分值|分\s+值|评审项目|评分细则|评审要素|评分要素|评审细则|评审标准|打分"
+)
+_POINTS = re.compile(r"\d\s*分(?![钟析类别配])")
+POINTS_PER_PAGE = 8  # a page with this many "N分" near a scoring mention is searched without the usual words
+MIN_PAGE_HITS = 2.0
+_MENTION = re.compile(r"评标|评分|评审|打分|比选|磋商")
 _PAGE_NUMBER = re.compile(r"^(?:[-—–\s]*\d{1,4}[-—–\s]*|第\d+页(?:共\d+页)?|\d+/\d+)$")
 MARGIN_SHARE = 0.06  # top/bottom share of the page treated as running header/footer
 CAPTION_GAP = 45.0  # points above a table in which its caption line may sit
@@ -158,11 +164,30 @@ class _TooBig(Exception):
     """A page with too many text lines to search for tables."""
 
 
+def _page_hits(pages: list[Page]) -> dict[int, float]:
+    """How much each page looks like scoring: its scoring words, or, within a few pages after a
+    mention of 评标/评分/评审/打分, enough "N分" to be a table whose header words are unknown."""
+    out: dict[int, float] = {}
+    last_mention = -10
+    for p in pages:
+        if not p.readable:
+            continue
+        text = p.text
+        if _MENTION.search(text):
+            last_mention = p.number
+        words = len(SCORING_PAGE.findall(text))
+        points = len(_POINTS.findall(text))
+        if words or (points >= POINTS_PER_PAGE and p.number - last_mention <= 3):
+            out[p.number] = words + points / 3
+    strong = {n: h for n, h in out.items() if h >= MIN_PAGE_HITS}
+    return strong or out  # a lone passing mention is searched only when nothing looks better
+
+
 def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                                      time_budget_s: float = TIME_BUDGET_S) -> TableScan:
     """Tables of the pages that may hold scoring tables, plus the pages they run onto (bounded)."""
-    hits = {p.number: len(SCORING_PAGE.findall(p.text)) for p in pages if p.readable}
-    todo = sorted((n for n, k in hits.items() if k), key=lambda n: (-hits[n], n))
+    hits = _page_hits(pages)
+    todo = sorted(hits, key=lambda n: (-hits[n], n))
     scan = TableScan()
     done: set[int] = set()
     deadline = time.monotonic() + time_budget_s

@@ -136,16 +136,18 @@ def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
             n, names, hints, header_total = detect_header(rows)
             body = seg[n:]
             number = _number_column([g.cells for g in body], hints.get("number"))
+            top = next(t for t in run if t.id == seg[0].table_id)
+            seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
             for first, last in _blocks(body, number):
                 block = body[first : last + 1]
-                table = _candidate(run, block, names, hints, n, header_total)
+                table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
                 if table is not None:
                     out.append(table)
     return out
 
 
 def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
-               header_total: float | None) -> ScoringTable | None:
+               header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
     stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2]
     cols = infer_columns(stat_rows, names, hints, header_rows, header_total)
     if cols is None:
@@ -155,7 +157,10 @@ def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: 
         return None
     ids = list(dict.fromkeys(g.table_id for g in block))
     first = next(t for t in run if t.id == ids[0])
-    caption = first.caption if first is run[0] or block[0].cells == first.rows[0] else ""
+    if seg_caption:  # the block starts right under its segment's header: the caption is the segment's
+        caption = seg_caption
+    else:
+        caption = first.caption if first is run[0] or block[0].cells == first.rows[0] else ""
     label, caption_total = caption_label(caption)
     whole = [x for x in folded.labels if _WHOLE_TABLE.search(compact(x))
              or (len(folded.subtotals) == 1 and stated_points(x) is not None)]
