@@ -1,6 +1,7 @@
 """Start the desktop app: QApplication, the qasync loop, the error sinks, the main window.
 
-``run(argv)`` accepts a tender or project path, ``--sample`` (the bundled sample tender)
+``run(argv)`` accepts a tender or project path, ``--sample`` (the sample project: the bundled tender,
+its scoring items and a one-to-one outline built by code, no model needed)
 and ``--quit-when-visible`` (also set by ``BIDSTUDIO_SMOKE_TEST=1``; used by the start-up
 benchmark and the packaged-app check: print the wall-clock time at which the window was
 first shown, then quit).
@@ -33,7 +34,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     """Command-line options (argv[0] is the program)."""
     p = argparse.ArgumentParser(prog="bidstudio", description="标书工坊 BidStudio")
     p.add_argument("path", nargs="?", help="要打开的招标文件或项目文件")
-    p.add_argument("--sample", action="store_true", help="打开内置的示例招标文件")
+    p.add_argument("--sample", action="store_true", help="打开示例项目（内置招标文件，评分项和目录由程序生成，无需模型）")
     p.add_argument("--quit-when-visible", action="store_true", help=argparse.SUPPRESS)
     args, _qt_args = p.parse_known_args(argv[1:])
     if os.environ.get("BIDSTUDIO_SMOKE_TEST") == "1":  # the packaged-app check: show, report, quit
@@ -136,9 +137,10 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
         QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured()))  # keyring after paint
         wiring.offer_crash_log(reporter)
         wiring.offer_recovery()
-        target = sample_tender() if args.sample else (Path(args.path) if args.path else None)
-        if target is not None:
-            controller.spawn("dialog", window.open_path(target))
+        if args.sample:
+            controller.spawn("dialog", window.open_sample())
+        elif args.path:
+            controller.spawn("dialog", window.open_path(Path(args.path)))
     await closed
     await controller.shutdown()
     reporter.uninstall_excepthook()

@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QSettings, Qt, QUrl
+from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -132,6 +132,12 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.guide.setText("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
                            "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
         self.guide.linkActivated.connect(lambda _link: self.open_settings())
+        self.sample_note = QLabel("这是示例项目：技术评分项由程序从示例招标文件的评分表中读取，目录由程序按评分项和标题库建立，"
+                                  "没有使用模型。可以直接编辑、撰写和导出 Word；配置模型后点“生成目录”可由模型重新生成。")
+        self.sample_note.setObjectName("sampleNote")
+        self.sample_note.setWordWrap(True)
+        self.sample_note.setStyleSheet("QLabel{background:#e8f4fd;border:1px solid #9cc9ee;border-radius:4px;padding:6px;}")
+        self.sample_note.setVisible(False)
         self.empty_hint = QLabel("打开招标文件（Ctrl+O 或把文件拖到窗口中），分析后点“生成目录”；"
                                  "也可以直接在下方右键添加章节，手工编写目录。")
         self.empty_hint.setStyleSheet("color:#666;padding:2px;")
@@ -140,6 +146,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(6, 6, 6, 0)
         layout.addWidget(self.guide)
+        layout.addWidget(self.sample_note)
         layout.addLayout(bar)
         info = QHBoxLayout()
         info.addWidget(self.score_label)
@@ -300,6 +307,8 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.guidance.textChanged.connect(self._on_guidance_edited)
         c.undo_stack.indexChanged.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_edited)
+        c.model.rowsInserted.connect(self._on_rows_changed)  # a streaming run fills the tree without undo steps
+        c.model.rowsRemoved.connect(self._on_rows_changed)
         self.status.cancel_requested.connect(c.cancel_slot)
         self.analysis_view.analysis_edited.connect(self._on_analysis_edited)
         self.analysis_view.page_requested.connect(self._show_page)
@@ -354,11 +363,16 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         self.guidance.blockSignals(False)
         self._sync_mode_from_session()
         self.section_editor.clear()
+        self.show_sample_note(False)
         if session.tender_path is None:
             clear = getattr(self.document_pane, "clear", None)
             if callable(clear):
                 clear()
         self._on_outline_edited()
+
+    def show_sample_note(self, shown: bool) -> None:
+        """The banner saying the outline on show was built by code for the sample (until another project)."""
+        self.sample_note.setVisible(shown)
 
     def _sync_mode_from_session(self) -> None:
         """Show the session's generation mode (one-to-one when unset and scoring items exist)."""
@@ -375,6 +389,10 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
 
     def _on_guidance_edited(self, text: str) -> None:
         self.controller.session.guidance = text.strip()
+
+    def _on_rows_changed(self, parent: QModelIndex, *_args: object) -> None:
+        if not parent.isValid():
+            self.empty_hint.setVisible(len(self.controller.outline) == 0)
 
     def _on_outline_edited(self, *_args: object) -> None:
         self.empty_hint.setVisible(len(self.controller.outline) == 0)
@@ -582,8 +600,9 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
             return
         stack = self.controller.undo_stack
         self.session_signals.detach()
-        for signal, slot in ((stack.indexChanged, self._on_outline_edited),
-                             (self.controller.model.modelReset, self._on_outline_edited)):
+        model = self.controller.model
+        for signal, slot in ((stack.indexChanged, self._on_outline_edited), (model.modelReset, self._on_outline_edited),
+                             (model.rowsInserted, self._on_rows_changed), (model.rowsRemoved, self._on_rows_changed)):
             try:
                 signal.disconnect(slot)
             except (RuntimeError, TypeError):  # already gone

@@ -50,6 +50,7 @@ class ProjectFilesMixin(_Base):
         def display_name(self) -> str: ...
         def _update_title(self) -> None: ...
         def _sync_mode_from_session(self) -> None: ...
+        def show_sample_note(self, shown: bool) -> None: ...
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
         def resume_drafts(self) -> None: ...
         def show_breakdown(self) -> None: ...
@@ -136,6 +137,28 @@ class ProjectFilesMixin(_Base):
         c.drafting.forget()
         c.session.new()
         self.statusBar().showMessage("已新建项目", 5000)
+        return True
+
+    async def open_sample(self) -> bool:
+        """``bidstudio --sample``: the bundled tender with its scoring items read and a one-to-one
+        outline built by code from them — the whole workflow, export included, without a model."""
+        from app.core.resources import resource_path
+        from app.pipeline.code_outline import code_outline
+
+        c = self.controller
+        if c.session.has_work and not await self.new_project():
+            return False
+        await c.run_task("open", c.open_tender(resource_path("samples", "sample_tender.pdf")))
+        chapters = code_outline(c.analysis)
+        if c.document is None or not chapters:
+            return False
+        c.outline.replace(chapters)
+        c.outline.renumber()
+        c.session.generation_mode = "one_to_one"
+        self._sync_mode_from_session()
+        self.show_sample_note(True)
+        self.statusBar().showMessage(f"示例项目：读到 {len(chapters)} 个技术评分项，目录由程序按评分项建立（未使用模型）",
+                                     15000)
         return True
 
     async def open_project(self, path: Path) -> bool:

@@ -54,7 +54,7 @@ class StatusPanel(QWidget):
         self.tokens.setToolTip("本次运行消耗的 Token 数；费用为按公开价格的粗略估算，以服务商账单为准")
         self.call = QLabel("")
         self.call.setObjectName("liveCall")
-        self.call.setToolTip("正在进行的模型调用：阶段、已输出的 tokens、速度和已用时间")
+        self.call.setToolTip("正在进行的模型调用：阶段、已输出的 Token 数、速度和已用时间")
         self._call: CallProgress | None = None
         self._call_seen = 0.0
         self._tick = QTimer(self)
@@ -116,7 +116,7 @@ class StatusPanel(QWidget):
             return
         elapsed = p.elapsed_s + (time.monotonic() - self._call_seen)
         speed = f"{p.tokens / elapsed:.1f} tokens/秒" if p.tokens and elapsed > 0 else "等待首个字"
-        self.call.setText(f"{call_stage_zh(p.stage)}｜已输出 {p.tokens} tokens｜{speed}｜{elapsed:.0f} 秒")
+        self.call.setText(f"{call_stage_zh(p.stage)}｜已输出 {p.tokens} 个 Token｜{speed}｜{elapsed:.0f} 秒")
 
 
     def set_tokens(self, prompt: int, completion: int) -> None:

@@ -1,4 +1,4 @@
-"""Drives the real ``app.ui.main.run`` like a user: open the sample, edit, save, edit, 退出 (Ctrl+Q), 保存.
+"""Drives the real ``app.ui.main.run --sample`` like a user: the sample project, edit, save, edit, 退出 (Ctrl+Q), 保存.
 
 Run as a script by ``test_quit.py`` (a separate process: ``run`` owns the QApplication and
 its loop). ``sys.argv[1]`` is the project file to save to.
@@ -14,9 +14,9 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.ui.main import run, sample_tender
+from app.ui.main import run
 
-STEPS = ("open", "edit-save-edit", "quit", "answer", "wait")
+STEPS = ("sample", "edit-save-edit", "quit", "answer", "wait")
 
 
 def main() -> int:
@@ -32,13 +32,16 @@ def main() -> int:
         if win is None:
             return
         step = STEPS[state["step"]]
-        if step == "open":
-            win.controller.spawn("dialog", win.open_path(sample_tender()))  # type: ignore[attr-defined]
+        c = win.controller  # type: ignore[attr-defined]
+        if step == "sample" and c.document is not None and len(c.outline) and not c.tasks:
             state["step"] += 1
-        elif step == "edit-save-edit" and win.controller.document is not None:  # type: ignore[attr-defined]
-            win.outline_view.add_sibling("第一章", edit=False)  # type: ignore[attr-defined]
+        elif step == "edit-save-edit":
+            view = win.outline_view  # type: ignore[attr-defined]
+            view.select_path((0,))
+            view.add_child("第一章补充", edit=False)
             assert win.save_to(target)  # type: ignore[attr-defined]
-            win.outline_view.add_sibling("第二章", edit=False)  # type: ignore[attr-defined]
+            view.select_path((0,))
+            view.add_child("再补一节", edit=False)
             state["step"] += 1
         elif step == "quit":
             assert win.act_quit.shortcut() == QKeySequence(QKeySequence.StandardKey.Quit)  # type: ignore[attr-defined]
@@ -54,7 +57,7 @@ def main() -> int:
     timer.timeout.connect(tick)
     timer.start(50)
     QTimer.singleShot(60_000, lambda: os._exit(3))  # a hang fails the test instead of stalling it
-    return run(["bidstudio"])
+    return run(["bidstudio", "--sample"])
 
 
 if __name__ == "__main__":  # the document pane's worker process re-imports this module

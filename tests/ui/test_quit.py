@@ -1,4 +1,4 @@
-"""A normal quit is never a crash: the real app, Ctrl+Q after saving, in its own process."""
+"""The real app in its own process: ``--sample`` without a model, then a normal quit that is never a crash."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_ctrl_q_after_saving_ends_cleanly_and_saves_in_place(tmp_path: Path) -> None:
+def test_sample_project_then_ctrl_q_after_saving_ends_cleanly_and_saves_in_place(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_CONFIG_DIR=str(tmp_path / "config"),
                BIDSTUDIO_DATA_DIR=str(data))
@@ -22,5 +22,10 @@ def test_ctrl_q_after_saving_ends_cleanly_and_saves_in_place(tmp_path: Path) -> 
     assert not (data / "crash.log").exists(), (data / "crash.log").read_text(encoding="utf-8")
     assert "Traceback" not in proc.stderr
     saved = json.loads(target.read_text(encoding="utf-8"))
-    assert [c["title"] for c in saved["outline"]["outline"]] == ["第一章", "第二章"]  # 保存 wrote in place
+    chapters = saved["outline"]["outline"]
+    technical = [g for g in saved["analysis"]["groups"] if g["category"] == "technical"]
+    assert len(chapters) == len(technical) >= 3  # the sample: scoring items read, one chapter each, no model
+    assert all(ch["source_requirement_id"] for ch in chapters) and saved["generation_mode"] == "one_to_one"
+    assert [s["title"] for s in chapters[0]["children"]][-2:] == ["第一章补充", "再补一节"]  # 保存 wrote in place
+    assert not saved["runs"]  # no model was called
     assert not list((data / "recovery").glob("*.json")) if (data / "recovery").exists() else True

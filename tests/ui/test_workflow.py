@@ -476,3 +476,25 @@ async def test_save_and_export_dialogs_start_beside_the_tender_and_files_are_rea
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(written.stat().st_mode) == 0o666 & ~umask  # not 0600: colleagues can open it
+
+
+async def test_sample_project_shows_the_whole_workflow_without_a_model(window: MainWindow, tmp_path: Path,
+                                                                       llm_server: OpenAIServer) -> None:
+    import docx
+
+    c = window.controller
+    assert await window.open_sample()
+    technical = c.analysis.technical_groups
+    assert len(technical) >= 3 and [ch.source_requirement_id for ch in c.outline.chapters] == [g.id for g in technical]
+    assert all(len(ch.children) >= 2 for ch in c.outline.chapters)
+    assert {n.origin for _, n in c.outline.walk()} <= {"tender", "library"}  # built by code, and says so
+    assert window.sample_note.isVisible() and "没有使用模型" in window.sample_note.text()
+    assert window.mode_box.currentData() == "aligned" and c.model.locked_top_level
+    assert not window.isWindowModified() and not llm_server.completion_requests
+    written = window.export_word_to(tmp_path / "示例技术标.docx")
+    assert written is not None
+    headings = [p.text for p in docx.Document(str(written)).paragraphs if p.style.name.startswith("Heading")]
+    assert any(c.outline.chapters[0].title in h for h in headings)
+    window.act_new.trigger()  # another project: the note goes
+    await wait_for(lambda: len(c.outline) == 0)
+    assert not window.sample_note.isVisible()
