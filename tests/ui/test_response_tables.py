@@ -93,6 +93,12 @@ def _row_of(view: Any, group_id: str) -> int:
 def test_models_pass_the_model_tester(window: MainWindow, qtmodeltester: Any) -> None:
     qtmodeltester.check(window.response_tables.index_view.model)
     qtmodeltester.check(window.response_tables.deviation_view.model)
+    view_menu = next(a.menu() for a in window.menuBar().actions() if a.text().startswith("视图"))
+    toggle = next(a for a in view_menu.actions() if a.text() == "评分索引与偏离表")
+    toggle.trigger()
+    assert not window.response_tables.dock.isVisible()  # the 视图 menu hides and shows the dock
+    toggle.trigger()
+    assert window.response_tables.dock.isVisible()
 
 
 async def test_unanswered_item_is_red_and_mapping_by_picker_is_one_undo_step(window: MainWindow, qtbot: Any) -> None:
