@@ -137,6 +137,7 @@ class ExportDialog(QDialog):
         self._on_preset_changed()
         self._update_ok()
         self._update_warning()
+        self._fit_size()
 
     # ------------------------------------------------------------------ building
     def _build(self, chapters: Sequence[OutlineNode], project_name: str) -> None:
@@ -233,7 +234,17 @@ class ExportDialog(QDialog):
         layout.addWidget(self.selection_hint)
         layout.addWidget(self.warning_label)
         layout.addWidget(self.buttons)
-        self.resize(520, 600)
+
+    def _fit_size(self) -> None:
+        """At least six chapters on show and the whole warning, within the screen (a 768-pixel laptop too)."""
+        rows = min(6, max(3, self.chapter_list.count()))
+        row = max(self.chapter_list.sizeHintForRow(0), self.fontMetrics().height() + 2)
+        self.chapter_list.setMinimumHeight(rows * row + 2 * self.chapter_list.frameWidth() + 4)
+        parent = self.parentWidget()
+        screen = parent.screen() if parent is not None else self.screen()
+        available = screen.availableGeometry().height() if screen is not None else 900
+        hint = self.sizeHint()
+        self.resize(max(520, hint.width()), max(min(600, available - 40), min(hint.height(), available - 40)))
 
     # ------------------------------------------------------------------ remembered choices
     def _load(self) -> None:

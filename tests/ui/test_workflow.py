@@ -498,3 +498,50 @@ async def test_sample_project_shows_the_whole_workflow_without_a_model(window: M
     window.act_new.trigger()  # another project: the note goes
     await wait_for(lambda: len(c.outline) == 0)
     assert not window.sample_note.isVisible()
+
+
+async def test_export_dialog_fits_a_laptop_and_shows_the_whole_warning(window: MainWindow, tmp_path: Path) -> None:
+    from app.core.breakdown import Breakdown, RiskItem
+    from app.core.outline import OutlineNode
+
+    c = window.controller
+    window.resize(1366, 768)
+    c.outline.replace([OutlineNode(title=f"第{i + 1}章技术方案", children=[OutlineNode(title=f"第{i + 1}章实施措施")])
+                       for i in range(12)])
+    c.outline.renumber()
+    c.set_breakdown(Breakdown(status="executable", risks=[
+        RiskItem(text=f"★投标人须承诺第{i + 1}项实质性要求，逐条响应，否则投标无效。", origin="code", mark="★")
+        for i in range(6)]))
+    window.act_export.trigger()
+    dialog = await _dialog(window, "exportDialog")
+    await asyncio.sleep(0.05)
+    assert dialog.height() <= 768
+    chapters = dialog.chapter_list
+    assert chapters.viewport().height() >= 6 * chapters.sizeHintForRow(0)  # not a 3-row peephole
+    warning = dialog.warning_label
+    assert warning.isVisible() and "★" in warning.text()
+    assert warning.height() >= warning.heightForWidth(warning.width())  # every line of the warning shows
+    dialog.reject()
+
+
+async def test_open_through_the_file_dialog_then_undo_and_redo(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
+    from PySide6.QtWidgets import QLineEdit
+
+    c = window.controller
+    tender = _pdf(tmp_path / "招标文件.pdf", "项目概况：食堂食材配送服务")
+    assert window.act_open.shortcut() == QKeySequence(QKeySequence.StandardKey.Open)
+    window.act_open.trigger()
+    await wait_for(lambda: any(d.isVisible() for d in window.findChildren(QFileDialog)))
+    dialog = next(d for d in window.findChildren(QFileDialog) if d.isVisible())
+    assert "*.wps" in ";".join(dialog.nameFilters())
+    name = dialog.findChild(QLineEdit, "fileNameEdit")
+    name.setText(str(tender))  # typed (or pasted) into the name field
+    qtbot.keyClick(name, Qt.Key.Key_Return)
+    await wait_for(lambda: c.document is not None, timeout=30)
+    assert c.tender_path == tender and window.windowTitle().startswith("招标文件")
+    window.outline_view.add_sibling("总体方案", edit=False)
+    window.act_undo.trigger()
+    assert len(c.outline) == 0
+    assert window.act_redo.shortcut() == QKeySequence(QKeySequence.StandardKey.Redo)
+    window.act_redo.trigger()
+    assert [ch.title for ch in c.outline.chapters] == ["总体方案"] and window.isWindowModified()
