@@ -149,3 +149,10 @@ def test_json_output_stays_valid_for_a_file_name_that_is_not_utf8(tmp_path: Path
     assert main(["analyze", os.fsdecode(raw), "--json", "-o", str(out)]) == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     assert data["file"] == os.fsdecode(raw) and data["page_count"] > 1
+
+
+def test_a_key_given_to_api_key_env_is_not_echoed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["outline", str(SAMPLE_PDF), "-o", str(tmp_path / "o.json"), "--base-url", "http://127.0.0.1:9/v1",
+                 "--model", "m", "--api-key-env", SECRET]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert SECRET not in err and "环境变量的名字" in err

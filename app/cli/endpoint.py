@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from typing import TYPE_CHECKING
 
 from app.cli.common import CliUsageError, bounded_number
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from app.llm.client import EndpointConfig
 
 DEFAULT_KEY_VARIABLES = ("BIDSTUDIO_API_KEY", "OPENAI_API_KEY")
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 
 
 def add_endpoint_arguments(parser: argparse.ArgumentParser, title: str = "模型设置", timeout: float = 0.0) -> None:
@@ -49,6 +51,9 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
 
     env = getattr(args, "api_key_env", None)
     if env:
+        if not _VARIABLE_NAME.fullmatch(env):  # most likely the key itself: never echo it
+            raise CliUsageError("--api-key-env 需要的是保存密钥的环境变量的名字（如 MY_API_KEY），不是密钥本身；"
+                                "请先 export MY_API_KEY=密钥，再写 --api-key-env MY_API_KEY")
         key = os.environ.get(env, "")
         if not key:
             raise CliUsageError(f"环境变量 {env} 未设置（--api-key-env 指定的 API 密钥变量）")

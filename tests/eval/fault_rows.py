@@ -112,7 +112,7 @@ def row03(folder: Path) -> Outcome:
                              "--max-calls", "4", "--journal", str(journal)), folder, timeout=240)
     size = sum(p.stat().st_size for p in journal.rglob("*") if p.is_file()) if journal.exists() else 0
     held = not r.killed and r.seconds < 90 and size < 20e6 and no_traceback(r)
-    return Outcome(held, f"10 MB streamed answers: {r.seconds:.0f} s, journal {size / 1e6:.1f} MB", r)
+    return Outcome(held, f"10 MB streamed answers: {r.seconds:.0f} s, journal {size / 1024:.0f} KB", r)
 
 
 def row04(folder: Path) -> Outcome:
