@@ -156,3 +156,8 @@ def test_a_key_given_to_api_key_env_is_not_echoed(tmp_path: Path, capsys: pytest
                  "--model", "m", "--api-key-env", SECRET]) == EXIT_USAGE
     err = capsys.readouterr().err
     assert SECRET not in err and "环境变量的名字" in err
+
+
+def test_probe_refuses_a_bad_output_before_measuring(llm_server: OpenAIServer, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["probe", "--base-url", llm_server.base_url, "--model", "m", "-o", "/dev/full"]) == EXIT_USAGE
+    assert "不是普通文件" in capsys.readouterr().err and llm_server.requests == []

@@ -11,7 +11,7 @@ import argparse
 import asyncio
 import sys
 
-from app.cli.common import EXIT_ENDPOINT, EXIT_OK, write_json
+from app.cli.common import EXIT_ENDPOINT, EXIT_OK, bounded_number, check_output_path, write_json
 from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
 
 
@@ -19,6 +19,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     """Probe the endpoint and print (or write) its profile."""
     from app.llm.probe import CONTEXT_STEPS, probe_endpoint
 
+    check_output_path(args.output, "--output")  # before minutes of measuring
     cfg = endpoint_from_args(args)
     steps = [s for s in CONTEXT_STEPS if s <= max(2048, args.max_context)]
 
@@ -41,7 +42,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("probe", help="测量模型服务：速度、上下文长度、系统消息、结构化输出")
     p.add_argument("--json", action="store_true", help="以 JSON 输出测量结果")
     p.add_argument("-o", "--output", metavar="PATH", help="把测量结果 JSON 写入文件")
-    p.add_argument("--max-context", type=int, default=32768, help="测量上下文长度时最多尝试的 token 数")
+    p.add_argument("--max-context", type=bounded_number(int, 256, 10_000_000), default=32768, help="测量上下文长度时最多尝试的 token 数")
     p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
     add_endpoint_arguments(p)
     p.set_defaults(func=cmd_probe)

@@ -9,6 +9,7 @@ and, for the dripping server, from a socket in this script. Usage::
 
     python tests/eval/fault_matrix.py             # all rows
     python tests/eval/fault_matrix.py --rows 1,14,21-25 --keep
+    python tests/eval/fault_matrix.py --app ../old-checkout   # the same probes against older code
 
 Columns: row, held/broke, exit code (``-`` while a GUI was still running when checked,
 ``kill`` when the probe had to stop it), seconds, peak MB, what was probed, what was seen.
@@ -32,6 +33,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+#: The checkout whose ``app`` the children run (``--app`` probes another one, e.g. the code before a fix).
+APP_ROOT = REPO
 
 #: Address-space limit for probed children (a zip bomb that inflates is stopped here, not by the OOM killer).
 CHILD_MEMORY_LIMIT = 3 * 1024**3
@@ -77,7 +81,7 @@ class Row:
 def child_env(**extra: str) -> dict[str, str]:
     """The environment of a probed child: offscreen Qt, no real data or config folders, no proxy."""
     env = {k: v for k, v in os.environ.items() if not k.lower().endswith("_proxy")}
-    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO), PYTHONIOENCODING="utf-8")
+    env.update(QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(APP_ROOT), PYTHONIOENCODING="utf-8")
     env.update(extra)
     return env
 
@@ -194,7 +198,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", help="rows to run, e.g. 1,4,9-15 (default: all)")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")
+    parser.add_argument("--app", type=Path, help="probe the app of another checkout (default: this one)")
     args = parser.parse_args(argv)
+    if args.app:
+        global APP_ROOT
+        APP_ROOT = args.app.resolve()
+        import fault_matrix  # the row modules read the helpers from the imported module
+
+        fault_matrix.APP_ROOT = APP_ROOT
     from fault_rows import ISSUE_ROWS
     from fault_rows_more import MORE_ROWS
 

@@ -383,7 +383,10 @@ def row19(folder: Path) -> Outcome:
 
 
 def row20(folder: Path) -> Outcome:
-    probe = REPO / "tests" / "ui" / f"test_zz_fault_matrix_{os.getpid()}.py"
+    import fault_matrix
+
+    root = fault_matrix.APP_ROOT
+    probe = root / "tests" / "ui" / f"test_zz_fault_matrix_{os.getpid()}.py"
     probe.write_text("import asyncio\nimport pytest\n\n\n@pytest.mark.timeout(6)\nasync def test_hangs() -> None:\n"
                      "    await asyncio.get_running_loop().create_future()\n\n\nasync def test_next_one_runs() -> None:\n"
                      "    await asyncio.sleep(0.01)\n", encoding="utf-8")
@@ -401,7 +404,9 @@ def row20(folder: Path) -> Outcome:
 
 
 def run_pytest(args: list[str], timeout: float) -> Run:
-    return run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=REPO,
+    import fault_matrix
+
+    return run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *args], cwd=fault_matrix.APP_ROOT,
                env=child_env(), timeout=timeout)
 
 
