@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import struct
 import zipfile
 import zlib
@@ -153,4 +155,23 @@ def write_recovery_file(folder: Path, name: str, **fields: Any) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.recovery.json"
     path.write_text(json.dumps(recovery_envelope(**fields), ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def private_device(folder: Path, name: str, minor: int = 7) -> Path:
+    """A character device of our own (``/dev/full`` is 1,7; ``/dev/null`` 1,3) to probe "never replace
+    a device" without risking the system's. Without the right to create one (not root) the
+    system's device is returned: then the system refuses the replacement anyway."""
+    path = folder / name
+    try:
+        os.mknod(path, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+    except (OSError, AttributeError):
+        return Path("/dev/full" if minor == 7 else "/dev/null")
+    return path
+
+
+def private_stdout_link(folder: Path) -> Path:
+    """A link of our own to this process's standard output (what ``/dev/stdout`` is)."""
+    path = folder / "stdout"
+    path.symlink_to("/proc/self/fd/1")
     return path

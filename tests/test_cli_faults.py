@@ -12,6 +12,7 @@ import pytest
 from app.cli import main
 from app.cli.common import EXIT_ENDPOINT, EXIT_UNREADABLE, EXIT_USAGE
 from tests.document_fixtures import SAMPLE_PDF, encrypted_pdf
+from tests.hostile_files import private_device, private_stdout_link
 from tests.openai_server import OpenAIServer
 
 SECRET = "sk-proj-DoNotEchoMe0123456789"
@@ -47,17 +48,18 @@ def test_no_prefix_matching_and_unknown_values_are_not_echoed(capsys: pytest.Cap
 def test_bad_output_paths_are_usage_errors_before_any_work(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tender = tmp_path / "t.pdf"
     tender.write_bytes(SAMPLE_PDF.read_bytes())
+    device = private_device(tmp_path, "full")  # our own /dev/full: a regression must not break the system's
     cases = {
         str(tmp_path / "missing" / "x.json"): "不存在",
-        "/dev/full": "不是普通文件",
-        "/dev/stdout": "不是普通文件",
+        str(device): "不是普通文件",
+        str(private_stdout_link(tmp_path)): "不是普通文件",
         str(tmp_path): "文件夹",
         str(tender): "就是输入的招标文件",
     }
     for output, words in cases.items():
         assert main(["analyze", str(tender), "-o", output]) == EXIT_USAGE, output
         assert words in capsys.readouterr().err, output
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)  # never replaced by a regular file
+    assert stat.S_ISCHR(os.stat(device).st_mode)  # never replaced by a regular file
     assert tender.read_bytes() == SAMPLE_PDF.read_bytes()
     assert main(["outline", str(tender), "-o", str(tmp_path / "a.json"), "--report", str(tmp_path / "a.json"),
                  "--base-url", "http://127.0.0.1:9/v1", "--model", "m"]) == EXIT_USAGE
@@ -158,6 +160,8 @@ def test_a_key_given_to_api_key_env_is_not_echoed(tmp_path: Path, capsys: pytest
     assert SECRET not in err and "环境变量的名字" in err
 
 
-def test_probe_refuses_a_bad_output_before_measuring(llm_server: OpenAIServer, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["probe", "--base-url", llm_server.base_url, "--model", "m", "-o", "/dev/full"]) == EXIT_USAGE
+def test_probe_refuses_a_bad_output_before_measuring(llm_server: OpenAIServer, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    device = private_device(tmp_path, "full")
+    assert main(["probe", "--base-url", llm_server.base_url, "--model", "m", "-o", str(device)]) == EXIT_USAGE
     assert "不是普通文件" in capsys.readouterr().err and llm_server.requests == []

@@ -28,6 +28,8 @@ from tests.hostile_files import (
     V0_CHILDREN_NOT_A_LIST,
     deep_outline_project,
     nested_json,
+    private_device,
+    private_stdout_link,
     recovery_envelope,
     write_recovery_file,
 )
@@ -72,16 +74,21 @@ def test_special_and_oversized_project_files_are_never_read(tmp_path: Path) -> N
 
 
 def test_saving_never_replaces_a_device_and_writes_through_links(tmp_path: Path) -> None:
+    device = private_device(tmp_path, "null", minor=3)  # our own /dev/null
     with pytest.raises(AtomicWriteError) as info:
-        atomic_write_text("/dev/null", "x")
+        atomic_write_text(device, "x")
     assert "不是普通文件" in info.value.message_zh
-    assert Path("/dev/null").is_char_device()
+    assert device.is_char_device()
+    link = private_stdout_link(tmp_path)  # to /proc/self/fd/1, whatever standard output is now
+    with pytest.raises(AtomicWriteError):
+        atomic_write_text(link, "x")
+    assert link.is_symlink()
     real = tmp_path / "real.bidproj"
     save_project(Project(title="甲"), real)
-    link = tmp_path / "link.bidproj"
-    link.symlink_to(real)
-    save_project(Project(title="乙"), link)
-    assert link.is_symlink() and load_project(real).title == "乙"
+    project_link = tmp_path / "link.bidproj"
+    project_link.symlink_to(real)
+    save_project(Project(title="乙"), project_link)
+    assert project_link.is_symlink() and load_project(real).title == "乙"
 
 
 # ----------------------------------------------------------------------------- temp files

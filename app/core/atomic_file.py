@@ -43,14 +43,28 @@ class NotRegularFileError(OSError):
 SYSTEM_FOLDERS = ("/dev/", "/proc/", "/sys/")
 
 
+def _system_path(path: str) -> bool:
+    return (path.startswith(SYSTEM_FOLDERS) and not path.startswith("/dev/shm/")) or path.rstrip("/") + "/" in SYSTEM_FOLDERS
+
+
 def in_system_folder(path: Path | str) -> bool:
-    """Whether ``path`` (or what its links lead to) lies under /dev, /proc or /sys (POSIX only)."""
+    """Whether ``path``, or any link on the way to its file, lies under /dev, /proc or /sys (POSIX only).
+
+    Catches ``/dev/stdout`` and a private link to ``/proc/self/fd/1`` even when standard
+    output happens to be a regular file.
+    """
     if os.name != "posix":
         return False
-    given = os.path.abspath(os.fspath(path))
-    real = os.path.realpath(given)
-    return any((p.startswith(SYSTEM_FOLDERS) and not p.startswith("/dev/shm/")) or p.rstrip("/") + "/" in SYSTEM_FOLDERS
-               for p in (given, real))
+    current = os.path.abspath(os.fspath(path))
+    hops = [current, os.path.realpath(current)]
+    for _ in range(40):  # follow the link chain by hand: realpath() alone hides /proc magic links
+        try:
+            target = os.readlink(current)
+        except (OSError, ValueError):
+            break
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+        hops.append(current)
+    return any(_system_path(hop) for hop in hops)
 
 
 def _message_zh(path: Path, cause: OSError) -> str:

@@ -27,6 +27,8 @@ from tests.hostile_files import (
     V0_CHILDREN_NOT_A_LIST,
     docx_bomb,
     nested_json,
+    private_device,
+    private_stdout_link,
     small_docx_bytes,
     write_recovery_file,
 )
@@ -254,12 +256,15 @@ def row13(folder: Path) -> Outcome:
 
 
 def row14(folder: Path) -> Outcome:
+    # our own device node and stdout link: probing older code must never replace the system's /dev entries
+    device = private_device(folder, "full")
+    link = private_stdout_link(folder)
     runs = [cli(["analyze", str(SAMPLE_PDF), "-o", target], folder, timeout=60)
-            for target in ("/nonexistent/x.json", "/dev/stdout", "/dev/full")]
-    still_device = stat.S_ISCHR(os.stat("/dev/full").st_mode)
+            for target in ("/nonexistent/x.json", str(link), str(device))]
+    still_device = stat.S_ISCHR(os.stat(device).st_mode) and link.is_symlink()
     held = all(r.code == 2 and "错误" in r.err for r in runs) and still_device
-    return Outcome(held, "exits " + "/".join(str(r.code) for r in runs) + ("; /dev/full untouched" if still_device
-                                                                           else "; /dev/full REPLACED"), runs[-1])
+    return Outcome(held, "exits " + "/".join(str(r.code) for r in runs) + ("; device and link untouched" if still_device
+                                                                           else "; device or link REPLACED"), runs[-1])
 
 
 def row15(folder: Path) -> Outcome:
@@ -432,7 +437,7 @@ ISSUE_ROWS = [
     Row(11, "100k-deep project file; v0 file with children: 5", "hardening", row11),
     Row(12, "./-dash.doc (LibreOffice conversion)", "hardening", row12),
     Row(13, "outline on a PDF with an open password", "hardening", row13),
-    Row(14, "-o /nonexistent/x.json, /dev/stdout, /dev/full", "hardening", row14),
+    Row(14, "-o /nonexistent/x.json, a link to stdout (as /dev/stdout), a device like /dev/full", "hardening", row14),
     Row(15, "/proc/self/environ as the tender", "hardening", row15),
     Row(16, "暗标 with the bidder in the project name, spaced or short in the body", "export", row16),
     Row(17, "暗标 metadata: cp:revision and rsids", "export", row17),

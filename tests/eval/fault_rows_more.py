@@ -14,7 +14,7 @@ from pathlib import Path
 from fault_matrix import Outcome, Row, Run, child_env, cli, gui, py, tender_docx
 
 from tests.document_fixtures import SAMPLE_PDF
-from tests.hostile_files import docx_with_many_members
+from tests.hostile_files import docx_with_many_members, private_device
 from tests.openai_server import OpenAIServer
 
 TEXT = "第一章 招标公告\n项目名称：某单位一二三期食堂服务\n预算金额：100 万元\n"
@@ -232,16 +232,17 @@ def row39(folder: Path) -> Outcome:
 def row40(folder: Path) -> Outcome:
     target = folder / "link.bidproj"
     real = folder / "real.bidproj"
+    device = private_device(folder, "null", minor=3)  # our own /dev/null: older code must not replace the system's
     code = ("from app.core.project import Project, save_project, load_project\n"
             f"save_project(Project(title='甲'), {str(real)!r})\n"
             f"import os; os.symlink({str(real)!r}, {str(target)!r})\n"
             f"save_project(Project(title='乙'), {str(target)!r})\n"
             f"print(os.path.islink({str(target)!r}), load_project({str(real)!r}).title)\n"
             "from app.core.atomic_file import atomic_write_text, AtomicWriteError\n"
-            "try:\n    atomic_write_text('/dev/null', 'x')\nexcept AtomicWriteError as e:\n    print('refused')\n")
+            f"try:\n    atomic_write_text({str(device)!r}, 'x')\nexcept AtomicWriteError as e:\n    print('refused')\n")
     r = py(code, folder, timeout=60)
-    held = r.out.split() == ["True", "乙", "refused"] and stat.S_ISCHR(os.stat("/dev/null").st_mode)
-    return Outcome(held, "save through a link keeps the link; /dev/null never replaced" if held else r.text[-80:], r)
+    held = r.out.split() == ["True", "乙", "refused"] and stat.S_ISCHR(os.stat(device).st_mode)
+    return Outcome(held, "save through a link keeps the link; a device is never replaced" if held else r.text[-80:], r)
 
 
 def _many_page_pdf(path: Path, pages: int) -> Path:
@@ -313,7 +314,7 @@ MORE_ROWS = [
     Row(37, "DOCX with empty and zero-row tables", "hardening", row37),
     Row(38, "63 MB text tender on one line", "hardening", row38),
     Row(39, "DOCX with 60,000 zip members", "hardening", row39),
-    Row(40, "save through a symbolic link; save onto /dev/null", "hardening", row40),
+    Row(40, "save through a symbolic link; save onto a device like /dev/null", "hardening", row40),
     Row(41, "PDF of 50,000 pages", "hardening", row41),
     Row(42, "DOCX of 52 KB holding 300,000 page breaks", "hardening", row42),
 ]
