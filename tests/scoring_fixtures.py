@@ -320,6 +320,24 @@ def unknown_header_pdf(path: Path) -> Expect:
                         ("过往合同", 15, "商务"), ("报价", 25, "价格")])
 
 
+def sub_names_docx(path: Path) -> Expect:
+    """A factor merged over named sub-items (评分子项) with their own points; a points cell with a note."""
+    d = _doc("第三章 评标办法", "详细评审表")
+    _table(d, [["序号", "评分因素", "评分子项", "分值", "评分标准"],
+               ["1", "实施方案", "总体部署", "10", _criteria("总体部署")],
+               ["", "", "进度计划", "8", _criteria("进度计划")],
+               ["", "", "质量保证", "12", _criteria("质量保证")],
+               ["2", "人员配备", "项目负责人", "10（客观）", "具有高级职称的得10分。"],
+               ["", "", "技术团队", "15", _criteria("技术团队")],
+               ["3", "类似业绩", "", "15", "每个得5分。"],
+               ["4", "投标报价", "", "30", "最低报价得满分。"]],
+           merges=((0, 1, 3), (1, 1, 3), (0, 4, 5), (1, 4, 5)))
+    d.save(str(path))
+    return Expect(rows=[("实施方案", 30, "技术"), ("人员配备", 25, "技术"), ("类似业绩", 15, "商务"),
+                        ("投标报价", 30, "价格")],
+                  sub_points={"实施方案": [10, 8, 12], "人员配备": [10, 15]})
+
+
 FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "split": ("split.docx", split_docx),
     "merged_category": ("merged_category.docx", merged_category_docx),
@@ -336,6 +354,7 @@ FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "names_in_points": ("names_in_points.docx", names_in_points_docx),
     "unknown_header": ("unknown_header.docx", unknown_header_docx),
     "unknown_header_pdf": ("unknown_header.pdf", unknown_header_pdf),
+    "sub_names": ("sub_names.docx", sub_names_docx),
 }
 
 

@@ -13,7 +13,10 @@ from app.documents.scoring_model import CategorySource, ScoreCategory
 from app.documents.text_patterns import clean_cell_text, compact
 
 _NUM = r"\d+(?:\.\d+)?"
-POINTS_CELL = re.compile(rf"^(?:{_NUM}\s*(?:分)?\s*[~～\-—–至]\s*)?({_NUM})\s*(?:分|%|％)?$")
+POINTS_CELL = re.compile(
+    rf"^(?:最高|满分|上限|不超过|最多)?(?:{_NUM}\s*(?:分)?\s*[~～\-—–至]\s*)?({_NUM})\s*(?:分|%|％)?"
+    rf"(?:[（(][^（()）\d]{{1,8}}[)）])?$"
+)
 _NAME_POINTS = re.compile(
     rf"[（(]\s*(?:满分|最高|最高分|共|总分|权重|分值)?\s*[为:：]?\s*({_NUM})\s*(?:分|%|％)\s*[)）]"
     rf"|(?<![\d.得扣加减计])({_NUM})\s*分$"

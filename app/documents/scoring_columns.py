@@ -201,6 +201,11 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             sub, factor = factor, g  # a merged factor over named sub-items
         else:
             group = g
+    if sub is None and group is None and criteria is not None:
+        between = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME
+                   and len(stats[j].filled) > stats[j].merged and stats[factor].merged > 0]
+        if between:
+            sub = between[0]  # names of the sub-items under a merged factor ("评分子项")
     in_criteria = False
     if points is not None and criteria is not None and group is None and sub is None:
         labels = stats[factor].filled

@@ -121,7 +121,12 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             if factor and _TOTAL_NAME.search(compact(factor)):
                 out.total = name_points(factor) if out.total is None else out.total
             else:
-                out.total = points if points is not None else _last_number(cells)
+                value = points if points is not None else _last_number(cells)
+                if any(compact(c or "").startswith("小计") for c in (number, group_value, factor)):
+                    if group and value is not None:
+                        out.subtotals.setdefault(group, value)  # a group's own 小计 row
+                else:
+                    out.total = value
             continue
         if group_value:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
