@@ -38,7 +38,7 @@ _LEAD_NUMBER = re.compile(
     r"[①-⑳]|\d+(?:[.．]\d+)*[.、．\s]?)\s*"
 )
 _LIST_MARK = re.compile(r"^(?:[①-⑳]|\d{1,2}[、.．]|[（(]\d{1,2}[)）])")
-_SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够")
+_SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够|[需须应]提供|需具备|需出具|须具备")
 MIN_LEN = 3
 MAX_LEN = 30
 #: Endings that make a noun phrase a heading (方案, 措施, 管理…).

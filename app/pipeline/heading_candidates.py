@@ -41,6 +41,7 @@ _COMMON = ("项目", "服务", "要求", "需求", "方案", "管理", "内容",
            "处理", "方面", "本项目", "的", "与", "及", "和")
 _DOMAIN_FALLBACK = ("property", "canteen", "cleaning", "security_guard", "landscaping", "delivery", "data_processing",
                     "software_dev", "construction_org", "driving", "office_support")
+_BACKGROUND = re.compile(r"概况|概述|背景|简介|基本情况|项目情况|项目说明|总则")
 _GOODS = re.compile(r"设备|货物|供货|产品|采购及安装|开关柜|材料")
 
 
@@ -200,6 +201,8 @@ def _requirement_candidates(headings: list[RequirementHeading], title: str, poin
     keys = {k for m in entries for k in (*m.entry.keywords, *m.entry.aliases) if len(k) >= 2}
     out: list[Candidate] = []
     for i, h in enumerate(headings):
+        if _BACKGROUND.search(h.text):  # the project's background belongs to no scoring item
+            continue
         shared = grams(h.text) & words
         keyword = any(k in h.text for k in keys)
         if not (len(shared) >= 2 or (shared and keyword) or (keyword and len(h.text) <= 8)):

@@ -108,7 +108,7 @@ def _generic_keys(chapters: list[OutlineNode]) -> set[tuple[int, ...]]:
         parent = nodes[path[:-1]]
         base = normalize_title(parent.title)
         key = normalize_title(node.title)
-        for cut in range(len(base), 1, -1):  # the parent's title (or its start) used as a prefix
+        for cut in range(len(base), max(3, int(len(base) * 0.8)) - 1, -1):  # the parent's title (or nearly) as prefix
             if key.startswith(base[:cut]) and len(key) > cut:
                 suffix = key[cut:]
                 by_suffix[suffix].add(path[:-1])
