@@ -338,6 +338,21 @@ def sub_names_docx(path: Path) -> Expect:
                   sub_points={"实施方案": [10, 8, 12], "人员配备": [10, 15]})
 
 
+def section_heading_docx(path: Path) -> Expect:
+    """Categories from the document's own section headings, away from the tables' captions."""
+    d = _doc("第三章 评标办法", "（一）商务评分标准", "注：以下各项由商务专家评审。", "评分明细如下：")
+    _table(d, [["序号", "评审因素", "分值", "评审标准"], ["1", "项目负责人资历", "10", "高级职称得10分。"],
+               ["2", "投标报价", "30", "基准价法。"]])
+    d.add_paragraph("（二）技术评分标准")
+    d.add_paragraph("注：以下各项由技术专家评审。")
+    d.add_paragraph("评分明细如下：")
+    _table(d, [["序号", "评审因素", "分值", "评审标准"], ["1", "实施方案", "40", _criteria("实施方案")],
+               ["2", "企业资质证书", "20", "每项证书得5分。"]])
+    d.save(str(path))
+    return Expect(rows=[("项目负责人资历", 10, "商务"), ("投标报价", 30, "价格"), ("实施方案", 40, "技术"),
+                        ("企业资质证书", 20, "技术")])
+
+
 FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "split": ("split.docx", split_docx),
     "merged_category": ("merged_category.docx", merged_category_docx),
@@ -355,6 +370,7 @@ FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "unknown_header": ("unknown_header.docx", unknown_header_docx),
     "unknown_header_pdf": ("unknown_header.pdf", unknown_header_pdf),
     "sub_names": ("sub_names.docx", sub_names_docx),
+    "section_heading": ("section_heading.docx", section_heading_docx),
 }
 
 

@@ -19,6 +19,7 @@ import re
 from app.documents.model import Table, TenderDocument
 from app.documents.scoring_cells import is_empty, name_points, points_value, stated_points
 from app.documents.scoring_columns import Cells, detect_header, header_like, infer_columns
+from app.documents.scoring_context import table_section
 from app.documents.scoring_fold import GridRow, fold_rows, label_text
 from app.documents.scoring_model import ScoringTable
 from app.documents.text_patterns import compact
@@ -142,6 +143,7 @@ def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
                 block = body[first : last + 1]
                 table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
                 if table is not None:
+                    table.section = table_section(doc, table.table_ids[0])[1]
                     out.append(table)
     return out
 

@@ -5,7 +5,8 @@ In this order, the first that speaks decides:
 1. the row's group: a merged group cell or a label/subtotal row ("技术部分（81 分）",
    "商务评分标准 20 分", "三、企业实力及业绩（25分）"); where the document groups its rows
    and names some groups 技术, a group that is neither 技术, 商务 nor 价格 is 其他;
-2. the table's caption ("附表2：技术评分细则表（50分）"); in a scheme of several tables
+2. the table's caption ("附表2：技术评分细则表（50分）") or the heading of its section
+   ("（二）技术评分标准"); in a scheme of several tables
    where the others are 商务 and 价格, the remaining one (e.g. "服务评分细则表") is 技术;
 3. weights that make the one table the technical part (see ``scoring_context``);
 4. the factor's own words (报价 → 价格, 业绩/资质/认证 → 商务, else 技术).
@@ -25,7 +26,7 @@ _GENERIC_GROUP = re.compile(r"^(?:评分|评审|评标)?(?:细则|标准|办法|
 
 def table_category(table: ScoringTable) -> ScoreCategory | None:
     """The category a table's caption or label names ("商务评分细则表（40分）" → 商务)."""
-    for text in (table.label, table.caption[-40:]):
+    for text in (table.label, table.caption[-40:], table.section):
         if text and _SCORING_WORDS.search(compact(text)):
             cat = explicit_category(_tail(text))
             if cat is not None:

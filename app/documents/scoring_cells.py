@@ -97,6 +97,8 @@ def explicit_category(text: str) -> ScoreCategory | None:
     t = compact(text)
     if _PRICE.search(t) and "技术" not in t:
         return ScoreCategory.PRICE
+    if "技术" in t and ("商务" in t or "资信" in t):
+        return None  # names both parts ("商务和技术评分标准")
     if "技术" in t:
         return ScoreCategory.TECHNICAL
     if "商务" in t or "资信" in t:

@@ -84,6 +84,7 @@ class ScoringTable(BaseModel):
     rows: list[ScoringRow] = Field(default_factory=list)
     notes: list[str] = Field(default_factory=list)
     kind: TableKind = "table"
+    section: str = ""  # the nearest heading above the table ("（二）技术评分标准")
     subtotals: dict[str, float] = Field(default_factory=dict)  # group label -> stated points
     score: float = 0.0  # structural rank among the candidates (higher is more scoring-table-like)
     evidence: list[str] = Field(default_factory=list)  # why it ranks so (Chinese, for the UI)
