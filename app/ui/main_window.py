@@ -13,32 +13,22 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QByteArray, QModelIndex, QSettings, Qt, QUrl
-from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence, QShowEvent
+from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QComboBox,
-    QDockWidget,
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QMainWindow,
     QMenu,
     QMessageBox,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
 )
 
-from app.core.analysis import Analysis
-from app.ui.analysis_view import AnalysisView
-from app.ui.document_placeholder import make_document_pane
 from app.ui.errors import ErrorDialog
 from app.ui.generation_actions import GenerationActionsMixin
-from app.ui.log_pane import LogPane, LogTableModel, QtLogHandler
-from app.ui.outline_view import OutlineView
+from app.ui.log_pane import QtLogHandler
 from app.ui.project_files import ProjectFilesMixin
 from app.ui.session_signals import SessionSignals
+from app.ui.session_view import SessionViewMixin
 from app.ui.status_panel import StatusPanel
+from app.ui.window_layout import WindowLayoutMixin, window_settings
 
 if TYPE_CHECKING:
     from app.core.settings_model import AppSettings
@@ -48,7 +38,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bidstudio.ui")
 
-APP_NAME = "标书工坊"
 OPENABLE = (".pdf", ".docx", ".doc", ".wps", ".txt", ".bidproj")
 ABOUT_HTML = (
     "<h3>标书工坊 BidStudio</h3>"
@@ -58,7 +47,7 @@ ABOUT_HTML = (
 )
 
 
-class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
+class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
     """The application window; ``controller`` does the work, this class wires it to widgets."""
 
     def __init__(self, controller: AppController, *, settings: AppSettings | None = None,
@@ -98,98 +87,6 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
             self.document_dock.raise_()
         self.set_model_configured(model_configured)
         self._update_title()
-
-    # ------------------------------------------------------------------ building
-    def _build_central(self) -> None:
-        c = self.controller
-        self.outline_view = OutlineView(c.model, c.undo_stack)
-        self.outline_view.setObjectName("outlineView")
-        self.mode_box = QComboBox()
-        self.mode_box.addItem("自由生成", "free")
-        self.mode_box.addItem("一一对应评分项", "aligned")
-        self.mode_box.setToolTip("一一对应：每个技术评分项成为一个一级章节（章节由程序按评分项建立并锁定）")
-        self.guidance = QLineEdit()
-        self.guidance.setPlaceholderText("补充要求（可选），如：突出本地化服务团队、重视食品安全")
-        self.generate_button = QPushButton("生成目录")
-        self.generate_button.setObjectName("generateButton")
-        # clicked(bool) must not reach start_generation's mode argument (False -> "free")
-        self.generate_button.clicked.connect(lambda _checked=False: self.start_generation(None))
-        self.score_label = QLabel()
-        self.score_label.setObjectName("scoreSummary")
-        self.score_label.setToolTip("评分表中读到的技术评分项、技术部分小计和全部评分项的总分")
-        self.score_label.setStyleSheet("color:#34495e;padding:2px;")
-        self.score_label.setVisible(False)
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("模式："))
-        bar.addWidget(self.mode_box)
-        bar.addWidget(self.guidance, 1)
-        bar.addWidget(self.generate_button)
-        self.guide = QLabel()
-        self.guide.setObjectName("firstRunGuide")
-        self.guide.setWordWrap(True)
-        self.guide.setTextFormat(Qt.TextFormat.RichText)
-        self.guide.setStyleSheet("QLabel{background:#fff8e1;border:1px solid #f0d58a;border-radius:4px;padding:6px;}")
-        self.guide.setText("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
-                           "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
-        self.guide.linkActivated.connect(lambda _link: self.open_settings())
-        self.sample_note = QLabel("这是示例项目：技术评分项由程序从示例招标文件的评分表中读取，目录由程序按评分项和标题库建立，"
-                                  "没有使用模型。可以直接编辑、撰写和导出 Word；配置模型后点“生成目录”可由模型重新生成。")
-        self.sample_note.setObjectName("sampleNote")
-        self.sample_note.setWordWrap(True)
-        self.sample_note.setStyleSheet("QLabel{background:#e8f4fd;border:1px solid #9cc9ee;border-radius:4px;padding:6px;}")
-        self.sample_note.setVisible(False)
-        self.empty_hint = QLabel("打开招标文件（Ctrl+O 或把文件拖到窗口中），分析后点“生成目录”；"
-                                 "也可以直接在下方右键添加章节，手工编写目录。")
-        self.empty_hint.setStyleSheet("color:#666;padding:2px;")
-        self.empty_hint.setWordWrap(True)
-        central = QWidget()
-        layout = QVBoxLayout(central)
-        layout.setContentsMargins(6, 6, 6, 0)
-        layout.addWidget(self.guide)
-        layout.addWidget(self.sample_note)
-        layout.addLayout(bar)
-        info = QHBoxLayout()
-        info.addWidget(self.score_label)
-        info.addWidget(self.empty_hint, 1)
-        layout.addLayout(info)
-        layout.addWidget(self.outline_view, 1)
-        self.setCentralWidget(central)
-
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
-        dock = QDockWidget(title, self)
-        dock.setObjectName(name)
-        dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
-                         | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        self.addDockWidget(area, dock)
-        return dock
-
-    def _build_docks(self) -> None:
-        self.document_pane = make_document_pane(self)
-        self.analysis_view = AnalysisView()
-        self.log_model = LogTableModel(parent=self)
-        self.log_pane = LogPane(self.log_model)
-        self.document_dock = self._dock("招标文件", "documentDock", self.document_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.analysis_dock = self._dock("招标分析", "analysisDock", self.analysis_view, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.document_dock, self.analysis_dock)
-        from app.ui.breakdown_view import BreakdownView
-
-        self.breakdown_view = BreakdownView()
-        self.breakdown_dock = self._dock("需求拆解", "breakdownDock", self.breakdown_view,
-                                         Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.analysis_dock, self.breakdown_dock)
-        self.document_dock.raise_()
-        from app.ui.section_editor import SectionEditor
-
-        self.section_editor = SectionEditor()
-        self.section_dock = self._dock("正文", "sectionDock", self.section_editor, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.section_dock.hide()  # shown when the user drafts or opens a section's text
-        from app.ui.heading_library_view import HeadingLibraryPanel
-
-        self.library_panel = HeadingLibraryPanel()
-        self.library_dock = self._dock("标题库", "libraryDock", self.library_panel, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.library_dock.hide()  # 视图 → 标题库
-        self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
 
     def _act(self, text: str, slot: Any, shortcut: QKeySequence | QKeySequence.StandardKey | str | None = None,
              tip: str = "") -> QAction:
@@ -329,101 +226,6 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
         if problem:
             self.statusBar().showMessage(problem, 6000)
 
-    # ------------------------------------------------------------------ state and title
-    @property
-    def is_modified(self) -> bool:
-        """Unsaved changes, as the session says (undo history not at the saved state, or other changes)."""
-        return self.controller.session.is_dirty
-
-    @property
-    def project_path(self) -> Path | None:
-        """The session's project file (None until saved)."""
-        return self.controller.session.path
-
-    def display_name(self) -> str:
-        """The project's name for the title bar and questions."""
-        return self.controller.session.display_name()
-
-    def _update_title(self) -> None:
-        self.setWindowTitle(f"{self.display_name()}[*] — {APP_NAME}")
-        self.setWindowModified(self.is_modified)
-
-    def _on_dirty_changed(self, *_args: object) -> None:
-        self._update_title()
-
-    def _on_session_reset(self) -> None:
-        """Another project: every view re-reads the session (nothing of the old one stays on show)."""
-        c = self.controller
-        session = c.session
-        self._had_scoring = session.analysis.has_technical_scoring
-        c.set_analysis(session.analysis)
-        c.set_breakdown(session.breakdown)
-        self.guidance.blockSignals(True)
-        self.guidance.setText(session.guidance)
-        self.guidance.blockSignals(False)
-        self._sync_mode_from_session()
-        self.section_editor.clear()
-        self.show_sample_note(False)
-        if session.tender_path is None:
-            clear = getattr(self.document_pane, "clear", None)
-            if callable(clear):
-                clear()
-        self._on_outline_edited()
-
-    def show_sample_note(self, shown: bool) -> None:
-        """The banner saying the outline on show was built by code for the sample (until another project)."""
-        self.sample_note.setVisible(shown)
-
-    def _sync_mode_from_session(self) -> None:
-        """Show the session's generation mode (one-to-one when unset and scoring items exist)."""
-        c = self.controller
-        mode = c.session.generation_mode
-        aligned = mode == "one_to_one" or (mode is None and c.analysis.has_technical_scoring)
-        self.mode_box.blockSignals(True)
-        self.mode_box.setCurrentIndex(self.mode_box.findData("aligned" if aligned else "free"))
-        self.mode_box.blockSignals(False)
-        c.model.set_locked_top_level(aligned and c.analysis.has_technical_scoring and len(c.outline) > 0)
-
-    def _on_mode_chosen(self, _index: int) -> None:
-        self.controller.session.generation_mode = "one_to_one" if self.mode_box.currentData() == "aligned" else "free"
-
-    def _on_guidance_edited(self, text: str) -> None:
-        self.controller.session.guidance = text.strip()
-
-    def _on_rows_changed(self, parent: QModelIndex, *_args: object) -> None:
-        if not parent.isValid():
-            self.empty_hint.setVisible(len(self.controller.outline) == 0)
-
-    def _on_outline_edited(self, *_args: object) -> None:
-        self.empty_hint.setVisible(len(self.controller.outline) == 0)
-        self._update_title()
-
-    def _on_analysis_changed(self, analysis: Analysis) -> None:
-        """Scoring items just found: one-to-one becomes the mode (the user can still pick free)."""
-        self.score_label.setText(score_summary(analysis))
-        self.score_label.setVisible(bool(self.score_label.text()))
-        had = self._had_scoring
-        self._had_scoring = analysis.has_technical_scoring
-        if self._had_scoring and not had:
-            self.mode_box.setCurrentIndex(self.mode_box.findData("aligned"))
-
-    def _on_analysis_edited(self, analysis: Analysis) -> None:
-        """An edit in the analysis view becomes one undoable command (typing merges)."""
-        from app.ui.analysis_commands import EditAnalysisCommand
-
-        c = self.controller
-        if analysis == c.analysis:
-            return
-        c.undo_stack.push(EditAnalysisCommand(self._store_analysis, c.analysis, analysis))
-        self._update_title()
-
-    def _store_analysis(self, analysis: Analysis, refresh: bool) -> None:
-        """Keep ``analysis`` as the controller's; ``refresh`` shows it in the view (undo/redo)."""
-        if refresh:
-            self.controller.set_analysis(analysis)
-        else:
-            self.controller.analysis = analysis  # the view already shows it: no round trip
-
     def _current_leaf(self) -> tuple[str, Any] | None:
         path = self.outline_view.current_path()
         if path is None:
@@ -528,7 +330,7 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
     def _retry_pending_page(self, *_args: object) -> None:
         page, self._pending_page = self._pending_page, None
         if page is not None:
-            self.document_pane.show_page(page)  # type: ignore[attr-defined]
+            self.document_pane.show_page(page)
 
     def _show_requirement(self, requirement_id: str) -> None:
         self.analysis_dock.raise_()
@@ -620,59 +422,6 @@ class MainWindow(ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
             for name in ("app", "bidstudio"):
                 logging.getLogger(name).removeHandler(self.log_handler)
         event.accept()
-
-    def _fit_to_screen(self) -> None:
-        """A first-start size that fits the screen (a 1366×768 laptop included)."""
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
-        width, height = 1440, 900
-        if screen is not None and screen.width() > 0:
-            width, height = min(width, screen.width()), min(height, screen.height())
-        self.resize(width, height)
-
-    def _restore_layout(self) -> bool:
-        """The layout the user left; False on a first start (then :meth:`showEvent` sizes the docks)."""
-        geometry = self.qsettings.value("window/geometry")
-        state = self.qsettings.value("window/state")
-        if isinstance(geometry, QByteArray | bytes):
-            self.restoreGeometry(QByteArray(geometry))
-        if isinstance(state, QByteArray | bytes):
-            return bool(self.restoreState(QByteArray(state)))
-        return False
-
-    def showEvent(self, event: QShowEvent) -> None:
-        """Qt override: on a first start, share the width between the tender and the outline."""
-        super().showEvent(event)
-        if not self._layout_restored:
-            self._layout_restored = True
-            side = max(320, min(560, self.width() * 2 // 5))
-            self.resizeDocks([self.document_dock], [side], Qt.Orientation.Horizontal)
-            self.resizeDocks([self.log_dock], [max(110, min(170, self.height() // 5))], Qt.Orientation.Vertical)
-
-
-def window_settings() -> QSettings:
-    """Window layout and dialog choices, beside settings.json (``BIDSTUDIO_CONFIG_DIR`` moves both)."""
-    from app.core.settings_model import config_dir
-
-    return QSettings(str(config_dir() / "window.ini"), QSettings.Format.IniFormat)
-
-
-def _points(value: float) -> str:
-    return f"{value:g}"
-
-
-def score_summary(analysis: Analysis) -> str:
-    """“技术评分 8 项，小计 50 分 / 总分 100 分” for the line above the outline ("" without scoring items)."""
-    groups = analysis.technical_groups
-    if not groups:
-        return ""
-    text = f"技术评分 {len(groups)} 项"
-    technical = [g.points for g in groups if g.points is not None]
-    if technical:
-        text += f"，小计 {_points(sum(technical))} 分"
-    everything = [g.points for g in analysis.groups if g.points is not None]
-    if len(everything) > len(technical):
-        text += f" / 总分 {_points(sum(everything))} 分"
-    return text
 
 
 def _dropped_path(urls: list[QUrl]) -> Path | None:

@@ -179,6 +179,18 @@ class SettingsDialog(QDialog):
         self.hint_label.setVisible(bool(p.hint))
         self.key_edit.setPlaceholderText("保存在系统密钥库中，不会写入设置或项目文件" if p.needs_key
                                          else "本地服务通常无需密钥，可留空")
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Grow to the height the wrapped hint lines need at the current width (a longer hint is never clipped)."""
+        layout = self.layout()
+        if layout is None:
+            return
+        layout.activate()
+        width = self.width()
+        need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
+        if need > self.height():
+            self.resize(width, need)
 
     def _reload_key(self) -> None:
         if not self._key_edited:

@@ -545,3 +545,28 @@ async def test_open_through_the_file_dialog_then_undo_and_redo(window: MainWindo
     assert window.act_redo.shortcut() == QKeySequence(QKeySequence.StandardKey.Redo)
     window.act_redo.trigger()
     assert [ch.title for ch in c.outline.chapters] == ["总体方案"] and window.isWindowModified()
+
+
+async def test_llamacpp_preset_hint_is_not_clipped(window: MainWindow, qtbot: Any) -> None:
+    import keyring
+    from keyring.backends import fail
+
+    from app.core.api_keys import ApiKeyStore
+    from app.core.settings_model import AppSettings
+    from app.ui.settings_dialog import SettingsDialog
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())  # no keyring: the longest form (with its warning line)
+    try:
+        window.resize(1366, 768)
+        dialog = SettingsDialog(AppSettings(), ApiKeyStore(), window)
+        dialog.show()
+        dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("llamacpp"))
+        await asyncio.sleep(0.05)
+        hint = dialog.hint_label
+        assert hint.isVisible() and "llama" in hint.text()
+        assert hint.height() >= hint.heightForWidth(hint.width())
+        assert dialog.height() <= 768
+        dialog.reject()
+    finally:
+        keyring.set_keyring(previous)
