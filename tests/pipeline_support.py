@@ -99,15 +99,15 @@ def chapter_title_of(req: RecordedRequest) -> str | None:
 
 
 def kind_of(req: RecordedRequest) -> str:
-    """What a request asks for: chapter:<title>, pick, describe, review, top, full, overview, scoring, repair."""
+    """What a request asks for: chapter:<title>, pick, refine, review, top, full, overview, scoring, repair."""
     text = req.prompt_text
     title = chapter_title_of(req)
     if title is not None:
         return f"chapter:{title}"
     if '"picks"' in text:
         return "pick"
-    if '"descriptions"' in text:
-        return "describe"
+    if "保留原标题" in text:
+        return "refine"
     if "审核" in text and "passed" in text:
         return "review"
     if "只要章标题" in text:

@@ -379,23 +379,25 @@ async def test_code_fill_is_grounded_marked_and_counted(llm_server: OpenAIServer
     assert report.ok and report.count("generic") == 0  # no pattern repeated under every chapter
     assert res.report()["filled_nodes"] == len(nodes) and res.report()["model_nodes"] == 0
     assert any("程序补全" in w and "标题库" in w for w in res.warnings)
-    assert router.count("pick") >= 1 and router.count("describe") >= 1  # the model was asked its small part
+    assert router.count("pick") >= 1 and router.count("refine") >= 1  # the model was asked its small part
 
 
-async def test_the_model_picks_orders_and_describes_what_code_filled(llm_server: OpenAIServer) -> None:
+async def test_the_model_picks_orders_adapts_and_describes_what_code_filled(llm_server: OpenAIServer) -> None:
     echo = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}]}]}, ensure_ascii=False)
-    described: list[str] = []
+    refined: list[str] = []
 
     def answer(kind: str, req: RecordedRequest) -> Reply:
         if kind == "pick":  # closed question: numbers of the listed sections, in writing order
             listed = re.findall(r"^(\d+)\. ", req.prompt_text, re.M)
             return Reply.text(json.dumps({"picks": [int(x) for x in reversed(listed)][:3]}))
-        if kind == "describe":
+        if kind == "refine":
             sections = re.findall(r"^\d+\. (.+)$", req.prompt_text, re.M)
-            texts = [f"介绍本项目{t}的具体安排与责任分工" for t in sections]
-            texts[-1] = "请您填写以下内容"  # an echo of instructions is never kept
-            described.extend(sections)
-            return Reply.text(json.dumps({"descriptions": texts}, ensure_ascii=False))
+            items = [{"title": t, "description": f"介绍本项目{t}的具体安排与责任分工"} for t in sections]
+            items[0]["title"] = "政务" + sections[0]  # the project's own word: an adaptation that is kept
+            items[1]["title"] = "宇宙" + sections[1]  # a word the tender never uses: refused
+            items[-1]["description"] = "请您填写以下内容"  # an echo of instructions is never kept
+            refined.extend(sections)
+            return Reply.text(json.dumps({"items": items}, ensure_ascii=False))
         return Reply.text(echo)
 
     llm_server.handler = Router(answer)
@@ -404,10 +406,11 @@ async def test_the_model_picks_orders_and_describes_what_code_filled(llm_server:
                                      OutlineSettings(mode="aligned", review=False))
     assert res.ok
     first = res.chapters[0].children
-    assert len(first) == 3 and first[0].origin == "library"
+    assert len(first) == 3
+    assert first[0].title == "政务" + refined[0] and first[0].origin == "model"
+    assert first[1].title == refined[1] and first[1].origin == "library"
     assert first[0].description.startswith("介绍本项目") and first[-1].description == ""
-    assert described and all(n.title in described for n in first)
-    assert evaluate(res.chapters).ok
+    assert evaluate(res.chapters).ok and res.heading_sources["model"] == 2  # one adapted title per chapter
 
 
 async def test_a_subtree_below_a_chapter_is_regenerated_alone(llm_server: OpenAIServer) -> None:

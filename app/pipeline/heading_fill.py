@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from app.core.heading_form import fragment_problem
 from app.core.outline import OutlineNode
-from app.core.rules import normalize_title
+from app.core.rules import normalize_title, title_problem
 from app.llm.collect_json import collect_json
 from app.llm.errors import LLMConnectionError
 from app.pipeline.heading_candidates import ChapterPlan, same_heading
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from app.pipeline.outline_job import OutlineJob, SubtreeTarget
 
 DESC_MAX = 60
+TITLE_MAX = 20
 _ECHO = re.compile(r"请您?|填写|如下|以下|json|标题|输出|示例|说明：|……|\.\.\.|\{|\}", re.IGNORECASE)
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -112,7 +113,8 @@ def count_origins(nodes: list[OutlineNode]) -> Counter[str]:
 # --------------------------------------------------------------------------- the model's small part
 
 
-def _pick_model(n: int, lo: int, hi: int) -> type[BaseModel]:
+def pick_model(n: int, lo: int, hi: int) -> type[BaseModel]:
+    """``{"picks": [k, …]}``: ``lo``–``hi`` numbers of ``n`` listed sections."""
     item = Annotated[int, Field(ge=1, le=n)]
     model: type[BaseModel] = create_model(
         "SectionPicks", __config__=ConfigDict(extra="ignore"),
@@ -121,13 +123,48 @@ def _pick_model(n: int, lo: int, hi: int) -> type[BaseModel]:
     return model
 
 
-def _describe_model(n: int) -> type[BaseModel]:
-    text = Annotated[str, Field(max_length=DESC_MAX)]
-    model: type[BaseModel] = create_model(
-        "SectionDescriptions", __config__=ConfigDict(extra="ignore"),
-        descriptions=(Annotated[list[text], Field(min_length=n, max_length=n)], ...),
-    )
+class _RefinedItem(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    title: Annotated[str, Field(max_length=TITLE_MAX)] = ""
+    description: Annotated[str, Field(max_length=DESC_MAX)] = ""
+
+
+class _RefinedTitle(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    title: Annotated[str, Field(max_length=TITLE_MAX)] = ""
+
+
+def refine_model(n: int, descriptions: bool) -> type[BaseModel]:
+    """``{"items": [{"title", "description"}, …]}``: exactly ``n`` reworded titles (and descriptions)."""
+    items: Any = list[_RefinedItem] if descriptions else list[_RefinedTitle]
+    fields: dict[str, Any] = {"items": (Annotated[items, Field(min_length=n, max_length=n)], ...)}
+    model: type[BaseModel] = create_model("SectionRefinement", __config__=ConfigDict(extra="ignore"), **fields)
     return model
+
+
+def _all_grams(text: str) -> set[str]:
+    t = re.sub(r"[^\u4e00-\u9fff]", "", text)
+    return {t[i:i + 2] for i in range(len(t) - 1)}
+
+
+def adaptation_problem(new: str, old: str, context: str) -> str | None:
+    """Why a model's rewording ``new`` of heading ``old`` cannot replace it (None: keep the rewording).
+
+    A rewording keeps most of the original's wording and adds only words found in this tender
+    (its project text, the chapter and its criteria): it adapts the heading, it does not invent one.
+    """
+    t = re.sub(r"\s+", "", new)
+    if t == old:
+        return "未改动"
+    if not 3 <= len(t) <= TITLE_MAX or title_problem(t) or fragment_problem(t):
+        return "不是合格的标题"
+    kept = _all_grams(old)
+    if kept and len(kept & _all_grams(t)) < 0.6 * len(kept):
+        return "改动了原标题的意思"
+    added = [ch for ch in t if ch not in old]
+    if not added or any(ch not in context for ch in added):
+        return "加入了招标文件中没有的词"
+    return None
 
 
 def description_problem(text: str, title: str, chapter: str, project: str = "") -> str | None:
@@ -178,44 +215,65 @@ async def pick_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Outl
         picks = list(value.picks)
         return ["/picks: 编号不能重复"] if len(set(picks)) != len(picks) else []
 
-    value, calls = await _ask(job, "chapter/pick", prompt, _pick_model(n, lo, n), rule, 60)
+    value, calls = await _ask(job, "chapter/pick", prompt, pick_model(n, lo, n), rule, 60)
     if value is None:
         return nodes, calls
     return [nodes[k - 1] for k in value.picks], calls
 
 
-async def describe_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[OutlineNode]) -> tuple[list[OutlineNode], int]:
-    """Ask the model for one sentence per section; keep only the sentences that pass the checks."""
+async def refine_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[OutlineNode],
+                          context: str) -> tuple[list[OutlineNode], int]:
+    """Ask the model to adapt each section title to this tender's words and describe it in a sentence.
+
+    Each rewording and each description is checked on its own; what fails keeps the code's text.
+    An accepted rewording is the model's heading (its origin becomes "model").
+    """
     if not nodes:
         return nodes, 0
+    describe = job.settings.descriptions
     listing = "\n".join(f"{i + 1}. {node.title}" for i, node in enumerate(nodes))
-    prompt = job.prompt("outline_describe", project_name=job.project_name, chapter_title=target.title,
-                        chapter_brief=target.brief, sections=listing, count=len(nodes))
-    value, calls = await _ask(job, "chapter/describe", prompt, _describe_model(len(nodes)), lambda v: [],
-                              40 * len(nodes) + 40)
+    ask = "；description：一句话（15–40 个字）说明这一节要写哪些具体内容" if describe else ""
+    shape = '{{"title": "……", "description": "……"}}' if describe else '{{"title": "……"}}'
+    prompt = job.prompt("outline_refine", project_name=job.project_name, chapter_title=target.title,
+                        chapter_brief=target.brief, sections=listing, count=len(nodes), describe=ask,
+                        item_shape=shape.replace("{{", "{").replace("}}", "}"))
+    value, calls = await _ask(job, "chapter/refine", prompt, refine_model(len(nodes), describe), lambda v: [],
+                              (45 if describe else 15) * len(nodes) + 40)
     if value is None:
         return nodes, calls
     out: list[OutlineNode] = []
-    seen: set[str] = set()
-    for node, text in zip(nodes, value.descriptions, strict=False):
-        clean = re.sub(r"\s+", "", text)
-        if description_problem(clean, node.title, target.title, job.project_name) is None and clean not in seen:
-            seen.add(clean)
+    titles = {n.title for n in nodes}
+    seen_desc: set[str] = set()
+    for node, item in zip(nodes, value.items, strict=False):
+        update: dict[str, Any] = {}
+        new = re.sub(r"\s+", "", item.title)
+        if adaptation_problem(new, node.title, context) is None and new not in titles:
+            titles.add(new)
+            update.update(title=new, origin="model")
+        text = re.sub(r"\s+", "", getattr(item, "description", ""))
+        if text and description_problem(text, node.title, target.title, job.project_name) is None and text not in seen_desc:
+            seen_desc.add(text)
             note = node.description if node.description.startswith("评分标准") else ""
-            merged = clean + (f"（{note}）" if note else "")
-            out.append(node.model_copy(update={"description": merged[:380]}))
-        else:
-            out.append(node)
+            update["description"] = (text + (f"（{note}）" if note else ""))[:380]
+        out.append(node.model_copy(update=update) if update else node)
     return out + nodes[len(out):], calls
 
 
 async def fill_from_plan(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> tuple[list[OutlineNode], int]:
-    """The plan's children (code: tender and library), ordered by the model and described by it when it can."""
+    """The plan's children (code: tender and library), ordered by the model, adapted to the tender's words
+    and described by it where it can."""
     nodes = [n.model_copy(deep=True) for n in plan.nodes]
     calls = 0
     nodes, k = await pick_sections(job, target, nodes)
     calls += k
-    if job.settings.descriptions:
-        nodes, k = await describe_sections(job, target, nodes)
-        calls += k
+    nodes, k = await refine_sections(job, target, nodes, _context(job, target, plan))
+    calls += k
     return nodes, calls
+
+
+def _context(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> str:
+    """The tender's own words for this chapter: project text, chapter, criteria, candidates."""
+    ov = job.analysis.overview
+    parts = [ov.project_name, ov.summary, ov.scope, target.title, target.brief,
+             *(c.title for c in [*plan.points, *plan.requirements])]
+    return re.sub(r"\s+", "", "".join(parts))

@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from app.core.breakdown import ModelBreakdown
 from app.pipeline.analysis import ModelGroups, ModelOverview
+from app.pipeline.heading_fill import pick_model, refine_model
 from app.pipeline.outline_schemas import chapters_model, children_model, full_outline_model
 from app.pipeline.review import ReviewVerdict
 
@@ -32,3 +33,6 @@ def wire_models() -> Iterator[type[BaseModel]]:
                 yield children_model(levels, 2, hi, descriptions)
         for depth in (2, 3, 4):
             yield full_outline_model(depth, min(hi, 8), hi)
+        yield pick_model(hi, min(hi, 3), hi)
+        for descriptions in (True, False):
+            yield refine_model(hi, descriptions)
