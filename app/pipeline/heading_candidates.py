@@ -192,6 +192,14 @@ def _fallback_entries(title: str, project: str, library: HeadingLibrary) -> list
     return [EntryMatch(generic, 0.5, None, ("通用结构",))] if generic else []
 
 
+def chapter_entries(name: str, criteria: str = "", project: str = "",
+                    library: HeadingLibrary | None = None) -> list[EntryMatch]:
+    """The library entries a chapter for this item is built from: the distinct matches of its
+    name, or (nothing matched) the project's domain or a generic plan."""
+    lib = library or default_library()
+    return distinct_parts(match_item(name, criteria, project, library=lib)) or _fallback_entries(name, project, lib)
+
+
 def _requirement_candidates(headings: list[RequirementHeading], title: str, points: list[str],
                             entries: list[EntryMatch]) -> list[Candidate]:
     """Requirement headings about this item, each with its own sub-headings as children."""
@@ -396,7 +404,7 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     criteria = "\n".join([group.description, *group.detail_points]) if group is not None else ""
     details = list(group.detail_points) if group is not None else []
     name = group.title if group is not None else title
-    matches = distinct_parts(match_item(name, criteria, project, library=lib)) or _fallback_entries(name, project, lib)
+    matches = chapter_entries(name, criteria, project, lib)
     suffix = matches[0].entry.point_suffix if matches else ""
     plan = ChapterPlan(chapter=title, entries=matches)
     others = list(siblings or [])

@@ -18,6 +18,7 @@ from app.core.analysis import ScoringGroup
 from app.pipeline.heading_library import HeadingLibrary, LibraryEntry, LibraryVariant, default_library
 
 MIN_SCORE = 6.0
+_TAIL_WORDS = re.compile(r"(?:的)?(?:情况|方案|能力|措施|计划|要求|评价|程度|水平|内容)+$")
 _POINTS = re.compile(r"[（(]\s*\d+(?:\.\d+)?\s*[分%％]\s*[)）]")
 
 
@@ -44,23 +45,35 @@ def _best_span(name: str, words: tuple[str, ...]) -> tuple[int, int, str] | None
     return best
 
 
+def _span_of(name: str, word: str) -> tuple[int, int]:
+    i = name.rfind(word)
+    return (i, i + len(word))
+
+
+def _overlaps(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
+
+
 def _score(entry: LibraryEntry, name: str, criteria: str, project: str) -> EntryMatch | None:
     score = 0.0
     reasons: list[str] = []
     span: tuple[int, int] | None = None
     hit = _best_span(name, (entry.name, *entry.aliases))
     if hit:
-        score += 10 + 2 * len(hit[2])
+        score += 10 + 2 * len(_TAIL_WORDS.sub("", hit[2]) or hit[2])  # 方案/措施 add no specificity
         span = (hit[0], hit[1])
         reasons.append(f"名称含“{hit[2]}”")
     kws = [k for k in entry.keywords if k in name]
     if kws:
-        score += sum(3 + len(k) for k in sorted(kws, key=len, reverse=True)[:2])
+        outside = [k for k in kws if span is None or not _overlaps(_span_of(name, k), span)]  # no double count
+        score += sum(3 + len(k) for k in sorted(outside, key=len, reverse=True)[:2])
         if span is None:
             k = max(kws, key=len)
-            i = name.find(k)
-            span = (i, i + len(k))
+            span = _span_of(name, k)
         reasons.append("名称关键词：" + "、".join(kws[:3]))
+    if span is not None:  # a Chinese compound's head comes last ("配送车辆" is about vehicles)
+        core = _TAIL_WORDS.sub("", name) or name
+        score += 2 * min(span[1], len(core)) / max(1, len(core))
     in_criteria = [a for a in (entry.name, *entry.aliases) if a in criteria]
     score += 2 * min(3, len(in_criteria))
     kw_criteria = [k for k in entry.keywords if k in criteria]
