@@ -42,7 +42,6 @@ class OutlineOutcome:
     ok: bool
     message: str
     applied: int = 0
-    rejected: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 

@@ -11,6 +11,10 @@ generates one-to-one, regenerates a chapter with guidance, drafts a section, exp
 shrinks the window to 1366×768 and quits — and ``import -window root`` (ImageMagick)
 captures the screen after each step. ``--readme`` also copies the pictures the README uses
 into docs/.
+
+``--base-url URL --model NAME`` uses a real model server instead of the scripted one (for the
+README's main picture: an outline a real model produced). The walk then stops after the
+generated outline's screenshot (06), since a weak model's later steps take minutes each.
 """
 
 from __future__ import annotations
@@ -116,8 +120,8 @@ def type_file_name(dialog: Any, path: Path) -> None:
     edit.insert(str(path))
 
 
-async def walk(shooter: Shooter, tender: Path, work: Path) -> None:
-    """The user's workflow, step by step."""
+async def walk(shooter: Shooter, tender: Path, work: Path, real_model: bool = False) -> None:
+    """The user's workflow, step by step (with a real model: up to the generated outline)."""
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtGui import QContextMenuEvent
     from PySide6.QtTest import QTest
@@ -160,9 +164,9 @@ async def walk(shooter: Shooter, tender: Path, work: Path) -> None:
     win.guidance.setText("突出冷链配送和食品安全")
     QTest.mouseClick(win.generate_button, Qt.MouseButton.LeftButton)
     await until(lambda: c.busy_generating)
-    await until(lambda: len(c.outline) > 25 or not c.busy_generating, timeout=120)
+    await until(lambda: len(c.outline) > 25 or not c.busy_generating, timeout=3600 if real_model else 120)
     await shooter.shot("05-generating.png", win)
-    await until(lambda: not c.busy, timeout=300)
+    await until(lambda: not c.busy, timeout=3600 if real_model else 300)
     win.document_dock.raise_()
     pane = win.document_pane
     groups = c.analysis.technical_groups
@@ -172,6 +176,9 @@ async def walk(shooter: Shooter, tender: Path, work: Path) -> None:
     win.outline_view.scrollToTop()
     await settle(2.0)
     await shooter.shot("06-outline.png", win)
+    if real_model:
+        await quit_without_saving(shooter, win)
+        return
 
     # Right-click a chapter: 重新生成本章（可附要求）.
     view = win.outline_view
@@ -227,14 +234,20 @@ async def walk(shooter: Shooter, tender: Path, work: Path) -> None:
     await settle(1.5)
     await shooter.shot("11-laptop-1366x768.png", win)
 
-    # Quit: unsaved work is asked about.
+    await quit_without_saving(shooter, win)
+    _ = (QPoint, QApplication)
+
+
+async def quit_without_saving(shooter: Shooter, win: Any) -> None:
+    """Quit: unsaved work is asked about; answer 不保存."""
+    from PySide6.QtWidgets import QMessageBox
+
     win.act_quit.trigger()
     await until(lambda: top(QMessageBox, "unsavedBox") is not None)
     await settle()
     await shooter.shot("12-quit.png", win)
     box = top(QMessageBox, "unsavedBox")
     next(b for b in box.buttons() if b.text() == "不保存").click()
-    _ = (QPoint, QApplication)
 
 
 def walk_model(kind: str, req: Any) -> Any:
@@ -260,6 +273,8 @@ def main() -> int:
     parser.add_argument("--tender", type=Path, default=REPO.parent / "shared" / "tenders" / "yangjiang-tax-canteen.pdf")
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "bidstudio-walkthrough")
     parser.add_argument("--readme", action="store_true", help="copy the README's pictures into docs/")
+    parser.add_argument("--base-url", help="a real OpenAI-compatible server instead of the scripted model")
+    parser.add_argument("--model", default="gemma3-270m", help="model name on --base-url")
     args = parser.parse_args()
     if not args.tender.is_file():
         raise SystemExit(f"tender not found: {args.tender}")
@@ -288,16 +303,17 @@ def run_app(args: argparse.Namespace, work: Path) -> int:
 
     shooter = Shooter(args.out)
     failures: list[BaseException] = []
+    real_model = bool(args.base_url)
     with OpenAIServer() as server:
         server.handler = Router(walk_model)
         server.default = None
-        settings = AppSettings(model=ModelSettings(provider="llamacpp", base_url=server.base_url,
-                                                   model="qwen2.5-7b-instruct"))
+        settings = AppSettings(model=ModelSettings(provider="llamacpp", base_url=args.base_url or server.base_url,
+                                                   model=args.model if real_model else "qwen2.5-7b-instruct"))
         save_settings(settings, default_settings_path())
         app = QApplication(["bidstudio"])
 
         def start() -> None:
-            task = asyncio.ensure_future(walk(shooter, args.tender.resolve(), work))
+            task = asyncio.ensure_future(walk(shooter, args.tender.resolve(), work, real_model))
 
             def done(t: asyncio.Task[None]) -> None:
                 if not t.cancelled() and t.exception() is not None:
@@ -317,7 +333,8 @@ def run_app(args: argparse.Namespace, work: Path) -> int:
     if failures:
         raise failures[0]
     if args.readme:
-        for name, target in README_SHOTS.items():
+        shots = {"06-outline.png": README_SHOTS["06-outline.png"]} if real_model else README_SHOTS
+        for name, target in shots.items():
             shutil.copy(args.out / name, REPO / "docs" / target)
             print(f"copied {name} -> docs/{target}")
     print(f"{len(shooter.taken)} screenshots in {args.out}")
