@@ -188,3 +188,19 @@ def test_real_headings_are_not_placeholders(title: str) -> None:
     from app.core.rules import title_problem
 
     assert title_problem(title) is None
+
+
+def test_two_sections_of_one_chapter_with_the_same_children_are_a_repeated_pattern() -> None:
+    def section(title: str, kids: list[str]) -> OutlineNode:
+        return OutlineNode(title=title, children=[OutlineNode(title=k) for k in kids])
+
+    same = ["职能与岗位", "协作关系", "人员管理制度"]
+    chapter = OutlineNode(title="管理机构设置", children=[section("机构设置", same), section("岗位职责", list(reversed(same)))])
+    other = OutlineNode(title="风险管理", children=[section("风险识别", ["风险清单", "风险等级"]),
+                                                   section("风险应对", ["规避措施", "转移安排"])])
+    found = [(i.code, i.pointer) for i in check_outline([chapter, other])]
+    assert found == [("repeated_children", "/outline/0/children/1/children")]
+    # The same set under sections of different chapters (twice only) is not flagged by this rule.
+    other.children[1] = section("风险应对", same)
+    assert not [i for i in check_outline([chapter.model_copy(update={"children": chapter.children[:1] + [
+        section("岗位职责", ["岗位说明", "考核办法"])]}), other]) if i.code == "repeated_children"]

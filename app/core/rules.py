@@ -189,7 +189,8 @@ def _check_level(
 
 
 def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
-    """The same child-title set under three or more different parents is boilerplate."""
+    """The same child-title set under three or more different parents, or under two sections of one parent,
+    is boilerplate."""
     issues: list[RuleIssue] = []
     parents: list[tuple[Path, OutlineNode]] = []
     for i, ch in enumerate(chapters):
@@ -202,10 +203,17 @@ def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
             sig = frozenset(normalize_title(c.title) for c in node.children)
             sig_of[path] = sig
             signatures[sig] += 1
+    sibling_seen: dict[tuple[Path, frozenset[str]], Path] = {}
     for path, sig in sig_of.items():
         if signatures[sig] >= 3:
             issues.append(RuleIssue(path_to_pointer(path, "children"), "repeated_children",
                                     f"“{_node(chapters, path).title}”的子标题与其他 {signatures[sig] - 1} 处完全相同，应针对本节内容拟写"))
+            continue
+        first = sibling_seen.setdefault((path[:-1], sig), path)
+        if first != path and len(path) > 1:  # two sections of one parent with the same child set
+            issues.append(RuleIssue(path_to_pointer(path, "children"), "repeated_children",
+                                    f"“{_node(chapters, path).title}”的子标题与同级的“{_node(chapters, first).title}”完全相同，"
+                                    "应针对本节内容拟写"))
     return issues
 
 
