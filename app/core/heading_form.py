@@ -15,7 +15,8 @@ import re
 #: Lead words that start a sentence piece, never a heading (如期/及时/和谐 are fine words).
 _BAD_START = re.compile(
     r"^(?:如(?!期|实)|例如|比如|等(?!级|同|候|待)|和(?!谐)|以及|及(?!时|格)|与|或|并(?!网|行|发|购)|且|的|了|之|而|但|"
-    r"包括|包含|其中|根据|按照|依据|对于|关于|针对(?=本|该|此|项目|投标|采购)|通过|为了|由于|能够|可以|应当|必须)"
+    r"包括|包含|其中|根据|按照|依据|对于|关于|针对(?=本|该|此|项目|投标|采购)|通过|为了|由于|能够|可以|应当|必须|"
+    r"需要|是否|不得|不能)"
 )
 #: Particles and conjunctions that end a piece of a sentence.
 _BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所"
