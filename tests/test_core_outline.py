@@ -200,6 +200,12 @@ def test_two_sections_of_one_chapter_with_the_same_children_are_a_repeated_patte
                                                    section("风险应对", ["规避措施", "转移安排"])])
     found = [(i.code, i.pointer) for i in check_outline([chapter, other])]
     assert found == [("repeated_children", "/outline/0/children/1/children")]
+    # Nearly the same (four of five shared, as a weak model wrote them) is the same pattern.
+    chapter.children[0] = section("机构设置", ["职位设置", *same, "内部运行机制"])
+    chapter.children[1] = section("岗位职责", [*same, "内部运行机制"])
+    assert [i.code for i in check_outline([chapter, other])] == ["repeated_children"]
+    chapter.children[1] = section("岗位职责", ["岗位说明书", "协作关系", "考核办法"])
+    assert not check_outline([chapter, other])
     # The same set under sections of different chapters (twice only) is not flagged by this rule.
     other.children[1] = section("风险应对", same)
     assert not [i for i in check_outline([chapter.model_copy(update={"children": chapter.children[:1] + [

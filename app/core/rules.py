@@ -189,8 +189,8 @@ def _check_level(
 
 
 def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
-    """The same child-title set under three or more different parents, or under two sections of one parent,
-    is boilerplate."""
+    """Boilerplate: the same child-title set under three or more parents, or (nearly) the same children
+    under two sections of one parent."""
     issues: list[RuleIssue] = []
     parents: list[tuple[Path, OutlineNode]] = []
     for i, ch in enumerate(chapters):
@@ -203,18 +203,28 @@ def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
             sig = frozenset(normalize_title(c.title) for c in node.children)
             sig_of[path] = sig
             signatures[sig] += 1
-    sibling_seen: dict[tuple[Path, frozenset[str]], Path] = {}
+    earlier: dict[Path, list[tuple[Path, frozenset[str]]]] = {}
     for path, sig in sig_of.items():
         if signatures[sig] >= 3:
             issues.append(RuleIssue(path_to_pointer(path, "children"), "repeated_children",
                                     f"“{_node(chapters, path).title}”的子标题与其他 {signatures[sig] - 1} 处完全相同，应针对本节内容拟写"))
             continue
-        first = sibling_seen.setdefault((path[:-1], sig), path)
-        if first != path and len(path) > 1:  # two sections of one parent with the same child set
+        if len(path) < 2:
+            continue
+        siblings = earlier.setdefault(path[:-1], [])
+        twin = next((p for p, other in siblings if _mostly_same(sig, other)), None)
+        siblings.append((path, sig))
+        if twin is not None:  # two sections of one parent with (nearly) the same children
             issues.append(RuleIssue(path_to_pointer(path, "children"), "repeated_children",
-                                    f"“{_node(chapters, path).title}”的子标题与同级的“{_node(chapters, first).title}”完全相同，"
+                                    f"“{_node(chapters, path).title}”的子标题与同级的“{_node(chapters, twin).title}”基本相同，"
                                     "应针对本节内容拟写"))
     return issues
+
+
+def _mostly_same(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Two child sets sharing at least two titles and three quarters of the smaller set."""
+    shared = len(a & b)
+    return shared >= 2 and shared * 4 >= min(len(a), len(b)) * 3
 
 
 def _node(chapters: list[OutlineNode], path: Path) -> OutlineNode:
