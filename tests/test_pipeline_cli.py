@@ -84,7 +84,7 @@ def test_outline_command_writes_valid_outline_report_and_docx(llm_server: OpenAI
 
 def test_outline_command_budget_failure_exit_code(llm_server: OpenAIServer, tender: Path, tmp_path: Path) -> None:
     llm_server.handler = _router()
-    code = main(_args(llm_server, tender, tmp_path, "--max-calls", "2"))
+    code = main(_args(llm_server, tender, tmp_path, "--max-calls", "2", "--no-code-fill"))
     assert code == 4
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["valid"] is False and report["failure"]["kind"] == "budget"
@@ -128,3 +128,15 @@ def test_analyze_with_model_adds_analysis(llm_server: OpenAIServer, tender: Path
     assert groups[0]["detail_points"] == ["人员配置方案", "实施进度计划", "质量保障措施"]
     assert data["analysis"]["overview"]["budget"] == "120万元"
     assert data["scoring"]["found"] is True
+
+
+def test_outline_command_budget_by_default_ends_valid_with_code_filled_chapters(
+        llm_server: OpenAIServer, tender: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    llm_server.handler = _router()
+    code = main(_args(llm_server, tender, tmp_path, "--max-calls", "2"))
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert code == 0, report
+    assert report["valid"] is True and report["failure"] is None
+    assert report["llm_calls"] <= 3 and report["filled_nodes"] > 0  # the overview call comes before the budget
+    assert any("补全" in w for w in report["warnings"])
+    assert "补全" in capsys.readouterr().err

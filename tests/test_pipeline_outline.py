@@ -196,9 +196,25 @@ async def test_one_to_one_titles_are_locked_against_the_stream(llm_server: OpenA
     assert [c.title for c in locked_chapters(groups)] == TITLES
 
 
-async def test_budget_exhausted_gives_structured_failure_keeping_valid_chapters(llm_server: OpenAIServer) -> None:
+async def test_budget_exhausted_fills_the_rest_from_the_plan_and_says_so(llm_server: OpenAIServer) -> None:
     llm_server.handler = Router()
     settings = OutlineSettings(mode="aligned", budget=RunBudget(max_calls=2))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), settings)
+    assert len(llm_server.completion_requests) == 2
+    assert res.ok, res.failure
+    assert res.valid and res.issues == []
+    assert _titles(res.chapters) == TITLES
+    third = res.chapters[2]
+    assert third.children and all(n.origin in ("tender", "library") for _, n in third.walk())
+    assert any("2" in w and "补全" in w for w in res.warnings), res.warnings
+    report = res.report()
+    assert report["valid"] is True and report["failure"] is None and report["filled_nodes"] > 0
+
+
+async def test_budget_exhausted_without_code_fill_is_a_structured_failure(llm_server: OpenAIServer) -> None:
+    llm_server.handler = Router()
+    settings = OutlineSettings(mode="aligned", budget=RunBudget(max_calls=2), code_fill=False)
     async with make_client(llm_server) as client:
         res = await generate_outline(client, sample_analysis(), settings)
     assert not res.ok and res.failure is not None

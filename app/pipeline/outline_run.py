@@ -138,6 +138,40 @@ class _Run:
         for i in todo:
             await self.chapter(i, existing=bool(base) and not resume)
 
+    def fill_after_budget(self, failure: OutlineFailure) -> OutlineFailure | None:
+        """The budget ran out: chapters without valid children take their plan (tender and library, marked).
+
+        Returns None when the outline is then valid (the budget becomes a warning), else ``failure``.
+        Nothing here calls the model; chapters that already passed keep what they have.
+        """
+        if not self.chapters or not self.job.settings.code_fill:
+            return failure
+        if len(self.plans) != len(self.chapters):
+            self.plan_chapters()
+        filled = 0
+        for i, ch in enumerate(self.chapters):
+            if self.complete(i):
+                self.failed_chapters.pop(i, None)
+                continue
+            plan = self.plans.get(i)
+            if plan is None or plan.chapter != ch.title or len(plan.nodes) < self.job.limits.min_children:
+                continue
+            candidate = ch.model_copy(update={"children": [n.model_copy(deep=True) for n in plan.nodes]})
+            if _chapter_problems(candidate, self.limits):
+                continue
+            self.chapters[i] = candidate
+            self.failed_chapters.pop(i, None)
+            filled += 1
+        renumber_nodes(self.chapters)
+        self.sync_draft()
+        if self.failed_chapters or check_outline(self.chapters, self.limits):
+            return failure
+        if filled:
+            self.warnings.append(f"{failure.message_zh}：其余 {filled} 章由程序依据招标文件要点和标题库补全（已标注来源），请核对")
+        else:
+            self.warnings.append(f"{failure.message_zh}，已保留当前目录（各章均已完整）")
+        return None
+
     def complete(self, index: int) -> bool:
         """Whether chapter ``index`` already has a subtree that breaks no rule (resuming keeps it)."""
         ch = self.chapters[index]
@@ -375,6 +409,8 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
             await run.review_loop()
 
     failure = await _guarded(run, body)
+    if failure is not None and failure.kind == "budget":
+        failure = run.fill_after_budget(failure)
     return _finish(run, failure)
 
 
