@@ -457,3 +457,14 @@ async def test_requirement_breakdown_reaches_the_reviewer(llm_server: OpenAIServ
     assert "提供7×24小时驻场运维" in review_prompt and "★不得转包" in review_prompt
     chapter_prompt = llm_server.completion_requests[0].prompt_text
     assert "★不得转包" not in chapter_prompt  # only the review receives the breakdown
+
+
+async def test_time_budget_ends_valid_with_the_rest_filled_by_code(llm_server: OpenAIServer) -> None:
+    llm_server.handler = Router()
+    settings = OutlineSettings(mode="aligned", budget=RunBudget(max_minutes=0.0))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(), settings)
+    assert llm_server.completion_requests == []
+    assert res.ok and _titles(res.chapters) == TITLES
+    assert all(n.origin in ("tender", "library") for ch in res.chapters for _, n in ch.walk())
+    assert any("生成时间已达上限" in w for w in res.warnings), res.warnings

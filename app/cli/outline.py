@@ -69,7 +69,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
 
     settings = OutlineSettings(
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
-        budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens),
+        budget=RunBudget(max_calls=args.max_calls, max_tokens=args.max_run_tokens, max_minutes=args.max_minutes),
         strategy=args.strategy or _profile_strategy(args), review=not args.no_review, guidance=args.guidance or "",
         switch_after=args.switch_after if args.switch_after > 0 else 10**6,
         json_attempts=max(1, args.json_attempts), chapter_attempts=max(1, args.chapter_attempts),
@@ -269,6 +269,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--depth", type=bounded_number(int, 2, 4), default=3, help="目录层级（2–4，默认 3）")
     p.add_argument("--max-calls", type=bounded_number(int, 1, 100_000), default=80, help="本次运行最多调用模型次数")
     p.add_argument("--max-run-tokens", type=bounded_number(int, 1000, 10**10), default=600_000, help="本次运行最多使用的 token 数")
+    p.add_argument("--max-minutes", type=bounded_number(float, 0.1, 24 * 60), default=25.0,
+                   help="本次运行调用模型的最长时间（分钟）；到时其余章节由程序依据招标文件和标题库补全")
     p.add_argument("--no-review", action="store_true", help="跳过模型审核")
     p.add_argument("--guidance", help="额外要求（如“加入信息安全保障”）")
     p.add_argument("--compact", action="store_true", help="只要标题、不要描述，每节最多 4 个小节（适合很慢的本地小模型）")

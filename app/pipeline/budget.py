@@ -22,6 +22,9 @@ class RunBudget:
 
     max_calls: int | None = 80
     max_tokens: int | None = 600_000
+    #: Wall-clock minutes a run may spend on model calls; past it, code fills what is left (a slow
+    #: local model on a laptop still ends in a valid outline in bounded time).
+    max_minutes: float | None = 25.0
 
 
 class BudgetExhausted(Exception):
@@ -69,6 +72,8 @@ class RunMeter:
             raise BudgetExhausted(f"模型调用次数已达上限（{b.max_calls} 次），在“{stage_label(stage)}”阶段停止")
         if b.max_tokens is not None and self.tokens >= b.max_tokens:
             raise BudgetExhausted(f"令牌用量已达上限（{b.max_tokens}），在“{stage_label(stage)}”阶段停止")
+        if b.max_minutes is not None and self.elapsed_s >= b.max_minutes * 60:
+            raise BudgetExhausted(f"生成时间已达上限（{b.max_minutes:g} 分钟），在“{stage_label(stage)}”阶段停止")
         set_token_allowance(self.tokens_left if b.max_tokens is not None else None)
 
     def tokens_left(self) -> int | None:
