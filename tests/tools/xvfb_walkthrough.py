@@ -161,7 +161,8 @@ async def walk(shooter: Shooter, tender: Path, work: Path, real_model: bool = Fa
     await shooter.shot("04-analysis.png", win)
 
     # Generate one-to-one (the mode box switched by itself once the scoring items were read).
-    win.guidance.setText("突出冷链配送和食品安全")
+    if not real_model:  # the scripted scenario's guidance (a real model gets the default: none)
+        win.guidance.setText("突出冷链配送和食品安全")
     QTest.mouseClick(win.generate_button, Qt.MouseButton.LeftButton)
     await until(lambda: c.busy_generating)
     await until(lambda: len(c.outline) > 25 or not c.busy_generating, timeout=3600 if real_model else 120)
