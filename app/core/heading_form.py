@@ -40,6 +40,8 @@ _LEAD_NUMBER = re.compile(
 )
 _LIST_MARK = re.compile(r"^(?:[①-⑳]|\d{1,2}[、.．]|[（(]\d{1,2}[)）])")
 _SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够|[需须应]提供|需具备|需出具|须具备")
+#: Predicates of a requirement ("项目经理具有中级以上职称"): a heading names the part, it does not state it.
+_PREDICATE = re.compile(r"具有|具备|持有|不少于|不低于|不超过")
 MIN_LEN = 3
 MAX_LEN = 30
 #: Endings that make a noun phrase a heading (方案, 措施, 管理…).
@@ -106,6 +108,9 @@ def fragment_problem(title: str, criteria: str = "") -> str | None:
     m3 = _BAD_END_ADJ.search(t)
     if m3:
         return f"“{t}”以“{m3.group()}”结尾，是描述而不是标题（可改为名词短语）"
+    m4 = _PREDICATE.search(t[1:])
+    if m4:
+        return f"“{t}”含有谓语“{m4.group()}”，是一条评分要求而不是标题（可改为名词短语）"
     if _SENTENCE_WORDS.search(t[1:]):
         return f"“{t}”含有“进行/确保/并能”等连接词，是一句话而不是标题"
     if criteria and t in _clauses(criteria):
