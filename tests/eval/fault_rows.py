@@ -98,7 +98,9 @@ def dripping_server(interval: float) -> Any:
 def row02(folder: Path) -> Outcome:
     tender = tender_docx(folder)
     with dripping_server(1.0) as url:
-        r = cli(outline_args(tender, folder, url, "--timeout", "4", "--max-calls", "1"), folder, timeout=75)
+        r = cli(outline_args(tender, folder, url, "--timeout", "4", "--max-calls", "1", "--no-code-fill"), folder, timeout=75)
+    # --no-code-fill: this row probes the endpoint-timeout failure (by default code would fill the
+    # chapters once the one-call budget is spent and the run would end valid).
     # 4 attempts of 4 s plus backoff (1+2+4 s, jitter up to 1.5x) and start-up: well under 45 s
     held = not r.killed and r.seconds < 45 and r.code in (4, 5)
     return Outcome(held, f"--timeout 4 against 1 byte/s: ended after {r.seconds:.0f} s" if not r.killed
