@@ -2,7 +2,7 @@
 
 :func:`attach_response_tables` adds one dock with the two editors, keeps them in step with
 the controller's analysis, breakdown and outline (refreshed at most every
-:data:`REFRESH_MS` while the outline streams), turns their edits into undo commands, and
+:data:`REFRESH_MS`, and every :data:`BUSY_REFRESH_MS` while a model streams), turns their edits into undo commands, and
 lets a scoring item be dragged from the index onto a section of the outline tree.
 """
 
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
 
 REFRESH_MS = 150
+BUSY_REFRESH_MS = 1000
 
 
 class ResponseTablesPanel(QTabWidget):
@@ -96,6 +97,8 @@ class ResponseTables(QObject):
     def schedule(self, *_args: object) -> None:
         """Refresh soon (coalesces bursts of outline events while a model streams)."""
         if not self._timer.isActive():
+            # While a model streams, the tables follow once a second, not on every burst of headings.
+            self._timer.setInterval(BUSY_REFRESH_MS if self.window.controller.busy_generating else REFRESH_MS)
             self._timer.start()
 
     def refresh(self) -> None:
