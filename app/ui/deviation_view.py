@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -32,6 +32,7 @@ from typing_extensions import override
 from app.core.breakdown import DEVIATIONS, Breakdown
 from app.core.outline import OutlineNode
 from app.core.response_map import DeviationEntry, default_response, deviation_entries, section_heading
+from app.ui.flat_table import FlatTableModel
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 HEADERS = ("序号", "条款", "招标要求", "响应章节", "投标响应", "偏离情况", "说明")
@@ -49,12 +50,14 @@ _GREY = QColor(128, 128, 128)
 _MARK_FILL = {"★": QColor(255, 224, 224), "▲": QColor(255, 243, 205)}
 
 
-class DeviationTableModel(QAbstractTableModel):
+class DeviationTableModel(FlatTableModel):
     """Rows over the ★/▲ clauses of a breakdown; four columns editable.
 
     Signals:
         field_edited(int, str, str): index in ``breakdown.risks``, field name, new value.
     """
+
+    headers = HEADERS
 
     field_edited = Signal(int, str, str)
 
@@ -81,21 +84,9 @@ class DeviationTableModel(QAbstractTableModel):
         self.endResetModel()
 
     @override
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Qt override."""
-        return 0 if parent.isValid() else len(self.entries)
-
-    @override
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Qt override."""
-        return 0 if parent.isValid() else len(HEADERS)
-
-    @override
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Qt override."""
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(HEADERS):
-            return HEADERS[section]
-        return None
+    def items(self) -> Sequence[Any]:
+        """The rows shown."""
+        return self.entries
 
     def _heading(self, entry: DeviationEntry) -> str | None:
         return section_heading(self.chapters, entry.path)

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import (
-    QAbstractTableModel,
     QMimeData,
     QModelIndex,
     QObject,
@@ -38,6 +37,7 @@ from typing_extensions import override
 from app.core.analysis import Analysis, ScoringGroup
 from app.core.outline import OutlineNode, Path
 from app.core.response_map import index_entries, mappable_groups, node_at, points_text, section_number
+from app.ui.flat_table import FlatTableModel
 from app.ui.section_picker import SectionPickerDialog
 
 ModelIndex = QModelIndex | QPersistentModelIndex
@@ -81,8 +81,10 @@ def index_rows(analysis: Analysis, chapters: Sequence[OutlineNode]) -> list[Inde
     return rows
 
 
-class IndexTableModel(QAbstractTableModel):
+class IndexTableModel(FlatTableModel):
     """Read-only rows over :func:`index_rows`; rows can be dragged (the item id as MIME data)."""
+
+    headers = HEADERS
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -95,21 +97,9 @@ class IndexTableModel(QAbstractTableModel):
         self.endResetModel()
 
     @override
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Qt override."""
-        return 0 if parent.isValid() else len(self.rows)
-
-    @override
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Qt override."""
-        return 0 if parent.isValid() else len(HEADERS)
-
-    @override
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Qt override."""
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(HEADERS):
-            return HEADERS[section]
-        return None
+    def items(self) -> Sequence[Any]:
+        """The rows shown."""
+        return self.rows
 
     @override
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

@@ -8,14 +8,16 @@ new ``Analysis`` (one undo command). The id is code-owned and read-only.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QComboBox, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 from typing_extensions import override
 
 from app.core.analysis import CATEGORY_ZH, ScoringCategory, ScoringGroup, renumber_groups
+from app.ui.flat_table import FlatTableModel
 
 ModelIndex = QModelIndex | QPersistentModelIndex
 HEADERS = ("编号", "类别", "评分项", "分值", "章节", "评分标准 / 细则", "页码")
@@ -38,12 +40,14 @@ def summary(group: ScoringGroup, limit: int = 90) -> str:
     return text if len(text) <= limit else text[:limit] + "…"
 
 
-class ScoringTableModel(QAbstractTableModel):
+class ScoringTableModel(FlatTableModel):
     """Editable rows over the analysis' scoring items.
 
     Signals:
         groups_edited(): a cell, a new row or a removed row changed the items.
     """
+
+    headers = HEADERS
 
     groups_edited = Signal()
 
@@ -58,21 +62,9 @@ class ScoringTableModel(QAbstractTableModel):
         self.endResetModel()
 
     @override
-    def rowCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Qt override."""
-        return 0 if parent.isValid() else len(self.groups)
-
-    @override
-    def columnCount(self, parent: ModelIndex = QModelIndex()) -> int:  # noqa: B008
-        """Qt override."""
-        return 0 if parent.isValid() else len(HEADERS)
-
-    @override
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """Qt override."""
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < len(HEADERS):
-            return HEADERS[section]
-        return None
+    def items(self) -> Sequence[Any]:
+        """The rows shown."""
+        return self.groups
 
     @override
     def data(self, index: ModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
