@@ -99,13 +99,15 @@ def chapter_title_of(req: RecordedRequest) -> str | None:
 
 
 def kind_of(req: RecordedRequest) -> str:
-    """What a request asks for: chapter:<title>, pick, refine, review, top, full, overview, scoring, repair."""
+    """What a request asks for: chapter:<title>, pick, refine, subsections, review, top, full, overview, scoring, repair."""
     text = req.prompt_text
     title = chapter_title_of(req)
     if title is not None:
         return f"chapter:{title}"
     if '"picks"' in text:
         return "pick"
+    if "下级小标题" in text:
+        return "subsections"
     if "保留原标题" in text:
         return "refine"
     if "审核" in text and "passed" in text:
@@ -157,4 +159,6 @@ class Router:
             return Reply.text(json.dumps(answer, ensure_ascii=False))
         if kind == "review":
             return Reply.text('{"passed": true, "suggestions": []}')
+        if kind == "subsections":  # a model that names no level-3 heading: the planned ones stay
+            return Reply.text('{"titles": []}')
         return Reply.error(500, f"router: no reply for {kind}")

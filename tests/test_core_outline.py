@@ -156,6 +156,8 @@ def test_title_helpers() -> None:
     assert strip_numbering("1.2 设计原则") == "设计原则"
     assert strip_numbering("第三章 实施方案") == "实施方案"
     assert strip_numbering("（二）保障措施") == "保障措施"
+    assert strip_numbering("Project-2: 实施进度计划") == strip_numbering("Step 3：实施进度计划") == "实施进度计划"
+    assert strip_numbering("ISO9001 质量体系") == "ISO9001 质量体系"  # a standard's number is not a list label
     assert title_problem("  ") == "标题为空"
     assert title_problem("...") is not None
     assert title_problem("项目理解") is None

@@ -8,7 +8,12 @@ import json
 import pytest
 
 from app.core.outline import OutlineNode
-from app.pipeline.heading_fill import description_problem, drop_fragments, fragment_issues
+from app.pipeline.heading_fill import (
+    description_problem,
+    drop_fragments,
+    fragment_issues,
+    project_echo_issues,
+)
 from app.pipeline.outline_job import OutlineSettings
 from app.pipeline.outline_run import generate_outline
 from tests.eval.outline_quality import evaluate
@@ -121,3 +126,12 @@ def test_fragment_rule_and_local_repair() -> None:
 ])
 def test_description_checks(text: str, ok: bool) -> None:
     assert (description_problem(text, "应急物资储备", "应急方案", "某单位食堂食材配送服务项目") is None) is ok
+
+
+def test_a_heading_that_copies_the_project_name_is_an_issue_at_any_depth() -> None:
+    project = "2026-2027年某市政务信息系统运维服务采购"
+    echo = OutlineNode(title="2026-2028年某市政务信息系统运维服务采购")
+    section = OutlineNode(title="岗位设置", children=[echo, OutlineNode(title="运维人员配置")])
+    issues = project_echo_issues([section, OutlineNode(title="信息系统运维服务内容")], project)
+    assert issues == ["/children/0/children/0/title: 标题“2026-2028年某市政务信息系统运维服务采购”照抄了项目名称，应写本节自己的内容"]
+    assert project_echo_issues([section], "某项目") == []  # a short name says too little to compare

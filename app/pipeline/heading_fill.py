@@ -67,6 +67,21 @@ def pattern_issues(children: list[OutlineNode], prefix: str = "/children") -> li
     return issues
 
 
+def project_echo_issues(children: list[OutlineNode], project: str, prefix: str = "/children") -> list[str]:
+    """Issues for headings (at any depth below) that copy the project's name: a model that echoes its
+    prompt ("2026-2028某某服务采购" under 岗位设置) wrote no heading."""
+    p = "".join(_CJK.findall(project))
+    if len(p) < 6:
+        return []
+    issues: list[str] = []
+    for i, node in enumerate(children):
+        t = "".join(_CJK.findall(node.title))
+        if p in t or same_heading(t, p, 0.7):
+            issues.append(f"{prefix}/{i}/title: 标题“{node.title}”照抄了项目名称，应写本节自己的内容")
+        issues += project_echo_issues(node.children, project, f"{prefix}/{i}/children")
+    return issues
+
+
 def drop_fragments(children: list[OutlineNode], min_children: int, criteria: str = "") -> list[OutlineNode]:
     """Children without fragment headings, dropped only while at least ``min_children`` remain (recursively)."""
     good = [c for c in children if fragment_problem(c.title, criteria) is None]
@@ -266,12 +281,12 @@ async def fill_from_plan(job: OutlineJob, target: SubtreeTarget, plan: ChapterPl
     calls = 0
     nodes, k = await pick_sections(job, target, nodes)
     calls += k
-    nodes, k = await refine_sections(job, target, nodes, _context(job, target, plan))
+    nodes, k = await refine_sections(job, target, nodes, plan_context(job, target, plan))
     calls += k
     return nodes, calls
 
 
-def _context(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> str:
+def plan_context(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> str:
     """The tender's own words for this chapter: project text, chapter, criteria, candidates."""
     ov = job.analysis.overview
     parts = [ov.project_name, ov.summary, ov.scope, target.title, target.brief,

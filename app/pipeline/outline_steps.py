@@ -18,8 +18,9 @@ from app.core.outline import Outline, OutlineNode, Path
 from app.core.outline_sync import sync_children
 from app.core.rules import clean_title, normalize_title, title_problem
 from app.llm.errors import LLMConnectionError, LLMResponseError, LLMServerGone
-from app.pipeline.heading_fill import count_origins, fill_from_plan, mark_origins
+from app.pipeline.heading_fill import count_origins, fill_from_plan, mark_origins, plan_context
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget
+from app.pipeline.subsections import write_subsections
 
 log = logging.getLogger(__name__)
 
@@ -166,7 +167,7 @@ async def _stepwise(job: OutlineJob, selector: StrategySelector, target: Subtree
         built.append(section.model_copy(update={"children": res.nodes}))
     from app.pipeline.strategy_json import subtree_issues
 
-    nodes, left = subtree_issues(target.title, built, target.levels, lim, target.siblings)
+    nodes, left = subtree_issues(target.title, built, target.levels, lim, target.siblings, job.project_name)
     return StepResult(None if left else nodes, left, calls)
 
 
@@ -201,6 +202,10 @@ async def build_subtree(job: OutlineJob, selector: StrategySelector, target: Sub
     if fill and target.plan is not None:
         job.meter.emit("stepwise", f"“{target.title}”由招标文件要点和标题库补全", chapter=index, chapters=total)
         nodes, calls = await fill_from_plan(job, target, target.plan)
+        if draft is not None and draft.exists(target.path):
+            set_children(draft, target.path, nodes)
+        nodes, more = await write_subsections(job, target, nodes, plan_context(job, target, target.plan))
+        calls += more
         if draft is not None and draft.exists(target.path):
             set_children(draft, target.path, nodes)
         job.chapters_failed += 1

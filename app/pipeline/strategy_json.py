@@ -20,7 +20,7 @@ from app.core.rules import OutlineLimits, check_outline, normalize_title
 from app.llm.collect_json import StreamSink, collect_json
 from app.llm.errors import LLMConnectionError
 from app.llm.instruction_apply import InstructionApplier
-from app.pipeline.heading_fill import drop_fragments, fragment_issues, pattern_issues
+from app.pipeline.heading_fill import drop_fragments, fragment_issues, pattern_issues, project_echo_issues
 from app.pipeline.live_tree import JsonOutlineFeed, LiveSubtree
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
 from app.pipeline.outline_repair import repair_chapter, repair_outline
@@ -52,17 +52,17 @@ def json_format_hint(levels: int, key: str = "children", seeds: tuple[str, ...] 
 
 
 def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits: OutlineLimits,
-                   siblings: tuple[str, ...] = ()) -> tuple[list[OutlineNode], list[str]]:
+                   siblings: tuple[str, ...] = (), project: str = "") -> tuple[list[OutlineNode], list[str]]:
     """Locally repaired children of a node and the rule issues left (pointers relative to the JSON).
 
     ``siblings`` are the titles beside the node: a child that copies one is an issue, as in
-    the whole-outline rules.
+    the whole-outline rules. A heading that copies the ``project`` name is one too.
     """
     sub = limits.below(levels)
     node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
     issues = [i for i in issues if not i.startswith("/title:")]  # the node's own title is code's, not the answer's
-    issues += fragment_issues(node.children) + pattern_issues(node.children)
+    issues += fragment_issues(node.children) + pattern_issues(node.children) + project_echo_issues(node.children, project)
     avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
     issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
                for i, c in enumerate(node.children) if normalize_title(c.title) in avoid]
@@ -130,7 +130,8 @@ class JsonStrategy:
                                                               descriptions=s.descriptions))
 
         def rule(value: Any) -> list[str]:
-            return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings)[1]
+            return subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings,
+                                   job.project_name)[1]
 
         with LiveSubtree(target.title, job.draft, target.path) as live:
             feed = JsonOutlineFeed(live.applier, (0,), "children", target.levels, job.limits)
@@ -138,7 +139,8 @@ class JsonStrategy:
                                                        target.temperature)
         if value is None:
             return StepResult(None, issues, calls)
-        nodes, left = subtree_issues(target.title, to_nodes(value.children), target.levels, job.limits, target.siblings)  # type: ignore[attr-defined]
+        children = to_nodes(value.children)  # type: ignore[attr-defined]
+        nodes, left = subtree_issues(target.title, children, target.levels, job.limits, target.siblings, job.project_name)
         return StepResult(None if left else nodes, left, calls)
 
     async def full(self, job: OutlineJob, draft: Outline | None, guidance: str = "") -> StepResult:

@@ -107,7 +107,8 @@ class StreamStrategy:
         with LiveSubtree(target.title, job.draft, target.path) as live:
             res = await self._rounds(job, prompt, live.scratch, live.applier, job.limits.below(target.levels), stage,
                                      job.settings.chapter_max_tokens, target.temperature)
-        nodes, left = subtree_issues(target.title, live.children, target.levels, job.limits, target.siblings)
+        nodes, left = subtree_issues(target.title, live.children, target.levels, job.limits, target.siblings,
+                                     job.project_name)
         if res.error and not nodes:
             left = [res.error]
         return StepResult(None if left else nodes, left, res.rounds, partial=nodes)

@@ -1,0 +1,194 @@
+"""The model writes the level-3 headings of a section code planned — one small question per section.
+
+A weak model that cannot write a whole chapter can often still name the parts of one section
+when the question is tiny and it has seen how: the prompt is two worked examples (user and
+assistant turns, from ``resources/prompts/outline_subsections.examples.json``, domains far
+from the tender) and then this tender's project, chapter and section. The wire schema asks
+for a few short Chinese strings; each answer is checked on its own (heading form, not a
+repeat of the section, chapter or project, not an example copied, not a heading used
+elsewhere in the outline, about this section) and what passes replaces planned headings;
+planned ones fill the rest, marked with their origin.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from functools import cache
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.heading_form import fragment_problem
+from app.core.outline import OutlineNode
+from app.core.outline_sync import sync_children
+from app.core.resources import resource_path
+from app.core.rules import normalize_title, title_problem
+from app.llm.collect_json import collect_json
+from app.llm.errors import LLMConnectionError
+from app.pipeline.budget import BudgetExhausted
+from app.pipeline.heading_candidates import same_heading
+from app.pipeline.heading_fill import mark_origins, project_echo_issues
+
+if TYPE_CHECKING:
+    from app.pipeline.outline_job import OutlineJob, SubtreeTarget
+
+log = logging.getLogger(__name__)
+
+#: Characters of a level-3 heading the model may write (the wire pattern asks for this range).
+SUB_MIN, SUB_MAX = 4, 12
+#: Headings asked per section.
+SUB_COUNT = 3
+#: Calls kept in reserve for the rest of the run: below it, sections keep their planned headings.
+CALL_RESERVE = 12
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_PROMPT_WORDS = re.compile(r"标题|小节|节点|下级|名词|短语|输出|示例|例如|json", re.IGNORECASE)
+
+
+class SubsectionTitles(BaseModel):
+    """``{"titles": [...]}``: a few short headings; each is checked on its own in code."""
+
+    model_config = ConfigDict(extra="ignore")
+    titles: Annotated[list[Annotated[str, Field(json_schema_extra={
+        "pattern": f"^[\\u4e00-\\u9fa5]{{{SUB_MIN},{SUB_MAX}}}$"})]], Field(min_length=1, max_length=SUB_COUNT + 1)]
+
+
+@cache
+def _examples() -> list[dict[str, Any]]:
+    data = json.loads(resource_path("prompts", "outline_subsections.examples.json").read_text(encoding="utf-8"))
+    return list(data["examples"])
+
+
+def _grams(text: str) -> set[str]:
+    t = "".join(_CJK.findall(text))
+    return {t[i:i + 2] for i in range(len(t) - 1)}
+
+
+def example_titles() -> set[str]:
+    """Every heading the worked examples show (a model answer equal to one was copied, not written)."""
+    return {normalize_title(t) for e in _examples() for t in [e["section_title"], e["chapter_title"], *e["titles"]]}
+
+
+def subsection_problem(title: str, section: str, chapter: str, context: str, taken: list[str],
+                       project: str = "") -> str | None:
+    """Why a model's level-3 heading ``title`` under ``section`` cannot be kept (Chinese), or None.
+
+    ``context`` is this chapter's own text (project, chapter, criteria, section): a heading
+    that shares no word with it is about something else. ``taken`` are headings already in
+    the outline: a near-copy of one repeats it.
+    """
+    t = re.sub(r"\s+", "", title)
+    if not SUB_MIN <= len(t) <= SUB_MAX or len(_CJK.findall(t)) < len(t):
+        return "不是 4–12 个汉字的标题"
+    problem = title_problem(t) or fragment_problem(t)
+    if problem:
+        return problem
+    if _PROMPT_WORDS.search(t):
+        return "复述了提问的用词"
+    key = normalize_title(t)
+    if key in example_titles():
+        return "照抄了示例"
+    for upper in (section, chapter):
+        u = normalize_title(upper)
+        if key == u or key in u:
+            return "只是重复了上级标题"
+    if project_echo_issues([OutlineNode(title=t)], project):
+        return "照抄了项目名称"
+    if any(t.count(t[i:i + 2]) >= 3 for i in range(len(t) - 1)) or any(
+            t.count(t[i:i + 3]) >= 2 for i in range(len(t) - 2)):
+        return "标题在重复自己"
+    if not _grams(t) & _grams(context):
+        return "与本节内容无关"
+    if any(same_heading(t, x, 0.8) for x in taken):
+        return "与目录中已有的标题重复"
+    return None
+
+
+def _messages(job: OutlineJob, chapter: str, section: str) -> list[dict[str, Any]]:
+    """Two worked examples (the ones least like this chapter) as chat turns, then the question."""
+    own = _grams(chapter + section + job.project_name)
+    shots = sorted(_examples(), key=lambda e: len(_grams(e["chapter_title"] + e["section_title"]) & own))[:2]
+    out: list[dict[str, Any]] = []
+    for e in shots:
+        out.append({"role": "user", "content": job.prompt("outline_subsections", count=len(e["titles"]), **{
+            k: e[k] for k in ("project_name", "chapter_title", "section_title")})})
+        out.append({"role": "assistant", "content": json.dumps({"titles": e["titles"]}, ensure_ascii=False)})
+    out.append({"role": "user", "content": job.prompt("outline_subsections", count=SUB_COUNT, project_name=job.project_name,
+                                                      chapter_title=chapter, section_title=section)})
+    return out
+
+
+async def _ask(job: OutlineJob, messages: list[dict[str, Any]], temperature: float) -> list[str]:
+    job.meter.check("chapter/sub")
+    res = await collect_json(job.client, messages, SubsectionTitles, max_attempts=1, stage="chapter/sub",
+                             max_tokens=90, temperature=temperature)
+    job.record("chapter/sub", max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
+               bool(getattr(res, "tokens_estimated", False)))
+    if not res.ok and res.stopped_by == "connection":
+        raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
+    return list(res.value.titles) if res.ok and res.value is not None else []
+
+
+def _titles_outside(job: OutlineJob, target: SubtreeTarget) -> list[str]:
+    """Headings of the live outline outside ``target``'s subtree."""
+    if job.draft is None:
+        return []
+    n = len(target.path)
+    return [node.title for path, node in job.draft.walk() if path[:n] != target.path]
+
+
+async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: list[OutlineNode],
+                            context: str) -> tuple[list[OutlineNode], int]:
+    """``sections`` (a chapter's level-2 nodes, planned by code) with level-3 headings the model wrote
+    where it could; planned headings fill up and stand in where it could not. Returns (nodes, calls)."""
+    lim = job.limits
+    if target.levels < 2 or not sections:
+        return sections, 0
+    taken = [*_titles_outside(job, target), target.title, *(s.title for s in sections)]
+    out: list[OutlineNode] = []
+    calls = 0
+    for k, section in enumerate(sections):
+        left = job.meter.remaining_calls()
+        if left is not None and left <= CALL_RESERVE:
+            out.extend(sections[k:])
+            break
+        planned = list(section.children)
+        job.meter.emit("stepwise", f"正在请模型为“{section.title}”写小标题（第 {k + 1}/{len(sections)} 节）")
+        want = max(lim.min_children, min(SUB_COUNT, len(planned) or SUB_COUNT))
+        own = context + section.title + section.description
+        kept: list[str] = []
+        spent = False
+        try:
+            for temperature in (0.3, 0.7):
+                answers = await _ask(job, _messages(job, target.title, section.title), temperature)
+                calls += 1
+                for a in answers:
+                    a = re.sub(r"\s+", "", a)
+                    if len(kept) < want and subsection_problem(a, section.title, target.title, own, [*taken, *kept],
+                                                                       job.project_name) is None:
+                        kept.append(a)
+                if len(kept) >= lim.min_children:
+                    break
+        except BudgetExhausted:  # the run's budget is spent: what the model wrote stays, the rest is planned
+            spent = True
+        children = [OutlineNode(title=t) for t in kept]
+        for p in planned:
+            if len(children) >= want:
+                break
+            if not any(same_heading(p.title, c.title, 0.8) for c in children):
+                children.append(p)
+        if len(children) < lim.min_children:
+            children = planned
+        children = mark_origins(children, target.plan)
+        taken += [c.title for c in children]
+        out.append(section.model_copy(update={"children": children}))
+        path = (*target.path, k)
+        if job.draft is not None and job.draft.exists(path) and job.draft.node(path).title == section.title:
+            sync_children(job.draft, path, children)  # the tree shows each section as the model writes it
+        if spent:
+            out.extend(sections[k + 1:])
+            break
+    log.info("subsections: %d calls, %d model headings", calls,
+             sum(1 for s in out for c in s.children if c.origin == "model"))
+    return out, calls

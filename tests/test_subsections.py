@@ -1,0 +1,98 @@
+"""A weak model writes the level-3 headings of the sections code planned, one small question each.
+
+Against the scripted OpenAI-compatible server: the model that cannot write a chapter still
+names the parts of a section; each of its headings is checked on its own and what fails is
+replaced by a planned heading, marked with its origin.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from app.core.rules import check_outline
+from app.pipeline.budget import RunBudget
+from app.pipeline.outline_job import OutlineSettings
+from app.pipeline.outline_run import generate_outline
+from app.pipeline.subsections import example_titles, subsection_problem
+from tests.eval.outline_quality import evaluate
+from tests.openai_server import OpenAIServer, RecordedRequest, Reply, schema_in
+from tests.pipeline_support import Router, make_client, sample_analysis
+
+_ECHO_CHAPTER = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}]}]}, ensure_ascii=False)
+_GROUPS = [("培训方案", ["培训课程安排", "培训效果考核"]), ("应急预案", ["突发停电处置", "应急物资储备"])]
+
+
+def _section_of(req: RecordedRequest) -> str:
+    """The section the last question of a subsections request asks about."""
+    return re.findall(r"节：(.+)", str(req.messages[-1]["content"]))[-1].strip()
+
+
+@pytest.mark.parametrize(("title", "problem"), [
+    ("培训讲师选派", None),
+    ("培训效果考核", "只是重复了上级标题"),  # the section itself
+    ("效果考核", "只是重复了上级标题"),  # a piece of the section's title says less than the section
+    ("考核考核考核", "标题在重复自己"),
+    ("宇宙飞船航行", "与本节内容无关"),
+    ("培训讲师的选派", None),
+    ("培训结果运用", "与目录中已有的标题重复"),
+    ("输出培训小标题", "复述了提问的用词"),
+    ("讲师", "不是 4–12 个汉字的标题"),
+    ("某单位培训服务项目", "照抄了项目名称"),
+    ("training plan", "不是 4–12 个汉字的标题"),
+])
+def test_a_level3_heading_is_checked_on_its_own(title: str, problem: str | None) -> None:
+    context = "某单位培训服务培训方案培训效果考核讲师考核结果"
+    assert subsection_problem(title, "培训效果考核", "培训方案", context, ["培训结果运用方法"], "某单位培训服务项目") == problem
+
+
+def test_a_copied_worked_example_is_refused() -> None:
+    copied = next(iter(example_titles()))
+    assert subsection_problem(copied, "某节", "某章", copied + "某节某章", []) == "照抄了示例"
+
+
+async def test_a_weak_model_writes_level3_headings_code_checks_each(llm_server: OpenAIServer) -> None:
+    asked: list[RecordedRequest] = []
+
+    def answer(kind: str, req: RecordedRequest) -> Reply:
+        if kind != "subsections":
+            return Reply.text(_ECHO_CHAPTER)  # cannot write a chapter: code plans it
+        asked.append(req)
+        section = _section_of(req)
+        if len(asked) % 2:  # every other section: two of its own headings and two that must be refused
+            titles = [section[:2] + "工作分工", section[:2] + "检查记录", section, "来访人员登记"]
+        else:  # the rest: only junk, so the planned headings stay
+            titles = ["一月一月一月", "宇宙飞船航行"]
+        return Reply.text(json.dumps({"titles": titles}, ensure_ascii=False))
+
+    llm_server.handler = Router(answer)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(_GROUPS), OutlineSettings(mode="aligned", review=False))
+    assert res.ok and check_outline(res.chapters, None) == []
+    assert asked, "the model was never asked for a section's headings"
+    first = asked[0]
+    roles = [m["role"] for m in first.messages]
+    assert roles == ["user", "assistant", "user", "assistant", "user"]  # two worked examples, then the question
+    pattern = schema_in(first.body["response_format"])["properties"]["titles"]["items"]["pattern"]
+    assert re.fullmatch(pattern, "培训讲师选派") and not re.fullmatch(pattern, "plan")
+    model = [(s.title, c.title) for ch in res.chapters for s in ch.children for c in s.children if c.origin == "model"]
+    assert model and all(t.endswith(("工作分工", "检查记录")) for _, t in model)
+    assert all(t[:2] == s[:2] for s, t in model)  # each under the section it was written for
+    titles = [n.title for ch in res.chapters for _, n in ch.walk()]
+    assert "来访人员登记" not in titles and "一月一月一月" not in titles and "宇宙飞船航行" not in titles
+    sections = [s for ch in res.chapters for s in ch.children]
+    assert any(s.children and all(c.origin in ("tender", "library") for c in s.children) for s in sections)
+    assert res.heading_sources["model"] == len(model)
+    assert evaluate(res.chapters).ok
+
+
+async def test_no_section_questions_when_the_call_budget_is_nearly_spent(llm_server: OpenAIServer) -> None:
+    router = Router(lambda kind, req: Reply.text(_ECHO_CHAPTER if kind != "subsections" else '{"titles": ["培训讲师选派"]}'))
+    llm_server.handler = router
+    settings = OutlineSettings(mode="aligned", review=False, budget=RunBudget(max_calls=28))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(_GROUPS), settings)
+    assert res.ok and router.count("subsections") == 0
+    assert router.count("chapter:") >= 1  # the chapters were still asked first
