@@ -68,12 +68,15 @@ class ResponseTables(QObject):
         c = window.controller
         self._unsubscribe = c.outline.subscribe(self._on_tree_event)
         window.destroyed.connect(lambda *_a: self._unsubscribe())
+        c.running_changed.connect(self._on_running)
         for signal in (c.undo_stack.indexChanged, c.analysis_changed, c.breakdown_changed,
                        window.analysis_view.analysis_edited, window.breakdown_view.breakdown_edited):
             signal.connect(self.schedule)
         self.panel.index_view.sections_chosen.connect(self.map_sections)
         self.panel.deviation_view.breakdown_edited.connect(self._on_breakdown_edited)
         self.panel.deviation_view.page_requested.connect(self._show_page)
+        self._stale = False
+        self.dock.visibilityChanged.connect(lambda shown: self.refresh() if shown and self._stale else None)
         self._drops = _OutlineDropFilter(self)
         window.outline_view.viewport().installEventFilter(self._drops)
         self.refresh()
@@ -102,12 +105,24 @@ class ResponseTables(QObject):
             self._timer.start()
 
     def refresh(self) -> None:
-        """Show the controller's current analysis, breakdown and outline."""
+        """Show the controller's current analysis, breakdown and outline.
+
+        While a model streams and the dock is hidden (closed, or a tab behind another dock), the
+        tables are only marked stale: they catch up when the dock shows or the run ends.
+        """
         self._timer.stop()
         c = self.window.controller
+        if c.busy_generating and not self.dock.isVisible():
+            self._stale = True
+            return
+        self._stale = False
         chapters = c.outline.chapters
         self.index_view.set_data(c.analysis, chapters)
         self.deviation_view.set_data(c.breakdown, chapters)
+
+    def _on_running(self, running: bool) -> None:
+        if not running:  # a run ended: show its result soon, not up to a busy interval later
+            self._timer.start(REFRESH_MS)
 
     def _on_tree_event(self, phase: Phase, _event: TreeEvent) -> None:
         if phase == "after":

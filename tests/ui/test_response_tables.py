@@ -12,6 +12,7 @@ from typing import Any
 import docx
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt
+from PySide6.QtTest import QTest
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QComboBox, QFileDialog, QLineEdit, QMessageBox, QTreeWidgetItem
 
@@ -302,3 +303,49 @@ async def test_export_runs_the_layout_pass_off_the_gui_thread(window: MainWindow
     # The app keeps LibreOffice's profile for the next export, and leaves no lock behind.
     assert (tmp_path / "data" / "lo-layout-profile").is_dir()
     assert not (tmp_path / "data" / "lo-layout-profile.lock").exists()
+
+
+@pytest.mark.parametrize("shown", [False, True])
+async def test_a_hidden_dock_waits_while_a_model_streams_and_catches_up_after(qapp: Any, tmp_path: Path,
+                                                                              llm_server: Any, shown: bool) -> None:
+    from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
+    from tests.openai_server import Reply
+    from tests.pipeline_support import Router
+    from tests.ui.conftest import make_client_factory
+
+    def slow(kind: str, req: Any) -> Reply:  # chapters stream for about 0.7 s each: the run outlasts a busy refresh
+        reply = Router._default(kind, req)
+        reply.chunk_size, reply.chunk_delay = 20, 0.02
+        return reply
+
+    llm_server.handler = Router(slow)
+    qapp.setQuitOnLastWindowClosed(False)
+    reporter = ErrorReporter(tmp_path / "data")
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
+    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    groups = [ScoringGroup(id=f"R{i}", title=t, points=10.0, category="technical")
+              for i, t in enumerate(["服务方案", "质量保障措施", "售后服务方案"], 1)]
+    ctl.set_analysis(Analysis(overview=ProjectOverview(project_name="某单位运维服务"), groups=groups, source="table"))
+    win.show()
+    tables = win.response_tables
+    tables.show() if shown else tables.dock.hide()
+    await wait_for(lambda: tables.dock.isVisible() == shown)
+    refreshed: list[int] = []
+    tables.index_view.model.modelReset.connect(lambda: refreshed.append(len(ctl.outline)))
+    try:
+        finished: list[tuple[bool, str]] = []
+        ctl.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+        QTest.mouseClick(win.generate_button, Qt.MouseButton.LeftButton)  # 生成目录, one-to-one by default
+        await wait_for(lambda: bool(finished) and not ctl.busy, timeout=30)
+        assert finished[-1][0], finished[-1][1]
+        during = [n for n in refreshed if n < len(ctl.outline)]
+        assert bool(during) == shown  # a hidden dock did no work while the model streamed
+        if not shown:
+            tables.show()
+        view = tables.index_view
+        await wait_for(lambda: bool(refreshed) and refreshed[-1] == len(ctl.outline))
+        assert [r.group.id for r in view.model.rows] == ["R1", "R2", "R3"]
+        assert all(not r.unanswered for r in view.model.rows)  # the tables show the finished outline
+    finally:
+        await close_window(win)
+        await ctl.shutdown()
