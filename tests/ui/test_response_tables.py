@@ -12,8 +12,8 @@ from typing import Any
 import docx
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt
-from PySide6.QtTest import QTest
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QFileDialog, QLineEdit, QMessageBox, QTreeWidgetItem
 
 from app.core.project import load_project
