@@ -16,6 +16,7 @@ ends is reported as truncated and never applied.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -128,6 +129,7 @@ class _Pending:
 
 
 @lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # a stream repeats a few hundred paths; a bad one raises and is not cached
 def _normalise_path(text: str) -> tuple[str, tuple[str, ...]]:
     tokens = tuple(parse_pointer(text))
     return format_pointer(list(tokens)), tokens
@@ -367,7 +369,8 @@ class InstructionParser:
         if not isinstance(obj, dict):
             events.append(MalformedInstruction(raw, "指令必须是一个 JSON 对象", line=lineno))
             return
-        if _depth_over(obj, MAX_NESTING):
+        if (raw.count("{") + raw.count("[") >= MAX_NESTING  # fewer brackets than the limit cannot nest past it
+                and _depth_over(obj, MAX_NESTING)):
             events.append(MalformedInstruction(raw[:200], _TOO_DEEP, line=lineno))
             return
         op = obj.get("op")
