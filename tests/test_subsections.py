@@ -32,20 +32,27 @@ def _section_of(req: RecordedRequest) -> str:
 
 @pytest.mark.parametrize(("title", "problem"), [
     ("培训讲师选派", None),
+    ("效果评估方法", None),
     ("培训效果考核", "只是重复了上级标题"),  # the section itself
     ("效果考核", "只是重复了上级标题"),  # a piece of the section's title says less than the section
     ("考核考核考核", "标题在重复自己"),
-    ("宇宙飞船航行", "与本节内容无关"),
-    ("培训讲师的选派", None),
-    ("培训结果运用", "与目录中已有的标题重复"),
+    ("需求与需求", "标题在重复自己"),
+    ("宇宙飞船航行", "用了招标文件和本节都没有的词"),
+    ("服务资格审核", "与本节内容无关"),  # words of the tender, but nothing of this section
+    ("培训课程评估表", "与同一节的另一个小标题重复"),
+    ("考核结果运用", "与目录中已有的标题重复"),
     ("输出培训小标题", "复述了提问的用词"),
     ("讲师", "不是 4–12 个汉字的标题"),
     ("某单位培训服务项目", "照抄了项目名称"),
+    ("单位培训服务", "照抄了项目名称"),
     ("training plan", "不是 4–12 个汉字的标题"),
 ])
 def test_a_level3_heading_is_checked_on_its_own(title: str, problem: str | None) -> None:
-    context = "某单位培训服务培训方案培训效果考核讲师考核结果"
-    assert subsection_problem(title, "培训效果考核", "培训方案", context, ["培训结果运用方法"], "某单位培训服务项目") == problem
+    context = "某单位培训服务培训方案讲师资格审核培训课程效果考核讲师选派考核结果运用评估"
+    section_words = "考核办法考核结果讲师选派效果评估"
+    found = subsection_problem(title, "培训效果考核", "培训方案", context, ["考核结果运用情况"], "某单位培训服务项目",
+                               section_words, ("培训课程评估",))
+    assert found == problem
 
 
 def test_a_copied_worked_example_is_refused() -> None:

@@ -287,8 +287,9 @@ async def fill_from_plan(job: OutlineJob, target: SubtreeTarget, plan: ChapterPl
 
 
 def plan_context(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> str:
-    """The tender's own words for this chapter: project text, chapter, criteria, candidates."""
+    """The words of this chapter: project text, chapter, criteria, candidates and the headings code planned."""
     ov = job.analysis.overview
     parts = [ov.project_name, ov.summary, ov.scope, target.title, target.brief,
-             *(c.title for c in [*plan.points, *plan.requirements])]
+             *(c.title for c in [*plan.points, *plan.requirements]),
+             *(n.title for top in plan.nodes for _, n in top.walk())]
     return re.sub(r"\s+", "", "".join(parts))

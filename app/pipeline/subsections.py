@@ -30,6 +30,7 @@ from app.llm.errors import LLMConnectionError
 from app.pipeline.budget import BudgetExhausted
 from app.pipeline.heading_candidates import same_heading
 from app.pipeline.heading_fill import mark_origins, project_echo_issues
+from app.pipeline.heading_library import default_library
 
 if TYPE_CHECKING:
     from app.pipeline.outline_job import OutlineJob, SubtreeTarget
@@ -70,13 +71,40 @@ def example_titles() -> set[str]:
     return {normalize_title(t) for e in _examples() for t in [e["section_title"], e["chapter_title"], *e["titles"]]}
 
 
+#: Bigrams too common in headings to tie one to a section ("方案", "管理" …).
+GENERIC_GRAMS = frozenset({"方案", "管理", "服务", "计划", "措施", "保障", "工作", "项目", "体系", "制度", "机制",
+                           "要求", "内容", "情况", "实施", "相关", "安排", "建设", "系统"})
+#: Share of a heading's characters that must be covered by words found in the tender or the plan.
+GROUNDED_SHARE = 0.8
+
+
+@cache
+def _library_words() -> str:
+    """Every heading of the heading library: the words bid writers use for such sections."""
+    return "|".join(t for e in default_library() for t in e.headings())
+
+
+def grounded_share(title: str, vocabulary: str) -> float:
+    """Share of ``title``'s characters inside a two-character word that also occurs in ``vocabulary``."""
+    t = "".join(_CJK.findall(title))
+    if len(t) < 2:
+        return 0.0
+    covered = [False] * len(t)
+    for i in range(len(t) - 1):
+        if t[i:i + 2] in vocabulary:
+            covered[i] = covered[i + 1] = True
+    return sum(covered) / len(t)
+
+
 def subsection_problem(title: str, section: str, chapter: str, context: str, taken: list[str],
-                       project: str = "") -> str | None:
+                       project: str = "", section_words: str = "", siblings: tuple[str, ...] = ()) -> str | None:
     """Why a model's level-3 heading ``title`` under ``section`` cannot be kept (Chinese), or None.
 
-    ``context`` is this chapter's own text (project, chapter, criteria, section): a heading
-    that shares no word with it is about something else. ``taken`` are headings already in
-    the outline: a near-copy of one repeats it.
+    ``context`` is this chapter's own text (project, chapter, criteria, the plan's headings):
+    a heading must be made of words found there. ``section_words`` is what is known of the
+    section (its title, description and planned headings): the heading must share a specific
+    word with it, or it is about another section. ``taken`` are headings already in the
+    outline, ``siblings`` the ones kept for this section so far.
     """
     t = re.sub(r"\s+", "", title)
     if not SUB_MIN <= len(t) <= SUB_MAX or len(_CJK.findall(t)) < len(t):
@@ -93,13 +121,18 @@ def subsection_problem(title: str, section: str, chapter: str, context: str, tak
         u = normalize_title(upper)
         if key == u or key in u:
             return "只是重复了上级标题"
-    if project_echo_issues([OutlineNode(title=t)], project):
+    if project_echo_issues([OutlineNode(title=t)], project) or (len(t) >= 5 and t in "".join(_CJK.findall(project))):
         return "照抄了项目名称"
-    if any(t.count(t[i:i + 2]) >= 3 for i in range(len(t) - 1)) or any(
-            t.count(t[i:i + 3]) >= 2 for i in range(len(t) - 2)):
+    grams = [t[i:i + 2] for i in range(len(t) - 1)]
+    if len(set(grams)) < len(grams):
         return "标题在重复自己"
-    if not _grams(t) & _grams(context):
+    if grounded_share(t, context + section + section_words + _library_words()) < GROUNDED_SHARE:
+        return "用了招标文件和本节都没有的词"
+    own = _grams(section + section_words) - GENERIC_GRAMS
+    if section_words and not (set(grams) - GENERIC_GRAMS) & own:
         return "与本节内容无关"
+    if any(k in t or t in k for k in (normalize_title(x) for x in siblings)):
+        return "与同一节的另一个小标题重复"
     if any(same_heading(t, x, 0.8) for x in taken):
         return "与目录中已有的标题重复"
     return None
@@ -157,6 +190,7 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
         job.meter.emit("stepwise", f"正在请模型为“{section.title}”写小标题（第 {k + 1}/{len(sections)} 节）")
         want = max(lim.min_children, min(SUB_COUNT, len(planned) or SUB_COUNT))
         own = context + section.title + section.description
+        words = section.description + "".join(c.title + c.description for c in planned)
         kept: list[str] = []
         spent = False
         try:
@@ -165,8 +199,8 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
                 calls += 1
                 for a in answers:
                     a = re.sub(r"\s+", "", a)
-                    if len(kept) < want and subsection_problem(a, section.title, target.title, own, [*taken, *kept],
-                                                                       job.project_name) is None:
+                    if len(kept) < want and subsection_problem(a, section.title, target.title, own, taken,
+                                                               job.project_name, words, tuple(kept)) is None:
                         kept.append(a)
                 if len(kept) >= lim.min_children:
                     break
