@@ -91,6 +91,11 @@ class ResponseTables(QObject):
         """The 技术偏离表 editor."""
         return self.panel.deviation_view
 
+    @property
+    def hidden(self) -> bool:
+        """Whether the dock cannot be seen: closed, or a tab behind another dock."""
+        return not self.dock.isVisible() or self.dock.visibleRegion().isEmpty()
+
     def show(self, tab: int = 0) -> None:
         """Bring the dock to the front on tab 0 (index) or 1 (deviations)."""
         self.dock.show()
@@ -112,7 +117,7 @@ class ResponseTables(QObject):
         """
         self._timer.stop()
         c = self.window.controller
-        if c.busy_generating and not self.dock.isVisible():
+        if c.busy_generating and self.hidden:
             self._stale = True
             return
         self._stale = False

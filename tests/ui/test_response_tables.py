@@ -305,9 +305,9 @@ async def test_export_runs_the_layout_pass_off_the_gui_thread(window: MainWindow
     assert not (tmp_path / "data" / "lo-layout-profile.lock").exists()
 
 
-@pytest.mark.parametrize("shown", [False, True])
+@pytest.mark.parametrize("dock", ["closed", "behind", "shown"])
 async def test_a_hidden_dock_waits_while_a_model_streams_and_catches_up_after(qapp: Any, tmp_path: Path,
-                                                                              llm_server: Any, shown: bool) -> None:
+                                                                              llm_server: Any, dock: str) -> None:
     from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
     from tests.openai_server import Reply
     from tests.pipeline_support import Router
@@ -328,8 +328,15 @@ async def test_a_hidden_dock_waits_while_a_model_streams_and_catches_up_after(qa
     ctl.set_analysis(Analysis(overview=ProjectOverview(project_name="某单位运维服务"), groups=groups, source="table"))
     win.show()
     tables = win.response_tables
-    tables.show() if shown else tables.dock.hide()
-    await wait_for(lambda: tables.dock.isVisible() == shown)
+    shown = dock == "shown"
+    if dock == "closed":
+        tables.dock.hide()
+    elif dock == "behind":  # another dock of the same tab group in front
+        tables.show()
+        win.breakdown_dock.raise_()
+    else:
+        tables.show()
+    await wait_for(lambda: tables.hidden != shown)
     refreshed: list[int] = []
     tables.index_view.model.modelReset.connect(lambda: refreshed.append(len(ctl.outline)))
     try:
