@@ -140,3 +140,13 @@ def test_outline_command_budget_by_default_ends_valid_with_code_filled_chapters(
     assert report["llm_calls"] <= 3 and report["filled_nodes"] > 0  # the overview call comes before the budget
     assert any("补全" in w for w in report["warnings"])
     assert "补全" in capsys.readouterr().err
+
+
+def test_outline_command_defaults_are_the_run_budget_defaults() -> None:
+    from app.cli import build_parser
+    from app.pipeline.budget import RunBudget
+
+    args = build_parser().parse_args(["outline", "tender.docx", "-o", "outline.json"])
+    default = RunBudget()
+    assert (args.max_calls, args.max_run_tokens, args.max_minutes) == (default.max_calls, default.max_tokens,
+                                                                       default.max_minutes)

@@ -98,8 +98,21 @@ async def test_a_weak_model_writes_level3_headings_code_checks_each(llm_server: 
 async def test_no_section_questions_when_the_call_budget_is_nearly_spent(llm_server: OpenAIServer) -> None:
     router = Router(lambda kind, req: Reply.text(_ECHO_CHAPTER if kind != "subsections" else '{"titles": ["培训讲师选派"]}'))
     llm_server.handler = router
-    settings = OutlineSettings(mode="aligned", review=False, budget=RunBudget(max_calls=28))
+    settings = OutlineSettings(mode="aligned", review=False, budget=RunBudget(max_calls=20))
     async with make_client(llm_server) as client:
         res = await generate_outline(client, sample_analysis(_GROUPS), settings)
     assert res.ok and router.count("subsections") == 0
     assert router.count("chapter:") >= 1  # the chapters were still asked first
+
+
+async def test_after_one_chapter_the_model_could_not_write_the_next_get_one_try_each(llm_server: OpenAIServer) -> None:
+    router = Router(lambda kind, req: Reply.text(_ECHO_CHAPTER if kind != "subsections" else '{"titles": []}'))
+    llm_server.handler = router
+    groups = [*_GROUPS, ("售后服务方案", ["故障响应时限"])]
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(groups), OutlineSettings(mode="aligned", review=False))
+    assert res.ok
+    assert router.count("chapter:培训方案") >= 2  # the first chapter gets the whole ladder
+    assert router.count("chapter:应急预案") == 1 and router.count("chapter:售后服务方案") == 1
+    sections = [s.title for ch in res.chapters[1:] for s in ch.children]
+    assert not any(router.count(f"chapter:{t}") for t in sections)  # no per-section retries after that

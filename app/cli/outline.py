@@ -267,7 +267,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--chapter-attempts", type=bounded_number(int, 1, 20), default=2, help="每章整体生成的尝试次数，之后改为逐节生成")
     p.add_argument("--switch-after", type=bounded_number(int, 0, 1000), default=2, help="首选策略连续失败几次后换用另一策略（0 表示不换）")
     p.add_argument("--depth", type=bounded_number(int, 2, 4), default=3, help="目录层级（2–4，默认 3）")
-    p.add_argument("--max-calls", type=bounded_number(int, 1, 100_000), default=80, help="本次运行最多调用模型次数")
+    p.add_argument("--max-calls", type=bounded_number(int, 1, 100_000), default=160, help="本次运行最多调用模型次数")
     p.add_argument("--max-run-tokens", type=bounded_number(int, 1000, 10**10), default=600_000, help="本次运行最多使用的 token 数")
     p.add_argument("--max-minutes", type=bounded_number(float, 0.1, 24 * 60), default=25.0,
                    help="本次运行调用模型的最长时间（分钟）；到时其余章节由程序依据招标文件和标题库补全")

@@ -20,7 +20,9 @@ from app.llm.call_limits import set_token_allowance
 class RunBudget:
     """Limits of one run; ``None`` means unlimited."""
 
-    max_calls: int | None = 80
+    #: Model calls; a weak model's small questions (one per section) count too, so this leaves room
+    #: for them on a 9-chapter tender while a looping model still stops.
+    max_calls: int | None = 160
     max_tokens: int | None = 600_000
     #: Wall-clock minutes a run may spend on model calls; past it, code fills what is left (a slow
     #: local model on a laptop still ends in a valid outline in bounded time).

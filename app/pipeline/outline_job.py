@@ -114,8 +114,9 @@ class OutlineJob:
 
     @property
     def model_struggles(self) -> bool:
-        """True after two chapters in a row the model could not write: later chapters skip per-section retries."""
-        return self.chapters_failed >= 2
+        """True once the model could not write a chapter at all: later chapters get one try each, then the
+        plan (tender and library) with the model's small questions — a weak model's time goes where it helps."""
+        return self.chapters_failed >= 1
 
     def json_attempts(self) -> int:
         """collect_json attempts for the next call (1 for a weak model: a fresh sample beats a repair)."""

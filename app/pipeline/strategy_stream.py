@@ -64,6 +64,9 @@ class StreamStrategy:
         left = job.meter.remaining_calls()
         repairs = job.settings.repair_rounds if left is None else max(0, min(job.settings.repair_rounds, left - 1))
         conts = 2 if left is None else max(0, min(2, left - 1 - repairs))
+        if job.weak_model or job.model_struggles:  # repairs fixed nothing so far: a fresh sample beats a repair
+            repairs = 0
+            conts = 0 if job.model_struggles else conts
         res = await run_instruction_rounds(job.client, user_messages(prompt), outline, applier, limits=limits,
                                            max_rounds=repairs, max_continuations=conts, stage=stage,
                                            temperature=temperature if temperature is not None else job.settings.temperature,
