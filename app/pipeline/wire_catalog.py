@@ -17,6 +17,7 @@ from app.pipeline.analysis import ModelGroups, ModelOverview
 from app.pipeline.heading_fill import pick_model, refine_model
 from app.pipeline.outline_schemas import chapters_model, children_model, full_outline_model
 from app.pipeline.review import ReviewVerdict
+from app.pipeline.subsections import SubsectionTitles
 
 #: Item counts the outline settings can ask for (the wire caps anything above).
 _ITEM_COUNTS = range(2, 13)
@@ -24,7 +25,7 @@ _ITEM_COUNTS = range(2, 13)
 
 def wire_models() -> Iterator[type[BaseModel]]:
     """Each response model the app can send, every outline variant included."""
-    yield from (ModelOverview, ModelGroups, ModelBreakdown, ReviewVerdict)
+    yield from (ModelOverview, ModelGroups, ModelBreakdown, ReviewVerdict, SubsectionTitles)
     for hi in _ITEM_COUNTS:
         for lo in range(2, min(hi, 4) + 1):
             yield chapters_model(lo, hi)

@@ -52,6 +52,7 @@ ZH_TEMPLATES: dict[str, str] = {
     "breakdown: input refused before any model call: %s": "需求拆解：输入不符合要求，未调用模型：%s",
     "drafting: %s": "撰写正文：%s",
     "drafting: stream cut after %d chars; continuing (%d)": "撰写正文：输出在 %d 字处中断，接着续写（第 %d 次）",
+    "subsections: %d calls, %d model headings": "小标题：模型调用 %d 次，写出 %d 个标题",
     "strategy %s failed %d times; switching to %s": "“%s”方式已失败 %d 次，改用“%s”方式",
     # ui
     "autosaved to %s": "已自动保存到 %s",
