@@ -165,6 +165,20 @@ def test_title_helpers() -> None:
     assert title_problem("}, …], …} 向下的内容是： 1. 对项目人员的培训") is not None
     assert title_problem("请写出以下内容") is not None
     assert normalize_title("服务方案（2）") == normalize_title("服务方案(3)") == "服务方案"
+    assert title_problem("原料采购（2）： 200万") is not None and title_problem("菜品制作：180万元") is not None
+    assert title_problem("100万元以下零星项目管理") is None  # an amount inside a phrase is the heading's subject
+
+
+def test_a_heading_titled_like_any_ancestor_is_refused() -> None:
+    kids = [OutlineNode(title="服务方案"), OutlineNode(title="相关要求说明")]
+    chapters = [OutlineNode(title="服务方案", children=[OutlineNode(title="食品安全", children=kids),
+                                                      OutlineNode(title="餐次安排", children=[OutlineNode(title="早餐供应"),
+                                                                                          OutlineNode(title="午餐供应")])]),
+                OutlineNode(title="应急预案", children=[OutlineNode(title=t, children=[OutlineNode(title=t + "流程"),
+                                                                                      OutlineNode(title=t + "记录")])
+                                                      for t in ("火灾处置", "停电处置")])]
+    issues = [i for i in check_outline(chapters) if i.code == "same_as_parent"]
+    assert [i.pointer for i in issues] == ["/outline/0/children/0/children/0/title"]
     assert normalize_title("ISO9001认证") == "iso9001认证"
     assert title_problem("培训计划……") is not None
     assert title_problem("项目名称：山西华阳集团新能股份有限公司一矿阎家庄风井项目") is not None

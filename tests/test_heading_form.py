@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.heading_form import fragment_problem, is_heading_form
+from app.core.heading_form import fragment_problem, is_heading_form, vague_problem
 
 HEADINGS = ["应急物资储备", "食品安全", "质量保证", "及时响应机制", "如期交付保障", "等级保护测评", "设计评审",
             "配送车辆调度管理", "项目负责人", "人员流动率控制", "厨房操作规范", "和谐劳动关系建设", "需求分析"]
@@ -42,3 +42,11 @@ def test_a_clause_of_the_criteria_copied_whole_is_a_fragment() -> None:
     # listed points are what the criteria ask for: they make headings
     assert fragment_problem("项目人员配置方案", criteria) is None
     assert fragment_problem("实施进度计划", criteria) is None
+
+
+@pytest.mark.parametrize(("title", "vague"), [
+    ("相关需求", True), ("服务内容", True), ("其他事项", True), ("相关业务", True),
+    ("工作计划", False), ("需求分析", False), ("用户需求", False), ("应急管理", False), ("服务方案", False),
+])
+def test_a_model_heading_made_only_of_empty_words_is_vague(title: str, vague: bool) -> None:
+    assert (vague_problem(title) is not None) == vague

@@ -118,6 +118,24 @@ def fragment_problem(title: str, criteria: str = "") -> str | None:
     return None
 
 
+#: Words that say nothing about what a section holds ("相关需求", "其他事项").
+_EMPTY_WORDS = frozenset({"相关", "有关", "其他", "需求", "内容", "情况", "事项", "问题", "方面"})
+#: Words that name a kind of section but not which one ("服务", "管理").
+_KIND_WORDS = frozenset({"服务", "管理", "工作", "业务", "项目", "方案", "措施", "要求", "计划"})
+
+
+def vague_problem(title: str) -> str | None:
+    """Why a model's heading says nothing (only empty and kind words, at least one empty: "相关需求",
+    "服务内容", "相关业务"), or None. Applied to what a model writes, not to the tender's own items."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    words = [t[i:i + 2] for i in range(0, len(t), 2)]
+    if len(t) % 2 or not words or not all(w in _EMPTY_WORDS or w in _KIND_WORDS for w in words):
+        return None
+    if not any(w in _EMPTY_WORDS for w in words):
+        return None
+    return f"“{t}”太笼统，没有说出这一节写什么"
+
+
 def is_heading_form(title: str, criteria: str = "") -> bool:
     """True when ``title`` reads as a heading (see :func:`fragment_problem`)."""
     return fragment_problem(title, criteria) is None

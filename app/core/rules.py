@@ -50,6 +50,7 @@ _METADATA_LABEL = re.compile(
     r"^[\u4e00-\u9fff]{0,8}(?:名称|编号|单位|人|机构|金额|限价|地址|电话|日期|时间)\s*[:：]"
 )
 _TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,3})$")
+_AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:万元|万|元|亿元|亿)(?![\u4e00-\u9fff])")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
     r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s]"
@@ -115,6 +116,8 @@ def title_problem(title: str) -> str | None:
         return f"标题“{t}”含下划线，像是变量名或占位符，不是真正的标题"
     if _JSON_DEBRIS.search(t):
         return f"标题“{t}”含有 JSON 符号或省略号，像是残缺的输出，不是真正的标题"
+    if _AMOUNT.search(t):
+        return f"标题“{t}”含有金额，像是照抄的报价，不是章节标题"
     digits = sum(ch.isdigit() for ch in t)
     if re.search(r"\d{6,}", t) or digits * 5 > len(t) * 2:
         return f"标题“{t}”大半是数字，像是编号或乱码，不是真正的标题"
@@ -155,6 +158,7 @@ def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = No
 def _check_level(
     nodes: list[OutlineNode], parent_path: Path, parent: OutlineNode | None, level: int,
     lim: OutlineLimits, issues: list[RuleIssue], uncle_keys: frozenset[str],
+    ancestor_keys: frozenset[str] = frozenset(),
 ) -> None:
     seen: dict[str, int] = {}
     sibling_keys = frozenset(normalize_title(n.title) for n in nodes)
@@ -171,7 +175,7 @@ def _check_level(
         if key and key in seen:
             issues.append(RuleIssue(ptr + "/title", "duplicate_sibling", f"标题“{node.title}”与同级第 {seen[key] + 1} 项重复"))
         seen.setdefault(key, i)
-        if parent is not None and key and key == normalize_title(parent.title):
+        if parent is not None and key and (key == normalize_title(parent.title) or key in ancestor_keys):
             issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
         elif key and key in uncle_keys:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",
@@ -184,7 +188,8 @@ def _check_level(
             elif n > lim.max_children:
                 issues.append(RuleIssue(ptr + "/children", "too_many_children",
                                         f"“{node.title}”下有 {n} 个子项，最多 {lim.max_children} 个"))
-            _check_level(node.children, path, node, level + 1, lim, issues, sibling_keys - {key})
+            _check_level(node.children, path, node, level + 1, lim, issues, sibling_keys - {key},
+                         ancestor_keys | {key})
         elif node.children:
             issues.append(RuleIssue(ptr + "/children", "too_deep", f"“{node.title}”已是第 {level} 级，不应再有子项（目录共 {lim.depth} 级）"))
 

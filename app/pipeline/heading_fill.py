@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from app.core.heading_form import fragment_problem
+from app.core.heading_form import fragment_problem, vague_problem
 from app.core.outline import OutlineNode
 from app.core.rules import normalize_title, title_problem
 from app.llm.collect_json import collect_json
@@ -64,6 +64,17 @@ def pattern_issues(children: list[OutlineNode], prefix: str = "/children") -> li
         if len(where) >= 3:
             issues += [f"{prefix}/{i}/children: 子标题只是上级标题加上“{'、'.join(sorted(suffixes))}”，"
                        "各节都用同一写法，应写出本节自己的内容" for i in where]
+    return issues
+
+
+def vague_issues(children: list[OutlineNode], prefix: str = "/children") -> list[str]:
+    """Issues for headings (at any depth below) a model wrote that say nothing ("相关需求")."""
+    issues: list[str] = []
+    for i, node in enumerate(children):
+        problem = vague_problem(node.title)
+        if problem:
+            issues.append(f"{prefix}/{i}/title: {problem}")
+        issues += vague_issues(node.children, f"{prefix}/{i}/children")
     return issues
 
 

@@ -20,7 +20,13 @@ from app.core.rules import OutlineLimits, check_outline, normalize_title
 from app.llm.collect_json import StreamSink, collect_json
 from app.llm.errors import LLMConnectionError
 from app.llm.instruction_apply import InstructionApplier
-from app.pipeline.heading_fill import drop_fragments, fragment_issues, pattern_issues, project_echo_issues
+from app.pipeline.heading_fill import (
+    drop_fragments,
+    fragment_issues,
+    pattern_issues,
+    project_echo_issues,
+    vague_issues,
+)
 from app.pipeline.live_tree import JsonOutlineFeed, LiveSubtree
 from app.pipeline.outline_job import OutlineJob, StepResult, SubtreeTarget, user_messages
 from app.pipeline.outline_repair import repair_chapter, repair_outline
@@ -63,6 +69,7 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
     issues = [i for i in issues if not i.startswith("/title:")]  # the node's own title is code's, not the answer's
     issues += fragment_issues(node.children) + pattern_issues(node.children) + project_echo_issues(node.children, project)
+    issues += vague_issues(node.children)
     avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
     issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
                for i, c in enumerate(node.children) if normalize_title(c.title) in avoid]

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.core.heading_form import fragment_problem
+from app.core.heading_form import fragment_problem, vague_problem
 from app.core.outline import OutlineNode
 from app.core.outline_sync import sync_children
 from app.core.resources import resource_path
@@ -109,7 +109,7 @@ def subsection_problem(title: str, section: str, chapter: str, context: str, tak
     t = re.sub(r"\s+", "", title)
     if not SUB_MIN <= len(t) <= SUB_MAX or len(_CJK.findall(t)) < len(t):
         return "不是 4–12 个汉字的标题"
-    problem = title_problem(t) or fragment_problem(t)
+    problem = title_problem(t) or fragment_problem(t) or vague_problem(t)
     if problem:
         return problem
     if _PROMPT_WORDS.search(t):

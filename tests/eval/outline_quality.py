@@ -28,9 +28,9 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from app.core.heading_form import fragment_problem  # noqa: E402
+from app.core.heading_form import fragment_problem, vague_problem  # noqa: E402
 from app.core.outline import OutlineNode  # noqa: E402
-from app.core.rules import normalize_title  # noqa: E402
+from app.core.rules import normalize_title, title_problem  # noqa: E402
 from app.pipeline.criteria_points import point_headings  # noqa: E402
 from app.pipeline.heading_library import default_library  # noqa: E402
 
@@ -160,7 +160,8 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
                 h.label = "library"
             elif node.origin in ("tender", "library"):
                 h.label = node.origin  # code built it from the tender's words (e.g. a point with a suffix)
-            h.fragment = fragment_problem(node.title, crit)
+            h.fragment = (title_problem(node.title) or fragment_problem(node.title, crit)
+                          or (vague_problem(node.title) if h.label == "model" else None))
             owners[key].add(ci)
             if node.children:
                 child_sets[frozenset(normalize_title(c.title) for c in node.children)] += 1
