@@ -50,3 +50,9 @@ def test_a_clause_of_the_criteria_copied_whole_is_a_fragment() -> None:
 ])
 def test_a_model_heading_made_only_of_empty_words_is_vague(title: str, vague: bool) -> None:
     assert (vague_problem(title) is not None) == vague
+
+
+def test_a_clause_cut_after_a_pronoun_or_around_an_instruction_verb_is_a_fragment() -> None:
+    assert "以“该”结尾" in (fragment_problem("饮食需求六个方面阐述对该") or "")
+    assert fragment_problem("饮食需求六个方面阐述对项目理解和认识") is not None
+    assert fragment_problem("设备说明书") is None and fragment_problem("功能说明") is None

@@ -35,6 +35,7 @@ def _section_of(req: RecordedRequest) -> str:
     ("效果评估方法", None),
     ("培训效果考核", "只是重复了上级标题"),  # the section itself
     ("效果考核", "只是重复了上级标题"),  # a piece of the section's title says less than the section
+    ("培训效果考核记录", None),  # the whole section's title, made specific
     ("考核考核考核", "标题在重复自己"),
     ("需求与需求", "标题在重复自己"),
     ("宇宙飞船航行", "用了招标文件和本节都没有的词"),
@@ -116,3 +117,10 @@ async def test_after_one_chapter_the_model_could_not_write_the_next_get_one_try_
     assert router.count("chapter:应急预案") == 1 and router.count("chapter:售后服务方案") == 1
     sections = [s.title for ch in res.chapters[1:] for s in ch.children]
     assert not any(router.count(f"chapter:{t}") for t in sections)  # no per-section retries after that
+
+
+def test_a_heading_that_cuts_the_section_title_and_goes_on_otherwise_repeats_it() -> None:
+    section = "节假日值班人员安排"
+    context = section + "值班人员调配排班表"
+    assert subsection_problem("节假日值班人员调配", section, "人员配置", context, []) == "只是重复了上级标题"
+    assert subsection_problem("节假日值班人员安排表", section, "人员配置", context, []) is None

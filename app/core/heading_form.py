@@ -19,7 +19,7 @@ _BAD_START = re.compile(
     r"需要|是否|不得|不能)"
 )
 #: Particles and conjunctions that end a piece of a sentence.
-_BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所"
+_BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所该此对把被将从向"
 #: Verbs that end a clause of the criteria and almost never a heading.
 _BAD_END_VERB = re.compile(
     r"(?:进行|提供|阐述|描述|满足|符合|达到|做到|确保|采取|采用|具有|具备|包括|包含|得到|给予|予以|"
@@ -39,7 +39,8 @@ _LEAD_NUMBER = re.compile(
     r"[①-⑳]|\d+(?:[.．]\d+)*[.、．\s]?)\s*"
 )
 _LIST_MARK = re.compile(r"^(?:[①-⑳]|\d{1,2}[、.．]|[（(]\d{1,2}[)）])")
-_SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够|[需须应]提供|需具备|需出具|须具备")
+_SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够|[需须应]提供|需具备|需出具|须具备"
+                             r"|(?:阐述|论述|描述|说明)(?:对|了|其|本|该)")
 #: Predicates of a requirement ("项目经理具有中级以上职称"): a heading names the part, it does not state it.
 _PREDICATE = re.compile(r"具有|具备|持有|不少于|不低于|不超过")
 MIN_LEN = 3
