@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
@@ -120,7 +119,7 @@ def subsection_problem(title: str, section: str, chapter: str, context: str, tak
         return "照抄了示例"
     for upper in (section, chapter):
         u = normalize_title(upper)
-        shared = len(os.path.commonprefix([key, u]))
+        shared = next((i for i, (a, b) in enumerate(zip(key, u, strict=False)) if a != b), min(len(key), len(u)))
         if key == u or key in u or (shared >= 6 and shared < len(u)):  # a cut copy: "饮食需求六个方面阐述对该"
             return "只是重复了上级标题"
     if project_echo_issues([OutlineNode(title=t)], project) or (len(t) >= 5 and t in "".join(_CJK.findall(project))):
