@@ -146,3 +146,8 @@ def test_children_copying_the_parents_siblings_are_dropped_or_reported() -> None
     _, left = subtree_issues("售后服务方案", chapters[1].children[:2], 2, OutlineLimits(),
                              siblings=("实施进度计划", "售后服务方案"))
     assert any("同级章节同名" in x for x in left)
+    # …at any depth: a level-3 heading named like another chapter is as much a copy
+    deep = [N(title="响应机制", children=[N(title="实施进度计划"), N(title="热线受理")]),
+            N(title="回访制度", children=[N(title="定期回访"), N(title="满意度调查")])]
+    _, left = subtree_issues("售后服务方案", deep, 2, OutlineLimits(), siblings=("实施进度计划", "售后服务方案"))
+    assert left == ["/children/0/children/0/title: 标题“实施进度计划”与上级的同级章节同名，应写本节自己的内容"]

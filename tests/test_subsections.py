@@ -38,6 +38,7 @@ def _section_of(req: RecordedRequest) -> str:
     ("培训效果考核记录", None),  # the whole section's title, made specific
     ("考核考核考核", "标题在重复自己"),
     ("需求与需求", "标题在重复自己"),
+    ("培训采购计划", "用了招标程序的用语“采购”，不是本节的内容"),  # the project name's procedure, echoed
     ("宇宙飞船航行", "用了招标文件和本节都没有的词"),
     ("服务资格审核", "与本节内容无关"),  # words of the tender, but nothing of this section
     ("培训课程评估表", "与同一节的另一个小标题重复"),
@@ -70,9 +71,9 @@ async def test_a_weak_model_writes_level3_headings_code_checks_each(llm_server: 
         asked.append(req)
         section = _section_of(req)
         if len(asked) % 2:  # every other section: two of its own headings and two that must be refused
-            titles = [section[:2] + "工作分工", section[:2] + "检查记录", section, "来访人员登记"]
+            titles = [section[:2] + "工作分工", "应急预案", section, section[:2] + "检查记录"]
         else:  # the rest: only junk, so the planned headings stay
-            titles = ["一月一月一月", "宇宙飞船航行"]
+            titles = ["一月一月一月", "宇宙飞船航行", "来访人员登记"]
         return Reply.text(json.dumps({"titles": titles}, ensure_ascii=False))
 
     llm_server.handler = Router(answer)
@@ -90,6 +91,7 @@ async def test_a_weak_model_writes_level3_headings_code_checks_each(llm_server: 
     assert all(t[:2] == s[:2] for s, t in model)  # each under the section it was written for
     titles = [n.title for ch in res.chapters for _, n in ch.walk()]
     assert "来访人员登记" not in titles and "一月一月一月" not in titles and "宇宙飞船航行" not in titles
+    assert "应急预案" not in titles  # another chapter's title is not a heading under this one
     sections = [s for ch in res.chapters for s in ch.children]
     assert any(s.children and all(c.origin in ("tender", "library") for c in s.children) for s in sections)
     assert res.heading_sources["model"] == len(model)

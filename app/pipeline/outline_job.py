@@ -106,6 +106,7 @@ class OutlineJob:
     consecutive_errors: int = 0
     failed_repairs: int = 0  # model repair rounds that fixed nothing: a weak model re-samples instead
     chapters_failed: int = 0  # chapters in a row the model could not write at all (it then gets fewer tries)
+    written_titles: list[str] = field(default_factory=list)  # level-3 headings the model wrote for planned sections
 
     @property
     def weak_model(self) -> bool:

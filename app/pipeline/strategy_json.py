@@ -71,8 +71,8 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     issues += fragment_issues(node.children) + pattern_issues(node.children) + project_echo_issues(node.children, project)
     issues += vague_issues(node.children)
     avoid = {normalize_title(s) for s in siblings} - {normalize_title(title)}
-    issues += [f"/children/{i}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
-               for i, c in enumerate(node.children) if normalize_title(c.title) in avoid]
+    issues += [f"/children/{'/children/'.join(map(str, path))}/title: 标题“{c.title}”与上级的同级章节同名，应写本节自己的内容"
+               for path, c in node.walk() if path and normalize_title(c.title) in avoid]
     return node.children, issues
 
 

@@ -74,6 +74,9 @@ def example_titles() -> set[str]:
 #: Bigrams too common in headings to tie one to a section ("方案", "管理" …).
 GENERIC_GRAMS = frozenset({"方案", "管理", "服务", "计划", "措施", "保障", "工作", "项目", "体系", "制度", "机制",
                            "要求", "内容", "情况", "实施", "相关", "安排", "建设", "系统"})
+#: Words of the tendering procedure that every project name and prompt carries (采购项目, 招标): in a
+#: heading they are the model echoing its prompt unless the section itself is about them (原料采购).
+WRAPPER_GRAMS = frozenset({"采购", "招标", "投标", "磋商", "询价", "比选", "竞标", "标书"})
 #: Share of a heading's characters that must be covered by words found in the tender or the plan.
 GROUNDED_SHARE = 0.8
 
@@ -127,6 +130,10 @@ def subsection_problem(title: str, section: str, chapter: str, context: str, tak
     grams = [t[i:i + 2] for i in range(len(t) - 1)]
     if len(set(grams)) < len(grams):
         return "标题在重复自己"
+    own_text = section + chapter + section_words
+    wrapper = next((g for g in grams if g in WRAPPER_GRAMS and g not in own_text), None)
+    if wrapper:  # "采购需求分析" under 项目背景分析: the tender's procedure, not the bidder's work
+        return f"用了招标程序的用语“{wrapper}”，不是本节的内容"
     if grounded_share(t, context + section + section_words + _library_words()) < GROUNDED_SHARE:
         return "用了招标文件和本节都没有的词"
     own = _grams(section + section_words) - GENERIC_GRAMS
@@ -179,7 +186,8 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
     lim = job.limits
     if target.levels < 2 or not sections:
         return sections, 0
-    taken = [*_titles_outside(job, target), target.title, *(s.title for s in sections)]
+    taken = [*_titles_outside(job, target), *target.ancestors, target.title, *target.siblings,
+             *(s.title for s in sections), *job.written_titles]
     out: list[OutlineNode] = []
     calls = 0
     for k, section in enumerate(sections):
@@ -217,6 +225,7 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
             children = planned
         children = mark_origins(children, target.plan)
         taken += [c.title for c in children]
+        job.written_titles.extend(c.title for c in children if c.origin == "model")
         out.append(section.model_copy(update={"children": children}))
         path = (*target.path, k)
         if job.draft is not None and job.draft.exists(path) and job.draft.node(path).title == section.title:
