@@ -35,6 +35,7 @@ def _section_of(req: RecordedRequest) -> str:
     ("效果评估方法", None),
     ("培训效果考核", "只是重复了上级标题"),  # the section itself
     ("效果考核", "只是重复了上级标题"),  # a piece of the section's title says less than the section
+    ("培训效果和考核", "只是重复了上级标题"),
     ("培训效果考核记录", None),  # the whole section's title, made specific
     ("考核考核考核", "标题在重复自己"),
     ("需求与需求", "标题在重复自己"),

@@ -44,6 +44,7 @@ SUB_COUNT = 3
 #: Calls kept in reserve for the rest of the run: below it, sections keep their planned headings.
 CALL_RESERVE = 12
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+_CONJUNCTIONS = re.compile(r"[与和及、]")
 _PROMPT_WORDS = re.compile(r"标题|小节|节点|下级|名词|短语|输出|示例|例如|json", re.IGNORECASE)
 
 
@@ -117,11 +118,11 @@ def subsection_problem(title: str, section: str, chapter: str, context: str, tak
         return problem
     if _PROMPT_WORDS.search(t):
         return "复述了提问的用词"
-    key = normalize_title(t)
-    if key in example_titles():
+    key = _CONJUNCTIONS.sub("", normalize_title(t))
+    if normalize_title(t) in example_titles():
         return "照抄了示例"
     for upper in (section, chapter):
-        u = normalize_title(upper)
+        u = _CONJUNCTIONS.sub("", normalize_title(upper))  # "运输和交付" under 运输与交付 repeats it
         shared = next((i for i, (a, b) in enumerate(zip(key, u, strict=False)) if a != b), min(len(key), len(u)))
         if key == u or key in u or (shared >= 6 and shared < len(u)):  # a cut copy: "饮食需求六个方面阐述对该"
             return "只是重复了上级标题"
