@@ -19,7 +19,7 @@ _BAD_START = re.compile(
     r"需要|是否|不得|不能)"
 )
 #: Particles and conjunctions that end a piece of a sentence.
-_BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所该此对把被将从向"
+_BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所该此把被"
 #: Verbs that end a clause of the criteria and almost never a heading.
 _BAD_END_VERB = re.compile(
     r"(?:进行|提供|阐述|描述|满足|符合|达到|做到|确保|采取|采用|具有|具备|包括|包含|得到|给予|予以|"
