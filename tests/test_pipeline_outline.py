@@ -468,3 +468,18 @@ async def test_time_budget_ends_valid_with_the_rest_filled_by_code(llm_server: O
     assert res.ok and _titles(res.chapters) == TITLES
     assert all(n.origin in ("tender", "library") for ch in res.chapters for _, n in ch.walk())
     assert any("生成时间已达上限" in w for w in res.warnings), res.warnings
+
+
+def test_level3_headings_another_chapter_has_are_dropped_while_enough_remain() -> None:
+    from app.pipeline.outline_run import drop_repeats
+
+    def section(title: str, *kids: str) -> OutlineNode:
+        return OutlineNode(title=title, children=[OutlineNode(title=k) for k in kids])
+
+    sections = [section("原料验收", "关键控制点管理", "索证索票", "感官检验"),
+                section("加工过程", "关键控制点管理", "生熟分开"),  # would fall below two: kept whole
+                section("留样管理", "感官检验", "留样记录", "留样柜管理")]  # repeats the first section
+    out = drop_repeats(sections, {"关键控制点管理"}, 2)
+    assert [[c.title for c in s.children] for s in out] == [["索证索票", "感官检验"], ["关键控制点管理", "生熟分开"],
+                                                            ["留样记录", "留样柜管理"]]
+    assert drop_repeats(sections[1:2], set(), 2) == sections[1:2]

@@ -30,7 +30,7 @@ from app.pipeline.heading_fill import count_origins
 from app.pipeline.outline_job import OutlineJob, OutlineSettings, StepResult, SubtreeTarget, group_brief
 from app.pipeline.outline_repair import renumber_nodes, repair_chapter, repair_outline
 from app.pipeline.outline_result import OutlineFailure, OutlineResult
-from app.pipeline.outline_steps import OutlineStrategy, StrategySelector, build_subtree
+from app.pipeline.outline_steps import OutlineStrategy, StrategySelector, build_subtree, set_children
 from app.pipeline.review import ReviewOutcome, review_outline
 from app.pipeline.strategies import make_strategies
 
@@ -124,7 +124,11 @@ class _Run:
         if res.nodes is None:
             self.failed_chapters[index] = res.issues
             return False
-        self.chapters[index] = self.chapters[index].model_copy(update={"children": res.nodes})
+        elsewhere = {normalize_title(n.title) for i, ch in enumerate(self.chapters) if i != index for _, n in ch.walk()}
+        nodes = drop_repeats(res.nodes, elsewhere, self.job.limits.min_children)
+        if nodes != res.nodes and self.draft is not None and self.draft.exists((index,)):
+            set_children(self.draft, (index,), nodes)
+        self.chapters[index] = self.chapters[index].model_copy(update={"children": nodes})
         self.failed_chapters.pop(index, None)
         return True
 
@@ -310,6 +314,21 @@ class _StageFailed(Exception):
 
 def _chapter_problems(chapter: OutlineNode, lim: OutlineLimits) -> list[str]:
     return [str(i) for i in check_outline([chapter], lim.solo())]
+
+
+def drop_repeats(sections: list[OutlineNode], elsewhere: set[str], min_children: int) -> list[OutlineNode]:
+    """``sections`` without level-3 headings that another chapter (``elsewhere``) or an earlier section
+    already has, as long as each section keeps ``min_children`` (the local repair of a heading the
+    model copied from guidance that code also planned for another chapter)."""
+    seen = set(elsewhere)
+    out: list[OutlineNode] = []
+    for section in sections:
+        keys = [normalize_title(c.title) for c in section.children]
+        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen]
+        kids = fresh if len(fresh) >= min_children and len(fresh) < len(keys) else section.children
+        seen.update(normalize_title(c.title) for c in kids)
+        out.append(section if kids is section.children else section.model_copy(update={"children": kids}))
+    return out
 
 
 def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
