@@ -51,6 +51,8 @@ _METADATA_LABEL = re.compile(
 )
 _TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,3})$")
 _AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:万元|万|元|亿元|亿)(?![\u4e00-\u9fff])")
+#: "(第 2 项)" anywhere in a title: a model numbering copies of one heading.
+_ITEM_COUNTER = re.compile(r"\s*[（(]\s*第\s*\d{1,3}\s*[项个条部分]*\s*[)）]")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 _LEADING_NUMBER = re.compile(
     r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s]"
@@ -76,6 +78,7 @@ def normalize_title(title: str) -> str:
     "服务方案（2）" and "服务方案（3）" compare equal: weak models number copies of one title.
     """
     t = _LEADING_NUMBER.sub("", title).strip()
+    t = _ITEM_COUNTER.sub("", t) or t
     t = _TRAILING_COUNTER.sub("", t) or t
     return t.lower().replace(" ", "")
 
@@ -175,7 +178,9 @@ def _check_level(
         if key and key in seen:
             issues.append(RuleIssue(ptr + "/title", "duplicate_sibling", f"标题“{node.title}”与同级第 {seen[key] + 1} 项重复"))
         seen.setdefault(key, i)
-        if parent is not None and key and (key == normalize_title(parent.title) or key in ancestor_keys):
+        head = re.split(r"[:：]", key, maxsplit=1)[0] if (":" in key or "：" in key) else ""
+        if parent is not None and key and (key == normalize_title(parent.title) or key in ancestor_keys
+                                           or head in ancestor_keys | {normalize_title(parent.title)}):
             issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
         elif key and key in uncle_keys:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",

@@ -30,7 +30,7 @@ if str(REPO) not in sys.path:
 
 from app.core.heading_form import fragment_problem, vague_problem  # noqa: E402
 from app.core.outline import OutlineNode  # noqa: E402
-from app.core.rules import normalize_title, title_problem  # noqa: E402
+from app.core.rules import check_outline, normalize_title, title_problem  # noqa: E402
 from app.pipeline.criteria_points import point_headings  # noqa: E402
 from app.pipeline.heading_library import default_library  # noqa: E402
 
@@ -61,6 +61,7 @@ class Report:
     chapters: list[OutlineNode]
     headings: list[Heading] = field(default_factory=list)
     shared: list[str] = field(default_factory=list)  # headings found under more than one chapter
+    rule_issues: list[str] = field(default_factory=list)  # the outline rules' verdicts on these headings
 
     def count(self, label: str) -> int:
         """Headings with ``label``."""
@@ -84,7 +85,12 @@ class Report:
     @property
     def ok(self) -> bool:
         """Targets: no generic fill-in, no fragment, chapters distinct."""
-        return self.count("generic") == 0 and self.fragments == 0 and self.distinct
+        return self.count("generic") == 0 and self.fragments == 0 and self.distinct and not self.rule_issues
+
+
+#: Rule violations about headings (not the chapter count or title length, which one-to-one mode sets).
+_HEADING_RULES = frozenset({"bad_title", "duplicate_sibling", "same_as_parent", "same_as_parent_sibling",
+                            "repeated_children", "too_few_children", "too_deep"})
 
 
 def _squash(text: str) -> str:
@@ -167,6 +173,7 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
                 child_sets[frozenset(normalize_title(c.title) for c in node.children)] += 1
             report.headings.append(h)
     report.shared = sorted(k for k, cs in owners.items() if len(cs) > 1)
+    report.rule_issues = [str(i) for i in check_outline(chapters) if i.code in _HEADING_RULES]
     shared = set(report.shared)
     for h in report.headings:
         key = normalize_title(h.title)
@@ -189,7 +196,8 @@ def shares(report: Report) -> dict[str, object]:
     row: dict[str, object] = {"outline": report.name, "headings": len(report.headings)}
     for label in LABELS:
         row[label] = f"{report.count(label)} ({100 * report.count(label) / n:.0f}%)"
-    row.update(fragments=report.fragments, repeated=report.repeated, distinct="yes" if report.distinct else "no",
+    row.update(fragments=report.fragments, repeated=report.repeated, rules=len(report.rule_issues),
+               distinct="yes" if report.distinct else "no",
                targets="met" if report.ok else "MISSED")
     return row
 
