@@ -127,3 +127,9 @@ def test_a_heading_that_cuts_the_section_title_and_goes_on_otherwise_repeats_it(
     context = section + "值班人员调配排班表"
     assert subsection_problem("节假日值班人员调配", section, "人员配置", context, []) == "只是重复了上级标题"
     assert subsection_problem("节假日值班人员安排表", section, "人员配置", context, []) is None
+
+
+def test_a_sub_step_is_named_by_its_stage_in_chinese() -> None:
+    from app.core.pipeline_events import stage_label
+
+    assert stage_label("chapter/sub") == stage_label("chapter/pick") == stage_label("chapter") != "chapter"

@@ -24,8 +24,9 @@ STAGE_LABELS: dict[str, tuple[str, str]] = {
 
 
 def stage_label(stage: str, short: bool = False) -> str:
-    """The Chinese name of a stage (``short`` for the log pane's column); unknown stages as they are."""
-    labels = STAGE_LABELS.get(stage)
+    """The Chinese name of a stage (``short`` for the log pane's column); a sub-step ("chapter/pick") by its
+    stage; unknown stages as they are."""
+    labels = STAGE_LABELS.get(stage) or STAGE_LABELS.get(stage.split("/", 1)[0])  # "chapter/sub": its stage
     if labels is None:
         return stage
     return labels[1] if short else labels[0]

@@ -179,8 +179,7 @@ def _check_level(
             issues.append(RuleIssue(ptr + "/title", "duplicate_sibling", f"标题“{node.title}”与同级第 {seen[key] + 1} 项重复"))
         seen.setdefault(key, i)
         head = re.split(r"[:：]", key, maxsplit=1)[0] if (":" in key or "：" in key) else ""
-        if parent is not None and key and (key == normalize_title(parent.title) or key in ancestor_keys
-                                           or head in ancestor_keys | {normalize_title(parent.title)}):
+        if parent is not None and key and (key in ancestor_keys or head in ancestor_keys):  # the parent's key is in it
             issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
         elif key and key in uncle_keys:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",

@@ -16,7 +16,6 @@ ends is reported as truncated and never applied.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from dataclasses import dataclass, field
@@ -129,7 +128,6 @@ class _Pending:
 
 
 @lru_cache(maxsize=4096)
-@functools.lru_cache(maxsize=4096)  # a stream repeats a few hundred paths; a bad one raises and is not cached
 def _normalise_path(text: str) -> tuple[str, tuple[str, ...]]:
     tokens = tuple(parse_pointer(text))
     return format_pointer(list(tokens)), tokens

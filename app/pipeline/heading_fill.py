@@ -78,16 +78,20 @@ def vague_issues(children: list[OutlineNode], prefix: str = "/children") -> list
     return issues
 
 
+def copies_project(title: str, project: str) -> bool:
+    """Whether ``title`` copies the project's name (contains it, or nearly is it; names under 6 characters say too little)."""
+    p, t = "".join(_CJK.findall(project)), "".join(_CJK.findall(title))
+    return len(p) >= 6 and (p in t or same_heading(t, p, 0.7))
+
+
 def project_echo_issues(children: list[OutlineNode], project: str, prefix: str = "/children") -> list[str]:
     """Issues for headings (at any depth below) that copy the project's name: a model that echoes its
     prompt ("2026-2028某某服务采购" under 岗位设置) wrote no heading."""
-    p = "".join(_CJK.findall(project))
-    if len(p) < 6:
+    if len("".join(_CJK.findall(project))) < 6:
         return []
     issues: list[str] = []
     for i, node in enumerate(children):
-        t = "".join(_CJK.findall(node.title))
-        if p in t or same_heading(t, p, 0.7):
+        if copies_project(node.title, project):
             issues.append(f"{prefix}/{i}/title: 标题“{node.title}”照抄了项目名称，应写本节自己的内容")
         issues += project_echo_issues(node.children, project, f"{prefix}/{i}/children")
     return issues
@@ -214,11 +218,13 @@ def description_problem(text: str, title: str, chapter: str, project: str = "") 
     return None
 
 
-async def _ask(job: OutlineJob, stage: str, prompt: str, model: type[BaseModel], rule: Any,
-               max_tokens: int) -> tuple[Any, int]:
+async def ask_once(job: OutlineJob, stage: str, prompt: str | list[dict[str, Any]], model: type[BaseModel], rule: Any,
+                   max_tokens: int, temperature: float = 0.2) -> tuple[Any, int]:
+    """One small bounded question (a prompt, or chat turns): the value, or None; and the calls used."""
     job.meter.check(stage)
-    res = await collect_json(job.client, user_messages(prompt), model, rules=[rule], max_attempts=1, stage=stage,
-                             max_tokens=max_tokens, temperature=0.2)
+    messages = user_messages(prompt) if isinstance(prompt, str) else prompt
+    res = await collect_json(job.client, messages, model, rules=[rule], max_attempts=1, stage=stage,
+                             max_tokens=max_tokens, temperature=temperature)
     job.record(stage, max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
                bool(getattr(res, "tokens_estimated", False)))
     if not res.ok and res.stopped_by == "connection":
@@ -241,7 +247,7 @@ async def pick_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Outl
         picks = list(value.picks)
         return ["/picks: 编号不能重复"] if len(set(picks)) != len(picks) else []
 
-    value, calls = await _ask(job, "chapter/pick", prompt, pick_model(n, lo, n), rule, 60)
+    value, calls = await ask_once(job, "chapter/pick", prompt, pick_model(n, lo, n), rule, 60)
     if value is None:
         return nodes, calls
     return [nodes[k - 1] for k in value.picks], calls
@@ -263,7 +269,7 @@ async def refine_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Ou
     prompt = job.prompt("outline_refine", project_name=job.project_name, chapter_title=target.title,
                         chapter_brief=target.brief, sections=listing, count=len(nodes), describe=ask,
                         item_shape=shape.replace("{{", "{").replace("}}", "}"))
-    value, calls = await _ask(job, "chapter/refine", prompt, refine_model(len(nodes), describe), lambda v: [],
+    value, calls = await ask_once(job, "chapter/refine", prompt, refine_model(len(nodes), describe), lambda v: [],
                               (45 if describe else 15) * len(nodes) + 40)
     if value is None:
         return nodes, calls

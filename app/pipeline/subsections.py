@@ -25,11 +25,9 @@ from app.core.outline import OutlineNode
 from app.core.outline_sync import sync_children
 from app.core.resources import resource_path
 from app.core.rules import normalize_title, title_problem
-from app.llm.collect_json import collect_json
-from app.llm.errors import LLMConnectionError
 from app.pipeline.budget import BudgetExhausted
 from app.pipeline.heading_candidates import same_heading
-from app.pipeline.heading_fill import mark_origins, project_echo_issues
+from app.pipeline.heading_fill import ask_once, copies_project, mark_origins
 from app.pipeline.heading_library import default_library
 
 if TYPE_CHECKING:
@@ -126,7 +124,7 @@ def subsection_problem(title: str, section: str, chapter: str, context: str, tak
         shared = next((i for i, (a, b) in enumerate(zip(key, u, strict=False)) if a != b), min(len(key), len(u)))
         if key == u or key in u or (shared >= 6 and shared < len(u)):  # a cut copy: "饮食需求六个方面阐述对该"
             return "只是重复了上级标题"
-    if project_echo_issues([OutlineNode(title=t)], project) or (len(t) >= 5 and t in "".join(_CJK.findall(project))):
+    if copies_project(t, project) or (len(t) >= 5 and t in "".join(_CJK.findall(project))):
         return "照抄了项目名称"
     grams = [t[i:i + 2] for i in range(len(t) - 1)]
     if len(set(grams)) < len(grams):
@@ -162,14 +160,8 @@ def _messages(job: OutlineJob, chapter: str, section: str) -> list[dict[str, Any
 
 
 async def _ask(job: OutlineJob, messages: list[dict[str, Any]], temperature: float) -> list[str]:
-    job.meter.check("chapter/sub")
-    res = await collect_json(job.client, messages, SubsectionTitles, max_attempts=1, stage="chapter/sub",
-                             max_tokens=90, temperature=temperature)
-    job.record("chapter/sub", max(1, res.attempts), res.prompt_tokens, res.completion_tokens,
-               bool(getattr(res, "tokens_estimated", False)))
-    if not res.ok and res.stopped_by == "connection":
-        raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
-    return list(res.value.titles) if res.ok and res.value is not None else []
+    value, _ = await ask_once(job, "chapter/sub", messages, SubsectionTitles, lambda v: [], 90, temperature)
+    return list(value.titles) if value is not None else []
 
 
 def _titles_outside(job: OutlineJob, target: SubtreeTarget) -> list[str]:
