@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.core.limits import OutlineLimits
 from app.core.outline import OutlineNode, Path
@@ -72,6 +73,7 @@ class RuleIssue:
         return f"{self.pointer or '/outline'}: {self.message}"
 
 
+@lru_cache(maxsize=16384)
 def normalize_title(title: str) -> str:
     """A title without leading numbering, trailing counters or spaces, for comparisons.
 

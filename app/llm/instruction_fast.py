@@ -50,6 +50,7 @@ class FastInstructions:
                 if plain and name not in code_owned:
                     self.text[name] = (prop.min_length or 0, prop.max_length)
         self.text_names = frozenset(self.text)
+        self._paths: dict[tuple[str, ...], tuple[int, ...] | None] = {}
 
     def apply(self, ins: Instruction) -> bool:
         """Apply ``ins`` if it is a plain append or set that passes every check; False changes nothing."""
@@ -66,24 +67,43 @@ class FastInstructions:
         n = len(value)
         return n >= lo and (hi is None or n <= hi)
 
-    def _walk(self, tokens: tuple[str, ...], stop: int) -> tuple[OutlineNode, tuple[int, ...]] | None:
-        """The node addressed by ``tokens[1:stop]`` (index, "children", index, …) and its path."""
-        node = self.outline.root
-        path: list[int] = []
+    def _indexes(self, tokens: tuple[str, ...], stop: int) -> tuple[int, ...] | None:
+        """The child indexes that ``tokens[1:stop]`` (index, "children", index, …) name, or None.
+
+        Streams address the same few parents over and over, so the answer is kept per token tuple.
+        """
+        key = tokens[:stop]
+        found = self._paths.get(key, False)
+        if found is not False:
+            return found  # type: ignore[return-value]
+        path: list[int] | None = []
         for k in range(1, stop):
             tok = tokens[k]
             if k % 2:
                 if not (tok.isascii() and tok.isdigit()):
-                    return None
-                i = int(tok)
-                kids = node.children
-                if i >= len(kids):
-                    return None
-                node = kids[i]
-                path.append(i)
+                    path = None
+                    break
+                path.append(int(tok))  # type: ignore[union-attr]
             elif tok != "children":
+                path = None
+                break
+        result = tuple(path) if path is not None else None
+        if len(self._paths) < 4096:
+            self._paths[key] = result
+        return result
+
+    def _walk(self, tokens: tuple[str, ...], stop: int) -> tuple[OutlineNode, tuple[int, ...]] | None:
+        """The node addressed by ``tokens[1:stop]`` (index, "children", index, …) and its path."""
+        path = self._indexes(tokens, stop)
+        if path is None:
+            return None
+        node = self.outline.root
+        for i in path:
+            kids = node.children
+            if i >= len(kids):
                 return None
-        return node, tuple(path)
+            node = kids[i]
+        return node, path
 
     def _append(self, ins: Instruction) -> bool:
         value = ins.value
@@ -94,8 +114,13 @@ class FastInstructions:
             return False
         if not value.keys() <= self.text_names or not self.required <= value.keys():
             return False
-        for name, text in value.items():
-            if not self._fits(name, text):
+        text = self.text
+        for name, field in value.items():
+            if type(field) is not str:
+                return False
+            lo, hi = text[name]
+            size = len(field)
+            if size < lo or (hi is not None and size > hi):
                 return False
         title = value.get("title")
         if type(title) is str and title[:1] in NUMBER_START:

@@ -292,6 +292,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
                        self.act_resume_drafts):
             action.setEnabled(not busy)
         self.generate_button.setEnabled(not busy)
+        self.outline_view.set_streaming(busy)
         self.outline_view.update_actions()
 
     def _on_run_finished(self, ok: bool, message: str) -> None:

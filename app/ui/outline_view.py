@@ -16,6 +16,7 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     Qt,
+    QTimer,
     Signal,
 )
 from PySide6.QtGui import (
@@ -45,6 +46,8 @@ from app.ui.outline_model import COL_DESCRIPTION, COL_SOURCE, COL_TITLE, Outline
 NEW_TITLE = "新标题"
 #: Rows the view expands on its own (beyond the chapters) before it stops opening sections.
 AUTO_EXPAND_LIMIT = 160
+#: While a model streams, the tree is painted at most this often (25 frames a second).
+STREAM_PAINT_MS = 40
 
 
 class OutlineView(QTreeView):
@@ -63,6 +66,10 @@ class OutlineView(QTreeView):
         self.outline_model = model
         self.undo_stack = undo_stack
         self.setModel(model)
+        self._streaming = False
+        self._paint_tick = QTimer(self)
+        self._paint_tick.setInterval(STREAM_PAINT_MS)
+        self._paint_tick.timeout.connect(self._let_paint)
         self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
         self.setAnimated(False)
@@ -368,6 +375,37 @@ class OutlineView(QTreeView):
             event.setDropAction(Qt.DropAction.CopyAction)
 
     # ------------------------------------------------------------------ streaming
+    def set_streaming(self, streaming: bool) -> None:
+        """Paint at most every ``STREAM_PAINT_MS`` while a run streams into the tree.
+
+        Every streamed chunk changes the tree, and Qt would repaint the whole viewport after
+        each one: painting then took most of the GUI thread and delayed the next chunks. The
+        model still changes at once; only the pixels follow at a steady frame rate.
+        """
+        if streaming == self._streaming:
+            return
+        self._streaming = streaming
+        if streaming:
+            self._paint_tick.start()
+        else:
+            self._paint_tick.stop()
+            self.viewport().setUpdatesEnabled(True)  # repaints what changed since the last frame
+
+    @property
+    def streaming(self) -> bool:
+        """Whether painting is paced for a streaming run."""
+        return self._streaming
+
+    def _let_paint(self) -> None:
+        self.viewport().setUpdatesEnabled(True)  # schedules one paint of the whole viewport
+
+    def viewportEvent(self, event: QEvent) -> bool:
+        """Qt override: while streaming, hold painting after each frame until the next tick."""
+        handled = super().viewportEvent(event)
+        if self._streaming and event.type() == QEvent.Type.Paint:
+            self.viewport().setUpdatesEnabled(False)
+        return handled
+
     def expand_sensibly(self) -> None:
         """Expand everything for a normal outline; only the chapters for a very large one.
 

@@ -77,11 +77,18 @@ class StatusPanel(QWidget):
 
     def set_progress(self, value: int) -> None:
         """0–100, or -1 for busy without a known share."""
-        if value < 0:
-            self.progress.setRange(0, 0)
-        else:
-            self.progress.setRange(0, 100)
-            self.progress.setValue(value)
+        bar = self.progress
+        # QProgressBar.setValue repaints at once, which paints every pending change of the
+        # window (a streaming tree included) inside this call; let the next paint show it.
+        bar.setUpdatesEnabled(False)
+        try:
+            if value < 0:
+                bar.setRange(0, 0)
+            else:
+                bar.setRange(0, 100)
+                bar.setValue(value)
+        finally:
+            bar.setUpdatesEnabled(True)  # schedules an ordinary update
 
     def set_running(self, running: bool) -> None:
         """Show the progress bar and Cancel while a job runs."""

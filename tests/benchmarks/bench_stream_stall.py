@@ -5,7 +5,7 @@ Run from the repository root::
     python tests/benchmarks/bench_stream_stall.py [--chapters 20] [--chunk 64] [--chunk-delay 0]
 
 The real main window (tree view, adapter model, log pane, status bar) is shown offscreen.
-The controller runs the pipeline (one-to-one mode, the default whole-JSON strategy) against
+生成目录 is clicked in one-to-one mode and the controller runs the pipeline (the default whole-JSON strategy) against
 the local OpenAI-compatible test server, which answers each of ``--chapters`` chapter
 prompts with 5 sections x 4 points as fast as it can (or paced by ``--chunk-delay``);
 every title becomes a tree node the moment its closing quote is parsed. Printed:
@@ -42,7 +42,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup  # noqa: E402
 from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
-from app.ui.controller import AppController  # noqa: E402
+from app.ui.controller import GENERATION, AppController  # noqa: E402
 from app.ui.main import freeze_startup_objects  # noqa: E402
 from app.ui.main_window import MainWindow  # noqa: E402
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
@@ -149,7 +149,12 @@ async def run(chapters: int, chunk: int, chunk_delay: float, hidden: bool) -> No
         gaps.clear()
         last[0] = clock.nsecsElapsed()
         t0 = time.perf_counter()
-        outcome = await controller.generate_outline("aligned")
+        # The user's path: 一一对应 chosen, 生成目录 clicked; the click spawns the named generation task.
+        window.mode_box.setCurrentIndex(window.mode_box.findData("aligned"))
+        window.generate_button.click()
+        while controller.tasks.get(GENERATION) is None:
+            await asyncio.sleep(0.001)
+        outcome = await controller.tasks[GENERATION]
         elapsed = time.perf_counter() - t0
         timer.stop()
         stalls = sorted(max(0.0, g - TICK_MS) for g in gaps)

@@ -288,3 +288,39 @@ async def test_status_bar_shows_the_live_call(controller: AppController, llm_ser
     await task
     assert seen and "撰写正文" in seen[0] and "已输出" in seen[0] and "秒" in seen[0]
     assert panel.call.text() == ""  # cleared when the call ends
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+def test_progress_updates_wait_for_the_next_paint(qtbot) -> None:
+    """QProgressBar.setValue alone repaints at once, and that paints every pending change of the
+    window inside the call (a streaming tree included); the panel lets the next paint show it."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from app.ui.status_panel import StatusPanel
+
+    class Paints(QObject):
+        count = 0
+
+        def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+            if event.type() == QEvent.Type.Paint:
+                Paints.count += 1
+            return False
+
+    panel = StatusPanel()
+    qtbot.addWidget(panel)
+    panel.show()
+    panel.set_running(True)
+    qtbot.waitExposed(panel)
+    qtbot.wait(50)
+    paints = Paints()
+    panel.progress.installEventFilter(paints)
+    bare = panel.progress.value()
+    panel.progress.setValue(bare + 7)  # what Qt does on its own: a paint inside the call
+    assert Paints.count >= 1
+    Paints.count = 0
+    for value in (20, 40, 60):
+        panel.set_progress(value)
+        assert Paints.count == 0 and panel.progress.value() == value
+    qtbot.waitUntil(lambda: Paints.count >= 1, timeout=2000)  # shown by the next ordinary paint
+    panel.set_progress(-1)
+    assert panel.progress.maximum() == 0 and panel.progress.updatesEnabled()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QLineEdit
 
@@ -115,3 +116,48 @@ def test_depth_comes_from_the_one_limits_object(qtbot: Any) -> None:
     view.select_path((1,))
     qtbot.keyClick(view, Qt.Key.Key_Tab)  # 乙 (with a child) under 甲 would make three levels
     assert [c.title for c in outline.chapters] == ["甲", "乙"]
+
+
+class _PaintCounter(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.paints = 0
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.paints += 1
+        return False
+
+
+def _stream_into(qtbot: Any, view: OutlineView, outline: Outline, count: int) -> int:
+    """Append ``count`` headings one per turn of the event loop; the viewport's paint events."""
+    counter = _PaintCounter()
+    view.viewport().installEventFilter(counter)
+    for i in range(count):
+        outline.append((0,), OutlineNode(title=f"小节{i}"))
+        qtbot.wait(4)
+    view.viewport().removeEventFilter(counter)
+    return counter.paints
+
+
+def test_streaming_paints_at_a_steady_frame_rate_and_shows_the_end(qtbot: Any) -> None:
+    """While a run streams, each change is in the model at once but the tree paints at most once
+    per frame; the end of the run paints what came in since."""
+    from app.ui.outline_view import STREAM_PAINT_MS
+
+    view, outline, _ = _view(qtbot, [OutlineNode(title="甲")])
+    view.expandAll()
+    qtbot.wait(50)
+    unpaced = _stream_into(qtbot, view, outline, 40)
+    view.set_streaming(True)
+    clock = time.monotonic()
+    paced = _stream_into(qtbot, view, outline, 40)
+    paced_s = time.monotonic() - clock
+    assert len(outline.chapters[0].children) == 80  # every change reached the tree
+    assert unpaced >= 30  # Qt alone paints after nearly every change
+    assert paced <= paced_s * 1000 / STREAM_PAINT_MS + 2
+    view.set_streaming(False)
+    assert view.viewport().updatesEnabled()
+    counter = _PaintCounter()
+    view.viewport().installEventFilter(counter)
+    qtbot.waitUntil(lambda: counter.paints > 0, timeout=2000)
