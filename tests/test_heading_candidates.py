@@ -124,3 +124,78 @@ def test_two_levels_or_one() -> None:
     plans = plan_outline([(g.title, g) for g in GROUPS[:2]], _analysis(), levels=1)
     assert all(n.children == [] for p in plans for n in p.nodes)
     assert all(len(p.nodes) >= 2 for p in plans)
+
+
+def test_planning_on_the_event_loop_yields_between_chapters_and_plans_the_same() -> None:
+    """A run plans on the loop's own thread, one chapter per turn of the loop: a worker thread
+    would hold the GIL and stall the GUI thread's every return from Qt into Python."""
+    import asyncio
+    import threading
+
+    from app.llm.client import EndpointConfig, LLMClient
+    from app.pipeline import heading_candidates
+    from app.pipeline.outline_job import OutlineSettings
+    from app.pipeline.outline_run import _Run
+
+    client = LLMClient(EndpointConfig(base_url="http://127.0.0.1:9/v1", api_key="k", model="m"))
+    run = _Run(client, _analysis(), OutlineSettings(mode="aligned"), lambda *_a: None, None)
+    run.chapters = [OutlineNode(title=g.title, source_requirement_id=g.id) for g in GROUPS]
+    threads: set[int] = set()
+    real = heading_candidates.plan_chapter
+
+    def recording(*args: object, **kwargs: object) -> ChapterPlan:
+        threads.add(threading.get_ident())
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    async def plan() -> int:
+        ticks = 0
+        stop = False
+
+        def tick() -> None:
+            nonlocal ticks
+            ticks += 1
+            if not stop:
+                asyncio.get_running_loop().call_soon(tick)
+
+        asyncio.get_running_loop().call_soon(tick)
+        heading_candidates.plan_chapter = recording  # type: ignore[assignment]
+        try:
+            await run.plan_chapters_async()
+        finally:
+            heading_candidates.plan_chapter = real  # type: ignore[assignment]
+            stop = True
+        return ticks
+
+    ticks = asyncio.run(plan())
+    assert threads == {threading.main_thread().ident}
+    assert ticks >= len(GROUPS) - 1  # the loop ran between chapters
+    planned = {i: [n.title for _, n in OutlineNode(title="x", children=p.nodes).walk()] for i, p in run.plans.items()}
+    run.plan_chapters()
+    assert planned == {i: [n.title for _, n in OutlineNode(title="x", children=p.nodes).walk()]
+                       for i, p in run.plans.items()}
+    assert len(planned) == len(GROUPS) and all(planned.values())
+
+
+def test_a_tender_point_gets_level3_headings_about_it_or_stays_as_one() -> None:
+    """The library's level-3 headings go under a tender point only from a library section about
+    that point; a point nothing in the library is about stays in the chapter as a heading of its own."""
+    from app.pipeline.heading_candidates import grams
+
+    group = ScoringGroup(id="R1", title="服务团队", points=20, description=(
+        "服务团队方案包括：①保密措施方案；②重大节假日服务方案；③总体服务思路；④专门工作流程；⑤人员安全保护措施；"
+        "⑥甲乙丙丁戊己庚。每缺一项扣4分。"))
+    analysis = Analysis(overview=ProjectOverview(project_name="某机关大楼保洁服务项目"), groups=[group])
+    plan = plan_outline([(group.title, group)], analysis)[0]
+    sections = [s for e in default_library() for v in e.variants for s in v.sections]
+    placed = 0
+    for node in plan.nodes:
+        kids = [c.title for c in node.children if c.origin == "library"]
+        if node.origin != "tender" or not kids:
+            continue
+        placed += 1
+        sources = [s for s in sections if set(kids) <= set(s.children) or set(kids) <= {x.title for x in sections}]
+        about = [s for s in sources if grams(node.title) & set().union(grams(s.title), *map(grams, s.children))]
+        assert about, f"{node.title} -> {kids}: from no library section about it"
+    assert placed >= 4
+    titles = [n.title for _, n in OutlineNode(title="x", children=plan.nodes).walk()]
+    assert "甲乙丙丁戊己庚" in titles  # housed as a level-3 heading in its own words

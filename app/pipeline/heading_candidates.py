@@ -19,7 +19,9 @@ distinct from every other chapter's: code never repeats one pattern under every 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from app.core.heading_form import fragment_problem
@@ -53,9 +55,19 @@ def grams(text: str) -> set[str]:
     return {seg[i:i + 2] for seg in t.split("|") for i in range(len(seg) - 1)}
 
 
-def _all_grams(text: str) -> set[str]:
-    t = re.sub(r"[^\u4e00-\u9fff]", "", normalize_title(text))
-    return {t[i:i + 2] for i in range(len(t) - 1)}
+def _related(title: str, *texts: str) -> bool:
+    """Whether ``texts`` share a specific word with ``title`` (always, when ``title`` has none)."""
+    words = grams(title)
+    return not words or any(words & grams(t) for t in texts)
+
+
+@lru_cache(maxsize=16384)
+def _all_grams(text: str) -> frozenset[str]:
+    t = _NOT_HAN.sub("", normalize_title(text))
+    return frozenset(t[i:i + 2] for i in range(len(t) - 1))
+
+
+_NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 
 
 def same_heading(a: str, b: str, threshold: float = 0.8) -> bool:
@@ -284,6 +296,31 @@ class _Builder:
         self.min_children, self.max_children = min_children, max_children
         self.used_sections: set[str] = set()
         self.nodes: list[OutlineNode] = []
+        #: The tender's points that found no level-3 headings about them (placed by :meth:`house`).
+        self.homeless: list[tuple[str, str]] = []
+
+    def house(self) -> None:
+        """Put each homeless point of the tender under a section, as a level-3 heading in its own words.
+
+        The section most about it is chosen, else the one with fewest headings: a scoring point
+        must stay in the outline, and one heading in the wrong place is easier to move than three
+        headings about something else.
+        """
+        for title, _description in self.homeless:
+            if not self.registry.free(title) or any(same_heading(title, n.title) for n in self.nodes):
+                continue
+            if title_problem(title) or fragment_problem(title):
+                continue
+            best, score = None, (-1, 0)
+            for node in self.nodes:
+                if len(node.children) > self.max_leaves or any(same_heading(title, c.title) for c in node.children):
+                    continue
+                shared = len(grams(title) & set().union(grams(node.title), *(grams(c.title) for c in node.children)))
+                if (shared, -len(node.children)) > score:
+                    best, score = node, (shared, -len(node.children))
+            if best is not None:
+                best.children.append(OutlineNode(title=title, origin="tender"))
+                self.registry.take(title)
 
     def _free_kids(self, kids: list[tuple[str, Origin]], parent: str, limit: int) -> list[tuple[str, Origin]]:
         out: list[tuple[str, Origin]] = []
@@ -295,9 +332,11 @@ class _Builder:
             out.append((t, src))
         return out[:limit]
 
-    def _section_children(self, sections: list[LibrarySection], title: str) -> list[tuple[str, Origin]]:
+    def _section_children(self, sections: list[LibrarySection], title: str,
+                          related: bool = False) -> list[tuple[str, Origin]]:
+        """The free children of the first unused section; ``related``: of a section about ``title``."""
         for s in sections:
-            if s.title in self.used_sections:
+            if s.title in self.used_sections or (related and not _related(title, s.title, *s.children)):
                 continue
             kids = self._free_kids([(c, "library") for c in s.children], title, self.max_leaves)
             if len(kids) >= self.min_children:
@@ -320,17 +359,35 @@ class _Builder:
             return kids
         own = [s for e, s in self.lib_sections]
         if matches and matches[0].entry.id in self.own_entries:
-            kids = self._section_children(own, title)
+            kids = self._section_children(own, title, related=True)
             if kids:
                 return kids
         for m in matches[:1]:
             if m.entry.id in self.own_entries:
                 continue
             for v in rank_variants(m.entry, title):
+                if not _related(title, *(t for s in v.sections for t in (s.title, *s.children))):
+                    continue
                 kids = self._free_kids([(s.title, "library") for s in v.sections], title, self.max_leaves)
                 if len(kids) >= max(self.min_children, 3):
                     return kids
-        return self._section_children(own, title)
+        kids = self._section_children(own, title, related=True)
+        return kids or self._nearest_section(title)
+
+    def _nearest_section(self, title: str) -> list[tuple[str, Origin]]:
+        """The children of the library section, from any entry, whose title names most of what ``title`` names."""
+        words = grams(title)
+        if not words:
+            return []
+        scored: list[tuple[int, int, LibrarySection]] = []
+        for e in self.library:
+            for v in e.variants:
+                for s in v.sections:
+                    shared = len(words & grams(s.title))
+                    if 2 * shared >= len(words) and s.title not in self.used_sections:  # most of what it names
+                        scored.append((shared, -len(s.title), s))
+        scored.sort(key=lambda x: (x[0], x[1]), reverse=True)
+        return self._section_children([s for _, _, s in scored], title)
 
     def add(self, title: str, source: Origin, kids: list[tuple[str, Origin]], description: str = "",
             leaf_limit: int | None = None) -> bool:
@@ -345,6 +402,8 @@ class _Builder:
             if len(children) < self.min_children:
                 children = self.library_kids(title)
             if len(children) < self.min_children or not self.registry.take_set([t for t, _ in children]):
+                if source == "tender":
+                    self.homeless.append((title, description))
                 return False
             for t, _ in children:
                 self.registry.take(t)
@@ -441,6 +500,8 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
         builder.add_library(target, fill)
     if len(builder.nodes) < min(3, target) or len(builder.nodes) < min_children:
         builder.add_library(target, [])
+    if levels >= 2:
+        builder.house()
     plan.nodes = builder.nodes
     return plan
 
@@ -452,10 +513,19 @@ def plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Anal
 
     ``reserved`` headings (already in the outline) are never planned again.
     """
+    return list(iter_plan_outline(chapters, analysis, levels=levels, max_sections=max_sections,
+                                  max_leaves=max_leaves, min_children=min_children, max_children=max_children,
+                                  library=library, reserved=reserved))
+
+
+def iter_plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Analysis, *, levels: int = 2,
+                      max_sections: int = 5, max_leaves: int = 4, min_children: int = 2, max_children: int = 10,
+                      library: HeadingLibrary | None = None, reserved: list[str] | None = None) -> Iterator[ChapterPlan]:
+    """:func:`plan_outline` one chapter at a time, so a caller on an event loop can yield between chapters."""
     titles = [t for t, _ in chapters]
     registry = TitleRegistry([*titles, *(reserved or [])])
-    return [plan_chapter(t, g, analysis, registry, siblings=[x for x in titles if x != t], levels=levels,
-                         max_sections=max_sections, max_leaves=max_leaves, min_children=min_children,
-                         max_children=max_children, library=library)
-            for t, g in chapters]
+    for t, g in chapters:
+        yield plan_chapter(t, g, analysis, registry, siblings=[x for x in titles if x != t], levels=levels,
+                           max_sections=max_sections, max_leaves=max_leaves, min_children=min_children,
+                           max_children=max_children, library=library)
 
