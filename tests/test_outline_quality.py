@@ -70,3 +70,18 @@ def test_a_grounded_outline_meets_the_targets(tmp_path: Path, capsys: pytest.Cap
     assert main([str(out), "--sample"]) == 0
     printed = capsys.readouterr().out
     assert "targets" in printed and "met" in printed and "[招标文件]" in printed and "[标题库]" in printed
+
+
+def test_library_headings_under_a_tender_heading_they_are_not_about_are_misfits() -> None:
+    from app.pipeline.heading_library import default_library
+
+    section = next(s for e in default_library() for v in e.variants for s in v.sections if s.title == "核心人员介绍")
+    kids = [node(c, origin="library") for c in section.children[:3]]
+    wrong = evaluate([node("服务团队", node("总体服务思路", *kids, origin="tender"),
+                           node("保密措施", node("保密管理制度", origin="library"), node("人员保密管理", origin="library"),
+                                origin="tender"))])
+    assert wrong.misfits == 3 and not wrong.ok
+    right = evaluate([node("服务团队", node("核心人员情况", *kids, origin="tender"),
+                           node("保密措施", node("保密管理制度", origin="library"), node("人员保密管理", origin="library"),
+                                origin="tender"))])
+    assert right.misfits == 0

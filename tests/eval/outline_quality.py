@@ -32,6 +32,7 @@ from app.core.heading_form import fragment_problem, vague_problem  # noqa: E402
 from app.core.outline import OutlineNode  # noqa: E402
 from app.core.rules import check_outline, normalize_title, title_problem  # noqa: E402
 from app.pipeline.criteria_points import point_headings  # noqa: E402
+from app.pipeline.heading_candidates import grams  # noqa: E402
 from app.pipeline.heading_library import default_library  # noqa: E402
 
 LABELS = ("model", "tender", "library", "generic", "user")
@@ -51,6 +52,7 @@ class Heading:
     origin: str | None = None
     fragment: str | None = None
     repeated: str | None = None
+    misfit: bool = False  # a library heading under a tender heading that no library section about it holds
 
 
 @dataclass
@@ -78,14 +80,20 @@ class Report:
         return sum(1 for h in self.headings if h.repeated)
 
     @property
+    def misfits(self) -> int:
+        """Library headings placed under a tender heading they are not about."""
+        return sum(1 for h in self.headings if h.misfit)
+
+    @property
     def distinct(self) -> bool:
         """Whether every chapter's children are distinct from every other chapter's."""
         return not self.shared
 
     @property
     def ok(self) -> bool:
-        """Targets: no generic fill-in, no fragment, chapters distinct."""
-        return self.count("generic") == 0 and self.fragments == 0 and self.distinct and not self.rule_issues
+        """Targets: no generic fill-in, no fragment, no misplaced library heading, chapters distinct."""
+        return (self.count("generic") == 0 and self.fragments == 0 and self.distinct and not self.rule_issues
+                and self.misfits == 0)
 
 
 #: Rule violations about headings (not the chapter count or title length, which one-to-one mode sets).
@@ -95,6 +103,26 @@ _HEADING_RULES = frozenset({"bad_title", "duplicate_sibling", "same_as_parent", 
 
 def _squash(text: str) -> str:
     return _SPACE.sub("", text or "")
+
+
+def library_sections_of() -> dict[str, list[tuple[str, ...]]]:
+    """For each level-3 heading of the library, the sections holding it (title, then children)."""
+    out: dict[str, list[tuple[str, ...]]] = defaultdict(list)
+    for e in default_library():
+        for v in e.variants:
+            for sec in v.sections:
+                for child in sec.children:
+                    out[normalize_title(child)].append((sec.title, *sec.children))
+    return out
+
+
+def _misfit(parent: OutlineNode, node: OutlineNode, holders: dict[str, list[tuple[str, ...]]]) -> bool:
+    """A library heading under a heading of the tender that no library section about that heading holds."""
+    if node.origin != "library" or parent.origin != "tender":
+        return False
+    words = grams(parent.title)
+    sections = holders.get(normalize_title(node.title), [])
+    return bool(words and sections) and not any(words & grams(t) for sec in sections for t in sec)
 
 
 def library_titles() -> set[str]:
@@ -144,6 +172,7 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
     """
     report = Report(name=name, chapters=chapters)
     lib = library_titles()
+    holders = library_sections_of()
     generic = _generic_keys(chapters)
     reqs = list(requirements or [])
     owners: dict[str, set[int]] = defaultdict(set)
@@ -151,7 +180,8 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
     for ci, chapter in enumerate(chapters):
         crit = (criteria or {}).get(ci) or chapter.description
         offered, raw = tender_texts(chapter, crit, reqs)
-        for path, node in chapter.walk():
+        nodes = dict(chapter.walk())
+        for path, node in nodes.items():
             full = (ci, *path)
             key = normalize_title(node.title)
             h = Heading(chapter=ci, path=full, title=node.title, level=len(full), origin=node.origin)
@@ -168,6 +198,7 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
                 h.label = node.origin  # code built it from the tender's words (e.g. a point with a suffix)
             h.fragment = (title_problem(node.title) or fragment_problem(node.title, crit)
                           or (vague_problem(node.title) if h.label == "model" else None))
+            h.misfit = len(path) > 1 and _misfit(nodes[path[:-1]], node, holders)
             owners[key].add(ci)
             if node.children:
                 child_sets[frozenset(normalize_title(c.title) for c in node.children)] += 1
@@ -197,6 +228,7 @@ def shares(report: Report) -> dict[str, object]:
     for label in LABELS:
         row[label] = f"{report.count(label)} ({100 * report.count(label) / n:.0f}%)"
     row.update(fragments=report.fragments, repeated=report.repeated, rules=len(report.rule_issues),
+               misfits=report.misfits,
                distinct="yes" if report.distinct else "no",
                targets="met" if report.ok else "MISSED")
     return row
