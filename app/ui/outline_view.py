@@ -7,6 +7,7 @@ changes, so selection and scroll position survive while a stream appends nodes.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from PySide6.QtCore import (
@@ -67,6 +68,11 @@ class OutlineView(QTreeView):
         self.undo_stack = undo_stack
         self.setModel(model)
         self._streaming = False
+        self._dirty = False
+        self._quiet_until = 0.0
+        for signal in (model.rowsInserted, model.rowsRemoved, model.rowsMoved, model.dataChanged,
+                       model.layoutChanged, model.modelReset):
+            signal.connect(self._mark_dirty)
         self._paint_tick = QTimer(self)
         self._paint_tick.setInterval(STREAM_PAINT_MS)
         self._paint_tick.timeout.connect(self._let_paint)
@@ -376,15 +382,19 @@ class OutlineView(QTreeView):
 
     # ------------------------------------------------------------------ streaming
     def set_streaming(self, streaming: bool) -> None:
-        """Paint at most every ``STREAM_PAINT_MS`` while a run streams into the tree.
+        """Pace painting while a run streams into the tree.
 
-        Every streamed chunk changes the tree, and Qt would repaint the whole viewport after
-        each one: painting then took most of the GUI thread and delayed the next chunks. The
-        model still changes at once; only the pixels follow at a steady frame rate.
+        Every streamed chunk changes the tree, and Qt repaints the whole viewport after each
+        one; a paint of a screenful of Chinese headings takes 10–50 ms on a small laptop, so
+        painting took most of the GUI thread and delayed the next chunks. While streaming, a
+        paint is let through at most every ``STREAM_PAINT_MS`` (and at most a third of the
+        time goes to painting), and only when something changed: the tree or anything the
+        user did in it. The model itself changes at once.
         """
         if streaming == self._streaming:
             return
         self._streaming = streaming
+        self._dirty = True
         if streaming:
             self._paint_tick.start()
         else:
@@ -396,14 +406,31 @@ class OutlineView(QTreeView):
         """Whether painting is paced for a streaming run."""
         return self._streaming
 
+    def _mark_dirty(self, *_args: object) -> None:
+        self._dirty = True
+
     def _let_paint(self) -> None:
-        self.viewport().setUpdatesEnabled(True)  # schedules one paint of the whole viewport
+        if self._dirty and time.perf_counter() >= self._quiet_until:
+            self._dirty = False
+            self.viewport().setUpdatesEnabled(True)  # schedules one paint of the whole viewport
+
+    def scrollContentsBy(self, dx: int, dy: int) -> None:
+        """Qt override: a scroll while streaming shows at the next frame."""
+        super().scrollContentsBy(dx, dy)
+        self._dirty = True
 
     def viewportEvent(self, event: QEvent) -> bool:
         """Qt override: while streaming, hold painting after each frame until the next tick."""
+        if not self._streaming:
+            return super().viewportEvent(event)
+        if event.type() != QEvent.Type.Paint:
+            self._dirty = True  # the user hovered, clicked, scrolled or resized: show it next frame
+            return super().viewportEvent(event)
+        started = time.perf_counter()
         handled = super().viewportEvent(event)
-        if self._streaming and event.type() == QEvent.Type.Paint:
-            self.viewport().setUpdatesEnabled(False)
+        spent = time.perf_counter() - started
+        self._quiet_until = started + 3 * spent  # painting gets at most a third of the GUI thread
+        self.viewport().setUpdatesEnabled(False)
         return handled
 
     def expand_sensibly(self) -> None:

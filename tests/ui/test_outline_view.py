@@ -156,6 +156,14 @@ def test_streaming_paints_at_a_steady_frame_rate_and_shows_the_end(qtbot: Any) -
     assert len(outline.chapters[0].children) == 80  # every change reached the tree
     assert unpaced >= 30  # Qt alone paints after nearly every change
     assert paced <= paced_s * 1000 / STREAM_PAINT_MS + 2
+    qtbot.wait(250)  # the last changes' frame
+    idle = _PaintCounter()  # waiting for the model: nothing changed, nothing is painted
+    view.viewport().installEventFilter(idle)
+    qtbot.wait(300)
+    assert idle.paints == 0
+    view.verticalScrollBar().setValue(view.verticalScrollBar().maximum())  # the user scrolls: shown next frame
+    qtbot.waitUntil(lambda: idle.paints > 0, timeout=1000)
+    view.viewport().removeEventFilter(idle)
     view.set_streaming(False)
     assert view.viewport().updatesEnabled()
     counter = _PaintCounter()
