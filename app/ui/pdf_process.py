@@ -163,12 +163,16 @@ class PdfProcess:
         self.busy = False
         return reply
 
-    def close(self, timeout: float = 3.0) -> None:
-        """Ask the child to stop, then make sure it has."""
+    def ask_to_stop(self) -> None:
+        """Tell the child to exit after its current call (returns at once)."""
         try:
             self._conn.send(None)
         except (OSError, ValueError):
             pass
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Ask the child to stop, then make sure it has."""
+        self.ask_to_stop()
         self._process.join(timeout)
         if self._process.is_alive():
             self._process.terminate()

@@ -133,6 +133,8 @@ class PdfRenderer(QObject):
         self._running.clear()
         self._search_parts.clear()
         workers, self._workers = self._workers, []
+        for worker in workers:  # all children wind down at once, then each is joined
+            worker.ask_to_stop()
         for worker in workers:
             worker.close()
 
