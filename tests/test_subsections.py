@@ -133,3 +133,28 @@ def test_a_sub_step_is_named_by_its_stage_in_chinese() -> None:
     from app.core.pipeline_events import stage_label
 
     assert stage_label("chapter/sub") == stage_label("chapter/pick") == stage_label("chapter") != "chapter"
+
+
+async def test_the_tenders_own_points_under_a_section_are_kept_and_not_asked_about(llm_server: OpenAIServer) -> None:
+    """Level-3 headings code took from the tender (its scoring points) stay; the model only adds to
+    them, and a section the tender's points already fill is not asked about at all."""
+    asked: list[str] = []
+
+    def answer(kind: str, req: RecordedRequest) -> Reply:
+        if kind != "subsections":
+            return Reply.text(_ECHO_CHAPTER)
+        section = _section_of(req)
+        asked.append(section)
+        return Reply.text(json.dumps({"titles": [section[:2] + "工作分工", section[:2] + "检查记录"]}, ensure_ascii=False))
+
+    llm_server.handler = Router(answer)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(_GROUPS), OutlineSettings(mode="aligned", review=False))
+    assert res.ok and asked
+    points = {p for _, pts in _GROUPS for p in pts}
+    under = {(s.title, c.title) for ch in res.chapters for s in ch.children for c in s.children if c.title in points}
+    full = {s for s, _ in under if sum(1 for t, _ in under if t == s) >= 2}  # sections the points fill
+    assert {"突发停电处置", "应急物资储备"} <= {c for _, c in under}
+    assert full and not full & set(asked)
+    model = [c for ch in res.chapters for s in ch.children for c in s.children if c.origin == "model"]
+    assert model  # the model still wrote where there was room

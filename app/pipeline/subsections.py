@@ -189,8 +189,13 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
             out.extend(sections[k:])
             break
         planned = list(section.children)
-        job.meter.emit("stepwise", f"正在请模型为“{section.title}”写小标题（第 {k + 1}/{len(sections)} 节）")
         want = max(lim.min_children, min(SUB_COUNT, len(planned) or SUB_COUNT))
+        fixed = [p for p in planned if p.origin == "tender"]  # the tender's own points are never replaced
+        if len(fixed) >= want:
+            out.append(section)
+            taken += [c.title for c in planned]
+            continue
+        job.meter.emit("stepwise", f"正在请模型为“{section.title}”写小标题（第 {k + 1}/{len(sections)} 节）")
         own = context + section.title + section.description
         words = section.description + "".join(c.title + c.description for c in planned)
         kept: list[str] = []
@@ -201,18 +206,21 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
                 calls += 1
                 for a in answers:
                     a = re.sub(r"\s+", "", a)
-                    if len(kept) < want and subsection_problem(a, section.title, target.title, own, taken,
+                    if len(fixed) + len(kept) < want and subsection_problem(a, section.title, target.title, own, taken,
                                                                job.project_name, words, tuple(kept)) is None:
                         kept.append(a)
-                if len(kept) >= lim.min_children:
+                if len(fixed) + len(kept) >= lim.min_children:
                     break
         except BudgetExhausted:  # the run's budget is spent: what the model wrote stays, the rest is planned
             spent = True
-        children = [OutlineNode(title=t) for t in kept]
+        children = list(fixed)
+        for t in kept:
+            if not any(same_heading(t, c.title, 0.8) for c in children):
+                children.append(OutlineNode(title=t))
         for p in planned:
             if len(children) >= want:
                 break
-            if not any(same_heading(p.title, c.title, 0.8) for c in children):
+            if p not in fixed and not any(same_heading(p.title, c.title, 0.8) for c in children):
                 children.append(p)
         if len(children) < lim.min_children:
             children = planned
