@@ -49,6 +49,15 @@ NEW_TITLE = "新标题"
 AUTO_EXPAND_LIMIT = 160
 #: While a model streams, the tree is painted at most this often (25 frames a second).
 STREAM_PAINT_MS = 40
+_T = QEvent.Type
+#: Viewport events that change what the user sees. Not Qt's own follow-ups such as UpdateLater,
+#: which a paint posts to itself: counting those would repaint an idle tree for ever.
+_SHOWN_EVENTS = frozenset({
+    _T.MouseButtonPress, _T.MouseButtonRelease, _T.MouseButtonDblClick, _T.MouseMove, _T.Wheel,
+    _T.HoverEnter, _T.HoverLeave, _T.HoverMove, _T.Enter, _T.Leave, _T.KeyPress, _T.KeyRelease,
+    _T.Resize, _T.Show, _T.DragEnter, _T.DragMove, _T.DragLeave, _T.Drop, _T.ContextMenu,
+    _T.FocusIn, _T.FocusOut, _T.StyleChange, _T.PaletteChange, _T.FontChange,
+})
 
 
 class OutlineView(QTreeView):
@@ -70,8 +79,10 @@ class OutlineView(QTreeView):
         self._streaming = False
         self._dirty = False
         self._quiet_until = 0.0
+        selection = self.selectionModel()
         for signal in (model.rowsInserted, model.rowsRemoved, model.rowsMoved, model.dataChanged,
-                       model.layoutChanged, model.modelReset):
+                       model.layoutChanged, model.modelReset, selection.selectionChanged, selection.currentChanged,
+                       self.expanded, self.collapsed):
             signal.connect(self._mark_dirty)
         self._paint_tick = QTimer(self)
         self._paint_tick.setInterval(STREAM_PAINT_MS)
@@ -424,7 +435,8 @@ class OutlineView(QTreeView):
         if not self._streaming:
             return super().viewportEvent(event)
         if event.type() != QEvent.Type.Paint:
-            self._dirty = True  # the user hovered, clicked, scrolled or resized: show it next frame
+            if event.type() in _SHOWN_EVENTS:
+                self._dirty = True  # the user hovered, clicked, scrolled or resized: show it next frame
             return super().viewportEvent(event)
         started = time.perf_counter()
         handled = super().viewportEvent(event)
