@@ -158,3 +158,23 @@ async def test_the_tenders_own_points_under_a_section_are_kept_and_not_asked_abo
     assert full and not full & set(asked)
     model = [c for ch in res.chapters for s in ch.children for c in s.children if c.origin == "model"]
     assert model  # the model still wrote where there was room
+
+
+async def test_a_heading_planned_for_a_later_chapter_is_not_written_into_an_earlier_one(llm_server: OpenAIServer) -> None:
+    later = "应急培训演练计划"  # one of the second chapter's own points, and about training too
+
+    def answer(kind: str, req: RecordedRequest) -> Reply:
+        if kind != "subsections":
+            return Reply.text(_ECHO_CHAPTER)
+        section = _section_of(req)
+        return Reply.text(json.dumps({"titles": [later, section[:2] + "工作分工", section[:2] + "检查记录"]},
+                                     ensure_ascii=False))
+
+    llm_server.handler = Router(answer)
+    groups = [("培训方案", ["培训课程安排", "培训效果考核"]), ("应急预案", [later, "应急物资储备"])]
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(groups), OutlineSettings(mode="aligned", review=False))
+    assert res.ok
+    where = [i for i, ch in enumerate(res.chapters) for _, n in ch.walk() if n.title == later]
+    assert where == [1]
+    assert evaluate(res.chapters).distinct

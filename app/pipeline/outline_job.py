@@ -67,6 +67,7 @@ class SubtreeTarget:
     seeds: tuple[str, ...] = ()  # suggested child titles (grounded candidates: tender points, library sections)
     temperature: float | None = None  # raised on retries: weak models repeat themselves less
     plan: ChapterPlan | None = None  # grounded candidates and the code's chapter when the model cannot write it
+    elsewhere: tuple[str, ...] = ()  # headings planned for the other chapters (not to be written here again)
 
 
 @dataclass

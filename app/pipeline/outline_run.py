@@ -118,9 +118,12 @@ class _Run:
             brief = (brief + "\n" + plan.guidance(8)).strip()
         else:
             plan = None
+        elsewhere = tuple(n.title for j, other in self.plans.items() if j != index
+                          for section in other.nodes for n in (section, *section.children))
         return SubtreeTarget(path=(index,), title=ch.title, levels=self.job.limits.depth - 1, brief=brief,
                              siblings=siblings, guidance=guidance or self.job.settings.guidance,
-                             existing=tuple(ch.children) if existing else (), seeds=seeds, plan=plan)
+                             existing=tuple(ch.children) if existing else (), seeds=seeds, plan=plan,
+                             elsewhere=elsewhere)
 
     def group_of(self, chapter: OutlineNode) -> ScoringGroup | None:
         for g in self.job.analysis.technical_groups:

@@ -180,7 +180,8 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
     if target.levels < 2 or not sections:
         return sections, 0
     taken = [*_titles_outside(job, target), *target.ancestors, target.title, *target.siblings,
-             *(s.title for s in sections), *job.written_titles]
+             *(t for s in sections for t in (s.title, *(c.title for c in s.children if c.origin == "tender"))),
+             *job.written_titles, *target.elsewhere]
     out: list[OutlineNode] = []
     calls = 0
     for k, section in enumerate(sections):
