@@ -41,18 +41,21 @@ _SECTION_END = ("方案", "计划", "机制", "措施", "制度", "体系", "预
 _COMMON = ("项目", "服务", "要求", "需求", "方案", "管理", "内容", "情况", "措施", "工作", "相关", "其他", "保障", "标准",
            "实施", "具体", "整体", "总体", "基本", "投标", "采购", "技术", "计划", "制度", "体系", "机制", "能力", "安排",
            "处理", "方面", "本项目", "的", "与", "及", "和")
+_COMMON_LONGEST_FIRST = tuple(sorted(_COMMON, key=len, reverse=True))
+_NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 _DOMAIN_FALLBACK = ("property", "canteen", "cleaning", "security_guard", "landscaping", "delivery", "data_processing",
                     "software_dev", "construction_org", "driving", "office_support")
 _BACKGROUND = re.compile(r"概况|概述|背景|简介|基本情况|项目情况|项目说明|总则")
 _GOODS = re.compile(r"设备|货物|供货|产品|采购及安装|开关柜|材料")
 
 
-def grams(text: str) -> set[str]:
+@lru_cache(maxsize=16384)
+def grams(text: str) -> frozenset[str]:
     """Character bigrams of the specific words of ``text`` (common tender words cut out first)."""
-    t = re.sub(r"[^\u4e00-\u9fff]", "|", text)
-    for w in sorted(_COMMON, key=len, reverse=True):
+    t = _NOT_HAN.sub("|", text)
+    for w in _COMMON_LONGEST_FIRST:
         t = t.replace(w, "|")
-    return {seg[i:i + 2] for seg in t.split("|") for i in range(len(seg) - 1)}
+    return frozenset(seg[i:i + 2] for seg in t.split("|") for i in range(len(seg) - 1))
 
 
 def _related(title: str, *texts: str) -> bool:
@@ -66,8 +69,6 @@ def _all_grams(text: str) -> frozenset[str]:
     t = _NOT_HAN.sub("", normalize_title(text))
     return frozenset(t[i:i + 2] for i in range(len(t) - 1))
 
-
-_NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 
 
 def same_heading(a: str, b: str, threshold: float = 0.8) -> bool:
@@ -297,7 +298,7 @@ class _Builder:
         self.used_sections: set[str] = set()
         self.nodes: list[OutlineNode] = []
         #: The tender's points that found no level-3 headings about them (placed by :meth:`house`).
-        self.homeless: list[tuple[str, str]] = []
+        self.homeless: list[str] = []
 
     def house(self) -> None:
         """Put each homeless point of the tender under a section, as a level-3 heading in its own words.
@@ -306,7 +307,7 @@ class _Builder:
         must stay in the outline, and one heading in the wrong place is easier to move than three
         headings about something else.
         """
-        for title, _description in self.homeless:
+        for title in self.homeless:
             if not self.registry.free(title) or any(same_heading(title, n.title) for n in self.nodes):
                 continue
             if title_problem(title) or fragment_problem(title):
@@ -403,7 +404,7 @@ class _Builder:
                 children = self.library_kids(title)
             if len(children) < self.min_children or not self.registry.take_set([t for t, _ in children]):
                 if source == "tender":
-                    self.homeless.append((title, description))
+                    self.homeless.append(title)
                 return False
             for t, _ in children:
                 self.registry.take(t)
