@@ -570,3 +570,14 @@ async def test_llamacpp_preset_hint_is_not_clipped(window: MainWindow, qtbot: An
         dialog.reject()
     finally:
         keyring.set_keyring(previous)
+
+
+async def test_clicking_generate_paces_the_tree_during_the_run_and_releases_it_after(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    view = window.outline_view
+    seen: list[tuple[bool, bool]] = []
+    window.controller.running_changed.connect(lambda running: seen.append((bool(running), view.streaming)))
+    assert not view.streaming
+    await _aligned_outline(window, llm_server, qtbot)  # 生成目录 clicked
+    assert (True, True) in seen and seen[-1] == (False, False)
+    assert view.viewport().updatesEnabled()  # the finished tree paints normally again
