@@ -7,7 +7,7 @@ import sys
 
 def main() -> int:
     """Launch the GUI (imported lazily so the CLI never loads Qt)."""
-    from app.ui.main import run
+    from app.ui.shell.main import run
 
     return run(sys.argv)
 

@@ -35,7 +35,7 @@ def self_check() -> int:
 
     from app.core.resources import resource_path
     from app.documents.loader import load_tender
-    from app.ui.pdf_process import PdfProcess
+    from app.ui.tender.pdf_process import PdfProcess
 
     sample = resource_path("samples", "sample_tender.pdf")
     document = load_tender(sample)

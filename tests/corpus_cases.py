@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.outline import OutlineDocument
-from app.core.rules import check_outline
-from app.llm.json_normalize import strip_title_numbering
+from app.core.rules.outline import check_outline
+from app.llm.json.normalize import strip_title_numbering
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 CORPUS = Path(__file__).resolve().parent / "corpus"

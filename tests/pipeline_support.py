@@ -13,8 +13,8 @@ from collections import defaultdict, deque
 from collections.abc import Callable
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.response_format import FormatRegistry
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import FormatRegistry
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 GROUPS = [

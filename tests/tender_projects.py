@@ -19,9 +19,9 @@ from app.core.outline import OutlineNode
 from app.documents.clauses import find_clauses
 from app.documents.loader import load_tender
 from app.export.options import ExportMeta
-from app.pipeline.analysis import analyze_tender
-from app.pipeline.breakdown import clause_risk, requirement_input
-from app.pipeline.outline_run import locked_chapters
+from app.pipeline.analysis.breakdown import clause_risk, requirement_input
+from app.pipeline.analysis.tender import analyze_tender
+from app.pipeline.outline.run import locked_chapters
 
 _SECTIONS = ("总体思路", "具体措施", "保障机制")
 _PARAGRAPH = (

@@ -53,9 +53,9 @@ def test_layers_import_only_downward() -> None:
 
 def test_the_check_catches_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
-    bad.write_text("from PySide6.QtCore import QObject\nimport app.ui.main\n", encoding="utf-8")
+    bad.write_text("from PySide6.QtCore import QObject\nimport app.ui.shell.main\n", encoding="utf-8")
     assert "PySide6.QtCore" in _imports(bad)
-    assert "app.ui.main" in _imports(bad)
+    assert "app.ui.shell.main" in _imports(bad)
 
 
 def test_every_third_party_import_is_declared() -> None:

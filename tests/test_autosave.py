@@ -13,7 +13,7 @@ from app.core import atomic_file
 from app.core.outline import Outline, OutlineNode
 from app.core.project import Project, load_project, save_project
 from app.core.recovery import load_recovery, pending_recoveries, read_recovery_info
-from app.ui.autosave import Autosaver, recovery_choice, recovery_message_box
+from app.ui.project.autosave import Autosaver, recovery_choice, recovery_message_box
 
 
 class Editor:

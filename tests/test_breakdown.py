@@ -11,9 +11,9 @@ import pytest
 
 from app.core.breakdown import Breakdown
 from app.documents.clauses import PageText, find_clauses
-from app.llm.client import EndpointConfig, LLMClient
-from app.pipeline.breakdown import run_breakdown
-from app.pipeline.breakdown_input import assess_input, split_into_chunks
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.pipeline.analysis.breakdown import run_breakdown
+from app.pipeline.analysis.breakdown_input import assess_input, split_into_chunks
 from tests.openai_server import OpenAIServer, Reply
 
 BODY = (
@@ -134,7 +134,7 @@ async def test_garbage_model_gives_same_structure_with_clauses(client: LLMClient
 
 def test_rules_catch_weak_model_output_seen_with_gemma() -> None:
     from app.core.breakdown import ModelBreakdown
-    from app.pipeline.breakdown import breakdown_rules
+    from app.pipeline.analysis.breakdown import breakdown_rules
 
     # what Gemma 3 270M answered for yangjiang pages 9–10 (shortened)
     seen = ModelBreakdown.model_validate({

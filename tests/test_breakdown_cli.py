@@ -11,7 +11,7 @@ from docx import Document
 from app.cli import main
 from app.cli.common import EXIT_MODEL, EXIT_OK, EXIT_USAGE
 from app.documents.loader import load_tender
-from app.pipeline.breakdown import requirement_input
+from app.pipeline.analysis.breakdown import requirement_input
 from tests.openai_server import OpenAIServer, Reply
 
 REQUIREMENTS = [

@@ -134,8 +134,8 @@ def test_bad_endpoint_values_are_explained_without_echoing_the_key(
 
 
 async def test_the_client_refuses_the_same_values_for_the_app() -> None:
-    from app.llm.client import EndpointConfig, LLMClient
-    from app.llm.errors import LLMConfigError
+    from app.llm.client.errors import LLMConfigError
+    from app.llm.client.llm_client import EndpointConfig, LLMClient
 
     async with LLMClient(EndpointConfig(base_url="http://127.0.0.1:9/v1", api_key="sk-全角", model="m")) as client:
         with pytest.raises(LLMConfigError, match="非 ASCII"):

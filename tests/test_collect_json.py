@@ -10,13 +10,13 @@ import pytest
 from pydantic import BaseModel, Field
 
 from app.core.outline import OutlineDocument
-from app.core.rules import check_outline
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.collect_json import BREAKER_ISSUE, EMPTY_ISSUE, TRUNCATED_ISSUE, collect_json, evaluate_output
-from app.llm.errors import LLMConfigError
-from app.llm.journal import CallJournal
-from app.llm.json_extract import extract_json, parse_json
-from app.llm.response_format import FormatRegistry
+from app.core.rules.outline import check_outline
+from app.llm.client.errors import LLMConfigError
+from app.llm.client.journal import CallJournal
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import FormatRegistry
+from app.llm.json.collect import BREAKER_ISSUE, EMPTY_ISSUE, TRUNCATED_ISSUE, collect_json, evaluate_output
+from app.llm.json.extract import extract_json, parse_json
 from tests.corpus_cases import MESSAGES, NORMALIZERS, Case, good_answer, load_cases, rules_for, script_server
 from tests.openai_server import OpenAIServer, Reply
 

@@ -6,7 +6,13 @@ import pytest
 
 from app.core.outline import Changed, Inserted, Moved, Outline, OutlineError, OutlineNode, Removed, Reset
 from app.core.pointer import PointerError, parse_pointer, path_to_pointer, pointer_to_target
-from app.core.rules import OutlineLimits, check_outline, normalize_title, strip_numbering, title_problem
+from app.core.rules.outline import (
+    OutlineLimits,
+    check_outline,
+    normalize_title,
+    strip_numbering,
+    title_problem,
+)
 
 
 def _tree() -> Outline:
@@ -194,14 +200,14 @@ def test_a_heading_titled_like_any_ancestor_is_refused() -> None:
 @pytest.mark.parametrize("title", ["节标题", "章节标题", "小节", "标题一", "标题1", "小节2", "第三节", "子标题（二）",
                                    "小点标题", "要点", "细项3"])
 def test_placeholder_headings_are_rule_violations(title: str) -> None:
-    from app.core.rules import title_problem
+    from app.core.rules.outline import title_problem
 
     assert title_problem(title)
 
 
 @pytest.mark.parametrize("title", ["项目实施方案", "质量保障措施", "服务标准", "分项设计", "章节安排说明", "应急要点处置"])
 def test_real_headings_are_not_placeholders(title: str) -> None:
-    from app.core.rules import title_problem
+    from app.core.rules.outline import title_problem
 
     assert title_problem(title) is None
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.heading_form import fragment_problem
-from app.pipeline.criteria_points import point_heading, point_headings, split_criteria
+from app.core.rules.heading_form import fragment_problem
+from app.pipeline.headings.criteria_points import point_heading, point_headings, split_criteria
 
 
 def texts(criteria: str) -> list[str]:

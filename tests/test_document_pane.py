@@ -12,8 +12,8 @@ from PySide6.QtGui import QColor
 
 from app.documents.loader import load_tender
 from app.documents.model import Diagnostic, DiagnosticCode, Page, Severity, TenderDocument, TextBlock
-from app.ui.document_pane import DocumentPane
-from app.ui.page_view import POINTS_TO_PIXELS
+from app.ui.tender.document_pane import DocumentPane
+from app.ui.tender.page_view import POINTS_TO_PIXELS
 
 # Showing a top-level widget on the offscreen platform logs this harmless warning.
 pytestmark = pytest.mark.qt_log_ignore("propagateSizeHints")

@@ -10,8 +10,8 @@ import pytest
 from app.documents.loader import load_tender
 from app.documents.locate import budget_text, locate_sections
 from app.documents.model import DiagnosticCode, TenderDocument
-from app.documents.scoring_model import ScoreCategory, ScoringResult
-from app.documents.scoring_table import parse_scoring
+from app.documents.scoring.model import ScoreCategory, ScoringResult
+from app.documents.scoring.table import parse_scoring
 
 pytestmark = pytest.mark.real_tender
 

@@ -13,16 +13,16 @@ from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.core.breakdown import Breakdown, BreakdownItem, RiskItem
 from app.core.drafting_state import DraftingState, SectionDraft
 from app.core.outline import Outline, OutlineNode
-from app.llm.client import EndpointConfig, LLMClient
-from app.pipeline.draft_context import SectionRequest, section_requests
-from app.pipeline.draft_text import (
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.pipeline.drafting.context import SectionRequest, section_requests
+from app.pipeline.drafting.engine import DraftingEngine, DuplicateWarning, find_duplicates
+from app.pipeline.drafting.text import (
     clean_markdown,
     drop_repeated_lines,
     is_looping,
     refusal_reason,
     seam_overlap,
 )
-from app.pipeline.drafting import DraftingEngine, DuplicateWarning, find_duplicates
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 LEAVES = ["配送时间安排", "配送车辆管理", "冷链温控措施", "人员健康管理", "食品留样制度", "应急补货流程"]
@@ -344,7 +344,7 @@ def test_markdown_cleanup_and_text_checks() -> None:
 
 
 def test_state_round_trips_through_the_project_section_records() -> None:
-    from app.pipeline.draft_context import path_for_key
+    from app.pipeline.drafting.context import path_for_key
 
     state = DraftingState()
     for key, status, text in [("1.1.1", "done", "全文"), ("1.1.2", "writing", "半截"), ("1.1.3", "cancelled", "一点"),

@@ -247,7 +247,7 @@ def test_any_broken_settings_file_gives_defaults_and_never_blocks(tmp_path: Path
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
 def test_old_crash_log_is_read_by_its_tail_and_a_fifo_is_skipped(tmp_path: Path) -> None:
     pytest.importorskip("PySide6")
-    from app.ui.errors import CRASH_LOG_TAIL_BYTES, ErrorReporter
+    from app.ui.shell.errors import CRASH_LOG_TAIL_BYTES, ErrorReporter
 
     reporter = ErrorReporter(tmp_path)
     tmp_path.mkdir(exist_ok=True)

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections import Counter
 
 from app.core.analysis import Analysis, ProjectOverview, RequirementHeading, ScoringGroup
-from app.core.heading_form import fragment_problem
 from app.core.outline import OutlineNode
-from app.core.rules import check_outline, normalize_title
-from app.pipeline.coverage import uncovered_points
-from app.pipeline.heading_candidates import ChapterPlan, plan_outline
-from app.pipeline.heading_library import default_library
+from app.core.rules.heading_form import fragment_problem
+from app.core.rules.outline import check_outline, normalize_title
+from app.pipeline.headings.candidates import ChapterPlan, plan_outline
+from app.pipeline.headings.coverage import uncovered_points
+from app.pipeline.headings.library import default_library
 
 GROUPS = [
     ScoringGroup(id="R1", title="服务方案", points=40, description=(
@@ -132,10 +132,10 @@ def test_planning_on_the_event_loop_yields_between_chapters_and_plans_the_same()
     import asyncio
     import threading
 
-    from app.llm.client import EndpointConfig, LLMClient
-    from app.pipeline import heading_candidates
-    from app.pipeline.outline_job import OutlineSettings
-    from app.pipeline.outline_run import _Run
+    from app.llm.client.llm_client import EndpointConfig, LLMClient
+    from app.pipeline.headings import candidates as heading_candidates
+    from app.pipeline.outline.job import OutlineSettings
+    from app.pipeline.outline.run import _Run
 
     client = LLMClient(EndpointConfig(base_url="http://127.0.0.1:9/v1", api_key="k", model="m"))
     run = _Run(client, _analysis(), OutlineSettings(mode="aligned"), lambda *_a: None, None)
@@ -179,7 +179,7 @@ def test_planning_on_the_event_loop_yields_between_chapters_and_plans_the_same()
 def test_a_tender_point_gets_level3_headings_about_it_or_stays_as_one() -> None:
     """The library's level-3 headings go under a tender point only from a library section about
     that point; a point nothing in the library is about stays in the chapter as a heading of its own."""
-    from app.pipeline.heading_candidates import grams
+    from app.pipeline.headings.candidates import grams
 
     group = ScoringGroup(id="R1", title="服务团队", points=20, description=(
         "服务团队方案包括：①保密措施方案；②重大节假日服务方案；③总体服务思路；④专门工作流程；⑤人员安全保护措施；"

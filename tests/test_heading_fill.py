@@ -8,14 +8,14 @@ import json
 import pytest
 
 from app.core.outline import OutlineNode
-from app.pipeline.heading_fill import (
+from app.pipeline.headings.fill import (
     description_problem,
     drop_fragments,
     fragment_issues,
     project_echo_issues,
 )
-from app.pipeline.outline_job import OutlineSettings
-from app.pipeline.outline_run import generate_outline
+from app.pipeline.outline.job import OutlineSettings
+from app.pipeline.outline.run import generate_outline
 from tests.eval.outline_quality import evaluate
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import Router, make_client, sample_analysis

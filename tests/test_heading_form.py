@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.heading_form import fragment_problem, is_heading_form, vague_problem
+from app.core.rules.heading_form import fragment_problem, is_heading_form, vague_problem
 
 HEADINGS = ["应急物资储备", "食品安全", "质量保证", "及时响应机制", "如期交付保障", "等级保护测评", "设计评审",
             "配送车辆调度管理", "项目负责人", "人员流动率控制", "厨房操作规范", "和谐劳动关系建设", "需求分析"]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.heading_form import fragment_problem
-from app.core.rules import normalize_title, title_problem
-from app.pipeline.heading_library import (
+from app.core.rules.heading_form import fragment_problem
+from app.core.rules.outline import normalize_title, title_problem
+from app.pipeline.headings.library import (
     HeadingLibrary,
     LibraryError,
     default_library,

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.core.analysis import ScoringGroup
-from app.pipeline.heading_candidates import chapter_entries
-from app.pipeline.heading_library import default_library
-from app.pipeline.heading_match import distinct_parts, match_group, match_item, rank_variants
+from app.pipeline.headings.candidates import chapter_entries
+from app.pipeline.headings.library import default_library
+from app.pipeline.headings.match import distinct_parts, match_group, match_item, rank_variants
 
 TABLE = Path(__file__).parent / "data" / "heading_matches.json"
 

@@ -11,9 +11,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.core.limits import STORED
 from app.core.outline import Changed, Inserted, Moved, Outline, OutlineNode, Removed, Reset
 from app.core.stream_events import Instruction, InstructionApplied, InstructionRejected, MalformedInstruction
-from app.llm.instruction_apply import InstructionApplier
-from app.llm.instruction_stream import parse_text
-from app.llm.schema_check import compile_model_schema
+from app.llm.instructions.apply import InstructionApplier
+from app.llm.instructions.stream import parse_text
+from app.llm.json.schema_check import compile_model_schema
 
 
 def make(line: str | dict[str, Any]) -> Instruction:

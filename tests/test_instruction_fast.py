@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from app.core.outline import Outline, OutlineNode
 from app.core.stream_events import Instruction, InstructionApplied
-from app.llm.instruction_apply import InstructionApplier
+from app.llm.instructions.apply import InstructionApplier
 
 TEXTS = st.one_of(
     st.sampled_from(["总体方案", "设计原则", "", " ", "1.2 技术路线", "第一章 概述", "（一）保障", "a" * 61, "说" * 401,

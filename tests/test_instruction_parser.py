@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 from app.core.outline import Outline, OutlineDocument
 from app.core.stream_events import Instruction, MalformedInstruction, ParseEvent, Thinking
-from app.llm.instruction_apply import InstructionApplier
-from app.llm.instruction_stream import MAX_CANDIDATE_LINES, InstructionParser, parse_text
+from app.llm.instructions.apply import InstructionApplier
+from app.llm.instructions.stream import MAX_CANDIDATE_LINES, InstructionParser, parse_text
 
 
 def ins(op: str, path: str = "", value: Any = None) -> str:

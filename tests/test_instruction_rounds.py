@@ -20,12 +20,12 @@ from app.core.stream_events import (
     StreamWarning,
     Thinking,
 )
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.errors import LLMConfigError
-from app.llm.instruction_apply import InstructionApplier
-from app.llm.instruction_rounds import run_instruction_rounds
-from app.llm.instruction_stream import parse_text
-from app.llm.response_format import FormatRegistry
+from app.llm.client.errors import LLMConfigError
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import FormatRegistry
+from app.llm.instructions.apply import InstructionApplier
+from app.llm.instructions.rounds import run_instruction_rounds
+from app.llm.instructions.stream import parse_text
 from tests.openai_server import OpenAIServer, Reply
 
 MESSAGES = [{"role": "system", "content": "你是投标专家。"}, {"role": "user", "content": "请输出技术标目录指令。"}]

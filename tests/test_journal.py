@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from app.core.outline import OutlineDocument
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.collect_json import collect_json
-from app.llm.errors import LLMConfigError, LLMConnectionError, LLMResponseError
-from app.llm.journal import CallJournal, replay, replay_request
-from app.llm.response_format import FormatRegistry, json_schema_format
+from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError
+from app.llm.client.journal import CallJournal, replay, replay_request
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import FormatRegistry, json_schema_format
+from app.llm.json.collect import collect_json
 from tests.corpus_cases import good_answer
 from tests.openai_server import OpenAIServer, Reply
 

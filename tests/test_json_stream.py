@@ -7,7 +7,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.llm.json_stream import JsonStreamReader, JsonString
+from app.llm.json.stream import JsonStreamReader, JsonString
 
 DOC = {
     "outline": [

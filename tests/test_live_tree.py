@@ -7,8 +7,8 @@ import json
 from app.core.limits import OutlineLimits
 from app.core.outline import Outline, OutlineNode
 from app.core.stream_events import Instruction
-from app.llm.instruction_apply import InstructionApplier
-from app.pipeline.live_tree import JsonOutlineFeed, LiveSubtree
+from app.llm.instructions.apply import InstructionApplier
+from app.pipeline.outline.live_tree import JsonOutlineFeed, LiveSubtree
 
 
 def _feed_in_pieces(feed: JsonOutlineFeed, text: str, size: int = 5) -> list[int]:

@@ -15,10 +15,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.llm.client import Completion, EndpointConfig, LLMClient, estimate_tokens, fold_system_messages
-from app.llm.errors import LLMConfigError, LLMConnectionError, LLMResponseError
-from app.llm.response_format import FormatRegistry
-from app.llm.think_blocks import ThinkFilter, split_think
+from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError
+from app.llm.client.llm_client import (
+    Completion,
+    EndpointConfig,
+    LLMClient,
+    estimate_tokens,
+    fold_system_messages,
+)
+from app.llm.client.response_format import FormatRegistry
+from app.llm.json.think_blocks import ThinkFilter, split_think
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 USER = [{"role": "user", "content": "请列出三个要点"}]
@@ -111,7 +117,7 @@ def test_fold_without_user_message() -> None:
 async def test_transient_status_is_retried(client: LLMClient, llm_server: OpenAIServer, status: int,
                                            caplog: pytest.LogCaptureFixture) -> None:
     llm_server.push(Reply.error(status, "temporary"), Reply.text("恢复了"))
-    with caplog.at_level(logging.WARNING, logger="app.llm.client"):
+    with caplog.at_level(logging.WARNING, logger="app.llm.client.llm_client"):
         comp = await client.complete(USER)
     assert comp.text == "恢复了"
     assert comp.attempts == 2
@@ -335,7 +341,7 @@ async def test_stream_reasoning_content_not_shown(client: LLMClient, llm_server:
 async def test_stream_dropped_before_content_is_retried(client: LLMClient, llm_server: OpenAIServer,
                                                         caplog: pytest.LogCaptureFixture) -> None:
     llm_server.push(Reply.dropped("不会到达", after=0), Reply.text("第二次成功"))
-    with caplog.at_level(logging.WARNING, logger="app.llm.client"):
+    with caplog.at_level(logging.WARNING, logger="app.llm.client.llm_client"):
         stream = client.stream(USER)
         text = "".join([p async for p in stream])
     assert text == "第二次成功"
@@ -467,7 +473,7 @@ async def test_long_prompt_warning(llm_server: OpenAIServer, caplog: pytest.LogC
     assert not c.fits(long_prompt)
     assert c.fits(USER)
     llm_server.push(Reply.text(""))
-    with caplog.at_level(logging.WARNING, logger="app.llm.client"):
+    with caplog.at_level(logging.WARNING, logger="app.llm.client.llm_client"):
         comp = await c.complete(long_prompt)
     await c.aclose()
     assert comp.empty

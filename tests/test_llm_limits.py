@@ -10,13 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from app.llm.call_limits import tokens_allowed
-from app.llm.errors import CallTimedOut, DegenerateOutput, LLMConnectionError, LLMServerGone
-from app.llm.repetition import RepetitionDetector, is_looping_text
-from app.llm.wire_schema import GRAMMAR_BUDGET, MAX_REPETITION_SPAN, grammar_cost, wire_format, wire_schema
-from app.pipeline.analysis import ModelOverview
-from app.pipeline.budget import RunBudget, RunMeter
-from app.pipeline.wire_catalog import wire_models
+from app.llm.client.call_limits import tokens_allowed
+from app.llm.client.errors import CallTimedOut, DegenerateOutput, LLMConnectionError, LLMServerGone
+from app.llm.json.repetition import RepetitionDetector, is_looping_text
+from app.llm.json.wire_schema import (
+    GRAMMAR_BUDGET,
+    MAX_REPETITION_SPAN,
+    grammar_cost,
+    wire_format,
+    wire_schema,
+)
+from app.pipeline.analysis.tender import ModelOverview
+from app.pipeline.outline.budget import RunBudget, RunMeter
+from app.pipeline.outline.wire_catalog import wire_models
 from tests.openai_server import OpenAIServer, Reply, grammar_overflow, schema_in
 from tests.pipeline_support import make_client
 
@@ -120,7 +126,7 @@ async def test_never_reached_endpoint_keeps_the_plain_unreachable_message() -> N
     server = OpenAIServer().start()
     url = server.base_url
     server.close()
-    from app.llm.client import EndpointConfig, LLMClient
+    from app.llm.client.llm_client import EndpointConfig, LLMClient
 
     client = LLMClient(EndpointConfig(base_url=url, api_key="k", model="m", max_retries=1, backoff_base=0.01))
     with pytest.raises(LLMConnectionError) as err:
@@ -145,8 +151,8 @@ async def test_a_trickling_stream_is_stopped_by_its_deadline(llm_server: OpenAIS
 
 
 def test_deadline_follows_max_tokens_and_measured_speed() -> None:
-    from app.llm.client import EndpointConfig
-    from app.llm.transport import call_timing
+    from app.llm.client.llm_client import EndpointConfig
+    from app.llm.client.transport import call_timing
 
     slow = EndpointConfig(base_url="http://127.0.0.1:1/v1", api_key="k", model="m", tokens_per_s=4.0)
     fast = EndpointConfig(base_url="http://127.0.0.1:1/v1", api_key="k", model="m", tokens_per_s=80.0)
@@ -243,10 +249,10 @@ KEY = "sk-live-8f3a9c2b7d6e5f4a3b2c1d0e"
 
 
 async def test_an_error_body_echoing_the_key_never_shows_it(llm_server: OpenAIServer) -> None:
-    from app.llm.errors import LLMResponseError
+    from app.llm.client.errors import LLMResponseError
 
     llm_server.default = Reply.error(400, f"invalid request; headers: Authorization: Bearer {KEY}")
-    from app.llm.client import EndpointConfig, LLMClient
+    from app.llm.client.llm_client import EndpointConfig, LLMClient
 
     client = LLMClient(EndpointConfig(base_url=llm_server.base_url, api_key=KEY, model="m", max_retries=0))
     with pytest.raises(LLMResponseError) as err:
@@ -290,7 +296,7 @@ def test_log_lines_are_scrubbed(caplog: pytest.LogCaptureFixture) -> None:
 async def test_collect_json_counts_a_loop_as_a_failed_attempt_and_asks_again(llm_server: OpenAIServer) -> None:
     from pydantic import BaseModel
 
-    from app.llm.collect_json import collect_json
+    from app.llm.json.collect import collect_json
 
     class Title(BaseModel):
         title: str
@@ -309,7 +315,7 @@ async def test_collect_json_counts_a_loop_as_a_failed_attempt_and_asks_again(llm
 
 def test_deeply_nested_instructions_are_rejected_not_crashing() -> None:
     from app.core.stream_events import MalformedInstruction
-    from app.llm.instruction_stream import parse_text
+    from app.llm.instructions.stream import parse_text
 
     nested = '{"op":"set","path":"/outline/0/title","value":' + "[" * 300 + "]" * 300 + "}"
     deep_line = '{"op":"set","path":"/outline/0/title","value":' + "[" * 100_000
@@ -324,8 +330,8 @@ def test_deeply_nested_instructions_are_rejected_not_crashing() -> None:
 def test_only_ascii_digits_index_an_instruction_path(index: str) -> None:
     from app.core.outline import Outline, OutlineNode
     from app.core.stream_events import Instruction, InstructionRejected
-    from app.llm.instruction_apply import InstructionApplier
-    from app.llm.instruction_stream import parse_text
+    from app.llm.instructions.apply import InstructionApplier
+    from app.llm.instructions.stream import parse_text
 
     outline = Outline()
     outline.replace([OutlineNode(title="服务方案"), OutlineNode(title="质量保障"), OutlineNode(title="售后服务")])
@@ -337,8 +343,8 @@ def test_only_ascii_digits_index_an_instruction_path(index: str) -> None:
 
 
 async def test_a_server_dying_mid_run_ends_it_named_with_the_chapters_kept(llm_server: OpenAIServer) -> None:
-    from app.pipeline.outline_job import OutlineSettings
-    from app.pipeline.outline_run import generate_outline
+    from app.pipeline.outline.job import OutlineSettings
+    from app.pipeline.outline.run import generate_outline
     from tests.pipeline_support import Router, sample_analysis
 
     router = Router()

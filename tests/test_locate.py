@@ -7,7 +7,7 @@ from pathlib import Path
 from app.documents.ingest import ingest_tender
 from app.documents.loader import load_tender
 from app.documents.locate import budget_text, chars_for_context, locate_sections, section_text
-from app.documents.scoring_table import parse_scoring
+from app.documents.scoring.table import parse_scoring
 from tests.document_fixtures import SAMPLE_PDF, image_page_pdf
 
 

@@ -7,12 +7,12 @@ from pathlib import Path
 
 from app.core.analysis import Analysis, ScoringGroup, renumber_groups
 from app.core.outline import OutlineNode
-from app.core.rules import check_outline
+from app.core.rules.outline import check_outline
 from app.core.tender_titles import display_title
 from app.documents.loader import load_tender
-from app.pipeline.analysis import analyze_tender
-from app.pipeline.outline_job import OutlineSettings
-from app.pipeline.outline_run import generate_outline, locked_chapters
+from app.pipeline.analysis.tender import analyze_tender
+from app.pipeline.outline.job import OutlineSettings
+from app.pipeline.outline.run import generate_outline, locked_chapters
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router, chapter_title_of, make_client
 from tests.scoring_fixtures import build

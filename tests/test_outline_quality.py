@@ -9,7 +9,7 @@ import pytest
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.core.outline import OutlineNode
-from app.pipeline.heading_candidates import plan_outline
+from app.pipeline.headings.candidates import plan_outline
 from tests.eval.outline_quality import evaluate, main
 
 
@@ -73,7 +73,7 @@ def test_a_grounded_outline_meets_the_targets(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_library_headings_under_a_tender_heading_they_are_not_about_are_misfits() -> None:
-    from app.pipeline.heading_library import default_library
+    from app.pipeline.headings.library import default_library
 
     section = next(s for e in default_library() for v in e.variants for s in v.sections if s.title == "核心人员介绍")
     kids = [node(c, origin="library") for c in section.children[:3]]

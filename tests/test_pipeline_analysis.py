@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from app.documents.loader import load_tender
-from app.documents.scoring_cells import default_category
-from app.documents.scoring_model import ScoreCategory, ScoringResult, ScoringRow, ScoringTable
-from app.pipeline.analysis import analyze_tender, split_points
+from app.documents.scoring.cells import default_category
+from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringRow, ScoringTable
+from app.pipeline.analysis.tender import analyze_tender, split_points
 from tests.openai_server import OpenAIServer, Reply
 from tests.pipeline_support import Router, make_client
 
@@ -121,7 +121,7 @@ async def test_no_technical_scoring_is_said_and_requirements_passed_for_free_mod
 
 
 async def test_unreachable_endpoint_raises_connection_error(tender: Path) -> None:
-    from app.llm.errors import LLMConnectionError
+    from app.llm.client.errors import LLMConnectionError
 
     with OpenAIServer() as server:
         server.handler = lambda req: Reply.error(503, "down")

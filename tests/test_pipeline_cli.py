@@ -144,7 +144,7 @@ def test_outline_command_budget_by_default_ends_valid_with_code_filled_chapters(
 
 def test_outline_command_defaults_are_the_run_budget_defaults() -> None:
     from app.cli import build_parser
-    from app.pipeline.budget import RunBudget
+    from app.pipeline.outline.budget import RunBudget
 
     args = build_parser().parse_args(["outline", "tender.docx", "-o", "outline.json"])
     default = RunBudget()

@@ -14,10 +14,10 @@ import pytest
 
 from app.core.outline import Outline, OutlineNode
 from app.core.pipeline_events import PipelineEvent
-from app.core.rules import check_outline
-from app.pipeline.budget import RunBudget
-from app.pipeline.outline_job import OutlineSettings
-from app.pipeline.outline_run import generate_outline, locked_chapters, regenerate_node, verify_locked
+from app.core.rules.outline import check_outline
+from app.pipeline.outline.budget import RunBudget
+from app.pipeline.outline.job import OutlineSettings
+from app.pipeline.outline.run import generate_outline, locked_chapters, regenerate_node, verify_locked
 from tests.eval.outline_quality import evaluate
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import (
@@ -471,7 +471,7 @@ async def test_time_budget_ends_valid_with_the_rest_filled_by_code(llm_server: O
 
 
 def test_level3_headings_another_chapter_has_are_dropped_while_enough_remain() -> None:
-    from app.pipeline.outline_run import drop_repeats
+    from app.pipeline.outline.run import drop_repeats
 
     def section(title: str, *kids: str) -> OutlineNode:
         return OutlineNode(title=title, children=[OutlineNode(title=k) for k in kids])

@@ -6,12 +6,12 @@ import pytest
 from pydantic import ValidationError
 
 from app.core.outline import OutlineNode as N
-from app.core.rules import check_outline, clean_title, title_problem
-from app.pipeline.budget import BudgetExhausted, RunBudget, RunMeter
-from app.pipeline.coverage import point_label, uncovered_points
-from app.pipeline.outline_repair import repair_outline
-from app.pipeline.outline_schemas import children_model, full_outline_model, to_nodes
-from app.pipeline.outline_steps import StrategySelector
+from app.core.rules.outline import check_outline, clean_title, title_problem
+from app.pipeline.headings.coverage import point_label, uncovered_points
+from app.pipeline.outline.budget import BudgetExhausted, RunBudget, RunMeter
+from app.pipeline.outline.repair import repair_outline
+from app.pipeline.outline.schemas import children_model, full_outline_model, to_nodes
+from app.pipeline.outline.steps import StrategySelector
 
 
 def test_clean_title_strips_numbering_markdown_and_quotes() -> None:
@@ -124,8 +124,8 @@ def test_selector_switches_after_repeated_failures() -> None:
 
 
 def test_children_copying_the_parents_siblings_are_dropped_or_reported() -> None:
-    from app.core.rules import OutlineLimits
-    from app.pipeline.strategy_json import subtree_issues
+    from app.core.rules.outline import OutlineLimits
+    from app.pipeline.outline.strategy_json import subtree_issues
 
     chapters = [
         N(title="实施进度计划", children=[

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.core.settings_model import ModelSettings, preset
-from app.llm.client import EndpointConfig
-from app.llm.probe import EndpointProfile, probe_endpoint
+from app.llm.client.llm_client import EndpointConfig
+from app.llm.client.probe import EndpointProfile, probe_endpoint
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
 

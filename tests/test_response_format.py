@@ -10,9 +10,9 @@ import pytest
 from pydantic import BaseModel, Field
 
 from app.core.outline import OutlineDocument
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.errors import LLMConfigError, LLMConnectionError
-from app.llm.response_format import (
+from app.llm.client.errors import LLMConfigError, LLMConnectionError
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import (
     FormatLevel,
     FormatRegistry,
     is_format_rejection,

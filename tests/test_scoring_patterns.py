@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.documents.loader import load_tender
-from app.documents.scoring_model import ScoreCategory, ScoringResult
-from app.documents.scoring_table import parse_scoring
+from app.documents.scoring.model import ScoreCategory, ScoringResult
+from app.documents.scoring.table import parse_scoring
 from tests.scoring_fixtures import FIXTURES, build
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import docx
 
 from app.documents.loader import load_tender
-from app.documents.scoring_model import ScoreCategory
-from app.documents.scoring_table import parse_scoring
-from app.pipeline.analysis import analyze_tender
-from app.pipeline.budget import RunMeter
-from app.pipeline.scoring_questions import choose_table, settle_categories
+from app.documents.scoring.model import ScoreCategory
+from app.documents.scoring.table import parse_scoring
+from app.pipeline.analysis.scoring_questions import choose_table, settle_categories
+from app.pipeline.analysis.tender import analyze_tender
+from app.pipeline.outline.budget import RunMeter
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import make_client
 

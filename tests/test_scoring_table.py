@@ -8,8 +8,8 @@ import pytest
 
 from app.documents.loader import load_tender
 from app.documents.model import DiagnosticCode, Table, TenderDocument
-from app.documents.scoring_model import ScoreCategory
-from app.documents.scoring_table import parse_points, parse_scoring, scoring_diagnostics
+from app.documents.scoring.model import ScoreCategory
+from app.documents.scoring.table import parse_points, parse_scoring, scoring_diagnostics
 from tests.document_fixtures import SAMPLE_PDF, merged_docx, sample_module, split_table_pdf
 
 

@@ -23,8 +23,8 @@ from app.core.settings_model import (
     preset_for_url,
     save_settings,
 )
-from app.ui.connection_check import check_connection, fetch_models, make_endpoint_config
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.run.connection_check import check_connection, fetch_models, make_endpoint_config
+from app.ui.shell.settings_dialog import SettingsDialog
 from tests.openai_server import OpenAIServer, Reply
 
 SECRET = "sk-test-SECRET-0123456789abcdef"

@@ -12,11 +12,11 @@ import re
 
 import pytest
 
-from app.core.rules import check_outline
-from app.pipeline.budget import RunBudget
-from app.pipeline.outline_job import OutlineSettings
-from app.pipeline.outline_run import generate_outline
-from app.pipeline.subsections import example_titles, subsection_problem
+from app.core.rules.outline import check_outline
+from app.pipeline.headings.subsections import example_titles, subsection_problem
+from app.pipeline.outline.budget import RunBudget
+from app.pipeline.outline.job import OutlineSettings
+from app.pipeline.outline.run import generate_outline
 from tests.eval.outline_quality import evaluate
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply, schema_in
 from tests.pipeline_support import Router, make_client, sample_analysis

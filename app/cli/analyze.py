@@ -23,7 +23,7 @@ from app.cli.common import (
 if TYPE_CHECKING:
     from app.documents.locate import LocatedSections
     from app.documents.model import TenderDocument
-    from app.documents.scoring_model import ScoringResult
+    from app.documents.scoring.model import ScoringResult
 
 
 def ingest_report(doc: TenderDocument, scoring: ScoringResult, sections: LocatedSections) -> dict[str, Any]:

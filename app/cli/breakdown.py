@@ -1,7 +1,7 @@
 """``bidstudio-cli analyze TENDER --breakdown``: the requirement breakdown as JSON.
 
 Adds the ``--breakdown`` flag to ``analyze`` and runs
-:func:`app.pipeline.breakdown.run_document_breakdown` on the located requirement
+:func:`app.pipeline.analysis.breakdown.run_document_breakdown` on the located requirement
 section, with the endpoint options of :mod:`app.cli.endpoint`.
 """
 
@@ -15,8 +15,8 @@ from app.cli.endpoint import endpoint_from_args
 if TYPE_CHECKING:
     from app.documents.locate import LocatedSections
     from app.documents.model import TenderDocument
-    from app.llm.client import EndpointConfig
-    from app.pipeline.breakdown import BreakdownOutcome
+    from app.llm.client.llm_client import EndpointConfig
+    from app.pipeline.analysis.breakdown import BreakdownOutcome
 
 
 def add_breakdown_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,8 +25,8 @@ def add_breakdown_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 async def _run(cfg: EndpointConfig, doc: TenderDocument, sections: LocatedSections) -> BreakdownOutcome:
-    from app.llm.client import LLMClient
-    from app.pipeline.breakdown import run_document_breakdown
+    from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.breakdown import run_document_breakdown
 
     async with LLMClient(cfg) as client:
         return await run_document_breakdown(client, doc, sections.requirements)

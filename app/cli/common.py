@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 if TYPE_CHECKING:
     from app.documents.locate import LocatedSections
     from app.documents.model import TenderDocument
-    from app.documents.scoring_model import ScoringResult
+    from app.documents.scoring.model import ScoringResult
 
 EXIT_OK = 0
 EXIT_ERROR = 1

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from app.cli.common import CliUsageError, bounded_number
 
 if TYPE_CHECKING:
-    from app.llm.client import EndpointConfig
+    from app.llm.client.llm_client import EndpointConfig
 
 DEFAULT_KEY_VARIABLES = ("BIDSTUDIO_API_KEY", "OPENAI_API_KEY")
 _VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
@@ -47,7 +47,7 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
     """The endpoint configuration from the options; a usage error when something is missing."""
     if not has_endpoint(args):
         raise CliUsageError("需要模型设置：--base-url 和 --model（或环境变量 BIDSTUDIO_BASE_URL、BIDSTUDIO_MODEL）")
-    from app.llm.client import EndpointConfig
+    from app.llm.client.llm_client import EndpointConfig
 
     env = getattr(args, "api_key_env", None)
     if env:
@@ -59,7 +59,7 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
             raise CliUsageError(f"环境变量 {env} 未设置（--api-key-env 指定的 API 密钥变量）")
     else:
         key = next((os.environ[v] for v in DEFAULT_KEY_VARIABLES if os.environ.get(v)), "")
-    from app.llm.endpoint_values import api_key_problem, base_url_problem
+    from app.llm.client.endpoint_values import api_key_problem, base_url_problem
 
     problem = base_url_problem(args.base_url) or api_key_problem(key)
     if problem:  # the message never contains the key
@@ -72,7 +72,7 @@ def endpoint_from_args(args: argparse.Namespace) -> EndpointConfig:
         import json
         from pathlib import Path
 
-        from app.llm.probe import EndpointProfile
+        from app.llm.client.probe import EndpointProfile
 
         try:
             profile = EndpointProfile.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))

@@ -40,9 +40,9 @@ if TYPE_CHECKING:
     from app.core.analysis import Analysis
     from app.core.pipeline_events import PipelineEvent
     from app.documents.model import TenderDocument
-    from app.documents.scoring_model import ScoringResult
-    from app.llm.client import EndpointConfig
-    from app.pipeline.outline_result import OutlineResult
+    from app.documents.scoring.model import ScoringResult
+    from app.llm.client.llm_client import EndpointConfig
+    from app.pipeline.outline.result import OutlineResult
 
 __all__ = ["EXIT_ENDPOINT", "cmd_outline", "model_analysis", "register"]
 
@@ -59,13 +59,13 @@ def _progress(quiet: bool) -> Any:
 
 async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDocument,
                        scoring: ScoringResult, where: _Stage) -> tuple[Analysis, OutlineResult]:
-    from app.core.rules import OutlineLimits
-    from app.llm.client import LLMClient
-    from app.llm.journal import CallJournal
-    from app.pipeline.analysis import analyze_tender
-    from app.pipeline.budget import RunBudget, RunMeter
-    from app.pipeline.outline_job import OutlineSettings
-    from app.pipeline.outline_run import generate_outline
+    from app.core.rules.outline import OutlineLimits
+    from app.llm.client.journal import CallJournal
+    from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.tender import analyze_tender
+    from app.pipeline.outline.budget import RunBudget, RunMeter
+    from app.pipeline.outline.job import OutlineSettings
+    from app.pipeline.outline.run import generate_outline
 
     settings = OutlineSettings(
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
@@ -98,7 +98,7 @@ def _profile_strategy(args: argparse.Namespace) -> Literal["json", "stream"]:
     path = getattr(args, "profile", None)
     if not path:
         return "json"
-    from app.llm.probe import EndpointProfile
+    from app.llm.client.probe import EndpointProfile
 
     try:
         profile = EndpointProfile.from_dict(json.loads(Path(path).read_text(encoding="utf-8")))
@@ -173,8 +173,8 @@ def cmd_outline(args: argparse.Namespace) -> int:
     started = time.monotonic()
     from app.documents.errors import DocumentError
     from app.documents.model import DiagnosticCode
-    from app.llm.errors import LLMConfigError, LLMConnectionError
-    from app.pipeline.budget import BudgetExhausted
+    from app.llm.client.errors import LLMConfigError, LLMConnectionError
+    from app.pipeline.outline.budget import BudgetExhausted
 
     try:
         doc, scoring, _sections = ingest(args.tender, password=password, max_bytes=max_bytes)
@@ -284,9 +284,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: ScoringResult) -> tuple[dict[str, Any], int]:
     """The ``analyze`` addition with a model: the analysis JSON and the exit code it implies."""
-    from app.llm.client import LLMClient
-    from app.llm.errors import LLMConfigError, LLMConnectionError
-    from app.pipeline.analysis import analyze_tender
+    from app.llm.client.errors import LLMConfigError, LLMConnectionError
+    from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.tender import analyze_tender
 
     cfg = endpoint_from_args(args)
 

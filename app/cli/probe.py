@@ -1,6 +1,6 @@
 """``bidstudio-cli probe --base-url … --model …``: measure what an endpoint really does.
 
-Prints the :class:`~app.llm.probe.EndpointProfile` (speed, first token, system messages,
+Prints the :class:`~app.llm.client.probe.EndpointProfile` (speed, first token, system messages,
 structured output, context size) as a Chinese summary or, with ``--json``, as JSON that the
 settings and ``outline --profile`` can take. Exit 0 when the endpoint answered, 5 when not.
 """
@@ -17,7 +17,7 @@ from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
 
 def cmd_probe(args: argparse.Namespace) -> int:
     """Probe the endpoint and print (or write) its profile."""
-    from app.llm.probe import CONTEXT_STEPS, probe_endpoint
+    from app.llm.client.probe import CONTEXT_STEPS, probe_endpoint
 
     check_output_path(args.output, "--output")  # before minutes of measuring
     cfg = endpoint_from_args(args)

@@ -1,6 +1,6 @@
 """What the app knows about a tender after analysis: the overview and the scoring groups.
 
-The analysis is produced by ``app.pipeline.analysis`` (model extraction cross-checked
+The analysis is produced by ``app.pipeline.analysis.tender`` (model extraction cross-checked
 against the deterministic scoring table) and consumed by the outline pipeline (one-to-one
 chapters come from :class:`ScoringGroup`), the UI (editable analysis table) and exports.
 Differences between the table and the model are kept, never silently resolved.

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.outline import Outline, Path
-from app.core.rules import normalize_title
+from app.core.rules.outline import normalize_title
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ def drafted_texts(outline: Outline, under: Path = ()) -> list[KeptText]:
 def restore_texts(outline: Outline, kept: list[KeptText], under: Path = ()) -> tuple[int, list[KeptText]]:
     """Give kept texts back to empty leaves with the same heading; returns (restored, left over).
 
-    Every change is an ordinary tree update, so an :class:`~app.ui.commands.OpRecorder`
+    Every change is an ordinary tree update, so an :class:`~app.ui.outline.commands.OpRecorder`
     around a run records it in the run's undo step.
     """
     left = list(kept)

@@ -86,7 +86,7 @@ def preset_for_url(base_url: str) -> ProviderPreset:
 
 
 class ModelSettings(BaseModel):
-    """How to reach the model: everything :class:`app.llm.client.EndpointConfig` needs but the key."""
+    """How to reach the model: everything :class:`app.llm.client.llm_client.EndpointConfig` needs but the key."""
 
     model_config = ConfigDict(extra="ignore", validate_assignment=True)
 

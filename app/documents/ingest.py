@@ -15,8 +15,8 @@ from pathlib import Path
 from app.documents.loader import DEFAULT_MAX_BYTES, load_tender
 from app.documents.locate import LocatedSections, locate_sections
 from app.documents.model import Diagnostic, DiagnosticCode, TenderDocument
-from app.documents.scoring_model import ScoringResult
-from app.documents.scoring_table import parse_scoring, scoring_diagnostics
+from app.documents.scoring.model import ScoringResult
+from app.documents.scoring.table import parse_scoring, scoring_diagnostics
 
 Progress = Callable[[str, float], None]
 

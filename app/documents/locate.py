@@ -16,7 +16,7 @@ from typing import Literal
 from pydantic import BaseModel
 
 from app.documents.model import Heading, TenderDocument
-from app.documents.scoring_model import ScoringResult
+from app.documents.scoring.model import ScoringResult
 from app.documents.text_patterns import format_page_ranges
 
 SectionKind = Literal["overview", "requirements", "scoring"]

@@ -6,7 +6,7 @@ so they survive copy-paste, WPS, LibreOffice and appear unchanged in the TOC.
 
 from __future__ import annotations
 
-from app.core.rules import strip_numbering
+from app.core.rules.outline import strip_numbering
 from app.export.options import ExportError, NumberingScheme
 
 _DIGITS = "零一二三四五六七八九"

@@ -21,9 +21,9 @@ from pathlib import Path
 from app.documents.clauses import count_marks, find_clauses
 from app.documents.errors import DocumentError
 from app.documents.loader import load_tender
-from app.llm.client import EndpointConfig, LLMClient
-from app.pipeline.breakdown import requirement_input, run_breakdown
-from app.pipeline.breakdown_input import assess_input, split_into_chunks
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.pipeline.analysis.breakdown import requirement_input, run_breakdown
+from app.pipeline.analysis.breakdown_input import assess_input, split_into_chunks
 
 TENDERS = Path(__file__).resolve().parents[3] / "shared" / "tenders"
 

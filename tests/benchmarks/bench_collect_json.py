@@ -25,9 +25,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.core.outline import OutlineDocument
-from app.llm.client import EndpointConfig, LLMClient
-from app.llm.collect_json import collect_json, evaluate_output
-from app.llm.response_format import FormatRegistry
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import FormatRegistry
+from app.llm.json.collect import collect_json, evaluate_output
 from tests.corpus_cases import MESSAGES, NORMALIZERS, load_cases, rules_for, script_server
 from tests.openai_server import OpenAIServer
 

@@ -88,7 +88,7 @@ def main() -> None:
     from PySide6.QtWidgets import QApplication
 
     from app.documents.model import Page, TenderDocument, TextBlock
-    from app.ui.document_pane import DocumentPane
+    from app.ui.tender.document_pane import DocumentPane
 
 
     pages = int(sys.argv[1]) if len(sys.argv) > 1 else 100

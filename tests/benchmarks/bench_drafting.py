@@ -18,9 +18,9 @@ import time
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.core.drafting_state import SectionDraft
 from app.core.outline import Outline, OutlineNode
-from app.llm.client import EndpointConfig, LLMClient
-from app.pipeline.draft_context import section_requests
-from app.pipeline.drafting import DraftingEngine
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.pipeline.drafting.context import section_requests
+from app.pipeline.drafting.engine import DraftingEngine
 
 CHAPTER = OutlineNode(id="1", title="食品配送服务方案", source_requirement_id="R1", children=[
     OutlineNode(id="1.1", title="配送组织与时效", children=[

@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO))
 
 from app.documents.loader import load_tender  # noqa: E402
 from app.documents.locate import locate_sections  # noqa: E402
-from app.documents.scoring_table import parse_scoring  # noqa: E402
+from app.documents.scoring.table import parse_scoring  # noqa: E402
 
 DEFAULT = REPO.parent / "shared" / "tenders" / "yangjiang-tax-canteen.pdf"
 

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from app.core.outline import Outline
 from app.core.stream_events import Instruction, InstructionRejected, MalformedInstruction
-from app.llm.instruction_apply import InstructionApplier
-from app.llm.instruction_stream import InstructionParser
+from app.llm.instructions.apply import InstructionApplier
+from app.llm.instructions.stream import InstructionParser
 
 
 def document_stream(chapters: int = 12, sections: int = 6, points: int = 4) -> tuple[str, int]:

@@ -41,10 +41,10 @@ from PySide6.QtCore import QElapsedTimer, QModelIndex, QSettings, QTimer  # noqa
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup  # noqa: E402
-from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
-from app.ui.controller import GENERATION, AppController  # noqa: E402
-from app.ui.main import freeze_startup_objects  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
+from app.llm.client.llm_client import EndpointConfig, LLMClient  # noqa: E402
+from app.ui.run.controller import GENERATION, AppController  # noqa: E402
+from app.ui.shell.main import freeze_startup_objects  # noqa: E402
+from app.ui.shell.main_window import MainWindow  # noqa: E402
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
 from tests.pipeline_support import Router, chapter_title_of  # noqa: E402
 
@@ -103,7 +103,7 @@ async def run(chapters: int, chunk: int, chunk_delay: float, hidden: bool) -> No
         if not hidden:
             window.show()
         await asyncio.sleep(0.2)
-        freeze_startup_objects()  # as app.ui.main does once the window is shown
+        freeze_startup_objects()  # as app.ui.shell.main does once the window is shown
         gaps: list[float] = []
         clock = QElapsedTimer()
         clock.start()

@@ -28,12 +28,12 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from app.core.heading_form import fragment_problem, vague_problem  # noqa: E402
 from app.core.outline import OutlineNode  # noqa: E402
-from app.core.rules import check_outline, normalize_title, title_problem  # noqa: E402
-from app.pipeline.criteria_points import point_headings  # noqa: E402
-from app.pipeline.heading_candidates import grams  # noqa: E402
-from app.pipeline.heading_library import default_library  # noqa: E402
+from app.core.rules.heading_form import fragment_problem, vague_problem  # noqa: E402
+from app.core.rules.outline import check_outline, normalize_title, title_problem  # noqa: E402
+from app.pipeline.headings.candidates import grams  # noqa: E402
+from app.pipeline.headings.criteria_points import point_headings  # noqa: E402
+from app.pipeline.headings.library import default_library  # noqa: E402
 
 LABELS = ("model", "tender", "library", "generic", "user")
 TEMPLATE_MARK = "模板补全"
@@ -260,8 +260,8 @@ def _tender_context(tender: Path, chapters: list[OutlineNode]) -> tuple[dict[int
     """Criteria per chapter (matched by title) and the requirements headings of a tender."""
     from app.documents.loader import load_tender
     from app.documents.requirement_headings import requirement_headings
-    from app.documents.scoring_table import parse_scoring
-    from app.pipeline.analysis import table_groups
+    from app.documents.scoring.table import parse_scoring
+    from app.pipeline.analysis.tender import table_groups
 
     doc = load_tender(tender)
     scoring = parse_scoring(doc)

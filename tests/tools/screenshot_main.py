@@ -25,10 +25,10 @@ import qasync  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from app.llm.client import EndpointConfig, LLMClient  # noqa: E402
-from app.ui.controller import AppController  # noqa: E402
-from app.ui.main import _pick_font  # noqa: E402
-from app.ui.main_window import MainWindow  # noqa: E402
+from app.llm.client.llm_client import EndpointConfig, LLMClient  # noqa: E402
+from app.ui.run.controller import AppController  # noqa: E402
+from app.ui.shell.main import _pick_font  # noqa: E402
+from app.ui.shell.main_window import MainWindow  # noqa: E402
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply  # noqa: E402
 from tests.pipeline_support import Router  # noqa: E402
 

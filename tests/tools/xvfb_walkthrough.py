@@ -5,7 +5,7 @@
 
 Starts Xvfb on a free display, the scripted OpenAI-compatible server (tests/openai_server.py,
 standing in for a model: its answers are the chapter contents below) and the app itself
-through ``app.ui.main.run`` with a settings file pointing at that server. A coroutine inside
+through ``app.ui.shell.main.run`` with a settings file pointing at that server. A coroutine inside
 the app's loop then does what a user does — opens the tender through the file dialog,
 generates one-to-one, regenerates a chapter with guidance, drafts a section, exports Word,
 shrinks the window to 1366×768 and quits — and ``import -window root`` (ImageMagick)
@@ -298,7 +298,7 @@ def run_app(args: argparse.Namespace, work: Path) -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.core.settings_model import AppSettings, ModelSettings, default_settings_path, save_settings
-    from app.ui.main import run
+    from app.ui.shell.main import run
     from tests.openai_server import OpenAIServer
     from tests.pipeline_support import Router
 

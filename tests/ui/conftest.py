@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.llm.client import EndpointConfig, LLMClient
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.event_loop import new_event_loop
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.event_loop import new_event_loop
 from tests.openai_server import OpenAIServer
 
 #: Seconds an async UI test may take before it fails with the stacks of its tasks. pytest-timeout

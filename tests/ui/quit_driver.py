@@ -1,4 +1,4 @@
-"""Drives the real ``app.ui.main.run --sample`` like a user: the sample project, edit, save, edit, 退出 (Ctrl+Q), 保存.
+"""Drives the real ``app.ui.shell.main.run --sample`` like a user: the sample project, edit, save, edit, 退出 (Ctrl+Q), 保存.
 
 Run as a script by ``test_quit.py`` (a separate process: ``run`` owns the QApplication and
 its loop). ``sys.argv[1]`` is the project file to save to.
@@ -14,7 +14,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from app.ui.main import run
+from app.ui.shell.main import run
 
 STEPS = ("sample", "edit-save-edit", "quit", "answer", "wait")
 

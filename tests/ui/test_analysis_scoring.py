@@ -16,10 +16,10 @@ import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWidgetItem
 
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.main_window import MainWindow
-from app.ui.scoring_items_model import COL_POINTS, COL_TITLE, ScoringTableModel
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
+from app.ui.tender.scoring_items_model import COL_POINTS, COL_TITLE, ScoringTableModel
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 from tests.scoring_fixtures import build

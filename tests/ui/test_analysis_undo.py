@@ -12,10 +12,10 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.core.project import load_project
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.main_window import MainWindow
-from app.ui.scoring_items_model import COL_POINTS
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
+from app.ui.tender.scoring_items_model import COL_POINTS
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -107,7 +107,7 @@ async def test_typing_back_to_the_original_text_leaves_nothing_to_undo(window: M
 
 async def test_marking_a_clause_answered_is_undoable_and_clears_the_export_warning(window: MainWindow) -> None:
     from app.core.breakdown import Breakdown, RiskItem
-    from app.ui.breakdown_view import COL_ANSWERED
+    from app.ui.tender.breakdown_view import COL_ANSWERED
 
     c = window.controller
     c.set_breakdown(Breakdown(status="executable", risks=[

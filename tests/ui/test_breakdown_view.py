@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from app.core.breakdown import Breakdown, BreakdownItem, RiskItem
-from app.ui.breakdown_view import COL_ANSWERED, COL_KIND, COL_TEXT, BreakdownView
+from app.ui.tender.breakdown_view import COL_ANSWERED, COL_KIND, COL_TEXT, BreakdownView
 
 BREAKDOWN = Breakdown(
     status="executable",

@@ -9,8 +9,8 @@ import time
 import pytest
 
 from app.core.outline import OutlineNode
-from app.ui.controller import GENERATION, AppController
-from app.ui.errors import ErrorReporter
+from app.ui.run.controller import GENERATION, AppController
+from app.ui.shell.errors import ErrorReporter
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import Router, sample_analysis
 from tests.ui.ui_helpers import wait_for
@@ -207,7 +207,7 @@ async def test_broken_file_reports_a_chinese_message(controller: AppController, 
 
 async def test_one_to_one_chapters_come_from_code_locked_and_one_undo_step(controller: AppController,
                                                                            llm_server: OpenAIServer) -> None:
-    from app.ui.outline_model import LockedRole
+    from app.ui.outline.model import LockedRole
 
     router = Router()
     llm_server.handler = router
@@ -264,7 +264,7 @@ async def test_cancel_mid_call_then_draft_reaches_the_server_at_once(controller:
 
 
 async def test_status_bar_shows_the_live_call(controller: AppController, llm_server: OpenAIServer, qtbot) -> None:
-    from app.ui.status_panel import StatusPanel
+    from app.ui.run.status_panel import StatusPanel
 
     panel = StatusPanel()
     qtbot.addWidget(panel)
@@ -296,7 +296,7 @@ def test_progress_updates_wait_for_the_next_paint(qtbot) -> None:
     window inside the call (a streaming tree included); the panel lets the next paint show it."""
     from PySide6.QtCore import QEvent, QObject
 
-    from app.ui.status_panel import StatusPanel
+    from app.ui.run.status_panel import StatusPanel
 
     class Paints(QObject):
         count = 0

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from app.ui.event_loop import QtEventLoop, new_event_loop
+from app.ui.shell.event_loop import QtEventLoop, new_event_loop
 from tests.ui.conftest import _with_deadline
 
 

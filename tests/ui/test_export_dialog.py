@@ -16,10 +16,10 @@ from PySide6.QtWidgets import QFileDialog, QLineEdit, QMessageBox
 
 from app.core.breakdown import Breakdown, RiskItem
 from app.core.outline import OutlineNode
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.export_dialog import ExportDialog
-from app.ui.main_window import MainWindow
+from app.ui.export.dialog import ExportDialog
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.ui.ui_helpers import click_button, close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")

@@ -12,7 +12,7 @@ REPO = Path(__file__).resolve().parents[2]
 CRASH = """
 import faulthandler, sys
 from pathlib import Path
-from app.ui.errors import ErrorReporter
+from app.ui.shell.errors import ErrorReporter
 
 def generate_the_outline():
     faulthandler._sigsegv()
@@ -24,7 +24,7 @@ generate_the_outline()
 NEXT_START = """
 import sys
 from pathlib import Path
-from app.ui.errors import ErrorReporter
+from app.ui.shell.errors import ErrorReporter
 
 reporter = ErrorReporter(Path(sys.argv[1]))
 reporter.install_faulthandler()

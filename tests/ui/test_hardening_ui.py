@@ -14,10 +14,10 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QDialogButtonBox, QInputDialog, QLineEdit, QMessageBox, QPushButton
 
 from app.core.settings_model import AppSettings
-from app.ui.controller import AppController
-from app.ui.errors import ErrorDialog, ErrorReporter
-from app.ui.main_window import MainWindow
-from app.ui.session import SessionWiring
+from app.ui.project.session import SessionWiring
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorDialog, ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.document_fixtures import encrypted_pdf
 from tests.hostile_files import write_recovery_file
 from tests.ui.ui_helpers import click_button, close_window, wait_for

@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.heading_library_view import HeadingLibraryPanel
-from app.ui.main_window import MainWindow
+from app.ui.outline.heading_library_view import HeadingLibraryPanel
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer
 from tests.ui.conftest import make_client_factory
 from tests.ui.ui_helpers import close_window

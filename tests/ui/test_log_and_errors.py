@@ -12,8 +12,8 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication
 
-from app.ui.errors import ErrorReporter
-from app.ui.log_pane import LogPane, LogTableModel, QtLogHandler
+from app.ui.run.log_pane import LogPane, LogTableModel, QtLogHandler
+from app.ui.shell.errors import ErrorReporter
 
 
 def _logger(handler: QtLogHandler, name: str) -> logging.Logger:

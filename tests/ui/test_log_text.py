@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox, QFileDialog, QLabel, QPushButton
 
-from app.ui.errors import BUG_MESSAGE, ErrorDialog, ErrorReporter
-from app.ui.log_pane import HEADERS, QtLogHandler
-from app.ui.log_text import ZH_TEMPLATES, has_chinese
-from app.ui.translations import install_qt_translations, remove_qt_translations
+from app.ui.run.log_pane import HEADERS, QtLogHandler
+from app.ui.run.log_text import ZH_TEMPLATES, has_chinese
+from app.ui.shell.errors import BUG_MESSAGE, ErrorDialog, ErrorReporter
+from app.ui.shell.translations import install_qt_translations, remove_qt_translations
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 

@@ -14,9 +14,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.core.outline import OutlineNode
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.main_window import ABOUT_HTML, MainWindow
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import ABOUT_HTML, MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.ui.conftest import make_client_factory
 from tests.ui.ui_helpers import click_button, close_window, wait_for

@@ -9,7 +9,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QUndoStack
 
 from app.core.outline import Outline, OutlineNode
-from app.ui.commands import (
+from app.ui.outline.commands import (
     EditDescriptionCommand,
     InsertNodeCommand,
     MoveNodeCommand,
@@ -21,7 +21,7 @@ from app.ui.commands import (
     move_up_down,
     outdent,
 )
-from app.ui.outline_model import COL_TITLE, LockedRole, OutlineItemModel
+from app.ui.outline.model import COL_TITLE, LockedRole, OutlineItemModel
 
 
 def _tree() -> Outline:

@@ -10,8 +10,8 @@ from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QLineEdit
 
 from app.core.outline import Outline, OutlineNode
-from app.ui.outline_model import OutlineItemModel
-from app.ui.outline_view import OutlineView
+from app.ui.outline.model import OutlineItemModel
+from app.ui.outline.view import OutlineView
 
 
 def _view(qtbot: Any, chapters: list[OutlineNode]) -> tuple[OutlineView, Outline, QUndoStack]:
@@ -143,7 +143,7 @@ def _stream_into(qtbot: Any, view: OutlineView, outline: Outline, count: int) ->
 def test_streaming_paints_at_a_steady_frame_rate_and_shows_the_end(qtbot: Any) -> None:
     """While a run streams, each change is in the model at once but the tree paints at most once
     per frame; the end of the run paints what came in since."""
-    from app.ui.outline_view import STREAM_PAINT_MS
+    from app.ui.outline.view import STREAM_PAINT_MS
 
     view, outline, _ = _view(qtbot, [OutlineNode(title="甲")])
     view.expandAll()

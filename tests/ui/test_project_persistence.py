@@ -15,9 +15,9 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.core.outline import OutlineDocument, OutlineNode
 from app.core.project import Project, RunRecord, SectionState, load_project, save_project
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.main_window import MainWindow
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.ui.conftest import make_client_factory
 from tests.ui.ui_helpers import click_button, close_window, wait_for

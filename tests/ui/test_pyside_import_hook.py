@@ -22,6 +22,6 @@ def test_hook_reads_the_file_and_agrees_with_pysides_answer(tmp_path: Path) -> N
         module.__file__ = str(path)
         assert check(module) is expected
     assert check(sys) is False  # a builtin module goes to PySide's own check
-    import app.ui.outline_view as qt_module
+    import app.ui.outline.view as qt_module
 
     assert check(qt_module) is True

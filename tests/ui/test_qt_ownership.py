@@ -20,9 +20,9 @@ import pymupdf
 import pytest
 from PySide6.QtCore import QSettings
 
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.main_window import MainWindow
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router, sample_analysis
 from tests.ui.conftest import make_client_factory

@@ -18,13 +18,13 @@ from PySide6.QtWidgets import QApplication, QComboBox, QFileDialog, QLineEdit, Q
 
 from app.core.project import load_project
 from app.core.response_map import index_entries
-from app.ui.controller import AppController
-from app.ui.deviation_view import COL_DEVIATION, COL_NOTE, COL_RESPONSE, COL_SECTION
-from app.ui.errors import ErrorReporter
-from app.ui.export_dialog import ExportDialog
-from app.ui.index_table_view import COL_SECTIONS, COL_STATUS, SCORING_ITEM_MIME, UNANSWERED
-from app.ui.main_window import MainWindow
-from app.ui.section_picker import SectionPickerDialog
+from app.ui.export.deviation_view import COL_DEVIATION, COL_NOTE, COL_RESPONSE, COL_SECTION
+from app.ui.export.dialog import ExportDialog
+from app.ui.export.index_table_view import COL_SECTIONS, COL_STATUS, SCORING_ITEM_MIME, UNANSWERED
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
+from app.ui.widgets.section_picker import SectionPickerDialog
 from tests.export_sample import sample_analysis, sample_breakdown, sample_mapped_chapters
 from tests.ui.ui_helpers import click_button, close_window, wait_for
 

@@ -7,10 +7,10 @@ from typing import Any
 from PySide6.QtGui import QUndoStack
 
 from app.core.outline import Outline, OutlineNode
-from app.pipeline.draft_context import path_for_key, section_requests
-from app.pipeline.drafting import DraftingEngine
-from app.ui.commands import EditFieldCommand
-from app.ui.section_editor import SectionEditor
+from app.pipeline.drafting.context import path_for_key, section_requests
+from app.pipeline.drafting.engine import DraftingEngine
+from app.ui.outline.commands import EditFieldCommand
+from app.ui.outline.section_editor import SectionEditor
 from tests.openai_server import OpenAIServer, Reply
 from tests.ui.conftest import make_client_factory
 

@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QMessageBox
 
 from app.core.outline import OutlineNode
 from app.core.settings_model import AppSettings
-from app.ui.controller import AppController
-from app.ui.errors import ErrorDialog, ErrorReporter
-from app.ui.main_window import MainWindow
-from app.ui.session import SessionWiring
+from app.ui.project.session import SessionWiring
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorDialog, ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.ui.ui_helpers import close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
@@ -221,7 +221,7 @@ async def test_first_run_guide_leads_to_settings_and_saving_configures_the_model
 
     from app.core.api_keys import ApiKeyStore
     from app.core.settings_model import load_settings
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
     from tests.test_settings import MemoryKeyring
 
     previous = keyring.get_keyring()

@@ -17,9 +17,9 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QDialog, QFileDialog, QLabel, QMessageBox
 
-from app.ui.controller import AppController
-from app.ui.errors import ErrorReporter
-from app.ui.main_window import MainWindow
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import Router, as_instructions, chapter_children, is_stream, sample_analysis
 from tests.ui.conftest import make_client_factory
@@ -196,7 +196,7 @@ async def test_recovery_follows_the_saved_file_and_ctrl_s_saves_in_place(
     from app.core.project import load_project
     from app.core.recovery import pending_recoveries
     from app.core.settings_model import AppSettings
-    from app.ui.session import SessionWiring
+    from app.ui.project.session import SessionWiring
 
     monkeypatch.setenv("BIDSTUDIO_DATA_DIR", str(tmp_path / "data"))
     wiring = SessionWiring(AppSettings())
@@ -553,7 +553,7 @@ async def test_llamacpp_preset_hint_is_not_clipped(window: MainWindow, qtbot: An
 
     from app.core.api_keys import ApiKeyStore
     from app.core.settings_model import AppSettings
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.shell.settings_dialog import SettingsDialog
 
     previous = keyring.get_keyring()
     keyring.set_keyring(fail.Keyring())  # no keyring: the longest form (with its warning line)

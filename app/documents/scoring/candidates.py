@@ -1,0 +1,186 @@
+"""Every table-like place a scoring scheme could be, read into candidate scoring tables.
+
+1. Runs: a PDF table continued on the next page (it ends one page, the next starts at
+   the top with a similar width) and DOCX tables with no text between them (one table
+   that a conversion split into several) are joined into one grid.
+2. Segments: a header row inside a run (a new table glued to the previous one) starts a
+   new segment.
+3. Blocks: within a segment, the rows that carry points (a bare points cell or points in a
+   short name) with the continuation, label, total and note rows around them; a form
+   table with a scoring block inside (评标办法前附表) gives just that block.
+4. Each block is folded into factors (``scoring_fold``) and becomes a :class:`ScoringTable`
+   candidate; ranking and choosing happen in ``scoring_select``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.documents.model import Table, TenderDocument
+from app.documents.scoring.cells import is_empty, name_points, points_value, stated_points
+from app.documents.scoring.columns import Cells, detect_header, header_like, infer_columns
+from app.documents.scoring.context import table_section
+from app.documents.scoring.fold import GridRow, fold_rows, label_text
+from app.documents.scoring.model import ScoringTable
+from app.documents.text_patterns import compact
+
+_WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
+MAX_RUN_ROWS = 600  # grid rows read per run of joined tables (a scoring table has tens)
+_MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
+_MAX_TAIL_ROWS = 3
+_CAPTION_LABEL = re.compile(
+    r"([^\s。；，,:：]{0,16}?(?:评分|评审|打分|评标|评价)[^\s。；，,（(]{0,10})\s*[（(]\s*(?:满分|共|总分)?\s*\d+(?:\.\d+)?\s*分\s*[)）]"
+)
+
+
+def _continues(prev: Table, table: Table, kind: str) -> bool:
+    """True when ``table`` continues ``prev`` (next PDF page, or DOCX with nothing between)."""
+    if abs(prev.col_count - table.col_count) > 1:
+        return False
+    if kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
+        return prev.ends_page and table.starts_page and table.page == prev.page + 1
+    return not table.caption.strip()
+
+
+def table_runs(doc: TenderDocument) -> list[list[Table]]:
+    """Tables joined where one continues the previous."""
+    runs: list[list[Table]] = []
+    for table in doc.tables:
+        if not table.rows:
+            continue
+        if runs and _continues(runs[-1][-1], table, doc.kind):
+            runs[-1].append(table)
+        else:
+            runs.append([table])
+    return runs
+
+
+def _segments(grid: list[GridRow]) -> list[list[GridRow]]:
+    """Split a run at header rows that are not its first row."""
+    out: list[list[GridRow]] = [[]]
+    for i, g in enumerate(grid):
+        if i > 0 and header_like(g.cells) and out[-1]:
+            prev_header = out[-1][0].cells
+            if [compact(c or "") for c in g.cells] != [compact(c or "") for c in prev_header]:
+                out.append([])
+        out[-1].append(g)
+    return [s for s in out if s]
+
+
+def _number_column(rows: list[Cells], hint: int | None) -> int | None:
+    if hint is not None:
+        return hint
+    cols = infer_columns(rows)
+    return cols.number if cols else None
+
+
+def _distinct_filled(cells: Cells) -> int:
+    return len({compact(c) for c in cells if c is not None and not is_empty(c)})
+
+
+def _is_evidence(cells: Cells, number: int | None) -> bool:
+    """A row that carries points: a bare points cell or a short name with points, beside other text."""
+    if _distinct_filled(cells) < 2:
+        return False
+    for j, c in enumerate(cells):
+        if j == number or c is None or is_empty(c):
+            continue
+        if points_value(c) is not None or name_points(c) is not None:
+            return True
+    return False
+
+
+def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
+    """(first, last) index ranges of the scoring blocks in a segment body."""
+    evidence = [i for i, g in enumerate(body) if _is_evidence(g.cells, number)]
+    if not evidence:
+        return []
+    spans: list[list[int]] = [[evidence[0], evidence[0]]]
+    for i in evidence[1:]:
+        gap = [g for g in body[spans[-1][1] + 1 : i] if _distinct_filled(g.cells) >= 2]
+        if len(gap) > _MAX_GAP_ROWS:
+            spans.append([i, i])
+        else:
+            spans[-1][1] = i
+    out: list[tuple[int, int]] = []
+    for first, last in spans:
+        floor = out[-1][1] + 1 if out else 0
+        lead = 0
+        while first - 1 >= floor and lead < 2 and _distinct_filled(body[first - 1].cells) == 1 \
+                and label_text(body[first - 1].cells) is not None:
+            first -= 1
+            lead += 1
+        tail = 0
+        while last + 1 < len(body) and tail < _MAX_TAIL_ROWS and _distinct_filled(body[last + 1].cells) <= 1:
+            last += 1
+            tail += 1
+        out.append((first, last))
+    return out
+
+
+def caption_label(caption: str) -> tuple[str, float | None]:
+    """The scoring label inside a caption ("附表2：技术评分细则表（50分）") and its stated points."""
+    matches = list(_CAPTION_LABEL.finditer(compact(caption)))
+    if matches:
+        label = matches[-1].group(0)
+        return label, stated_points(label)
+    return "", None
+
+
+def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
+    """Every scoring block found in the document's tables, in document order."""
+    out: list[ScoringTable] = []
+    for run in table_runs(doc):
+        grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
+        for seg in _segments(grid):
+            rows = [g.cells for g in seg]
+            n, names, hints, header_total = detect_header(rows)
+            body = seg[n:]
+            number = _number_column([g.cells for g in body], hints.get("number"))
+            top = next(t for t in run if t.id == seg[0].table_id)
+            seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
+            for first, last in _blocks(body, number):
+                block = body[first : last + 1]
+                table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
+                if table is not None:
+                    table.section = table_section(doc, table.table_ids[0])[1]
+                    out.append(table)
+    return out
+
+
+def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
+               header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
+    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2]
+    cols = infer_columns(stat_rows, names, hints, header_rows, header_total)
+    if cols is None:
+        return None
+    folded = fold_rows(block, cols)
+    if not folded.rows:
+        return None
+    ids = list(dict.fromkeys(g.table_id for g in block))
+    first = next(t for t in run if t.id == ids[0])
+    if seg_caption:  # the block starts right under its segment's header: the caption is the segment's
+        caption = seg_caption
+    else:
+        caption = first.caption if first is run[0] or block[0].cells == first.rows[0] else ""
+    label, caption_total = caption_label(caption)
+    whole = [x for x in folded.labels if _WHOLE_TABLE.search(compact(x))
+             or (len(folded.subtotals) == 1 and stated_points(x) is not None)]
+    label_total = next((v for v in (stated_points(x) for x in whole) if v is not None), None)
+    if whole:
+        label = label or whole[-1]
+    tail = re.split(r"[。；;：:]", caption.strip())[-1].strip() if caption else ""
+    if not label and tail and len(compact(tail)) <= 30 and re.search(r"评分|评审|打分|评标", tail):
+        label = tail
+    return ScoringTable(
+        table_ids=ids,
+        pages=sorted({g.page for g in block}),
+        caption=caption,
+        label=label,
+        stated_total=next((v for v in (caption_total, label_total, cols.stated_total, folded.total) if v is not None),
+                          None),
+        header=names,
+        rows=folded.rows,
+        notes=folded.notes,
+        subtotals=folded.subtotals,
+    )

@@ -1,0 +1,87 @@
+"""Label each scoring row 技术/商务/价格/其他, following the document's own grouping.
+
+In this order, the first that speaks decides:
+
+1. the row's group: a merged group cell or a label/subtotal row ("技术部分（81 分）",
+   "商务评分标准 20 分", "三、企业实力及业绩（25分）"); where the document groups its rows
+   and names some groups 技术, a group that is neither 技术, 商务 nor 价格 is 其他;
+2. the table's caption ("附表2：技术评分细则表（50分）") or the heading of its section
+   ("（二）技术评分标准"); in a scheme of several tables
+   where the others are 商务 and 价格, the remaining one (e.g. "服务评分细则表") is 技术;
+3. weights that make the one table the technical part (see ``scoring_context``);
+4. the factor's own words (报价 → 价格, 业绩/资质/认证 → 商务, else 技术).
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.documents.scoring.cells import default_category, explicit_category, is_commercial_label
+from app.documents.scoring.model import CategorySource, ScoreCategory, ScoringRow, ScoringTable
+from app.documents.text_patterns import compact
+
+_SCORING_WORDS = re.compile(r"评分|评审|打分|评标|评价|细则|标准")
+_GENERIC_GROUP = re.compile(r"^(?:评分|评审|评标)?(?:细则|标准|办法|因素|内容|项目)(?:[（(].*)?$|^评分细则|^评审细则")
+
+
+def table_category(table: ScoringTable) -> ScoreCategory | None:
+    """The category a table's caption or label names ("商务评分细则表（40分）" → 商务)."""
+    for text in (table.label, table.caption[-40:], table.section):
+        if text and _SCORING_WORDS.search(compact(text)):
+            cat = explicit_category(_tail(text))
+            if cat is not None:
+                return cat
+    return None
+
+
+def _tail(caption: str) -> str:
+    """The last sentence of a caption (the title right above the table)."""
+    parts = [p for p in re.split(r"[。；;：:]", caption) if p.strip()]
+    return parts[-1] if parts else caption
+
+
+def group_category(label: str, grouped_explicitly: bool) -> ScoreCategory | None:
+    """Category of a group label; 其他 for a named group that is none of the three in a grouped scheme."""
+    if not label:
+        return None
+    cat = explicit_category(label)
+    if cat is not None:
+        return cat
+    if is_commercial_label(label):
+        return ScoreCategory.COMMERCIAL
+    if grouped_explicitly and not _GENERIC_GROUP.search(compact(label)):
+        return ScoreCategory.OTHER
+    return None
+
+
+def assign_categories(tables: list[ScoringTable], *, technical_by_weight: bool = False) -> None:
+    """Set ``category``/``category_source`` on every row of ``tables`` (one scheme, in place)."""
+    labels = [r.group for t in tables for r in t.rows if r.group]
+    grouped = any(explicit_category(g) == ScoreCategory.TECHNICAL for g in labels)
+    cats = [table_category(t) for t in tables]
+    if len(tables) > 1 and None in cats:
+        named = {c for c in cats if c is not None}
+        if {ScoreCategory.COMMERCIAL, ScoreCategory.PRICE} <= named and ScoreCategory.TECHNICAL not in named:
+            cats = [c if c is not None else ScoreCategory.TECHNICAL for c in cats]
+    for table, cat in zip(tables, cats, strict=True):
+        table.category = cat
+        whole = technical_by_weight and len(tables) == 1 and cat is None
+        for row in table.rows:
+            if row.category_source in ("user", "model"):
+                continue
+            row.category, row.category_source = _row_category(row, cat, grouped, whole)
+
+
+def _row_category(row: ScoringRow, table_cat: ScoreCategory | None, grouped: bool,
+                  technical_table: bool) -> tuple[ScoreCategory, CategorySource]:
+    default, source = default_category(row.factor, row.criteria)
+    group_cat = group_category(row.group, grouped)
+    if default == ScoreCategory.PRICE:
+        return default, ("column" if row.category_label else "group") if group_cat == default else source
+    if group_cat is not None:
+        return group_cat, "column" if row.category_label else "group"
+    if table_cat is not None:
+        return table_cat, "caption"
+    if technical_table:
+        return ScoreCategory.TECHNICAL, "weights"
+    return default, source

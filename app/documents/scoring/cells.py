@@ -1,0 +1,144 @@
+"""What a single scoring-table cell says: points, points inside a name, labels, totals.
+
+Shared by the column-role inference, the row folding and the paragraph-scheme reader so
+that "30", "30分", "0~ 10", "（42%）", "报价得分 10 分" and "技术部分（81 分）" are read the
+same way everywhere. Everything works on compacted text (no whitespace).
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.documents.scoring.model import CategorySource, ScoreCategory
+from app.documents.text_patterns import clean_cell_text, compact
+
+_NUM = r"\d+(?:\.\d+)?"
+POINTS_CELL = re.compile(
+    rf"^(?:最高|满分|上限|不超过|最多)?(?:{_NUM}\s*(?:分)?\s*[~～\-—–至]\s*)?({_NUM})\s*(?:分|%|％)?"
+    rf"(?:[（(][^（()）\d]{{1,8}}[)）])?$"
+)
+_NAME_POINTS = re.compile(
+    rf"[（(]\s*(?:满分|最高|最高分|共|总分|权重|分值)?\s*[为:：]?\s*({_NUM})\s*(?:分|%|％)\s*[)）]"
+    rf"|(?<![\d.得扣加减计])({_NUM})\s*分$"
+    rf"|[（(]\s*(?:满分|最高|共|总分|权重|分值)?\s*[为:：]?\s*(?:{_NUM}\s*[~～\-—–至]\s*)?({_NUM})\s*分\s*[)）]"
+)
+_TRAILING_POINTS = re.compile(
+    rf"\s*(?:[（(][^（()）]{{0,8}}?{_NUM}\s*(?:分|%|％)[^（()）]{{0,4}}[)）]|(?<![\d.]){_NUM}\s*分)\s*$"
+)
+_STATED = re.compile(rf"[（(]?\s*(?:共|满分|总分|合计|计)?\s*[为:：]?\s*({_NUM})\s*分\s*[)）]?")
+TOTAL_ROW = re.compile(r"^(合计|总计|小计|总分|合计分值|总分值|分值合计|满分|共计)")
+NOTE_START = re.compile(r"^(说明|注|备注|附注|注意)[0-9一-九]*[:：.、]?")
+_NUMBERING = re.compile(r"^(?:\d+(?:\.\d+)*\.?|[一二三四五六七八九十]+|[（(]\d+[)）]|\d+(?:\.\d+)*[（(]\d+[)）]|[A-Za-z]\d*)$")
+_PLACEHOLDER = re.compile(r"^(?:项目|指标|评分项|评审项|因素|内容|名称)?[\dＸXx一二三四五]?$|^[…\.。·\-—_/]+$")
+_PRICE = re.compile(r"价格|报价|投标总价|评标价|商务报价")
+_COMMERCIAL = re.compile(
+    r"业绩|经验|履约|合同|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
+)
+_PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织")
+_CRITERIA_COMMERCIAL = re.compile(r"获奖|奖项|荣誉|表彰")
+_LEAD_NAME = re.compile(
+    r"^(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])?\s*([^：:，,。；;（(\n\d]{2,16}?)\s*(?:[（(][^（()）]{0,10}[)）])?\s*[：:]"
+)
+_GROUP_LIKE = re.compile(r"部分|类$|评分$|评审$|得分$")
+_EMPTY = {"", "/", "---", "--", "-", "—", "——", "无", "……", "…"}
+
+
+def points_value(text: str | None) -> float | None:
+    """Points of a bare points cell ("30", "30分", "0~ 10" -> 10, "42%"), None for anything else."""
+    if text is None:
+        return None
+    m = POINTS_CELL.match(compact(text))
+    return float(m.group(1)) if m else None
+
+
+def name_points(text: str | None, max_len: int = 48) -> float | None:
+    """Points stated inside a short name: "服务方案（42%）", "（25分）", "报价得分10分", "业绩部分（8 分）"."""
+    if not text:
+        return None
+    t = compact(text)
+    if len(t) > max_len:
+        return None
+    m = _NAME_POINTS.search(t)
+    if not m:
+        return None
+    return float(next(g for g in m.groups() if g is not None))
+
+
+def stated_points(text: str) -> float | None:
+    """A stated total in a caption, label or header: "技术评分细则表（50分）", "评审要求（100分）"."""
+    m = _STATED.search(compact(text))
+    return float(m.group(1)) if m else None
+
+
+def strip_points(name: str) -> str:
+    """A name without its trailing points: "服务方案（42%）" -> "服务方案", "报价得分10分" -> "报价得分"."""
+    text = clean_cell_text(name, keep_breaks=False)
+    out = _TRAILING_POINTS.sub("", text).strip()
+    return out or text
+
+
+def is_numbering(text: str | None) -> bool:
+    """A 序号/条款号 cell: "1", "2.1", "一", "（3）", "2.2.4（1）"."""
+    return bool(text) and bool(_NUMBERING.match(compact(text or "")))
+
+
+def is_placeholder(text: str | None) -> bool:
+    """A template placeholder name: "项目1", "指标2", "……", "XX"."""
+    return bool(_PLACEHOLDER.match(compact(text or "")))
+
+
+def is_empty(text: str | None) -> bool:
+    """No content: None, blank, "/", "---", "……"."""
+    return text is None or compact(text) in _EMPTY
+
+
+def explicit_category(text: str) -> ScoreCategory | None:
+    """A category a label names outright: 技术…, 商务/资信…, 价格/报价…; None otherwise."""
+    t = compact(text)
+    if _PRICE.search(t) and "技术" not in t:
+        return ScoreCategory.PRICE
+    if "技术" in t and ("商务" in t or "资信" in t):
+        return None  # names both parts ("商务和技术评分标准")
+    if "技术" in t:
+        return ScoreCategory.TECHNICAL
+    if "商务" in t or "资信" in t:
+        return ScoreCategory.COMMERCIAL
+    return None
+
+
+def default_category(name: str, criteria: str = "") -> tuple[ScoreCategory, CategorySource]:
+    """The category a generic rule gives a factor by its words (and "factor_name"/"guess")."""
+    t = compact(name)
+    if _PRICE.search(t) and not _PLAN.search(t):
+        return ScoreCategory.PRICE, "factor_name"
+    if _COMMERCIAL.search(t) and not _PLAN.search(t):
+        return ScoreCategory.COMMERCIAL, "guess"
+    if not _PLAN.search(t) and _CRITERIA_COMMERCIAL.search(compact(criteria)[:200]):
+        return ScoreCategory.COMMERCIAL, "guess"
+    return ScoreCategory.TECHNICAL, "guess"
+
+
+def is_commercial_label(text: str) -> bool:
+    """A group label about the bidder itself (企业实力及业绩, 资信业绩) rather than the work."""
+    t = compact(text)
+    return bool(_COMMERCIAL.search(t)) and not _PLAN.search(t)
+
+
+def fmt_points(x: float | None) -> str:
+    """Points without a useless ".0"; "?" for None."""
+    if x is None:
+        return "?"
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"
+
+
+def lead_name(text: str | None) -> str:
+    """The name a criteria cell starts with ("运维方案：…" -> "运维方案"), or ""."""
+    m = _LEAD_NAME.match(compact(text or ""))
+    return m.group(1) if m else ""
+
+
+def is_group_label(text: str) -> bool:
+    """A category/group label such as "技术部分（60分）", "商务评分" rather than a factor name."""
+    t = compact(text)
+    bare = re.sub(r"[（(][^（()）]*[)）]", "", t)
+    return len(bare) <= 16 and (explicit_category(bare) is not None or bool(_GROUP_LIKE.search(bare)))

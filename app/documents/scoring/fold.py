@@ -1,0 +1,216 @@
+"""Fold the grid rows of one scoring block into factors with their sub-items.
+
+Row kinds, told apart by which cells are filled: a header repeated after a page break
+(skipped); a label row spanning the table ("技术部分（81 分）" starts a group, "合计 100"
+is the total, "注：…" a note); a row whose factor cell is merged from above or empty
+but has its own points (a sub-item of the previous factor); a row with only criteria
+text (the previous cell split by a page or table break); and a factor row.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from app.documents.scoring.cells import (
+    NOTE_START,
+    TOTAL_ROW,
+    is_empty,
+    is_placeholder,
+    lead_name,
+    name_points,
+    points_value,
+    stated_points,
+    strip_points,
+)
+from app.documents.scoring.columns import Cells, Columns
+from app.documents.scoring.model import ScoringItem, ScoringRow
+from app.documents.text_patterns import clean_cell_text, compact
+
+_LONG_LABEL = 60
+_TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成")
+
+
+@dataclass
+class GridRow:
+    """One grid row with where it came from."""
+
+    cells: Cells
+    page: int
+    table_id: str
+
+
+@dataclass
+class Folded:
+    """What one block folds into."""
+
+    rows: list[ScoringRow] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    total: float | None = None
+    subtotals: dict[str, float] = field(default_factory=dict)
+    labels: list[str] = field(default_factory=list)  # label rows above the first factor (block captions)
+
+
+def _cell(cells: Cells, j: int | None) -> str | None:
+    """The cell at ``j``: None when merged, "" when absent or the role has no column."""
+    if j is None or j >= len(cells):
+        return ""
+    return cells[j]
+
+
+def label_text(cells: Cells) -> str | None:
+    """The text of a row whose filled cells all say the same thing (a label spanning the table)."""
+    filled = {clean_cell_text(c, keep_breaks=False) for c in cells if c is not None and not is_empty(c)}
+    return filled.pop() if len(filled) == 1 else None
+
+
+def _is_header_repeat(cells: Cells, cols: Columns) -> bool:
+    return bool(cols.header) and [compact(c or "") for c in cells][: len(cols.header)] == cols.header[: len(cells)]
+
+
+def _row_points(cells: Cells, cols: Columns) -> float | None:
+    if cols.points is not None:
+        return points_value(_cell(cells, cols.points))
+    return None
+
+
+def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
+    """Factors with items, notes, the total row and the group subtotals of one block."""
+    out = Folded()
+    group = ""
+    group_cell: str | None = None
+    for g in grid:
+        cells = g.cells
+        if all(is_empty(c) for c in cells) or _is_header_repeat(cells, cols):
+            continue
+        label = label_text(cells)
+        number = _cell(cells, cols.number)
+        filled = [j for j, c in enumerate(cells) if c is not None and not is_empty(c)]
+        if label is not None and len(filled) == 1 and filled[0] == cols.criteria and out.rows \
+                and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
+            _continue_criteria(out.rows[-1], clean_cell_text(cells[filled[0]] or ""), g.page)
+            continue  # only the criteria cell has text: it continues the previous one
+        if label is not None and (len(filled) == 1 or compact(label) == compact(number or "")):
+            if TOTAL_ROW.match(compact(label)):
+                out.total = stated_points(label) if out.total is None else out.total
+                continue
+            if NOTE_START.match(compact(label)) or len(compact(label)) > _LONG_LABEL:
+                if out.rows and not NOTE_START.match(compact(label)) and cols.criteria is not None:
+                    _continue_criteria(out.rows[-1], label, g.page)
+                else:
+                    out.notes.append(clean_cell_text(label))
+                continue
+            group = label
+            group_cell = None
+            pts = stated_points(label)
+            if pts is not None:
+                out.subtotals[group] = pts
+            if not out.rows:
+                out.labels.append(label)
+            continue
+        group_value = _cell(cells, cols.group)
+        factor = _cell(cells, cols.factor)
+        if cols.names_in_criteria:
+            factor = lead_name(factor) if factor is not None else None
+        if factor is None and cols.factor > 0 and cols.number != cols.factor - 1:
+            left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
+            factor = left if left and not is_empty(left) else factor
+        points = _row_points(cells, cols)
+        if any(TOTAL_ROW.match(compact(c or "")) for c in (number, group_value, factor)) or (
+                factor and _TOTAL_NAME.search(compact(factor))):
+            if factor and _TOTAL_NAME.search(compact(factor)):
+                out.total = name_points(factor) if out.total is None else out.total
+            else:
+                value = points if points is not None else _last_number(cells)
+                if any(compact(c or "").startswith("小计") for c in (number, group_value, factor)):
+                    if group and value is not None:
+                        out.subtotals.setdefault(group, value)  # a group's own 小计 row
+                else:
+                    out.total = value
+            continue
+        if group_value:
+            group_cell = clean_cell_text(group_value, keep_breaks=False)
+            group = group_cell
+            pts = name_points(group_cell) or stated_points(group_cell)
+            if pts is not None:
+                out.subtotals[group] = pts
+        criteria = clean_cell_text(_cell(cells, cols.criteria) or "")
+        sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
+        note = clean_cell_text(_cell(cells, cols.note) or "")
+        last = out.rows[-1] if out.rows else None
+        fresh_number = bool(number) and last is not None and compact(number or "") != compact(last.number)
+        same = last is not None and (
+            factor is None
+            or (is_empty(factor) and not fresh_number)
+            or (compact(factor) == compact(last.factor_raw) and not fresh_number)
+        )
+        if last is not None and same:
+            if is_empty(factor) and points is None and not sub and last.items:
+                _continue_criteria(last, criteria, g.page)  # a cell split by a page or table break
+            else:
+                last.items.append(ScoringItem(criteria=criteria, points=points, page=g.page, name=sub))
+            if g.page not in last.pages:
+                last.pages.append(g.page)
+            if note and note not in last.note:
+                last.note = (last.note + " " + note).strip()
+            continue
+        if is_empty(factor) or is_placeholder(factor):
+            continue
+        raw = factor or ""
+        stated = name_points(raw)
+        out.rows.append(ScoringRow(
+            number=clean_cell_text(number or "", keep_breaks=False) or (last.number if last and number is None else ""),
+            category_label=group_cell or "",
+            group=group,
+            factor=strip_points(raw),
+            factor_raw=raw,
+            stated_points=stated,
+            note=note,
+            items=[ScoringItem(criteria=criteria, points=points, page=g.page, name=sub)],
+            table_id=g.table_id,
+            pages=[g.page],
+        ))
+    for row in out.rows:
+        settle_points(row)
+    return out
+
+
+def _continue_criteria(row: ScoringRow, text: str, page: int) -> None:
+    if not text:
+        return
+    if page not in row.pages:
+        row.pages.append(page)
+    item = row.items[-1]
+    item.criteria = (item.criteria + "\n" + text).strip() if item.criteria else text
+
+
+def _last_number(cells: Cells) -> float | None:
+    for c in reversed(cells):
+        v = stated_points(c or "") if c else None
+        if v is not None:
+            return v
+        v = points_value(c)
+        if v is not None:
+            return v
+    return None
+
+
+def settle_points(row: ScoringRow) -> None:
+    """Row points = the sum of its items' points, else the points stated in its name; criteria joined."""
+    item_points = [i.points for i in row.items if i.points is not None]
+    row.points = round(sum(item_points), 4) if item_points else row.stated_points
+    if len(row.items) == 1:
+        row.criteria = row.items[0].criteria
+    else:
+        parts = []
+        for i in row.items:
+            head = (f"{i.name}：" if i.name else "") + (f"（{_fmt(i.points)}分）" if i.points is not None else "")
+            if i.criteria or head:
+                parts.append(head + i.criteria)
+        row.criteria = "\n".join(parts)
+
+
+def _fmt(x: float | None) -> str:
+    if x is None:
+        return "?"
+    return str(int(x)) if float(x).is_integer() else f"{x:g}"

@@ -1,0 +1,156 @@
+"""Deterministic scoring-table parser: what code can read for certain, code reads.
+
+The steps, each in its own module:
+
+- ``scoring_candidates``: every block of rows with points in the tender's tables, with
+  fragments joined across pages and across DOCX tables, and column roles told by what
+  the cells hold (``scoring_columns``), folded into factors (``scoring_fold``);
+- ``scoring_select``: candidates ranked by structure, look-alikes set aside, the best run
+  of neighbouring tables chosen;
+- ``scoring_paragraphs``: a scheme written as numbered paragraphs when there is no table;
+- ``scoring_category``: 技术/商务/价格/其他 by the document's own grouping;
+- ``scoring_absence``: why there is none, in Chinese.
+
+This module runs them and self-checks the sums against 100 and every stated subtotal.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
+from app.documents.scoring.absence import absence_reason
+from app.documents.scoring.candidates import candidates_from_tables
+from app.documents.scoring.category import assign_categories
+from app.documents.scoring.cells import explicit_category, fmt_points
+from app.documents.scoring.context import technical_part_by_weight
+from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
+from app.documents.scoring.paragraphs import paragraph_scheme
+from app.documents.scoring.select import choose, rank
+from app.documents.text_patterns import compact
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def category_of(text: str) -> ScoreCategory | None:
+    """Category named in a label ("技术评分细则表", "商务评分标准", "投标报价"), or None."""
+    return explicit_category(text)
+
+
+def parse_points(text: str | None) -> float | None:
+    """Points in a points cell: "30分" -> 30, "0～5分" -> 5, "30%" -> 30, "/" -> None."""
+    if text is None:
+        return None
+    t = compact(text)
+    if t in {"", "/", "---", "--", "-", "—", "无"}:
+        return None
+    nums = [float(n) for n in _NUMBER.findall(t)]
+    return max(nums) if nums else None
+
+
+def parse_scoring(doc: TenderDocument) -> ScoringResult:
+    """Find and parse the scoring scheme of a tender, with sums checked and a confidence."""
+    candidates = candidates_from_tables(doc)
+    for c in candidates:
+        rank(c, doc)
+    choice = choose(candidates)
+    tables: list[ScoringTable] = choice.tables if choice is not None else []
+    if not tables and (para := paragraph_scheme(doc)) is not None:
+        rank(para, None)
+        candidates.append(para)
+        tables = [para]
+    result = settle(doc, tables, candidates, sure=choice.sure if choice is not None else True)
+    if choice is not None:
+        schemes = [choice.tables, *(w for _, w in choice.alternatives)]
+        result.options = [[_index(candidates, t) for t in w] for w in schemes]
+    return result
+
+
+def _index(candidates: list[ScoringTable], table: ScoringTable) -> int:
+    return next(i for i, c in enumerate(candidates) if c is table)
+
+
+def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: list[ScoringTable], *,
+           sure: bool = True) -> ScoringResult:
+    """Categories, checks and the message for a chosen set of tables (also after a user's pick)."""
+    by_weight = doc is not None and len(tables) == 1 and technical_part_by_weight(doc)
+    for c in candidates:
+        if all(c is not t for t in tables):
+            assign_categories([c])
+    assign_categories(tables, technical_by_weight=by_weight)
+    result = check_scoring(tables)
+    result.candidates = candidates
+    if not sure:
+        result.uncertain.append("table")
+    if not tables:
+        code, message = absence_reason(doc) if doc is not None else ("none", result.message_zh)
+        result.absence, result.message_zh = code, message
+    elif by_weight and any(r.category_source == "weights" for t in tables for r in t.rows):
+        result.uncertain.append("weights")
+    return result
+
+
+def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
+    """Self-check the sums and grade the confidence; the result says what did not add up."""
+    if not tables:
+        return ScoringResult(
+            found=False,
+            confidence=0.0,
+            message_zh="未找到评分表：文件中没有带分值的评分因素表格或条文",
+        )
+    passed: list[str] = []
+    issues: list[str] = []
+    for t in tables:
+        name = t.label or (f"第{t.pages[0]}页的评分表" if t.pages else "评分表")
+        if t.stated_total is not None:
+            msg = f"{name}：各项合计 {fmt_points(t.points_sum)} 分，标明 {fmt_points(t.stated_total)} 分"
+            (passed if abs(t.points_sum - t.stated_total) < 0.01 else issues).append(msg)
+        for label, stated in t.subtotals.items():
+            rows = [r for r in t.rows if label in (r.group, r.category_label)]
+            if not rows or (t.stated_total is not None and abs(stated - t.stated_total) < 0.01 and len(t.subtotals) == 1):
+                continue
+            got = round(sum(r.points or 0.0 for r in rows), 4)
+            msg = f"{label}：各项合计 {fmt_points(got)} 分，标明 {fmt_points(stated)} 分"
+            (passed if abs(got - stated) < 0.01 else issues).append(msg)
+        for r in t.rows:
+            if r.points is None:
+                issues.append(f"“{r.factor}”（第{r.page}页）没有读到分值")
+            elif r.stated_points is not None and len(r.items) > 1 and abs(r.points - r.stated_points) > 0.01:
+                issues.append(f"“{r.factor}”各小项合计 {fmt_points(r.points)} 分，名称中标明 {fmt_points(r.stated_points)} 分")
+    total = round(sum(t.points_sum for t in tables), 4)
+    stated_sum = [t.stated_total for t in tables]
+    if abs(total - 100) < 0.01:
+        passed.append("全部评分项合计 100 分")
+    elif all(s is not None for s in stated_sum) and abs(total - sum(s or 0 for s in stated_sum)) < 0.01:
+        passed.append(f"全部评分项合计 {fmt_points(total)} 分，与标明的总分一致")
+    else:
+        issues.append(f"全部评分项合计 {fmt_points(total)} 分，不是 100 分（可能有评分表未识别或分值读错）")
+    confidence = max(0.1, min(1.0, 1.0 - 0.2 * len(issues) + (0.0 if passed else -0.2)))
+    count = sum(len(t.rows) for t in tables)
+    kind = "评分条文" if all(t.kind == "paragraphs" for t in tables) else "评分表"
+    message = f"找到 {len(tables)} 处{kind}，共 {count} 个评分项，合计 {fmt_points(total)} 分"
+    if issues:
+        message += "；" + "；".join(issues[:3])
+    return ScoringResult(
+        found=True,
+        tables=tables,
+        confidence=round(confidence, 2),
+        checks_passed=passed,
+        issues=issues,
+        message_zh=message,
+    )
+
+
+def scoring_diagnostics(result: ScoringResult) -> list[Diagnostic]:
+    """The parse outcome as document diagnostics, for the same list the UI shows."""
+    if not result.found:
+        return [Diagnostic(code=DiagnosticCode.NO_SCORING_TABLE, severity=Severity.INFO, message_zh=result.message_zh)]
+    return [
+        Diagnostic(
+            code=DiagnosticCode.SCORING_MISMATCH,
+            severity=Severity.WARNING,
+            message_zh="评分表自检未通过：" + issue,
+            pages=sorted({p for t in result.tables for p in t.pages}),
+        )
+        for issue in result.issues
+    ]

@@ -1,0 +1,116 @@
+"""When to retry a model call, how long to wait, and what to tell the user when we stop.
+
+Transient failures (408, 409, 429, 5xx, network errors, timeouts, streams cut before any
+content) are retried with exponential backoff and jitter, honouring the server's
+``Retry-After`` up to a cap; 401/403/404 become configuration errors; a refused response
+format becomes a signal for the ladder. Everything else is a response error.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import random
+import time
+from typing import Any
+
+import openai
+
+from app.llm.client.completion import EndpointConfig
+from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError, ResponseFormatRejected
+from app.llm.client.response_format import is_format_rejection, mentions_format
+
+RETRY_STATUS = frozenset({408, 409, 429})
+
+
+class Retryable(Exception):
+    """An attempt failed in a way worth retrying."""
+
+    def __init__(self, reason: str, status: int | None = None, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+        self.retry_after = retry_after
+
+
+class StreamCut(Exception):
+    """A stream ended without a finish reason (connection dropped)."""
+
+
+def backoff_delay(config: EndpointConfig, attempt: int, retry_after: float | None) -> float:
+    """Delay before retry number ``attempt + 1``: base * 2**attempt * jitter, capped; Retry-After wins."""
+    delay = min(config.backoff_max, config.backoff_base * 2.0 ** attempt * (0.5 + random.random()))
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, config.retry_after_max))
+    return delay
+
+
+def classify(exc: openai.APIError, fmt: dict[str, Any] | None, config: EndpointConfig) -> Exception:
+    """Map an openai exception to a retry signal or one of our errors."""
+    if isinstance(exc, openai.APITimeoutError):
+        return Retryable("timeout")
+    if isinstance(exc, openai.APIConnectionError):
+        return Retryable(f"connection error: {exc.__cause__ or exc}")
+    if not isinstance(exc, openai.APIStatusError):
+        return LLMResponseError("模型服务返回了无法识别的响应。", detail=str(exc)[:300])
+    status = exc.status_code
+    body = body_text(exc)
+    detail = body[:300]
+    if status in (401, 403):
+        return LLMConfigError.unauthorized(status, detail)
+    if is_format_rejection(status, body, fmt):
+        return ResponseFormatRejected("模型服务不支持该结构化输出格式。", detail=detail, status=status)
+    if status == 404:
+        if "model" in body.lower():
+            return LLMConfigError.unknown_model(config.model, detail)
+        return LLMConfigError.not_found(config.base_url, detail)
+    if status in RETRY_STATUS or status >= 500:
+        return Retryable(f"HTTP {status}", status, retry_after_of(exc))
+    if status == 400 and mentions_format(body):
+        return LLMResponseError("模型服务不支持结构化输出。", detail=detail, status=status)
+    return LLMResponseError(f"模型服务拒绝了请求（HTTP {status}）：{detail or '无详细信息'}", detail=detail,
+                            status=status)
+
+
+def give_up(exc: Retryable, attempts: int) -> LLMConnectionError:
+    """The error to raise when retries are exhausted, with a message fitting the cause."""
+    if exc.status == 429:
+        msg = f"模型服务繁忙（429 请求过多），重试 {attempts} 次后仍失败，请稍后再试或降低并发。"
+    elif exc.status is not None:
+        msg = f"模型服务出错（HTTP {exc.status}），重试 {attempts} 次后仍失败。"
+    elif exc.reason.startswith("timeout"):
+        msg = f"模型服务响应超时，重试 {attempts} 次后仍失败。可在模型设置中调大超时时间。"
+    else:
+        msg = f"无法连接模型服务（已尝试 {attempts} 次），请检查接口地址和网络。"
+    return LLMConnectionError(msg, detail=exc.reason, status=exc.status, attempts=attempts)
+
+
+def body_text(exc: openai.APIStatusError) -> str:
+    """The error message plus the raw response body (llama.cpp puts the reason there)."""
+    try:
+        text = exc.response.text
+    except Exception:  # a streamed error response may not be readable any more
+        text = ""
+    return f"{exc.message} {text}".strip()
+
+
+def retry_after_of(exc: openai.APIStatusError) -> float | None:
+    """Seconds the server asked us to wait (``retry-after-ms`` or ``Retry-After``), if any."""
+    headers = exc.response.headers
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        parsed = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, parsed.timestamp() - time.time())

@@ -1,0 +1,111 @@
+"""Local, model-free repairs of an outline, tried before any model call is spent on a fix.
+
+Weak models number their own titles ("1.2 设计原则"), wrap them in markdown, echo the prompt
+("二级目录"), repeat a sibling, title a child like its parent, or write one level too many.
+Code fixes what code can: strip numbering and decoration, drop unusable children as long
+as at least ``min_children`` remain, cut lists to the limits, cut levels below the depth,
+and renumber. What is left (too few children, repeated child sets) goes back to the model.
+"""
+
+from __future__ import annotations
+
+from app.core.limits import STORED
+from app.core.outline import OutlineNode
+from app.core.rules.outline import OutlineLimits, check_outline, clean_title, normalize_title, title_problem
+
+__all__ = ["clean_title", "repair_chapter", "repair_children", "repair_outline"]
+
+
+def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: frozenset[str]) -> bool:
+    key = normalize_title(node.title)
+    if title_problem(node.title) is not None:
+        return False
+    if parent_key is not None and key == parent_key:
+        return False
+    return key not in seen and key not in avoid
+
+
+def repair_children(children: list[OutlineNode], parent_title: str | None, level: int,
+                    limits: OutlineLimits, avoid: frozenset[str] = frozenset()) -> list[OutlineNode]:
+    """Repaired copies of ``children`` (at ``level``, 1-based) and of their subtrees.
+
+    ``avoid`` holds the normalised titles of the parent's own siblings: a child copying one
+    of them is as unusable as an echo title.
+    Unusable children (echo titles, same as the parent or its siblings, duplicate siblings) are dropped only
+    while at least ``limits.min_children`` good ones remain, so dropping never creates a
+    "too few children" problem that was not there before.
+    """
+    cleaned: list[OutlineNode] = []
+    for child in children:
+        title = clean_title(child.title, limits.max_title_len) or child.title.strip() or "?"
+        cleaned.append(child.model_copy(update={"title": title[:STORED.max_title_len], "id": child.id}, deep=True))
+    parent_key = normalize_title(parent_title) if parent_title else None
+    good: list[OutlineNode] = []
+    seen: set[str] = set()
+    for node in cleaned:
+        if _node_ok(node, parent_key, seen, avoid):
+            good.append(node)
+            seen.add(normalize_title(node.title))
+    kept = good if len(good) >= min(limits.min_children, len(cleaned)) else cleaned
+    max_n = limits.max_chapters if level == 1 else limits.max_children
+    kept = kept[:max_n]
+    keys = [normalize_title(n.title) for n in kept]
+    out: list[OutlineNode] = []
+    for i, node in enumerate(kept):
+        if level >= limits.depth:
+            sub: list[OutlineNode] = []
+        else:
+            uncles = frozenset(keys[:i] + keys[i + 1:])
+            sub = repair_children(node.children, node.title, level + 1, limits, uncles)
+        out.append(node.model_copy(update={"children": sub}))
+    return out
+
+
+def repair_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = None,
+                   lock_top: bool = False) -> list[OutlineNode]:
+    """A locally repaired, renumbered copy of the whole outline.
+
+    With ``lock_top`` the chapters themselves (one-to-one mode) keep their titles, order and
+    number; only their subtrees are repaired.
+    """
+    lim = limits or OutlineLimits()
+    if lock_top:
+        keys = [normalize_title(ch.title) for ch in chapters]
+        out = [ch.model_copy(update={"children": repair_children(ch.children, ch.title, 2, lim,
+                                                                    frozenset(keys[:i] + keys[i + 1:]))}, deep=True)
+               for i, ch in enumerate(chapters)]
+    else:
+        out = repair_children(chapters, None, 1, lim)
+    renumber_nodes(out)
+    return out
+
+
+def repair_chapter(chapter: OutlineNode, limits: OutlineLimits | None = None,
+                   siblings: tuple[str, ...] = ()) -> OutlineNode:
+    """A copy of one chapter with its subtree repaired (its own title untouched).
+
+    ``siblings`` are the titles of the nodes beside it, which its children must not copy.
+    """
+    lim = limits or OutlineLimits()
+    avoid = frozenset(normalize_title(s) for s in siblings) - {normalize_title(chapter.title)}
+    return chapter.model_copy(update={"children": repair_children(chapter.children, chapter.title, 2, lim, avoid)},
+                              deep=True)
+
+
+def renumber_nodes(chapters: list[OutlineNode], prefix: str = "") -> None:
+    """Set positional ids in place (1, 1.1, 1.1.1): code owns numbering, never the model."""
+    for i, node in enumerate(chapters):
+        node.id = f"{prefix}{i + 1}"
+        renumber_nodes(node.children, node.id + ".")
+
+
+def chapter_issues(chapter: OutlineNode, index: int, limits: OutlineLimits | None = None) -> list[str]:
+    """Rule violations inside one chapter, as messages for a model (chapter-level only)."""
+    issues = check_outline([chapter], (limits or OutlineLimits()).solo())
+    prefix = f"/outline/{index}"
+    return [str(i).replace("/outline/0", prefix, 1) for i in issues]
+
+
+def is_valid(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> bool:
+    """Whether the outline breaks no structure rule."""
+    return not check_outline(chapters, limits)

@@ -1,0 +1,154 @@
+"""Export Word from the window: the choices dialog, the warnings, the export off the GUI thread.
+
+Kept apart from the window's file handling so the export steps read in one place:
+
+1. :func:`ask_export_choices` — the dialog (awaited), then one question listing what is
+   still unanswered (★/▲ clauses, technical scoring items when the index is exported);
+   "返回检查" brings the place to fix them to the front.
+2. :func:`export_word` — a copy of the outline, analysis and breakdown goes to a worker
+   thread, which builds the document, lets LibreOffice lay it out (seconds) and saves it;
+   the window stays responsive. The report's notes (no LibreOffice, a possible short name
+   in a 暗标 file …) are shown; an ``ExportError`` is shown with its Chinese message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QMessageBox
+
+from app.core.response_map import index_entries, unanswered_groups
+from app.ui.widgets.async_dialog import run_dialog
+
+if TYPE_CHECKING:
+    from app.core.analysis import Analysis
+    from app.core.breakdown import Breakdown
+    from app.core.outline import OutlineNode
+    from app.export.docx_writer import ExportReport
+    from app.ui.export.dialog import ExportChoices
+    from app.ui.shell.main_window import MainWindow
+
+log = logging.getLogger("bidstudio.ui")
+
+
+async def ask_export_choices(window: MainWindow) -> ExportChoices | None:
+    """The export dialog, then a warning about what is unanswered; None when the user cancels."""
+    from app.ui.export.dialog import ExportDialog, unanswered_items_text, unanswered_text
+
+    c = window.controller
+    chapters = c.outline.chapters
+    clauses = c.breakdown.unanswered_marked() if c.breakdown is not None else []
+    items = unanswered_groups(c.analysis, chapters)
+    name = c.analysis.overview.project_name or window.display_name()
+    dialog = ExportDialog(chapters, name, window.qsettings, unanswered=clauses, unanswered_items=items,
+                          index_items=len(index_entries(c.analysis, chapters)),
+                          clause_count=len(c.breakdown.marked()) if c.breakdown is not None else 0,
+                          one_to_one=window.mode_box.currentData() == "aligned", parent=window)
+    accepted = await run_dialog(dialog) == QDialog.DialogCode.Accepted.value
+    choices = dialog.choices() if accepted else None
+    warned_items = dialog.warned_items()
+    dialog.deleteLater()
+    if choices is None or not (clauses or warned_items):
+        return choices
+    box = QMessageBox(window)
+    box.setObjectName("unansweredClausesBox")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("有未响应的条款或评分项")
+    box.setText("\n".join(t for t in (unanswered_text(clauses), unanswered_items_text(warned_items)) if t))
+    box.setInformativeText("★/▲ 条款或评分项未逐条响应可能导致扣分或投标无效。仍要导出吗？")
+    go = box.addButton("仍然导出", QMessageBox.ButtonRole.AcceptRole)
+    back = box.addButton("返回检查", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(back)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    if clicked is go:
+        return choices
+    if clauses:
+        window.show_breakdown()
+    else:
+        tables = getattr(window, "response_tables", None)
+        if tables is not None:
+            tables.show(0)
+    return None
+
+
+def _snapshot(window: MainWindow) -> tuple[list[OutlineNode], Analysis, Breakdown | None]:
+    """Copies the worker thread may read while the user keeps editing."""
+    c = window.controller
+    chapters = [ch.model_copy(deep=True) for ch in c.outline.chapters]
+    return chapters, c.analysis.model_copy(deep=True), (c.breakdown.model_copy(deep=True) if c.breakdown else None)
+
+
+def _default_choices(window: MainWindow) -> ExportChoices:
+    from app.export import ExportMeta, ExportOptions
+    from app.ui.export.dialog import ExportChoices
+
+    name = window.controller.analysis.overview.project_name or window.display_name()
+    return ExportChoices(ExportMeta(project_name=name), ExportOptions())
+
+
+def _export(path: Path, choices: ExportChoices, chapters: list[OutlineNode], analysis: Analysis,
+            breakdown: Breakdown | None) -> ExportReport:
+    from app.core.settings_model import data_dir
+    from app.export.docx_writer import export_bid
+
+    return export_bid(chapters, path, choices.meta, choices.options, analysis=analysis, breakdown=breakdown,
+                      layout_profile=data_dir() / "lo-layout-profile")
+
+
+def _finish(window: MainWindow, outcome: ExportReport | BaseException) -> Path | None:
+    from app.export import ExportError
+
+    if isinstance(outcome, ExportError):
+        log.warning("export refused: %s", outcome.message_zh, extra={"stage": "export"})
+        window.show_error("无法导出 Word", outcome.message_zh, "")
+        return None
+    if isinstance(outcome, BaseException):
+        if window.reporter is not None:
+            window.reporter.report(outcome, "导出失败")
+            return None
+        raise outcome
+    report = outcome
+    window.statusBar().showMessage(report.summary_zh(), 12000)
+    log.info("exported %s", report.path, extra={"stage": "export"})
+    log.debug("page numbers laid out: %s (%s s)", report.laid_out, report.layout_seconds)
+    if report.notes or report.warnings:
+        box = QMessageBox(window)
+        box.setObjectName("exportReportBox")
+        box.setIcon(QMessageBox.Icon.Information if not report.warnings else QMessageBox.Icon.Warning)
+        box.setWindowTitle("导出完成")
+        box.setText(f"已导出：{report.path}")
+        box.setInformativeText("\n".join((*report.warnings, *report.notes)))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window owns it until it is closed
+        box.open()
+    return report.path
+
+
+def export_word_now(window: MainWindow, path: Path, choices: ExportChoices | None = None) -> Path | None:
+    """Export on the calling thread (scripts and tests); same steps as :func:`export_word`."""
+    chosen = choices or _default_choices(window)
+    try:
+        outcome: ExportReport | BaseException = _export(path, chosen, *_snapshot(window))
+    except Exception as exc:
+        outcome = exc
+    return _finish(window, outcome)
+
+
+async def export_word(window: MainWindow, path: Path, choices: ExportChoices | None = None) -> Path | None:
+    """Export on a worker thread (the layout pass takes seconds); the window stays responsive."""
+    chosen = choices or _default_choices(window)
+    snapshot = _snapshot(window)
+    window.statusBar().showMessage("正在导出 Word……" + ("（排版页码需要数秒）" if chosen.options.layout_pass else ""))
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bidstudio-export") as pool:
+        future = asyncio.get_running_loop().run_in_executor(pool, _export, path, chosen, *snapshot)
+        try:
+            outcome: ExportReport | BaseException = await future
+        except Exception as exc:
+            outcome = exc
+    return _finish(window, outcome)

@@ -1,0 +1,103 @@
+"""The questions asked before work the user made would be replaced (nothing is overwritten silently).
+
+Each is awaited through the dialog's ``finished`` signal (``run_dialog``), never ``exec()``:
+regenerating an outline that has the user's edits or drafted text, regenerating one chapter
+or section (with optional guidance), and drafting a section that already has text.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.widgets.async_dialog import run_dialog
+
+RegenerateChoice = Literal["keep", "replace", "cancel"]
+
+
+async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int) -> RegenerateChoice:
+    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel."""
+    box = QMessageBox(parent)
+    box.setObjectName("regenerateOutlineBox")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("重新生成目录")
+    text = f"当前目录有 {headings} 个标题"
+    text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。"
+    box.setText(text + "重新生成会替换整个目录。")
+    box.setInformativeText("可以保留标题不变的小节的正文；其余内容可用“编辑 → 撤销”（Ctrl+Z）一步找回。")
+    keep = box.addButton("重新生成，保留已写正文", QMessageBox.ButtonRole.AcceptRole) if drafted else None
+    replace = box.addButton("重新生成", QMessageBox.ButtonRole.DestructiveRole)
+    cancel = box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(keep or cancel)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    if keep is not None and clicked is keep:
+        return "keep"
+    if clicked is replace:
+        return "replace"
+    return "cancel"
+
+
+class RegenerateDialog(QDialog):
+    """Guidance for regenerating one chapter or section, and whether drafted text is kept."""
+
+    def __init__(self, title: str, drafted: int, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("regenerateDialog")
+        self.setWindowTitle("重新生成本章")
+        label = QLabel(f"重新生成“{title}”下的各级标题，其他章节不变。可以写下要求（可选）：")
+        label.setWordWrap(True)
+        self.guidance = QPlainTextEdit()
+        self.guidance.setPlaceholderText("例如：增加与本地化服务团队相关的小节；不要写培训内容")
+        self.guidance.setMaximumHeight(90)
+        self.keep = QCheckBox(f"保留标题不变的小节的正文（本章有 {drafted} 节已写正文）")
+        self.keep.setChecked(True)
+        self.keep.setVisible(drafted > 0)
+        buttons = QDialogButtonBox()
+        self.ok_button = buttons.addButton("重新生成", QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton("取消", QDialogButtonBox.ButtonRole.RejectRole)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(label)
+        layout.addWidget(self.guidance)
+        layout.addWidget(self.keep)
+        layout.addWidget(buttons)
+        self.resize(480, self.sizeHint().height())
+
+
+async def ask_regenerate_subtree(parent: QWidget, title: str, drafted: int) -> tuple[str, bool] | None:
+    """(guidance, keep drafted text) for regenerating ``title``'s subtree, or None when cancelled."""
+    dialog = RegenerateDialog(title, drafted, parent)
+    accepted = await run_dialog(dialog) == QDialog.DialogCode.Accepted.value
+    answer = (dialog.guidance.toPlainText().strip(), dialog.keep.isChecked()) if accepted else None
+    dialog.deleteLater()
+    return answer
+
+
+async def ask_redraft(parent: QWidget, label: str, chars: int) -> bool:
+    """Drafting a section that has text replaces it: ask (the old text stays one undo away)."""
+    box = QMessageBox(parent)
+    box.setObjectName("redraftBox")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("重新撰写正文")
+    box.setText(f"“{label}”已有正文（{chars} 字）。重新撰写会替换现有正文。")
+    box.setInformativeText("替换后仍可用“编辑 → 撤销”（Ctrl+Z）恢复原来的正文。")
+    go = box.addButton("重新撰写", QMessageBox.ButtonRole.AcceptRole)
+    cancel = box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(cancel)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    return clicked is go

@@ -1,0 +1,234 @@
+"""“测试连接” and “获取模型列表”: plain async checks plus a runner that keeps them off the GUI thread.
+
+:func:`check_connection` and :func:`fetch_models` are ordinary coroutines (tests await
+them directly against the local OpenAI server). :class:`BackgroundCoroutine` runs one in
+a worker thread with its own event loop and reports back through a Qt signal, so the
+settings dialog works the same with or without the app's qasync loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.core.api_keys import ApiKeyStore
+from app.core.settings_model import ModelSettings
+from app.llm.client.errors import CallTimedOut, LLMConfigError, LLMConnectionError, LLMError
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+
+PING_MESSAGES = [{"role": "user", "content": "这是连接测试，请只回复一个字：好"}]
+
+
+@dataclass
+class ConnectionReport:
+    """What a connection check found; ``message_zh`` is shown as is."""
+
+    ok: bool
+    message_zh: str
+    models: list[str] = field(default_factory=list)
+    latency_s: float | None = None
+    kind: str = "ok"  # ok / unreachable / unauthorized / unknown_model / no_model / slow / error
+    profile: dict[str, Any] | None = None  # what the probe measured (EndpointProfile.to_dict())
+
+
+def make_endpoint_config(settings: ModelSettings, api_key: str) -> EndpointConfig:
+    """The client configuration for these settings and key."""
+    return EndpointConfig(**settings.endpoint_kwargs(api_key))
+
+
+def endpoint_config_from_store(settings: ModelSettings, store: ApiKeyStore) -> EndpointConfig:
+    """The client configuration with the key read from the keyring store."""
+    return make_endpoint_config(settings, store.get(settings.key_account()))
+
+
+def _quick(cfg: EndpointConfig) -> EndpointConfig:
+    """A check should answer fast: no retries, a short deadline (longer for a local CPU model)."""
+    local = any(h in cfg.base_url for h in ("://127.", "://localhost", "://[::1]"))
+    cap = 120.0 if local else 20.0
+    return dataclasses.replace(cfg, max_retries=0, timeout=min(cfg.timeout or cap, cap), concurrency=1)
+
+
+def _unreachable(cfg: EndpointConfig, exc: LLMError) -> ConnectionReport:
+    hint = "请确认接口地址正确、网络可用；本地模型需先启动 Ollama / LM Studio / llama.cpp 服务。"
+    return ConnectionReport(False, f"无法连接到 {cfg.base_url}：{exc.message_zh}\n{hint}", kind="unreachable")
+
+
+def _config_problem(exc: LLMConfigError) -> ConnectionReport:
+    kind = "unauthorized" if exc.status in (401, 403) else "unknown_model" if exc.status == 404 else "error"
+    return ConnectionReport(False, exc.message_zh, kind=kind)
+
+
+async def fetch_models(cfg: EndpointConfig) -> ConnectionReport:
+    """List the endpoint's models (``GET /v1/models``)."""
+    probe = _quick(dataclasses.replace(cfg, model=cfg.model or "-"))  # listing needs no model
+    client = LLMClient(probe)
+    try:
+        models = await client.list_models()
+    except LLMConfigError as exc:
+        return _config_problem(exc)
+    except LLMConnectionError as exc:
+        return _unreachable(cfg, exc)
+    except LLMError as exc:
+        return ConnectionReport(False, f"获取模型列表失败：{exc.message_zh}", kind="error")
+    finally:
+        await client.aclose()
+    if not models:
+        return ConnectionReport(False, "服务没有列出任何模型，请手动填写模型名称。", kind="no_model")
+    return ConnectionReport(True, f"获取到 {len(models)} 个模型。", models=models)
+
+
+async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
+    """Reach the endpoint, check the key and the model name, and make one tiny call.
+
+    Says which of these failed: unreachable address, rejected key (401/403), a model the
+    server does not have, or an empty answer.
+    """
+    listing = await fetch_models(cfg)
+    if listing.kind in ("unreachable", "unauthorized"):
+        return listing
+    models = listing.models
+    if not cfg.model.strip():
+        if models:
+            return ConnectionReport(False, f"连接正常，但尚未选择模型。服务提供 {len(models)} 个模型，请从列表中选择。",
+                                    models=models, kind="no_model")
+        return ConnectionReport(False, "尚未填写模型名称。", kind="no_model")
+    if models and cfg.model not in models:
+        shown = "、".join(models[:8]) + ("……" if len(models) > 8 else "")
+        return ConnectionReport(False, f"服务上没有模型“{cfg.model}”。可用的模型：{shown}",
+                                models=models, kind="unknown_model")
+    client = LLMClient(_quick(cfg))
+    t0 = time.monotonic()
+    try:
+        reply = await client.complete(PING_MESSAGES, max_tokens=16, stage="connection_test")
+    except LLMConfigError as exc:
+        return _config_problem(exc)
+    except CallTimedOut as exc:
+        return ConnectionReport(False, f"连接成功，但模型“{cfg.model}”没有在时限内答完测试问题，服务可能很忙或很慢："
+                                f"{exc.message_zh}", models=models, kind="slow")
+    except LLMConnectionError as exc:
+        return _unreachable(cfg, exc)
+    except LLMError as exc:
+        return ConnectionReport(False, f"连接成功，但测试调用失败：{exc.message_zh}", models=models, kind="error")
+    finally:
+        await client.aclose()
+    latency = time.monotonic() - t0
+    if reply.empty and not reply.reasoning:
+        return ConnectionReport(False, f"连接成功，但模型“{cfg.model}”返回了空回复，请检查上下文长度或模型状态。",
+                                models=models, latency_s=latency, kind="error")
+    return ConnectionReport(True, f"连接正常：模型“{cfg.model}”已回复（{latency:.1f} 秒）。",
+                            models=models, latency_s=latency)
+
+
+async def check_and_probe(cfg: EndpointConfig) -> ConnectionReport:
+    """“测试连接”: the connection check, then a probe of speed, system messages, structured
+    output and context size (up to the configured size); the profile rides on the report."""
+    from app.llm.client.probe import CONTEXT_STEPS, probe_endpoint
+
+    report = await check_connection(cfg)
+    if not report.ok:
+        return report
+    steps = [s for s in CONTEXT_STEPS if s <= max(2048, cfg.context_size)]
+    profile = await probe_endpoint(cfg, context_steps=steps)
+    if profile.reachable:
+        report.profile = profile.to_dict()
+        report.message_zh += "\n" + profile.summary_zh()
+    else:
+        report.message_zh += f"\n测速未完成：{profile.error or '服务没有回应'}"
+    return report
+
+
+class BackgroundCoroutine(QObject):
+    """Runs coroutines one at a time in a worker thread with its own asyncio loop.
+
+    The worker never touches Qt: it stores its result and a ``QTimer`` in the GUI thread
+    notices it and emits ``finished``, so every Qt call happens on the GUI thread.
+
+    Signals:
+        finished(object): the coroutine's result (None when cancelled), in the GUI thread.
+    """
+
+    finished = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._task: asyncio.Task[Any] | None = None
+        self._result: Any = None
+        self._lock = threading.Lock()
+        self.timer = QTimer(self)
+        self.timer.setObjectName("backgroundCoroutinePoll")
+        self.timer.setInterval(20)
+        self.timer.timeout.connect(self._on_poll)
+
+    def is_running(self) -> bool:
+        """Whether a coroutine is still running (or its result not yet delivered)."""
+        return self._thread is not None
+
+    def start(self, factory: Callable[[], Coroutine[Any, Any, Any]], name: str = "bidstudio-check") -> bool:
+        """Run ``factory()`` in the worker; False when one is already running."""
+        if self.is_running():
+            return False
+        self._result = None
+        self._thread = threading.Thread(target=self._run, args=(factory,), name=name)
+        self._thread.start()
+        self.timer.start()
+        return True
+
+    def cancel(self) -> None:
+        """Ask the running coroutine to stop (it is cancelled inside its own loop)."""
+        with self._lock:
+            if self._loop is not None and self._task is not None and not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._task.cancel)
+
+    def wait(self, timeout: float = 5.0) -> bool:
+        """Join the worker; True when it has ended."""
+        if self._thread is not None:
+            self._thread.join(timeout)
+            return not self._thread.is_alive()
+        return True
+
+    def shutdown(self) -> None:
+        """Cancel and join (dialog closing); no ``finished`` is emitted afterwards."""
+        self.cancel()
+        self.wait()
+        self.timer.stop()
+        self._thread = None
+
+    def _on_poll(self) -> None:
+        thread = self._thread
+        if thread is None or thread.is_alive():
+            return
+        thread.join()
+        self._thread = None
+        self.timer.stop()
+        self.finished.emit(self._result)
+
+    def _run(self, factory: Callable[[], Coroutine[Any, Any, Any]]) -> None:
+        loop = asyncio.new_event_loop()
+        result: Any = None
+        try:
+            with self._lock:
+                self._loop = loop
+                self._task = loop.create_task(factory())
+            try:
+                result = loop.run_until_complete(self._task)
+            except asyncio.CancelledError:
+                result = None
+            except Exception as exc:  # never let a check kill the thread silently
+                result = ConnectionReport(False, f"检查时出错：{exc}", kind="error")
+        finally:
+            with self._lock:
+                self._task = None
+                self._loop = None
+            loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.run_until_complete(loop.shutdown_default_executor())
+            loop.close()
+        self._result = result

@@ -1,0 +1,178 @@
+"""Generate, regenerate and draft from the main window, never overwriting the user's work silently.
+
+A mixin of :class:`~app.ui.shell.main_window.MainWindow`. Before a run would replace what the
+user made it asks (``app.ui.project.overwrite_questions``): a new outline over an edited or
+drafted one (offering to keep drafted text whose heading survives), one chapter or section
+regenerated with optional guidance, a section drafted again. Every run is then one undo step.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtWidgets import QMainWindow
+
+from app.core.kept_texts import drafted_texts
+from app.ui.outline.commands import RecordedRunCommand
+from app.ui.project.overwrite_questions import ask_redraft, ask_regenerate_outline, ask_regenerate_subtree
+from app.ui.run.controller import DRAFTING, GENERATION
+from app.ui.run.no_text_dialog import ask_without_text
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QComboBox, QDockWidget, QLineEdit
+
+    from app.core.outline import Path as OutlinePath
+    from app.ui.outline.view import OutlineView
+    from app.ui.run.controller import AppController
+
+    _Base = QMainWindow
+else:
+    _Base = object
+
+
+class GenerationActionsMixin(_Base):
+    """Generation and drafting entry points (the window provides the attributes declared below)."""
+
+    if TYPE_CHECKING:
+        controller: AppController
+        mode_box: QComboBox
+        guidance: QLineEdit
+        outline_view: OutlineView
+        section_dock: QDockWidget
+
+        def _spawn_ui(self, name: str, coro: Any) -> None: ...
+        def _current_leaf(self) -> tuple[str, Any] | None: ...
+        def _on_current_node_changed(self, *_args: object) -> None: ...
+
+    # ------------------------------------------------------------------ whole outline
+    def start_generation(self, mode: str | None = None) -> None:
+        """Start generating in ``mode`` (the combo box's when None) with the guidance text."""
+        if mode is not None:
+            self.mode_box.setCurrentIndex(max(0, self.mode_box.findData(mode)))
+        chosen = str(self.mode_box.currentData())
+        self._spawn_ui("generate-request", self.generate(chosen, self.guidance.text().strip()))
+
+    def _outline_has_user_work(self) -> bool:
+        """The outline holds something the user made: text, or anything but an untouched AI run's result
+        (hand edits, drafted text, an outline opened from a file)."""
+        c = self.controller
+        if not len(c.outline):
+            return False
+        stack = c.undo_stack
+        last = stack.command(stack.index() - 1) if stack.index() > 0 else None
+        return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline))
+
+    def _nothing_to_read(self, guidance: str) -> str | None:
+        """Why the model would generate from nothing (no usable tender text, no description), or None."""
+        c = self.controller
+        analysis = c.analysis
+        if analysis.has_technical_scoring or analysis.technical_requirements.strip():
+            return None
+        doc = c.document
+        if doc is not None and not doc.has_readable_text:
+            from app.documents.model import DiagnosticCode
+
+            reason = next((d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT),
+                          "招标文件没有可用的文字")
+            name = c.tender_path.name if c.tender_path is not None else "招标文件"
+            return f"“{name}”{reason}。需要先做文字识别（OCR），再打开识别后的文件，才能据此生成目录。"
+        if doc is None and not guidance:
+            return "还没有打开招标文件。请先打开招标文件（Ctrl+O），目录将按其中的评分项和技术要求生成。"
+        return None
+
+    async def generate(self, mode: str, guidance: str) -> None:
+        """Generate the outline; over the user's work, ask first (keep drafted text, replace, cancel).
+
+        With nothing to read (an unreadable tender, or none and no guidance) generation is
+        blocked with the reason unless the user writes by hand or describes the project.
+        """
+        c = self.controller
+        reason = self._nothing_to_read(guidance)
+        if reason is not None:
+            answer = await ask_without_text(self, reason, guidance)
+            if answer is None:
+                return
+            if answer[0] == "hand":
+                self.outline_view.setFocus()
+                self.outline_view.add_sibling()  # a first heading, open for typing
+                return
+            c.set_analysis(c.analysis.model_copy(update={"technical_requirements": answer[1]}))
+            c.session.mark_changed()  # the description is part of the project now
+            mode = "free"
+            self.mode_box.setCurrentIndex(self.mode_box.findData("free"))
+        keep = False
+        if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
+            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)))
+            if choice == "cancel":
+                return
+            keep = choice == "keep"
+        await c.run_task(GENERATION, c.generate_outline(mode, guidance, keep_texts=keep))  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------ one chapter or section
+    def _on_regenerate_requested(self, path: object) -> None:
+        if isinstance(path, tuple):
+            self._spawn_ui("generate-request", self.regenerate_section(path))
+
+    async def regenerate_section(self, path: OutlinePath) -> None:
+        """Right-click → 重新生成本章（可附要求）: guidance asked, then one undo step."""
+        c = self.controller
+        if not c.outline.exists(path):
+            return
+        node = c.outline.node(path)
+        answer = await ask_regenerate_subtree(self, node.title, len(drafted_texts(c.outline, under=path)))
+        if answer is None:
+            return
+        guidance, keep = answer
+        await c.run_task(GENERATION, c.regenerate_subtree(path, guidance, keep_texts=keep))
+
+    # ------------------------------------------------------------------ drafting
+    def draft_current(self) -> None:
+        """Draft the current leaf section (opens the text dock)."""
+        leaf = self._current_leaf()
+        if leaf is None:
+            self.statusBar().showMessage("请先在目录中选择一个末级标题", 5000)
+            return
+        self.section_dock.show()
+        self.section_dock.raise_()
+        self._on_current_node_changed()
+        self.draft_keys([leaf[0]])
+
+    def draft_keys(self, keys: list[str]) -> None:
+        """Draft these sections; any that already has text is drafted again only if the user agrees."""
+        self._spawn_ui("draft-request", self._draft_checked(keys))
+
+    async def _draft_checked(self, keys: list[str]) -> None:
+        from app.pipeline.drafting.context import path_for_key
+
+        c = self.controller
+        written = [(k, c.outline.node(p)) for k in keys if (p := path_for_key(c.outline, k)) is not None
+                   and c.outline.node(p).content.strip()]
+        if written:
+            key, node = written[0]
+            label = f"{key} {node.title}" if len(written) == 1 else f"{key} {node.title} 等 {len(written)} 节"
+            if not await ask_redraft(self, label, sum(len(n.content) for _, n in written)):
+                return
+        await c.run_task(DRAFTING, c.drafting.draft(keys))
+
+    def draft_all(self) -> None:
+        """Draft every leaf section that has no text yet (text already there is never replaced here)."""
+        c = self.controller
+        if not len(c.outline):
+            self.statusBar().showMessage("目录是空的", 5000)
+            return
+        keys = [node.id or ".".join(str(i + 1) for i in path) for path, node in c.outline.walk()
+                if not node.children and not node.content.strip()]
+        if not keys:
+            self.statusBar().showMessage("所有小节都已有正文；要重写某一节，请选中它后点“撰写本节”", 8000)
+            return
+        self.section_dock.show()
+        self._spawn_ui(DRAFTING, c.drafting.draft(keys))
+
+    def resume_drafts(self) -> None:
+        """Continue the sections whose drafting did not finish (after reopening a project too)."""
+        resumable, failed = self.controller.drafting.unfinished()
+        if not resumable and not failed:
+            self.statusBar().showMessage("没有未完成的正文", 5000)
+            return
+        self.section_dock.show()
+        self._spawn_ui(DRAFTING, self.controller.drafting.resume())

@@ -1,0 +1,331 @@
+"""The model settings dialog (模型设置): provider presets, endpoint, key, limits, connection test.
+
+The key field is read from and written to :class:`~app.core.api_keys.ApiKeyStore` (the OS
+keyring); it never enters :class:`~app.core.settings_model.AppSettings`. Network checks
+run in a worker thread (:class:`~app.ui.run.connection_check.BackgroundCoroutine`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+from typing_extensions import override
+
+from app.core.settings_model import PRESETS, AppSettings, ModelSettings, preset, save_settings
+from app.ui.run.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
+from app.ui.run.connection_check import check_and_probe as run_check_connection
+from app.ui.run.connection_check import fetch_models as run_fetch_models
+
+if TYPE_CHECKING:
+    from PySide6.QtGui import QCloseEvent
+
+    from app.core.api_keys import ApiKeyStore
+    from app.llm.client.llm_client import EndpointConfig
+
+
+
+class SettingsDialog(QDialog):
+    """Edit the model endpoint settings; OK stores the key in the keyring and the rest in settings.
+
+    Signals:
+        settingsSaved(object): the accepted :class:`AppSettings` (already written when
+            ``settings_path`` was given).
+        checkFinished(object): a :class:`ConnectionReport` from 测试连接 or 获取模型列表.
+    """
+
+    settingsSaved = Signal(object)
+    checkFinished = Signal(object)
+
+    def __init__(self, settings: AppSettings, key_store: ApiKeyStore, parent: QWidget | None = None,
+                 *, settings_path: Path | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("模型设置")
+        self.setObjectName("settingsDialog")
+        self._settings = settings.model_copy(deep=True)
+        self._store = key_store
+        self._settings_path = settings_path
+        self._key_edited = False
+        self._runner = BackgroundCoroutine(self)
+        self._runner.finished.connect(self._on_check_finished)
+        self._build()
+        self._load(self._settings.model)
+
+    # ------------------------------------------------------------------ building
+    def _build(self) -> None:
+        form = QFormLayout()
+        self.provider_combo = QComboBox()
+        for p in PRESETS:
+            self.provider_combo.addItem(p.name, p.key)
+        self.hint_label = QLabel()
+        self.hint_label.setWordWrap(True)
+        self.hint_label.setStyleSheet("color: gray")
+        self.base_url_edit = QLineEdit()
+        self.base_url_edit.setPlaceholderText("例如 http://127.0.0.1:8080/v1")
+        self.key_edit = QLineEdit()
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
+        self.key_edit.setPlaceholderText("保存在系统密钥库中，不会写入设置或项目文件")
+        self.show_key_check = QCheckBox("显示")
+        self.keyring_warning = QLabel(self._store.warning_zh or "")
+        self.keyring_warning.setWordWrap(True)
+        self.keyring_warning.setStyleSheet("color: #b35c00")
+        self.keyring_warning.setVisible(bool(self._store.warning_zh))
+        self.model_combo = QComboBox()
+        self.model_combo.setEditable(True)
+        self.model_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        self.fetch_button = QPushButton("获取模型列表")
+        self.temperature_spin = QDoubleSpinBox()
+        self.temperature_spin.setRange(0.0, 2.0)
+        self.temperature_spin.setSingleStep(0.1)
+        self.temperature_spin.setDecimals(2)
+        self.max_tokens_spin = self._spin(16, 262_144, 256)
+        self.context_spin = self._spin(1024, 4_194_304, 1024)
+        self.concurrency_spin = self._spin(1, 32, 1)
+        self.timeout_spin = self._spin(0, 3600, 10)
+        self.timeout_spin.setSpecialValueText("自动（按输出长度和测得的速度）")
+        self.timeout_spin.setToolTip("每次模型调用的总时限；0 表示按最大输出长度和“测试连接”测得的速度自动确定")
+        self.system_in_user_check = QCheckBox("把系统提示并入用户消息（兼容部分本地/弱模型）")
+        self.test_button = QPushButton("测试连接")
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        key_row = QHBoxLayout()
+        key_row.addWidget(self.key_edit, 1)
+        key_row.addWidget(self.show_key_check)
+        model_row = QHBoxLayout()
+        model_row.addWidget(self.model_combo, 1)
+        model_row.addWidget(self.fetch_button)
+        form.addRow("服务商：", self.provider_combo)
+        form.addRow("", self.hint_label)
+        form.addRow("接口地址：", self.base_url_edit)
+        form.addRow("API 密钥：", key_row)
+        form.addRow("", self.keyring_warning)
+        form.addRow("模型：", model_row)
+        form.addRow("温度：", self.temperature_spin)
+        form.addRow("最大输出 tokens：", self.max_tokens_spin)
+        form.addRow("上下文长度：", self.context_spin)
+        form.addRow("并发请求数：", self.concurrency_spin)
+        form.addRow("每次调用时限（秒）：", self.timeout_spin)
+        form.addRow("", self.system_in_user_check)
+
+        test_row = QHBoxLayout()
+        test_row.addWidget(self.test_button)
+        test_row.addWidget(self.status_label, 1)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("保存")
+        self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("取消")
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(test_row)
+        layout.addWidget(self.buttons)
+
+        self.provider_combo.currentIndexChanged.connect(self._on_provider_changed)
+        self.show_key_check.toggled.connect(self._on_show_key)
+        self.key_edit.textEdited.connect(self._on_key_edited)
+        self.base_url_edit.editingFinished.connect(self._on_base_url_edited)
+        self.fetch_button.clicked.connect(self.fetch_models)
+        self.test_button.clicked.connect(self.test_connection)
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+
+    @staticmethod
+    def _spin(low: int, high: int, step: int) -> QSpinBox:
+        spin = QSpinBox()
+        spin.setRange(low, high)
+        spin.setSingleStep(step)
+        return spin
+
+    def _load(self, m: ModelSettings) -> None:
+        index = self.provider_combo.findData(preset(m.provider).key)
+        self.provider_combo.blockSignals(True)
+        self.provider_combo.setCurrentIndex(max(index, 0))
+        self.provider_combo.blockSignals(False)
+        self.base_url_edit.setText(m.base_url)
+        self._fill_models(list(preset(m.provider).example_models), m.model)
+        self.temperature_spin.setValue(m.temperature)
+        self.max_tokens_spin.setValue(m.max_tokens)
+        self.context_spin.setValue(m.context_size)
+        self.concurrency_spin.setValue(m.concurrency)
+        self.timeout_spin.setValue(int(m.timeout))
+        self.system_in_user_check.setChecked(m.system_in_user)
+        self._show_hint()
+        self._reload_key()
+
+    def _fill_models(self, models: list[str], current: str) -> None:
+        self.model_combo.clear()
+        self.model_combo.addItems(models)
+        self.model_combo.setEditText(current)
+
+    def _show_hint(self) -> None:
+        p = preset(str(self.provider_combo.currentData()))
+        self.hint_label.setText(p.hint)
+        self.hint_label.setVisible(bool(p.hint))
+        self.key_edit.setPlaceholderText("保存在系统密钥库中，不会写入设置或项目文件" if p.needs_key
+                                         else "本地服务通常无需密钥，可留空")
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        """Grow to the height the wrapped hint lines need at the current width (a longer hint is never clipped)."""
+        layout = self.layout()
+        if layout is None:
+            return
+        layout.activate()
+        width = self.width()
+        need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
+        if need > self.height():
+            self.resize(width, need)
+
+    def _reload_key(self) -> None:
+        if not self._key_edited:
+            self.key_edit.setText(self._store.get(self.current_model_settings().key_account()))
+
+    # ------------------------------------------------------------------ reading
+    def current_model_settings(self) -> ModelSettings:
+        """The model settings as currently entered."""
+        return self._settings.model.model_copy(update={
+            "provider": str(self.provider_combo.currentData()),
+            "base_url": self.base_url_edit.text().strip(),
+            "model": self.model_combo.currentText().strip(),
+            "temperature": self.temperature_spin.value(),
+            "max_tokens": self.max_tokens_spin.value(),
+            "context_size": self.context_spin.value(),
+            "concurrency": self.concurrency_spin.value(),
+            "timeout": float(self.timeout_spin.value()),
+            "system_in_user": self.system_in_user_check.isChecked(),
+        })
+
+    def current_settings(self) -> AppSettings:
+        """All settings with the dialog's model settings applied."""
+        return self._settings.model_copy(update={"model": self.current_model_settings()})
+
+    def current_api_key(self) -> str:
+        """The key as currently entered (never stored anywhere but the keyring)."""
+        return self.key_edit.text().strip()
+
+    def endpoint_config(self) -> EndpointConfig:
+        """The client configuration for what is entered now."""
+        return make_endpoint_config(self.current_model_settings(), self.current_api_key())
+
+    # ------------------------------------------------------------------ actions
+    def fetch_models(self) -> None:
+        """Fetch ``/v1/models`` in the background and fill the model list."""
+        self._start_check("models")
+
+    def test_connection(self) -> None:
+        """Run the connection check in the background; the result shows in the status line."""
+        self._start_check("test")
+
+    def _start_check(self, kind: str) -> None:
+        if not self.base_url_edit.text().strip().startswith(("http://", "https://")):
+            self._show_status(ConnectionReport(False, "请先填写以 http:// 或 https:// 开头的接口地址。", kind="error"))
+            return
+        cfg = self.endpoint_config()  # read the widgets in the GUI thread; the worker only awaits
+        if kind == "models":
+            started = self._runner.start(lambda: run_fetch_models(cfg), name="bidstudio-fetch-models")
+            busy = "正在获取模型列表……"
+        else:
+            started = self._runner.start(lambda: run_check_connection(cfg), name="bidstudio-test-connection")
+            busy = "正在测试连接……"
+        if started:
+            self.fetch_button.setEnabled(False)
+            self.test_button.setEnabled(False)
+            self.status_label.setStyleSheet("")
+            self.status_label.setText(busy)
+
+    def _on_check_finished(self, report: object) -> None:
+        self.fetch_button.setEnabled(True)
+        self.test_button.setEnabled(True)
+        if not isinstance(report, ConnectionReport):
+            self.status_label.setText("已取消。")
+            return
+        if report.models:
+            self._fill_models(report.models, self.model_combo.currentText())
+        if report.profile is not None:
+            self._take_profile(report.profile)
+        self._show_status(report)
+        self.checkFinished.emit(report)
+
+    def _show_status(self, report: ConnectionReport) -> None:
+        self.status_label.setStyleSheet("color: #1a7f37" if report.ok else "color: #c62828")
+        self.status_label.setText(("✔ " if report.ok else "✘ ") + report.message_zh)
+
+    def _take_profile(self, profile: dict[str, object]) -> None:
+        """Keep what 测试连接 measured for this endpoint and apply it to the fields (still editable)."""
+        current = self.current_model_settings()
+        profiles = {**self._settings.model.profiles, current.profile_key(): dict(profile)}
+        self._settings.model = self._settings.model.model_copy(update={"profiles": profiles})
+        if profile.get("drops_system"):
+            self.system_in_user_check.setChecked(True)
+        context = profile.get("context_size")
+        if isinstance(context, int) and 1024 <= context < self.context_spin.value():
+            self.context_spin.setValue(context)
+
+    def _on_provider_changed(self, _index: int) -> None:
+        p = preset(str(self.provider_combo.currentData()))
+        if p.base_url:
+            self.base_url_edit.setText(p.base_url)
+        if p.concurrency is not None:
+            self.concurrency_spin.setValue(p.concurrency)
+        if p.system_in_user is not None:
+            self.system_in_user_check.setChecked(p.system_in_user)
+        self._fill_models(list(p.example_models), p.example_models[0] if p.example_models else "")
+        self._show_hint()
+        self._reload_key()
+
+    def _on_base_url_edited(self) -> None:
+        self._reload_key()
+
+    def _on_key_edited(self, _text: str) -> None:
+        self._key_edited = True
+
+    def _on_show_key(self, shown: bool) -> None:
+        self.key_edit.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+
+    # ------------------------------------------------------------------ closing
+    @override
+    def accept(self) -> None:
+        """Validate, store the key in the keyring, write the settings, emit ``settingsSaved``."""
+        model = self.current_model_settings()
+        if model.base_url and not model.base_url.startswith(("http://", "https://")):
+            self._show_status(ConnectionReport(False, "接口地址应以 http:// 或 https:// 开头。", kind="error"))
+            return
+        persisted = self._store.set(model.key_account(), self.current_api_key())
+        if not persisted and self.current_api_key():
+            self.keyring_warning.setText(self._store.warning_zh or "")
+            self.keyring_warning.setVisible(True)
+        settings = self.current_settings()
+        if self._settings_path is not None:
+            save_settings(settings, self._settings_path)
+        self._settings = settings
+        self._runner.shutdown()
+        self.settingsSaved.emit(settings)
+        super().accept()
+
+    @override
+    def reject(self) -> None:
+        """Close without saving; a running check is cancelled."""
+        self._runner.shutdown()
+        super().reject()
+
+    @override
+    def closeEvent(self, event: QCloseEvent) -> None:
+        """Cancel a running check before the dialog goes away."""
+        self._runner.shutdown()
+        super().closeEvent(event)

@@ -1,0 +1,343 @@
+"""The analysis page: project overview fields and the scoring items as read, with their checks.
+
+The user sees which table was used (with its page, one click away in the document pane),
+the total and subtotals with their check, every candidate table (look-alikes with the
+reason they were set aside) and every scoring item with its category. Picking another
+table, moving items between categories, editing a name or points, or marking an item as
+not a chapter each produce a new ``Analysis`` handed to the controller through the
+``analysis_edited`` signal (one undo step); one-to-one generation then uses exactly that.
+Without technical scoring the page says why and offers free mode on the 采购需求.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.analysis import CATEGORY_ZH, Analysis, ProjectOverview, ScoringCategory, ScoringTableInfo
+from app.core.scoring_edit import move_to_category, scoring_checks, set_chapter, use_table
+from app.ui.tender.scoring_items_model import (
+    COL_CATEGORY,
+    COL_CRITERIA,
+    COL_POINTS,
+    COL_TITLE,
+    HEADERS,
+    CategoryDelegate,
+    ScoringTableModel,
+)
+
+__all__ = ["HEADERS", "AnalysisView", "ScoringTableModel"]
+
+
+def _pages(pages: list[int]) -> str:
+    if not pages:
+        return ""
+    return f"第{pages[0]}页" if len(pages) == 1 else f"第{pages[0]}–{pages[-1]}页"
+
+
+def candidate_text(t: ScoringTableInfo) -> str:
+    """One line per candidate table: where, what, how many items, the sum, why set aside."""
+    kind = "评分条文" if t.kind == "paragraphs" else (t.label or "表格")
+    total = f"{t.total:g}"
+    line = f"{_pages(t.pages)} {kind} · {len(t.groups)} 项 · 合计 {total} 分"
+    if t.stated_total is not None and abs(t.total - t.stated_total) >= 0.01:
+        line += f"（标明 {t.stated_total:g} 分）"
+    if t.rejected:
+        line += f" — 不像评分表：{t.rejected}"
+    return line
+
+
+def no_scoring_text(analysis: Analysis) -> str:
+    """Why there is no technical scoring, and what to do instead."""
+    if any(t.used for t in analysis.scoring_tables):
+        reason = "评分表中没有作为章节的技术评分项（可把评分项移到“技术”类或设为章节）"
+    else:
+        reason = analysis.scoring_message or "招标文件中没有找到评分表"
+    if "自由模式" in reason:
+        return reason
+    return f"{reason}；可以用自由模式，依据采购需求生成目录"
+
+
+class AnalysisView(QWidget):
+    """Overview form above the scoring items.
+
+    Signals:
+        analysis_edited(object): the user changed the analysis (a new ``Analysis``).
+        page_requested(int): show this 1-based page of the tender.
+        free_mode_requested(): generate in free mode from the 采购需求 (no technical scoring).
+    """
+
+    analysis_edited = Signal(object)
+    page_requested = Signal(int)
+    free_mode_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._analysis = Analysis()
+        self._loading = False
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self._overview_form())
+        splitter.addWidget(self._scoring_panel())
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(splitter)
+
+    def _overview_form(self) -> QWidget:
+        self.project_name = QLineEdit()
+        self.buyer = QLineEdit()
+        self.budget = QLineEdit()
+        self.period = QLineEdit()
+        self.summary = QPlainTextEdit()
+        self.summary.setMaximumHeight(90)
+        self.summary.setPlaceholderText("项目概况与采购内容")
+        form = QFormLayout()
+        form.addRow("项目名称", self.project_name)
+        form.addRow("采购人", self.buyer)
+        row = QHBoxLayout()
+        row.addWidget(self.budget)
+        row.addWidget(QLabel("服务期/工期"))
+        row.addWidget(self.period)
+        form.addRow("预算金额", row)
+        form.addRow("项目概况", self.summary)
+        for w in (self.project_name, self.buyer, self.budget, self.period):
+            w.editingFinished.connect(self._on_overview_edited)
+        self.summary.textChanged.connect(self._on_overview_edited)
+        top = QWidget()
+        top.setLayout(form)
+        return top
+
+    def _scoring_panel(self) -> QWidget:
+        self.source_label = QLabel()
+        self.source_label.setWordWrap(True)
+        self.jump_button = QPushButton("查看原文")
+        self.jump_button.setToolTip("在左侧文档中显示评分表所在页")
+        self.jump_button.clicked.connect(self._on_jump)
+        source = QHBoxLayout()
+        source.addWidget(self.source_label, 1)
+        source.addWidget(self.jump_button)
+        self.candidates = QListWidget()
+        self.candidates.setMaximumHeight(88)
+        self.candidates.setToolTip("勾选评标使用的评分表（可勾选多张：商务、技术、价格分表）")
+        self.candidates.itemChanged.connect(self._on_candidate_toggled)
+        self.checks_label = QLabel()
+        self.checks_label.setWordWrap(True)
+        self.no_scoring = QLabel()
+        self.no_scoring.setWordWrap(True)
+        self.no_scoring.setStyleSheet("color: #a05a00;")
+        self.free_mode_button = QPushButton("用自由模式按采购需求生成目录")
+        self.free_mode_button.clicked.connect(self.free_mode_requested.emit)
+        self.table_model = ScoringTableModel(self)
+        self.table_model.groups_edited.connect(self._on_groups_edited)
+        self.table = QTableView()
+        self.table.setModel(self.table_model)
+        self.table.setItemDelegateForColumn(COL_CATEGORY, CategoryDelegate(self.table))
+        self.table.setWordWrap(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(46)
+        self.table.horizontalHeader().setSectionResizeMode(COL_CRITERIA, QHeaderView.ResizeMode.Stretch)
+        for col, width in ((0, 40), (COL_CATEGORY, 44), (COL_TITLE, 160), (COL_POINTS, 44), (4, 40), (6, 40)):
+            self.table.setColumnWidth(col, width)
+        self.table.clicked.connect(self._on_clicked)
+        self.notes = QLabel()
+        self.notes.setWordWrap(True)
+        self.notes.setStyleSheet("color: #555;")
+        bottom = QWidget()
+        bl = QVBoxLayout(bottom)
+        bl.setContentsMargins(0, 0, 0, 0)
+        bl.addLayout(source)
+        bl.addWidget(self.candidates)
+        bl.addWidget(self.checks_label)
+        bl.addWidget(self.no_scoring)
+        bl.addWidget(self.free_mode_button)
+        bl.addLayout(self._buttons())
+        bl.addWidget(self.table)
+        bl.addWidget(self.notes)
+        return bottom
+
+    def _buttons(self) -> QVBoxLayout:
+        """Two rows (caption, add/remove; then moving the selection) so the dock fits a laptop screen."""
+        add = QPushButton("添加评分项")
+        add.clicked.connect(lambda: self.table_model.add_group())
+        remove = QPushButton("删除所选")
+        remove.clicked.connect(self._remove_selected)
+        caption = QLabel("评分项（技术项在一一对应模式下各成一个一级章节）")
+        caption.setWordWrap(True)
+        first = QHBoxLayout()
+        first.addWidget(caption, 1)
+        first.addWidget(add)
+        first.addWidget(remove)
+        second = QHBoxLayout()
+        second.addWidget(QLabel("所选移到"))
+        self.move_buttons: dict[str, QPushButton] = {}
+        for cat, zh in CATEGORY_ZH.items():
+            b = QPushButton(zh)
+            b.setToolTip(f"把所选评分项移到{zh}类")
+            b.setMinimumWidth(b.fontMetrics().horizontalAdvance(zh) + 24)
+            b.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
+            b.clicked.connect(lambda _checked=False, c=cat: self._move_selected(c))
+            self.move_buttons[cat] = b
+            second.addWidget(b)
+        self.not_chapter_button = QPushButton("不作为章节")
+        self.not_chapter_button.clicked.connect(lambda: self._chapter_selected(False))
+        self.chapter_button = QPushButton("作为章节")
+        self.chapter_button.clicked.connect(lambda: self._chapter_selected(True))
+        second.addStretch(1)
+        for b in (self.not_chapter_button, self.chapter_button):
+            second.addWidget(b)
+        buttons = QVBoxLayout()
+        buttons.addLayout(first)
+        buttons.addLayout(second)
+        return buttons
+
+    def set_analysis(self, analysis: Analysis) -> None:
+        """Show ``analysis`` (does not emit :attr:`analysis_edited`)."""
+        self._loading = True
+        try:
+            self._analysis = analysis
+            ov = analysis.overview
+            self.project_name.setText(ov.project_name)
+            self.buyer.setText(ov.buyer)
+            self.budget.setText(ov.budget)
+            self.period.setText(ov.service_period)
+            self.summary.setPlainText(ov.summary or ov.scope)
+            self._show_scoring(analysis)
+            notes = list(dict.fromkeys([*analysis.notes, *(d.message for d in analysis.differences)]))
+            if not analysis.has_technical_scoring and analysis.scoring_message:
+                notes = [n for n in notes if analysis.scoring_message not in n]  # the banner says it
+            self.notes.setText("\n".join(notes))
+            self.notes.setVisible(bool(notes))
+        finally:
+            self._loading = False
+
+    def _show_scoring(self, analysis: Analysis) -> None:
+        self.table_model.set_groups(analysis.groups)
+        used = [t for t in analysis.scoring_tables if t.used]
+        if used:
+            where = "；".join(f"{_pages(t.pages)} {t.label or ('评分条文' if t.kind == 'paragraphs' else '评分表')}"
+                             for t in used)
+            who = "（由模型选定）" if any("由模型" in d and "评分表" in d for d in analysis.scoring_decisions) else ""
+            self.source_label.setText(f"使用的评分表：{where}{who}")
+        else:
+            self.source_label.setText(f"评分表：{analysis.scoring_message}" if analysis.scoring_message
+                                      else "评分表：未读取")
+        self.jump_button.setEnabled(bool(used and used[0].pages))
+        self.candidates.clear()
+        for t in analysis.scoring_tables:
+            item = QListWidgetItem(candidate_text(t))
+            item.setData(Qt.ItemDataRole.UserRole, t.key)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if t.used else Qt.CheckState.Unchecked)
+            item.setToolTip("\n".join(t.evidence) or candidate_text(t))
+            self.candidates.addItem(item)
+        self.candidates.setVisible(len(analysis.scoring_tables) > 1 or any(not t.used for t in analysis.scoring_tables))
+        checks = scoring_checks(analysis) if analysis.groups else []
+        self.checks_label.setText("；".join(c.text() for c in checks))
+        bad = any(c.ok is False for c in checks)
+        self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
+        self.checks_label.setVisible(bool(checks))
+        without = not analysis.has_technical_scoring
+        self.no_scoring.setText(no_scoring_text(analysis))
+        self.no_scoring.setVisible(without)
+        self.free_mode_button.setVisible(without)
+        self.source_label.setVisible(bool(used) or not without)
+        self.jump_button.setVisible(bool(used))
+
+    def current_analysis(self) -> Analysis:
+        """The analysis as the user sees it now."""
+        ov = self._analysis.overview.model_copy(update={
+            "project_name": self.project_name.text().strip(), "buyer": self.buyer.text().strip(),
+            "budget": self.budget.text().strip(), "service_period": self.period.text().strip(),
+            "summary": self.summary.toPlainText().strip(),
+        })
+        return self._analysis.model_copy(update={"overview": ProjectOverview.model_validate(ov.model_dump()),
+                                                 "groups": list(self.table_model.groups)})
+
+    def _emit(self, analysis: Analysis) -> None:
+        """Show a new analysis made by a scoring command and hand it on (one undo step)."""
+        if analysis == self._analysis:
+            return
+        self.set_analysis(analysis)
+        self.analysis_edited.emit(analysis)
+
+    def _on_overview_edited(self) -> None:
+        if not self._loading and self.current_analysis().overview != self._analysis.overview:
+            self._analysis = self.current_analysis()
+            self.analysis_edited.emit(self._analysis)
+
+    def _on_groups_edited(self) -> None:
+        if not self._loading:
+            self._analysis = self.current_analysis()
+            self._show_checks_only()
+            self.analysis_edited.emit(self._analysis)
+
+    def _show_checks_only(self) -> None:
+        self._loading = True
+        try:
+            checks = scoring_checks(self._analysis) if self._analysis.groups else []
+            self.checks_label.setText("；".join(c.text() for c in checks))
+            bad = any(c.ok is False for c in checks)
+            self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
+        finally:
+            self._loading = False
+
+    def _selected_ids(self) -> list[str]:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        return [self.table_model.groups[r].id for r in rows if r < len(self.table_model.groups)]
+
+    def _move_selected(self, category: ScoringCategory) -> None:
+        ids = self._selected_ids()
+        if ids:
+            self._emit(move_to_category(self.current_analysis(), ids, category))
+
+    def _chapter_selected(self, chapter: bool) -> None:
+        ids = self._selected_ids()
+        if ids:
+            self._emit(set_chapter(self.current_analysis(), ids, chapter))
+
+    def _on_candidate_toggled(self, item: QListWidgetItem) -> None:
+        if self._loading:
+            return
+        key = str(item.data(Qt.ItemDataRole.UserRole))
+        self._emit(use_table(self.current_analysis(), key, item.checkState() == Qt.CheckState.Checked))
+
+    def _on_jump(self) -> None:
+        used = [t for t in self._analysis.scoring_tables if t.used and t.pages]
+        if used:
+            self.page_requested.emit(used[0].pages[0])
+
+    def _remove_selected(self) -> None:
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()}, reverse=True)
+        for r in rows:
+            self.table_model.remove_group(r)
+
+    def _on_clicked(self, index: QModelIndex) -> None:
+        page = self.table_model.groups[index.row()].source_page
+        if page:
+            self.page_requested.emit(page)
+
+    def show_group(self, group_id: str) -> None:
+        """Select the item with ``group_id`` and ask for its page."""
+        for row, g in enumerate(self.table_model.groups):
+            if g.id == group_id:
+                self.table.selectRow(row)
+                if g.source_page:
+                    self.page_requested.emit(g.source_page)
+                return
