@@ -10,8 +10,8 @@ import pytest
 
 from app.core.outline import OutlineDocument
 from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError
-from app.llm.client.journal import CallJournal, replay, replay_request
-from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.journal import CallJournal, replay_request
+from app.llm.client.llm_client import EndpointConfig, LLMClient, replay
 from app.llm.client.response_format import FormatRegistry, json_schema_format
 from app.llm.json.collect import collect_json
 from tests.corpus_cases import good_answer

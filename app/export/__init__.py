@@ -1,4 +1,11 @@
-"""BidStudio export layer: the Word (.docx) writer and its style presets (Qt-free)."""
+"""The export layer: the outline and its text as a Word file a bid office can hand in.
+
+Entry points: ``export_docx`` / ``docx_writer.export_bid`` with ``ExportMeta`` and
+``ExportOptions`` (re-exported here), the presets (``presets``), the 暗标 check (``anonymity``)
+and the LibreOffice layout pass (``layout_pass``) that writes real page numbers.
+
+Imports: ``app.core`` only; never Qt, the pipeline or the model layer.
+"""
 
 from app.export.docx_writer import ExportReport, build_document, export_bid, export_docx, select_chapters
 from app.export.options import BIDDER_PLACEHOLDER, ExportError, ExportMeta, ExportOptions, NumberingScheme

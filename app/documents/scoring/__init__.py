@@ -1,1 +1,10 @@
-"""TODO."""
+"""The deterministic scoring-table reader: what code can read for certain, code reads.
+
+Entry point: ``table.parse_scoring`` (via ``documents.ingest``) → ``model.ScoringResult``. The
+stages: ``candidates`` (every table-like place), ``columns`` and ``cells`` (what each column and
+cell says), ``fold`` (grid rows into factors), ``category`` (技术/商务/价格), ``paragraphs``
+(schemes written as prose), ``context`` (what the rest of the tender says), ``select`` (rank and
+choose), ``absence`` (why there is none, in Chinese).
+
+Imports: ``app.core`` and ``app.documents``.
+"""

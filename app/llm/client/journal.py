@@ -4,7 +4,7 @@ Two kinds of line: ``"kind": "call"`` written by the client (the request as sent
 response format used, raw output, reasoning, finish reason, tokens, latency, retries,
 error) and ``"kind": "validation"`` written by ``collect_json`` (issues found, repair
 kind, local repairs) linked by ``call_id``. A call line holds enough to send the same
-request again (:func:`replay_request`). API keys never reach the file: the client
+request again (:func:`replay_request`; the client's ``replay`` sends it). API keys never reach the file: the client
 registers its key as a secret, every string is scrubbed of secrets, and any header-like
 ``authorization``/``api_key`` field is dropped before writing.
 """
@@ -16,12 +16,9 @@ import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from app.core.secrets import scrub_value
-
-if TYPE_CHECKING:
-    from app.llm.client.llm_client import Completion, LLMClient
 
 JOURNAL_FILE = "llm_calls.jsonl"
 
@@ -89,13 +86,3 @@ def replay_request(entry: dict[str, Any]) -> dict[str, Any]:
     if req.get("response_format") is not None:
         kwargs["response_format"] = req["response_format"]
     return kwargs
-
-
-async def replay(client: LLMClient, entry: dict[str, Any], stage: str = "replay") -> Completion:
-    """Send a journalled call again through ``client`` with the same format and parameters.
-
-    The messages are sent as recorded (already folded if the endpoint needed it).
-    """
-    kwargs = replay_request(entry)
-    return await client.complete(kwargs["messages"], response_format=kwargs.get("response_format"),
-                                 temperature=kwargs["temperature"], max_tokens=kwargs["max_tokens"], stage=stage)

@@ -30,6 +30,7 @@ from app.llm.client.completion import (
     fold_system_messages,
 )
 from app.llm.client.errors import LLMResponseError, ResponseFormatRejected
+from app.llm.client.journal import replay_request
 from app.llm.client.retry_policy import Retryable, backoff_delay, give_up
 from app.llm.client.streaming import CompletionStream
 from app.llm.client.transport import Transport
@@ -269,3 +270,13 @@ class LLMClient:
                     call.retries.append({"attempt": attempt + 1, "error": exc.reason, "delay_s": round(delay, 3)})
                 await asyncio.sleep(delay)
                 attempt += 1
+
+
+async def replay(client: LLMClient, entry: dict[str, Any], stage: str = "replay") -> Completion:
+    """Send a journalled call again through ``client`` with the same format and parameters.
+
+    The messages are sent as recorded (already folded if the endpoint needed it).
+    """
+    kwargs = replay_request(entry)
+    return await client.complete(kwargs["messages"], response_format=kwargs.get("response_format"),
+                                 temperature=kwargs["temperature"], max_tokens=kwargs["max_tokens"], stage=stage)

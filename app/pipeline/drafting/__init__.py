@@ -1,1 +1,7 @@
-"""TODO."""
+"""Section drafting: stream each leaf's text, rewrite on request, resume what was cut.
+
+Entry point: ``engine.DraftingEngine``; ``context`` builds what the model is told for one leaf,
+``text`` checks and cleans the drafted text.
+
+Imports: ``app.core``, ``app.llm``, ``app.documents``.
+"""

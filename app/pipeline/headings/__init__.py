@@ -1,1 +1,10 @@
-"""TODO."""
+"""Headings a bid writer would keep: grounded candidates and what code writes itself.
+
+Entry points: ``candidates.plan_chapter`` / ``candidates.chapter_entries`` (what each chapter
+may be made of), ``fill`` (code's chapters where a model cannot write one), ``subsections`` (the
+model names a planned section's level-3 headings), ``library`` and ``match`` (the heading library
+and picking entries), ``criteria_points`` and ``detail_points`` (points a criterion asks for),
+``code_outline`` (a one-to-one outline without a model), ``coverage``.
+
+Imports: ``app.core``, ``app.documents``, ``app.llm``.
+"""

@@ -31,12 +31,12 @@ if TYPE_CHECKING:
     from app.core.outline import OutlineNode
     from app.export.docx_writer import ExportReport
     from app.ui.export.dialog import ExportChoices
-    from app.ui.shell.main_window import MainWindow
+    from app.ui.shell.window_host import WindowHost
 
 log = logging.getLogger("bidstudio.ui")
 
 
-async def ask_export_choices(window: MainWindow) -> ExportChoices | None:
+async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     """The export dialog, then a warning about what is unanswered; None when the user cancels."""
     from app.ui.export.dialog import ExportDialog, unanswered_items_text, unanswered_text
 
@@ -78,14 +78,14 @@ async def ask_export_choices(window: MainWindow) -> ExportChoices | None:
     return None
 
 
-def _snapshot(window: MainWindow) -> tuple[list[OutlineNode], Analysis, Breakdown | None]:
+def _snapshot(window: WindowHost) -> tuple[list[OutlineNode], Analysis, Breakdown | None]:
     """Copies the worker thread may read while the user keeps editing."""
     c = window.controller
     chapters = [ch.model_copy(deep=True) for ch in c.outline.chapters]
     return chapters, c.analysis.model_copy(deep=True), (c.breakdown.model_copy(deep=True) if c.breakdown else None)
 
 
-def _default_choices(window: MainWindow) -> ExportChoices:
+def _default_choices(window: WindowHost) -> ExportChoices:
     from app.export import ExportMeta, ExportOptions
     from app.ui.export.dialog import ExportChoices
 
@@ -102,7 +102,7 @@ def _export(path: Path, choices: ExportChoices, chapters: list[OutlineNode], ana
                       layout_profile=data_dir() / "lo-layout-profile")
 
 
-def _finish(window: MainWindow, outcome: ExportReport | BaseException) -> Path | None:
+def _finish(window: WindowHost, outcome: ExportReport | BaseException) -> Path | None:
     from app.export import ExportError
 
     if isinstance(outcome, ExportError):
@@ -130,7 +130,7 @@ def _finish(window: MainWindow, outcome: ExportReport | BaseException) -> Path |
     return report.path
 
 
-def export_word_now(window: MainWindow, path: Path, choices: ExportChoices | None = None) -> Path | None:
+def export_word_now(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:
     """Export on the calling thread (scripts and tests); same steps as :func:`export_word`."""
     chosen = choices or _default_choices(window)
     try:
@@ -140,7 +140,7 @@ def export_word_now(window: MainWindow, path: Path, choices: ExportChoices | Non
     return _finish(window, outcome)
 
 
-async def export_word(window: MainWindow, path: Path, choices: ExportChoices | None = None) -> Path | None:
+async def export_word(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:
     """Export on a worker thread (the layout pass takes seconds); the window stays responsive."""
     chosen = choices or _default_choices(window)
     snapshot = _snapshot(window)

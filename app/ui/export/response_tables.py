@@ -23,7 +23,7 @@ from app.ui.export.response_commands import MapSectionsCommand, mapped_paths
 
 if TYPE_CHECKING:
     from app.core.outline import Phase, TreeEvent
-    from app.ui.shell.main_window import MainWindow
+    from app.ui.shell.window_host import WindowHost
 
 REFRESH_MS = 150
 BUSY_REFRESH_MS = 1000
@@ -44,7 +44,7 @@ class ResponseTablesPanel(QTabWidget):
 class ResponseTables(QObject):
     """The dock, its panel and the connections to one window."""
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowHost) -> None:
         super().__init__(window)
         self.window = window
         self.panel = ResponseTablesPanel()
@@ -200,6 +200,6 @@ class _OutlineDropFilter(QObject):
         return False
 
 
-def attach_response_tables(window: MainWindow) -> ResponseTables:
+def attach_response_tables(window: WindowHost) -> ResponseTables:
     """Add the 评分索引与偏离表 dock to ``window`` and wire it."""
     return ResponseTables(window)

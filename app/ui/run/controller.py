@@ -128,7 +128,7 @@ class AppController(QObject):
         self._cached_client: LLMClient | None = None
         self._warmed = False
         self._current_run: RunRecord | None = None
-        self.drafting = DraftingBridge(self, client_provider=self.client, runs=self)
+        self.drafting = DraftingBridge(self, self, client_provider=self.client, runs=self)
         self.session.section_states = self.drafting.section_states
 
     # ------------------------------------------------------------------ the session's content

@@ -14,16 +14,19 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, SignalInstance
+from PySide6.QtGui import QUndoStack
 
 from app.ui.outline.commands import EditFieldCommand
 
 if TYPE_CHECKING:
+    from app.core.analysis import Analysis
+    from app.core.breakdown import Breakdown
     from app.core.drafting_state import DraftingState, SectionDraft
+    from app.core.outline import Outline
     from app.core.project import Project, SectionState
     from app.llm.client.llm_client import LLMClient
     from app.pipeline.drafting.engine import DraftingEngine, RewriteResult
-    from app.ui.run.controller import AppController
 
 log = logging.getLogger("bidstudio.run")
 
@@ -50,6 +53,32 @@ class RunTracker(Protocol):
 ClientProvider = Callable[[], "LLMClient"]
 
 
+class DraftingHost(RunTracker, Protocol):
+    """What the bridge needs of the controller that owns the outline (the controller is one)."""
+
+    undo_stack: QUndoStack
+    stage_changed: SignalInstance
+
+    @property
+    def outline(self) -> Outline:
+        """The outline the drafts land in."""
+
+    @property
+    def analysis(self) -> Analysis:
+        """The tender's analysis (overview, scoring groups) for the prompts."""
+
+    @property
+    def breakdown(self) -> Breakdown | None:
+        """The requirement breakdown, when there is one."""
+
+    @property
+    def busy_generating(self) -> bool:
+        """Whether an outline run owns the tree right now."""
+
+    def client(self) -> LLMClient:
+        """A client for the configured endpoint."""
+
+
 class DraftingBridge(QObject):
     """Runs drafting and rewrites for the controller's outline.
 
@@ -61,9 +90,9 @@ class DraftingBridge(QObject):
     section_delta = Signal(str, str)
     section_state = Signal(object)
 
-    def __init__(self, controller: AppController, *, client_provider: ClientProvider | None = None,
-                 runs: RunTracker | None = None) -> None:
-        super().__init__(controller)
+    def __init__(self, controller: DraftingHost, parent: QObject | None = None, *,
+                 client_provider: ClientProvider | None = None, runs: RunTracker | None = None) -> None:
+        super().__init__(parent)
         self.controller = controller
         self._client_provider: ClientProvider = client_provider or controller.client
         self._runs: RunTracker = runs or controller
@@ -291,7 +320,7 @@ class SectionGone(Exception):
     message_zh = "该章节已不在目录中（可能已被删除或移动），请重新选择。"
 
 
-def content_of(controller: AppController, key: str) -> tuple[str, str] | None:
+def content_of(controller: DraftingHost, key: str) -> tuple[str, str] | None:
     """(title, content) of the section ``key``, or None."""
     from app.pipeline.drafting.context import path_for_key
 

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QSettings, Qt, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QMainWindow,
     QMenu,
     QMessageBox,
 )
@@ -28,6 +27,7 @@ from app.ui.run.generation_actions import GenerationActionsMixin
 from app.ui.run.log_pane import QtLogHandler
 from app.ui.run.status_panel import StatusPanel
 from app.ui.shell.errors import ErrorDialog
+from app.ui.shell.window_host import WindowHost
 from app.ui.shell.window_layout import WindowLayoutMixin, window_settings
 
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ ABOUT_HTML = (
 )
 
 
-class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, GenerationActionsMixin, QMainWindow):
+class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, GenerationActionsMixin, WindowHost):
     """The application window; ``controller`` does the work, this class wires it to widgets."""
 
     def __init__(self, controller: AppController, *, settings: AppSettings | None = None,
