@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# OCR results are cached per file hash: tests keep theirs out of the user's cache folder.
+os.environ.setdefault("BIDSTUDIO_CACHE_DIR", os.path.join(tempfile.gettempdir(), f"bidstudio-test-cache-{os.getpid()}"))
 
 from tests.openai_server import OpenAIServer
 

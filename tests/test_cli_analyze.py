@@ -44,7 +44,7 @@ def test_unreadable_input_exit_code_3(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["analyze", str(locked), "--password", "pw"]) == EXIT_OK
     capsys.readouterr()
     outlines = outline_page_pdf(tmp_path / "o.pdf")
-    assert main(["analyze", str(outlines)]) == EXIT_UNREADABLE
+    assert main(["analyze", str(outlines), "--ocr", "off"]) == EXIT_UNREADABLE
     assert "需 OCR" in capsys.readouterr().out
 
 

@@ -13,6 +13,7 @@ from app.cli.common import (
     EXIT_MODEL,
     EXIT_OK,
     EXIT_UNREADABLE,
+    add_ocr_argument,
     add_tender_arguments,
     check_output_path,
     ingest,
@@ -34,6 +35,7 @@ def ingest_report(doc: TenderDocument, scoring: ScoringResult, sections: Located
         "page_count": doc.page_count,
         "page_numbers_estimated": doc.page_numbers_estimated,
         "unreadable_pages": doc.unreadable_pages,
+        "ocr_pages": [p.number for p in doc.pages if p.source == "ocr"],
         "diagnostics": [d.model_dump(mode="json") for d in doc.diagnostics],
         "sections": {s.kind: s.model_dump(mode="json") for s in sections.all()},
         "scoring": {
@@ -102,7 +104,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     """``analyze TENDER``: diagnostics, located sections and scoring rows."""
     password, max_bytes = tender_options(args)
     check_output_path(args.output, "--output", inputs=[args.tender])
-    doc, scoring, sections = ingest(args.tender, password=password, max_bytes=max_bytes)
+    doc, scoring, sections = ingest(args.tender, password=password, max_bytes=max_bytes,
+                                    ocr=getattr(args, "ocr", "off"))
     if getattr(args, "breakdown", False):
         from app.cli.breakdown import breakdown_report
 
@@ -132,6 +135,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``analyze`` to the CLI."""
     p = sub.add_parser("analyze", help="读取招标文件：诊断、定位章节、解析评分表")
     add_tender_arguments(p)
+    add_ocr_argument(p)
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--output", "-o", metavar="PATH", help="把 JSON 结果写入文件")
     from app.cli.breakdown import add_breakdown_arguments

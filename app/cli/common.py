@@ -118,6 +118,12 @@ def add_tender_arguments(parser: argparse.ArgumentParser) -> None:
                         help="文件大小上限（MB），默认 200")
 
 
+def add_ocr_argument(parser: argparse.ArgumentParser) -> None:
+    """``--ocr auto|off|force``: whether pages without usable text are read by OCR."""
+    parser.add_argument("--ocr", choices=("auto", "off", "force"), default="auto",
+                        help="文字识别：auto 只识别没有可用文字的页（默认），off 不识别，force 识别每一页")
+
+
 def tender_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
     """The password and byte limit from :func:`add_tender_arguments`' options (usage error when bad)."""
     max_mb = getattr(args, "max_mb", None)
@@ -185,14 +191,23 @@ def check_distinct_outputs(**outputs: str | None) -> None:
         seen[key] = option
 
 
-def ingest(path: str, password: str | None = None, max_bytes: int | None = None) -> tuple[
+def ingest(path: str, password: str | None = None, max_bytes: int | None = None, ocr: str = "off") -> tuple[
     TenderDocument, ScoringResult, LocatedSections
 ]:
-    """Load a tender, parse its scoring tables and locate its sections (model-free)."""
+    """Load a tender, parse its scoring tables and locate its sections (model-free).
+
+    ``ocr`` is ``off``, ``auto`` (pages without usable text) or ``force`` (every page);
+    OCR progress goes to stderr.
+    """
     from app.documents.ingest import ingest_tender
     from app.documents.loader import DEFAULT_MAX_BYTES
+    from app.documents.ocr.apply import OcrMode, OcrSettings
 
-    result = ingest_tender(path, password=password, max_bytes=max_bytes or DEFAULT_MAX_BYTES)
+    def progress(done: int, total: int, number: int) -> None:
+        print(f"文字识别（OCR）：第{number}页（{done}/{total}）", file=sys.stderr, flush=True)
+
+    settings = OcrSettings(mode=OcrMode(ocr), progress=progress)
+    result = ingest_tender(path, password=password, max_bytes=max_bytes or DEFAULT_MAX_BYTES, ocr=settings)
     return result.document, result.scoring, result.sections
 
 

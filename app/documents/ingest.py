@@ -11,12 +11,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.documents.loader import DEFAULT_MAX_BYTES, load_tender
 from app.documents.locate import LocatedSections, locate_sections
 from app.documents.model import Diagnostic, DiagnosticCode, TenderDocument
 from app.documents.scoring.model import ScoringResult
 from app.documents.scoring.table import parse_scoring, scoring_diagnostics
+
+if TYPE_CHECKING:
+    from app.documents.ocr.apply import OcrSettings
 
 Progress = Callable[[str, float], None]
 
@@ -45,11 +49,12 @@ def ingest_tender(
     password: str | None = None,
     max_bytes: int = DEFAULT_MAX_BYTES,
     progress: Progress | None = None,
+    ocr: OcrSettings | None = None,
 ) -> IngestResult:
     """Load ``path`` and run the deterministic analysis (raises DocumentError when unreadable)."""
     report = progress or (lambda _message, _fraction: None)
     report("读取招标文件", 0.0)
-    doc = load_tender(path, password=password, max_bytes=max_bytes)
+    doc = load_tender(path, password=password, max_bytes=max_bytes, ocr=ocr)
     report("解析评分表", 0.8)
     t0 = time.perf_counter()
     scoring = parse_scoring(doc)

@@ -14,6 +14,7 @@ import stat
 import time
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.input_limits import LIMITS, size_text
 from app.documents.errors import (
@@ -26,6 +27,9 @@ from app.documents.errors import (
 )
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.documents.zip_guard import check_zip_container
+
+if TYPE_CHECKING:
+    from app.documents.ocr.apply import OcrSettings
 
 DEFAULT_MAX_BYTES = LIMITS.tender_max_bytes
 TEXT_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".text"})
@@ -104,11 +108,13 @@ def _regular_file_size(p: Path) -> int:
 
 
 def load_tender(
-    path: str | Path, password: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES
+    path: str | Path, password: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+    ocr: OcrSettings | None = None,
 ) -> TenderDocument:
     """Read a tender file of any supported type into a TenderDocument.
 
-    ``password`` opens PDFs with a user password. Raises a DocumentError subclass with
+    ``password`` opens PDFs with a user password. ``ocr`` says whether PDF pages without
+    usable text are read by OCR (default: not). Raises a DocumentError subclass with
     ``code`` and ``message_zh`` when the file cannot be read at all.
     """
     t0 = time.perf_counter()
@@ -138,6 +144,10 @@ def load_tender(
         from app.documents.pdf_reader import read_pdf
 
         doc = read_pdf(p, password)
+        if ocr is not None:
+            from app.documents.ocr.apply import ocr_document
+
+            ocr_document(doc, p, password, ocr)
     elif kind == "docx":
         from app.documents.docx_reader import read_docx
 

@@ -15,6 +15,8 @@ from pydantic import BaseModel, Field
 
 SourceKind = Literal["pdf", "docx", "text", "doc"]
 BlockKind = Literal["paragraph", "heading", "table"]
+TextSource = Literal["text", "ocr"]  # the file's own text layer, or read from the page image
+PageLayer = Literal["ok", "blank", "scanned", "outlines", "garbled"]  # values of diagnostics.PageState
 BBox = tuple[float, float, float, float]
 
 
@@ -41,6 +43,11 @@ class DiagnosticCode(str, Enum):
     SCORING_MISMATCH = "scoring_mismatch"
     TABLES_LIMITED = "tables_limited"  # table search stopped at a page/row/time limit
     PAGES_LIMITED = "pages_limited"  # more pages than the input limit: only the first ones were read
+    OCR_APPLIED = "ocr_applied"  # some pages' text was read from their images
+    OCR_LOW_CONFIDENCE = "ocr_low_confidence"  # OCR lines to check by eye
+    OCR_EMPTY = "ocr_empty"  # OCR ran but found no text on some pages
+    OCR_TABLE_UNCERTAIN = "ocr_table_uncertain"  # a table rebuilt from a scan whose grid may be wrong
+    OCR_NOT_RUN = "ocr_not_run"  # pages need OCR but it was off, cancelled or unavailable
 
 
 class Diagnostic(BaseModel):
@@ -66,6 +73,8 @@ class TextBlock(BaseModel):
     bbox: BBox | None = None
     heading_level: int | None = None
     table_id: str | None = None
+    source: TextSource = "text"
+    confidence: float | None = None  # OCR only: the lowest line confidence in the block (0–1)
 
 
 class Heading(BaseModel):
@@ -91,11 +100,21 @@ class Table(BaseModel):
     caption: str = ""
     ends_page: bool = False  # nothing but footer text below it on its page
     starts_page: bool = False  # nothing but header text above it on its page
+    source: TextSource = "text"
+    uncertain: str = ""  # why the grid may be wrong (tables rebuilt from scans), in Chinese
 
     @property
     def col_count(self) -> int:
         """Number of grid columns (the widest row)."""
         return max((len(r) for r in self.rows), default=0)
+
+
+class OcrLine(BaseModel):
+    """One line read by OCR: its text, its box in page points and the engine's confidence (0–1)."""
+
+    text: str
+    bbox: BBox
+    confidence: float
 
 
 class Page(BaseModel):
@@ -106,6 +125,9 @@ class Page(BaseModel):
     readable: bool = True
     char_count: int = 0
     common_cjk_ratio: float | None = None
+    layer: PageLayer = "ok"  # what the file's own text layer is like (set by the PDF reader)
+    source: TextSource = "text"  # where ``blocks`` came from
+    ocr_lines: list[OcrLine] = Field(default_factory=list)  # OCR pages: every line with its box
 
     @property
     def text(self) -> str:

@@ -145,7 +145,9 @@ def _read_page(page: PdfPage, number: int) -> tuple[Page, PageState, list[Headin
                 headings.append(
                     Heading(text=blk.text.split("\n", 1)[0].strip(), level=blk.heading_level, page=number, block_index=i)
                 )
-    return Page(number=number, blocks=blocks, readable=readable, char_count=chars, common_cjk_ratio=ratio), state, headings
+    page_model = Page(number=number, blocks=blocks, readable=readable, char_count=chars, common_cjk_ratio=ratio,
+                      layer=state.value)
+    return page_model, state, headings
 
 
 def _limit_diagnostics(skipped: list[int], truncated: list[int]) -> list[Diagnostic]:

@@ -1,0 +1,117 @@
+"""The OCR engine: rapidocr on onnxruntime with the PP-OCR Chinese models its wheel ships.
+
+The models are inside the installed ``rapidocr`` package (``rapidocr/models``), so nothing
+is downloaded at run time; :func:`bundled_models` checks they are there before the engine
+is built, because rapidocr would otherwise try to fetch missing ones from the network.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from app.documents.errors import DocumentError
+
+log = logging.getLogger(__name__)
+
+#: Identifies engine + models + settings in cache keys: a change here reads pages anew.
+ENGINE_ID = "rapidocr3.10-ppocrv6s-1"
+MODEL_FILES = ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx")
+DET_LIMIT_SIDE = 1280  # the detector sees the page at most this many pixels on its long side
+
+
+class OcrUnavailableError(DocumentError):
+    """The OCR engine or its models are not installed."""
+
+    code = "ocr_unavailable"
+
+
+@dataclass(frozen=True)
+class RecognizedLine:
+    """One text line as the engine read it: text, box in image pixels (x0, y0, x1, y1), confidence."""
+
+    text: str
+    box: tuple[float, float, float, float]
+    confidence: float
+
+
+def models_dir() -> Path | None:
+    """The folder of the bundled models, or None when rapidocr is not installed."""
+    spec = importlib.util.find_spec("rapidocr")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "models"
+
+
+def bundled_models() -> list[Path] | None:
+    """Paths of the det/rec/cls models when all are installed, else None."""
+    folder = models_dir()
+    if folder is None or importlib.util.find_spec("onnxruntime") is None:
+        return None
+    paths = [folder / name for name in MODEL_FILES]
+    return paths if all(p.is_file() for p in paths) else None
+
+
+def engine_available() -> bool:
+    """Whether OCR can run on this machine (package, runtime and models present)."""
+    return bundled_models() is not None
+
+
+class OcrEngine:
+    """A lazily built rapidocr engine reading one image at a time (not thread-safe)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self._threads = threads
+        self._engine: Any = None
+
+    def _build(self) -> Any:
+        models = bundled_models()
+        if models is None:
+            raise OcrUnavailableError(
+                "文字识别（OCR）组件未安装或模型文件缺失，请重新安装 BidStudio（需要 rapidocr 和 onnxruntime）"
+            )
+        from rapidocr import RapidOCR
+
+        det, rec, cls = models
+        params: dict[str, Any] = {
+            "Global.log_level": "warning",
+            "Det.model_path": str(det),
+            "Rec.model_path": str(rec),
+            "Cls.model_path": str(cls),
+            "Det.limit_type": "max",
+            "Det.limit_side_len": DET_LIMIT_SIDE,
+            "Global.max_side_len": 4000,
+        }
+        if self._threads:
+            params["EngineConfig.onnxruntime.intra_op_num_threads"] = self._threads
+        return RapidOCR(params=params)
+
+    def recognize(self, image: np.ndarray) -> list[RecognizedLine]:
+        """Lines found in ``image`` (H×W gray or H×W×3 RGB, uint8), top to bottom."""
+        if self._engine is None:
+            self._engine = self._build()
+        if image.ndim == 2:
+            image = np.stack([image] * 3, axis=-1)
+        result = self._engine(image)
+        boxes = getattr(result, "boxes", None)
+        texts = getattr(result, "txts", None) or ()
+        scores = getattr(result, "scores", None) or ()
+        if boxes is None:
+            return []
+        out: list[RecognizedLine] = []
+        for box, text, score in zip(boxes, texts, scores, strict=False):
+            pts = np.asarray(box, dtype=float)
+            text = str(text).strip()
+            if not text:
+                continue
+            out.append(RecognizedLine(
+                text=text,
+                box=(float(pts[:, 0].min()), float(pts[:, 1].min()), float(pts[:, 0].max()), float(pts[:, 1].max())),
+                confidence=float(score),
+            ))
+        return out
