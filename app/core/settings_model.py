@@ -174,6 +174,7 @@ class AppSettings(BaseModel):
     recent_files: list[str] = Field(default_factory=list)
     last_dir: str = ""
     export_style: str = ""
+    ocr_auto: bool = True  # read a tender without usable text by OCR as soon as it is opened
 
     def add_recent(self, path: Path | str) -> None:
         """Put ``path`` first in the recent-files list (bounded, no duplicates)."""

@@ -78,3 +78,26 @@ def headings_of(blocks: list[TextBlock], number: int, first_index: int = 0) -> l
         for i, b in enumerate(blocks)
         if b.heading_level is not None
     ]
+
+
+def find_in_lines(lines: list[OcrLine], query: str) -> list[tuple[float, float, float, float]]:
+    """Boxes (page points) of ``query`` in OCR lines, spaces ignored on both sides.
+
+    The engine gives one box per line, so a hit's box is the matching share of its line's
+    width (characters taken as equally wide).
+    """
+    needle = "".join(query.split())
+    if not needle:
+        return []
+    hits: list[tuple[float, float, float, float]] = []
+    for ln in lines:
+        kept = [i for i, ch in enumerate(ln.text) if not ch.isspace()]
+        squashed = "".join(ln.text[i] for i in kept)
+        x0, y0, x1, y1 = ln.bbox
+        step = (x1 - x0) / max(len(ln.text), 1)
+        start = squashed.find(needle)
+        while start >= 0:
+            first, last = kept[start], kept[start + len(needle) - 1]
+            hits.append((x0 + first * step, y0, x0 + (last + 1) * step, y1))
+            start = squashed.find(needle, start + len(needle))
+    return hits

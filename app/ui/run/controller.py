@@ -231,6 +231,11 @@ class AppController(QObject):
         await self.run_task(OPEN, self.open_tender(Path(path)))
 
     @asyncSlot()  # type: ignore[untyped-decorator]
+    async def reread_with_ocr_slot(self) -> None:
+        """Slot: re-read the open tender with the pages OCR has read."""
+        await self.run_task(OPEN, self.reread_with_ocr())
+
+    @asyncSlot()  # type: ignore[untyped-decorator]
     async def analyze_slot(self) -> None:
         """Slot: analyse the open tender."""
         await self.run_task(ANALYSIS, self.analyze())
@@ -272,14 +277,12 @@ class AppController(QObject):
 
         ``password`` opens a PDF with an open password (``PasswordRequiredError`` without it).
         """
-        from app.documents.loader import load_tender
-
         self.stage_changed.emit(f"正在读取 {path.name}……")
         log.info("opening %s", path, extra={"stage": "open"})
         started = time.perf_counter()
         loop = asyncio.get_running_loop()
         try:
-            doc = await loop.run_in_executor(self._executor, load_tender, path, password)
+            doc = await loop.run_in_executor(self._executor, _load_with_cached_ocr, path, password)
         except Exception:
             self.stage_changed.emit("就绪")
             raise
@@ -296,6 +299,25 @@ class AppController(QObject):
         log.info("read %s: %d pages in %.2f s", path.name, doc.page_count, time.perf_counter() - started,
                  extra={"stage": "open"})
         self.stage_changed.emit(f"已打开 {path.name}（{doc.page_count} 页）")
+        self.document_loaded.emit(doc)
+        return doc
+
+    async def reread_with_ocr(self) -> TenderDocument | None:
+        """Re-read the open tender taking OCR'd pages from the cache; the outline, breakdown and
+        drafts stay, and the analysis is redone only when code alone had made it."""
+        path, old = self.tender_path, self.document
+        if path is None or old is None:
+            return None
+        loop = asyncio.get_running_loop()
+        doc = await loop.run_in_executor(self._executor, _load_with_cached_ocr, path, self.tender_password)
+        self.session.set_tender(path, doc)
+        if self.analysis.source in ("none", "table"):
+            try:
+                self.set_analysis(await loop.run_in_executor(self._executor, table_analysis, doc))
+            except Exception as exc:  # the table parser is a convenience, as when opening
+                log.warning("scoring table not parsed after OCR: %r", exc, extra={"stage": "open"})
+        ocr_pages = sum(1 for p in doc.pages if p.source == "ocr")
+        self.stage_changed.emit(f"已读入文字识别结果（{ocr_pages} 页）")
         self.document_loaded.emit(doc)
         return doc
 
@@ -620,6 +642,14 @@ async def _close(client: LLMClient) -> None:
         await asyncio.wait_for(asyncio.shield(client.aclose()), timeout=1.0)
     except (asyncio.TimeoutError, asyncio.CancelledError, Exception):  # closing must never mask the real outcome
         pass
+
+
+def _load_with_cached_ocr(path: Path, password: str | None) -> TenderDocument:
+    """``load_tender`` taking pages already read by OCR from the cache (never running OCR itself)."""
+    from app.documents.loader import load_tender
+    from app.documents.ocr.apply import OcrMode, OcrSettings
+
+    return load_tender(path, password, ocr=OcrSettings(mode=OcrMode.CACHED))
 
 
 def table_analysis(document: TenderDocument) -> Analysis:

@@ -126,6 +126,10 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.act_cancel.setEnabled(False)
         self.act_settings = self._act("模型设置…", self.open_settings)
         self.act_about = self._act("关于标书工坊", self.show_about)
+        self.act_ocr_auto = self._act("自动文字识别（扫描件）", self._on_ocr_auto_toggled,
+                                      tip="打开没有可用文字的招标文件时，自动在本机做文字识别（OCR）")
+        self.act_ocr_auto.setCheckable(True)
+        self.act_ocr_auto.setChecked(self.settings.ocr_auto)
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -156,6 +160,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         g.addAction(self.act_cancel)
         s = mb.addMenu("设置(&S)")
         s.addAction(self.act_settings)
+        s.addAction(self.act_ocr_auto)
         v = mb.addMenu("视图(&V)")
         for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock,
                      self.library_dock):
@@ -181,6 +186,10 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         c.running_changed.connect(self._on_running_changed)
         c.run_finished.connect(self._on_run_finished)
         c.document_loaded.connect(self._on_document_loaded)
+        ocr_finished = getattr(self.document_pane, "ocrFinished", None)
+        if ocr_finished is not None:
+            ocr_finished.connect(self._on_ocr_finished)
+            self.document_pane.ocr_enabled = self.settings.ocr_auto
         c.analysis_changed.connect(self.analysis_view.set_analysis)
         c.analysis_changed.connect(self._on_analysis_changed)
         c.breakdown_changed.connect(self._on_breakdown_changed)
@@ -314,6 +323,19 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             self._rebuild_recent()
         self.document_dock.raise_()
         self._update_title()
+
+    def _on_ocr_finished(self, any_read: bool, message: str) -> None:
+        """An OCR run in the document pane ended: say so, and re-read the tender with its pages."""
+        self.statusBar().showMessage(message, 8000)
+        if any_read:
+            self.controller.reread_with_ocr_slot()
+
+    def _on_ocr_auto_toggled(self) -> None:
+        """Settings → 自动文字识别: remembered, and applied to the next tender opened."""
+        self.settings.ocr_auto = self.act_ocr_auto.isChecked()
+        if hasattr(self.document_pane, "ocr_enabled"):
+            self.document_pane.ocr_enabled = self.settings.ocr_auto
+        self._save_settings()
 
     def _show_page(self, page: int) -> None:
         """Jump the document pane to ``page``; if it is still laying the file out, once it can."""

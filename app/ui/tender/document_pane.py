@@ -5,6 +5,10 @@ continuous column of page images (:class:`~app.ui.tender.page_view.PageView`, re
 by :mod:`app.ui.tender.pdf_render` tasks on the pane's own thread pool), anything else (DOCX,
 converted .doc, text) as read-only text with page markers. A banner lists the
 document's diagnostics (unreadable pages, garbled text) with links to their pages.
+Pages without usable text are read by OCR in a worker process
+(:mod:`app.ui.tender.ocr_process`): at once when the whole tender has none, on request
+(a banner link) when only some pages lack it; OCR lines are framed over the page image,
+low-confidence ones filled, and search finds their text.
 ``show_page(n)`` is what a click on a scoring item or an outline node's source calls.
 """
 
@@ -22,6 +26,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPlainTextEdit,
+    QProgressBar,
     QSpinBox,
     QStackedWidget,
     QTextEdit,
@@ -32,6 +37,9 @@ from PySide6.QtWidgets import (
 from typing_extensions import override
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
+from app.documents.ocr.apply import pages_needing_ocr
+from app.documents.ocr.layout import LOW_CONFIDENCE, find_in_lines
+from app.ui.tender.ocr_process import OcrJob
 from app.ui.tender.page_view import PageView
 from app.ui.tender.pdf_render import PdfRenderer, Rect
 
@@ -55,11 +63,14 @@ class DocumentPane(QWidget):
         pageChanged(int): the 1-based page the reader is on changed.
         pageRendered(int): a PDF page image arrived (tests and busy indicators).
         searchFinished(str, int): a search ended with this many hits.
+        ocrFinished(bool, str): an OCR run ended: whether pages were read (then the tender is
+            re-read with them) and a Chinese message.
     """
 
     pageChanged = Signal(int)
     pageRendered = Signal(int)
     searchFinished = Signal(str, int)
+    ocrFinished = Signal(bool, str)
 
     def __init__(self, parent: QWidget | None = None, *, processes: int = 2, warm_up_ms: int = 1500) -> None:
         super().__init__(parent)
@@ -76,6 +87,10 @@ class DocumentPane(QWidget):
         self._query = ""
         self._text_page_starts: list[int] = []  # text view: block number where each page starts
         self.render_pids: set[int] = set()  # processes that rendered pages (diagnostics, tests)
+        #: Start OCR by itself for a tender without usable text (the settings switch).
+        self.ocr_enabled = True
+        self.ocr_cache_dir: str | None = None  # None: the user's cache folder
+        self.ocr_job: OcrJob | None = None
         self.renderer = PdfRenderer(processes=processes, parent=self)
         self.renderer.laidOut.connect(self._on_laid_out)
         self.renderer.rendered.connect(self._on_rendered)
@@ -137,6 +152,19 @@ class DocumentPane(QWidget):
         banner_layout.addWidget(self.banner_label, 1)
         banner_layout.addWidget(self.banner_close)
 
+        self.ocr_bar = QFrame()
+        self.ocr_bar.setObjectName("ocrBar")
+        ocr_layout = QHBoxLayout(self.ocr_bar)
+        ocr_layout.setContentsMargins(8, 2, 4, 2)
+        self.ocr_label = QLabel()
+        self.ocr_progress = QProgressBar()
+        self.ocr_progress.setMaximumWidth(160)
+        self.ocr_cancel_button = self._tool("取消识别", "停止文字识别（已识别的页保留）", self.cancel_ocr)
+        ocr_layout.addWidget(self.ocr_label, 1)
+        ocr_layout.addWidget(self.ocr_progress)
+        ocr_layout.addWidget(self.ocr_cancel_button)
+        self.ocr_bar.hide()
+
         self.page_view = PageView()
         self.page_view.viewChanged.connect(self._on_view_changed)
         self.text_view = QPlainTextEdit()
@@ -152,6 +180,7 @@ class DocumentPane(QWidget):
         layout.setSpacing(2)
         layout.addLayout(bar)
         layout.addWidget(self.banner)
+        layout.addWidget(self.ocr_bar)
         layout.addWidget(self.stack, 1)
 
         for keys, slot in ((QKeySequence.StandardKey.FindNext, self.find_next),
@@ -181,6 +210,8 @@ class DocumentPane(QWidget):
 
     def set_document(self, document: TenderDocument, password: str | None = None) -> None:
         """Show ``document``: PDF pages as images (rendered in the background), others as text."""
+        if self.ocr_job is not None and self.ocr_job.path != document.source_path:
+            self.stop_ocr()
         self._reset()
         self._document = document
         self._password = password
@@ -194,9 +225,13 @@ class DocumentPane(QWidget):
             self.stack.setCurrentWidget(self.text_view)
             self._fill_text(document)
         self._set_nav_enabled(True)
+        if (self.ocr_enabled and document.kind == "pdf" and not document.has_readable_text
+                and pages_needing_ocr(document) and self.ocr_job is None):
+            self.start_ocr(pages_needing_ocr(document))
 
     def clear(self, message: str = "尚未打开招标文件") -> None:
         """Show nothing but ``message`` (also cancels background work)."""
+        self.stop_ocr()
         self._reset()
         self.page_view.placeholder = message
         self.page_view.viewport().update()
@@ -224,6 +259,7 @@ class DocumentPane(QWidget):
         A later :meth:`set_document` starts them again. Returns True (kept for callers that check).
         """
         self._warm_timer.stop()
+        self.stop_ocr()
         self.renderer.shutdown()
         return True
 
@@ -255,6 +291,9 @@ class DocumentPane(QWidget):
                 where = f"第 {first} 页" if first == last else f"第 {first}–{last} 页"
                 text += f"（<a href='page:{first}'>{where}</a>）"
             lines.append(("⚠ " if d.severity != Severity.INFO else "ℹ ") + text)
+        if document.kind == "pdf" and pages_needing_ocr(document) and (document.has_readable_text or not self.ocr_enabled):
+            count = len(pages_needing_ocr(document))
+            lines.append(f"ℹ 有 {count} 页没有可用文字：<a href='ocr'>对这些页做文字识别（OCR）</a>")
         self.banner_label.setText("<br>".join(lines))
         self.banner.setStyleSheet(f"QFrame#diagnosticBanner {{{_BANNER_STYLE[shown[0].severity]}}}")
         self.banner.show()
@@ -262,6 +301,60 @@ class DocumentPane(QWidget):
     def _on_banner_link(self, link: str) -> None:
         if link.startswith("page:"):
             self.show_page(int(link.split(":", 1)[1]))
+        elif link == "ocr" and self._document is not None and self.ocr_job is None:
+            self.start_ocr(pages_needing_ocr(self._document))
+
+    # ------------------------------------------------------------------ OCR
+    def start_ocr(self, pages: list[int]) -> bool:
+        """Read ``pages`` of the shown PDF by OCR in a worker process (False when nothing to do)."""
+        doc = self._document
+        if doc is None or doc.kind != "pdf" or not pages or self.ocr_job is not None:
+            return False
+        job = OcrJob(doc.source_path, self._password, pages, cache_dir=self.ocr_cache_dir, parent=self)
+        job.progress.connect(self._on_ocr_progress)
+        job.finished.connect(self._on_ocr_finished)
+        self.ocr_job = job
+        self.ocr_label.setText(f"正在做文字识别（OCR），共 {len(pages)} 页……")
+        self.ocr_progress.setRange(0, len(pages))
+        self.ocr_progress.setValue(0)
+        self.ocr_cancel_button.setEnabled(True)
+        self.ocr_bar.show()
+        job.start()
+        return True
+
+    def cancel_ocr(self) -> None:
+        """Stop the OCR run after its current page (pages read so far are kept)."""
+        if self.ocr_job is not None:
+            self.ocr_label.setText("正在取消文字识别……")
+            self.ocr_cancel_button.setEnabled(False)
+            self.ocr_job.cancel()
+
+    def stop_ocr(self) -> None:
+        """End any OCR run at once, without re-reading the tender."""
+        job, self.ocr_job = self.ocr_job, None
+        if job is not None:
+            job.finished.disconnect(self._on_ocr_finished)
+            job.shutdown()
+            job.deleteLater()
+        self.ocr_bar.hide()
+
+    def _on_ocr_progress(self, done: int, total: int, page: int) -> None:
+        self.ocr_progress.setValue(done)
+        self.ocr_label.setText(f"正在做文字识别（OCR）：第 {page} 页已读完（{done}/{total}）")
+
+    def _on_ocr_finished(self, any_read: bool, cancelled: bool, message: str) -> None:
+        job, self.ocr_job = self.ocr_job, None
+        if job is not None:
+            job.deleteLater()
+        self.ocr_bar.hide()
+        self.ocrFinished.emit(any_read, message)
+
+    def _show_ocr_lines(self, document: TenderDocument) -> None:
+        self.page_view.set_ocr_lines(
+            {p.number: [(ln.bbox, ln.text, ln.confidence) for ln in p.ocr_lines]
+             for p in document.pages if p.source == "ocr"},
+            LOW_CONFIDENCE,
+        )
 
     # ------------------------------------------------------------------ navigation
     def page_count(self) -> int:
@@ -364,6 +457,7 @@ class DocumentPane(QWidget):
         assert isinstance(result, list)
         self.page_view.set_pages(result)
         self.page_view.set_unreadable(set(self._document.unreadable_pages))
+        self._show_ocr_lines(self._document)
         if self.page_view.fit_width_zoom() < 1.0:  # a narrow pane starts with whole-width pages
             self.fit_width()
         self._update_page_controls()
@@ -471,6 +565,14 @@ class DocumentPane(QWidget):
         if generation != self._generation or query != self._query:
             return
         assert isinstance(hits, dict)
+        hits = dict(hits)
+        for page in self._document.pages if self._document is not None else []:
+            if page.source == "ocr":  # the file's own text layer there is empty or garbage
+                found = find_in_lines(page.ocr_lines, query)
+                if found:
+                    hits[page.number] = found
+                else:
+                    hits.pop(page.number, None)
         self._hit_rects = hits
         self._hits = [(page, i) for page in sorted(hits) for i in range(len(hits[page]))]
         self._after_search()

@@ -13,9 +13,9 @@ import bisect
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QPointF, QRect, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QImage, QPainter, QPen
-from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+from PySide6.QtCore import QEvent, QPointF, QRect, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QHelpEvent, QImage, QPainter, QPen
+from PySide6.QtWidgets import QAbstractScrollArea, QToolTip, QWidget
 from typing_extensions import override
 
 if TYPE_CHECKING:
@@ -55,6 +55,9 @@ class PageView(QAbstractScrollArea):
         self._hits: dict[int, list[Rect]] = {}
         self._current_hit: tuple[int, int] | None = None
         self._unreadable: set[int] = set()
+        #: OCR pages: (box in points, text, confidence) of every line read from the image.
+        self._ocr: dict[int, list[tuple[Rect, str, float]]] = {}
+        self.low_confidence = 0.8
         self._failed: dict[int, str] = {}
         self.placeholder = ""
         # Always shown: a scrollbar appearing after layout would change the width "fit width" used.
@@ -84,6 +87,7 @@ class PageView(QAbstractScrollArea):
         self._images.clear()
         self._image_bytes = 0
         self._hits = {}
+        self._ocr = {}
         self._current_hit = None
         self._failed = {}
         self._relayout()
@@ -212,6 +216,27 @@ class PageView(QAbstractScrollArea):
         self._unreadable = set(pages)
         self.viewport().update()
 
+    def set_ocr_lines(self, lines: dict[int, list[tuple[Rect, str, float]]], low_confidence: float) -> None:
+        """OCR pages' lines (box, text, confidence): framed over the image, low-confidence ones filled."""
+        self._ocr = lines
+        self.low_confidence = low_confidence
+        self.viewport().update()
+
+    def ocr_line_at(self, pos: QPointF) -> tuple[int, str, float] | None:
+        """The OCR line under a viewport position: (page, text, confidence), or None."""
+        y = pos.y() + self.verticalScrollBar().value()
+        x = pos.x() + self.horizontalScrollBar().value()
+        page = self.page_at(int(y))
+        rect = self.page_rect(page) if 1 <= page <= self.page_count else None
+        if rect is None:
+            return None
+        s = self.scale
+        px, py = (x - rect.x()) / s, (y - rect.y()) / s
+        for (x0, y0, x1, y1), text, conf in self._ocr.get(page, []):
+            if x0 <= px <= x1 and y0 <= py <= y1:
+                return page, text, conf
+        return None
+
     def set_hits(self, hits: dict[int, list[Rect]], current: tuple[int, int] | None) -> None:
         """Search hit rectangles (points) per page and the current one (page, index)."""
         self._hits = hits
@@ -231,6 +256,20 @@ class PageView(QAbstractScrollArea):
         """Qt override: repaint and tell the pane what is visible now."""
         self.viewport().update()
         self.viewChanged.emit()
+
+    @override
+    def viewportEvent(self, event: QEvent) -> bool:
+        """Qt override: a tooltip over an OCR line shows what was read and how sure the engine was."""
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            hit = self.ocr_line_at(QPointF(event.pos()))
+            if hit is not None:
+                _page, text, conf = hit
+                note = "（把握不大，请核对）" if conf < self.low_confidence else ""
+                QToolTip.showText(event.globalPos(), f"识别文字：{text}\n置信度 {conf:.0%}{note}", self.viewport())
+            else:
+                QToolTip.hideText()
+            return True
+        return super().viewportEvent(event)
 
     @override
     def paintEvent(self, event: QPaintEvent) -> None:
@@ -269,8 +308,28 @@ class PageView(QAbstractScrollArea):
             color = QColor(255, 140, 0, 120) if current else QColor(255, 230, 0, 100)
             painter.fillRect(QRectF(QPointF(rect.x() + x0 * s, rect.y() + y0 * s),
                                     QPointF(rect.x() + x1 * s, rect.y() + y1 * s)), color)
+        if page in self._ocr:
+            self._paint_ocr(painter, page, rect)
         if page in self._unreadable:
             tag = QRect(rect.x(), rect.y(), min(rect.width(), 220), 22)
             painter.fillRect(tag, QColor(198, 40, 40, 200))
             painter.setPen(QColor("white"))
             painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, "此页文字无法识别")
+
+    def _paint_ocr(self, painter: QPainter, page: int, rect: QRect) -> None:
+        """Frame each OCR line; fill the ones the engine was unsure of; tag the page."""
+        s = self.scale
+        normal = QPen(QColor(30, 110, 200, 90), 1)
+        doubtful = QColor(255, 120, 0, 70)
+        for (x0, y0, x1, y1), _text, conf in self._ocr[page]:
+            box = QRectF(QPointF(rect.x() + x0 * s, rect.y() + y0 * s), QPointF(rect.x() + x1 * s, rect.y() + y1 * s))
+            if conf < self.low_confidence:
+                painter.fillRect(box, doubtful)
+                painter.setPen(QPen(QColor(230, 90, 0), 1))
+            else:
+                painter.setPen(normal)
+            painter.drawRect(box)
+        tag = QRect(rect.right() - min(rect.width(), 120), rect.y(), min(rect.width(), 120), 20)
+        painter.fillRect(tag, QColor(30, 110, 200, 190))
+        painter.setPen(QColor("white"))
+        painter.drawText(tag, Qt.AlignmentFlag.AlignCenter, "文字识别（OCR）")
