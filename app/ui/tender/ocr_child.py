@@ -5,6 +5,7 @@ See :mod:`app.ui.tender.ocr_process` for the Qt side that starts it and reads it
 
 from __future__ import annotations
 
+import os
 from multiprocessing.connection import Connection
 from multiprocessing.synchronize import Event
 from pathlib import Path
@@ -13,6 +14,11 @@ from pathlib import Path
 def serve_ocr(conn: Connection, cancel: Event, path: str, password: str | None, pages: list[int],
               cache_dir: str | None) -> None:
     """Child: OCR ``pages`` of ``path`` into the cache, sending ``("page", done, total, n)`` then the end."""
+    if hasattr(os, "nice"):  # the window's process keeps the upper hand on a two-core laptop
+        try:
+            os.nice(5)
+        except OSError:
+            pass
     try:
         from app.documents.ocr.cache import OcrCache
         from app.documents.ocr.runner import recognize_pages
