@@ -210,3 +210,12 @@ def test_cli_ocr_modes(tmp_path: Path, capsys: pytest.CaptureFixture[str], monke
     assert "文字识别（OCR）：第1页（1/1）" in captured.err
     assert main(["analyze", str(scan), "--ocr", "sometimes"]) == 2
     capsys.readouterr()
+
+
+def test_ascii_punctuation_in_chinese_text_becomes_full_width() -> None:
+    from app.documents.ocr.layout import normalize_punctuation
+
+    assert normalize_punctuation("营业执照(副本)复印件") == "营业执照（副本）复印件"
+    assert normalize_punctuation("说明:如下;单价(万元):50") == "说明：如下；单价（万元）：50"
+    assert normalize_punctuation("（1)条款") == "（1）条款"
+    assert normalize_punctuation("see (a) and (b), 1.5,2.0") == "see (a) and (b), 1.5,2.0"

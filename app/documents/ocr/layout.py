@@ -17,6 +17,37 @@ _WRAP_SHARE = 0.90  # a line reaching this share of the text width is wrapped, n
 _GAP_SHARE = 0.8  # a vertical gap under this share of the line height keeps the paragraph
 
 
+_FULL_WIDTH = {"(": "（", ")": "）", ",": "，", ":": "：", ";": "；", "?": "？", "!": "！"}
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u4e00" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef"
+
+
+def normalize_punctuation(text: str) -> str:
+    """ASCII brackets and punctuation the engine reads in Chinese text, as the full-width forms
+    Chinese typesetting uses: ``(`` before and ``)`` after a Chinese character, ``,:;?!`` after one."""
+    chars = list(text)
+    for i, ch in enumerate(chars):
+        if ch not in _FULL_WIDTH:
+            continue
+        before = chars[i - 1] if i > 0 else ""
+        after = chars[i + 1] if i + 1 < len(chars) else ""
+        if ch == "(":
+            close = text.find(")", i)
+            inner = text[i + 1 : close] if close > i else after
+            if any(_is_cjk(c) for c in inner):
+                chars[i] = _FULL_WIDTH[ch]
+        elif ch == ")":
+            open_ = max(text.rfind("(", 0, i), text.rfind("（", 0, i))
+            inner = text[open_ + 1 : i] if open_ >= 0 else before
+            if any(_is_cjk(c) for c in inner) or (open_ >= 0 and chars[open_] == "（"):
+                chars[i] = _FULL_WIDTH[ch]
+        elif before and _is_cjk(before):
+            chars[i] = _FULL_WIDTH[ch]
+    return "".join(chars)
+
+
 def reading_order(lines: list[OcrLine]) -> list[OcrLine]:
     """Lines sorted top to bottom, lines on one row left to right."""
     rest = sorted(lines, key=lambda ln: (ln.bbox[1] + ln.bbox[3]) / 2)

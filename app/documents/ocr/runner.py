@@ -17,6 +17,7 @@ from app.documents.model import OcrLine
 from app.documents.ocr.cache import OcrCache, OcrPageResult
 from app.documents.ocr.engine import OcrEngine
 from app.documents.ocr.grid import tables_from_image
+from app.documents.ocr.layout import normalize_punctuation
 from app.documents.ocr.render import render_gray
 
 #: ``progress(done, total, page_number)`` after each page.
@@ -39,7 +40,7 @@ def recognize_page(page: PdfPage, number: int, engine: OcrEngine) -> OcrPageResu
     t0 = time.perf_counter()
     image = render_gray(page)
     lines = [
-        OcrLine(text=ln.text, bbox=image.to_points(ln.box), confidence=round(ln.confidence, 4))
+        OcrLine(text=normalize_punctuation(ln.text), bbox=image.to_points(ln.box), confidence=round(ln.confidence, 4))
         for ln in engine.recognize(image.pixels)
     ]
     tables = tables_from_image(image.pixels, image.zoom, lines, number)
