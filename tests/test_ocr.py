@@ -16,6 +16,7 @@ import pytest
 
 from app.cli import main
 from app.cli.common import EXIT_OK, EXIT_UNREADABLE
+from app.documents.clauses import document_pages, find_clauses
 from app.documents.ingest import ingest_tender
 from app.documents.loader import load_tender
 from app.documents.locate import locate_sections
@@ -114,6 +115,7 @@ def test_mixed_document_native_and_ocr_pages_work_together(tmp_path: Path) -> No
     c.new_page()
     c.heading("第二章 采购需求")
     c.text("★1. 服务期内每日清扫两次，垃圾日产日清。")
+    c.text("2. 投标人不得偏离本条要求，否则按无效投标处理。")
     c.new_page()
     c.heading("第三章 合同条款")
     c.text("付款方式：按季度支付。")
@@ -133,6 +135,8 @@ def test_mixed_document_native_and_ocr_pages_work_together(tmp_path: Path) -> No
     assert doc.unreadable_pages == []
     assert "垃圾日产日清" in _squash(doc.text())
     assert ("第二章采购需求", 2) in [(_squash(h.text), h.page) for h in doc.headings]
+    clauses = find_clauses(document_pages(doc))
+    assert any(cl.page == 2 and "无效投标" in cl.text for cl in clauses)
     sections = locate_sections(doc, result.scoring)
     assert sections.requirements is not None and sections.requirements.first_page == 2
     native_doc = load_tender(native)
