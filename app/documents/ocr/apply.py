@@ -87,7 +87,7 @@ def apply_results(doc: TenderDocument, results: dict[int, OcrPageResult]) -> lis
         doc.headings = [h for h in doc.headings if h.page != number]
         doc.headings.extend(headings_of(blocks, number))
         doc.tables = [t for t in doc.tables if t.page != number]
-        doc.tables.extend(result.tables)
+        doc.tables.extend(result.tables())
         changed.append(number)
     doc.headings.sort(key=lambda h: (h.page, h.block_index))
     doc.tables.sort(key=lambda t: (t.page, t.bbox[1] if t.bbox else 0.0))

@@ -27,16 +27,30 @@ APP_DIR_NAME = "BidStudio"
 _CHUNK = 1 << 20
 
 
+Ruling = tuple[float, float, float, int]  # at, lo, hi (image pixels), thickness
+
+
 class OcrPageResult(BaseModel):
-    """What OCR read on one page: lines and tables in page points, and how long it took."""
+    """What OCR read on one page: lines in page points, the image's ruling lines (pixels at
+    ``zoom``, so tables can be rebuilt without reading the page again), and how long it took."""
 
     number: int
     width: float
     height: float
+    zoom: float = 1.0
     lines: list[OcrLine] = Field(default_factory=list)
-    tables: list[Table] = Field(default_factory=list)
+    rulings_h: list[Ruling] = Field(default_factory=list)
+    rulings_v: list[Ruling] = Field(default_factory=list)
     seconds: float = 0.0
     engine: str = ENGINE_ID
+
+    def tables(self) -> list[Table]:
+        """The ruled tables of the page, rebuilt from the rulings and the lines."""
+        from app.documents.ocr.grid import Segment, tables_from_rulings
+
+        horizontal = [Segment(*r) for r in self.rulings_h]
+        vertical = [Segment(*r) for r in self.rulings_v]
+        return tables_from_rulings(horizontal, vertical, self.zoom, self.height, self.lines, self.number)
 
 
 def default_cache_dir() -> Path:

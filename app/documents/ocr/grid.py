@@ -12,6 +12,7 @@ doubt — rulings only partly drawn, text lying across a ruling — the table sa
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,7 +27,8 @@ COVERED = 0.6  # a cell border drawn over this share of its length is a border
 DOUBTFUL = 0.25  # between this and COVERED the border is in doubt
 MAX_ROWS = 400
 CAPTION_GAP_PT = 45.0
-MARGIN_SHARE = 0.06
+MARGIN_SHARE = 0.09  # top/bottom share of a scan holding running headers, logos and page numbers
+_PAGE_NUMBER = re.compile(r"^[-—–\s]*(?:第?\s*\d{1,4}\s*页?(?:\s*[/共]\s*\d{1,4}\s*页?)?)[-—–\s]*$")
 
 
 @dataclass
@@ -226,19 +228,34 @@ def _cell_text(chars: list[tuple[float, float, str]]) -> str:
     return "\n".join("".join(c for _, _, c in sorted(line, key=lambda t: t[1])) for line in out).strip()
 
 
+def _is_margin(line: OcrLine, height: float) -> bool:
+    """A running header or footer, a logo's caption or a bare page number."""
+    if line.bbox[3] < height * MARGIN_SHARE or line.bbox[1] > height * (1 - MARGIN_SHARE):
+        return True
+    return bool(_PAGE_NUMBER.match(line.text))
+
+
 def tables_from_image(pixels: np.ndarray, zoom: float, lines: list[OcrLine], number: int) -> list[Table]:
     """The ruled tables of one page image as document-model tables in page points.
 
     ``lines`` are the page's OCR lines (in points); ``zoom`` is pixels per point.
     """
     horizontal, vertical = find_rulings(pixels)
+    return tables_from_rulings(horizontal, vertical, zoom, pixels.shape[0] / zoom, lines, number)
+
+
+def tables_from_rulings(horizontal: list[Segment], vertical: list[Segment], zoom: float, height: float,
+                        lines: list[OcrLine], number: int) -> list[Table]:
+    """Tables from rulings found on an image (pixels at ``zoom``) and OCR lines (points).
+
+    Kept apart from the image so that cached pages can be rebuilt without reading them again.
+    """
     px_lines = [(ln.text, (ln.bbox[0] * zoom, ln.bbox[1] * zoom, ln.bbox[2] * zoom, ln.bbox[3] * zoom))
                 for ln in lines]
     found = [t for g in _groups(horizontal, vertical) if (t := _build(g, px_lines)) is not None]
     found = [t for t in found if len(t.rows) >= 1 and any(any(c for c in row) for row in t.rows)]
     found.sort(key=lambda t: (t.box[1], t.box[0]))
-    height = pixels.shape[0] / zoom
-    body = [ln for ln in lines if MARGIN_SHARE * height < (ln.bbox[1] + ln.bbox[3]) / 2 < (1 - MARGIN_SHARE) * height]
+    body = [ln for ln in lines if not _is_margin(ln, height)]
     out: list[Table] = []
     for k, t in enumerate(found):
         x0, y0, x1, y1 = (v / zoom for v in t.box)

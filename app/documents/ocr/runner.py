@@ -16,7 +16,7 @@ from typing import Any
 from app.documents.model import OcrLine
 from app.documents.ocr.cache import OcrCache, OcrPageResult
 from app.documents.ocr.engine import OcrEngine
-from app.documents.ocr.grid import tables_from_image
+from app.documents.ocr.grid import find_rulings
 from app.documents.ocr.layout import normalize_punctuation
 from app.documents.ocr.render import render_gray
 
@@ -36,17 +36,18 @@ class OcrRun:
 
 
 def recognize_page(page: PdfPage, number: int, engine: OcrEngine) -> OcrPageResult:
-    """OCR one PyMuPDF page: its lines and rebuilt tables, in page points."""
+    """OCR one PyMuPDF page: its lines (page points) and ruling lines (image pixels)."""
     t0 = time.perf_counter()
     image = render_gray(page)
     lines = [
         OcrLine(text=normalize_punctuation(ln.text), bbox=image.to_points(ln.box), confidence=round(ln.confidence, 4))
         for ln in engine.recognize(image.pixels)
     ]
-    tables = tables_from_image(image.pixels, image.zoom, lines, number)
+    horizontal, vertical = find_rulings(image.pixels)
     return OcrPageResult(
-        number=number, width=float(page.rect.width), height=float(page.rect.height),
-        lines=lines, tables=tables, seconds=round(time.perf_counter() - t0, 3),
+        number=number, width=float(page.rect.width), height=float(page.rect.height), zoom=image.zoom,
+        lines=lines, rulings_h=[(s.at, s.lo, s.hi, s.thick) for s in horizontal],
+        rulings_v=[(s.at, s.lo, s.hi, s.thick) for s in vertical], seconds=round(time.perf_counter() - t0, 3),
     )
 
 

@@ -75,7 +75,8 @@ class GenerationActionsMixin(_Base):
             reason = next((d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT),
                           "招标文件没有可用的文字")
             name = c.tender_path.name if c.tender_path is not None else "招标文件"
-            return f"“{name}”{reason}。需要先做文字识别（OCR），再打开识别后的文件，才能据此生成目录。"
+            return (f"“{name}”{reason}。需要先做文字识别（OCR）：等本机识别完成（招标文件窗格上方显示进度），"
+                    "或在招标文件窗格的提示中点击“对这些页做文字识别”，识别后即可据此生成目录。")
         if doc is None and not guidance:
             return "还没有打开招标文件。请先打开招标文件（Ctrl+O），目录将按其中的评分项和技术要求生成。"
         return None
