@@ -47,7 +47,7 @@ import pymupdf  # noqa: E402
 from app.documents.ingest import ingest_tender  # noqa: E402
 from app.documents.loader import load_tender  # noqa: E402
 from app.documents.ocr.apply import OcrMode, OcrSettings  # noqa: E402
-from app.documents.ocr.engine import OcrEngine  # noqa: E402
+from app.documents.ocr.engine import OcrEngine, default_threads  # noqa: E402
 from app.documents.ocr.layout import blocks_from_lines  # noqa: E402
 from app.documents.ocr.runner import recognize_page  # noqa: E402
 from app.ui.tender.ocr_child import serve_ocr  # noqa: E402
@@ -121,7 +121,8 @@ def bench_speed(pages: int, dpi: int, work: Path) -> None:
     cpu = (cpu1.ru_utime - cpu0.ru_utime) + (cpu1.ru_stime - cpu0.ru_stime)
     gaps = [b - a for a, b in zip([t0, *stamps[:-1]], stamps, strict=False)]
     n = len(stamps)
-    print(f"speed: {n} scanned pages of {SPEED_TENDER} at {dpi} dpi, OCR worker process")
+    print(f"speed: {n} scanned pages of {SPEED_TENDER} at {dpi} dpi, OCR worker process, "
+          f"{default_threads()} inference thread(s)")
     print(f"  wall {wall:.1f} s in all (model load included), {statistics.median(gaps[1:] or gaps):.2f} s/page median, "
           f"{(stamps[-1] - stamps[0]) / max(n - 1, 1):.2f} s/page after the first")
     print(f"  CPU {cpu / n:.2f} s/page (both cores together)")
