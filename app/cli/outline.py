@@ -81,6 +81,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     progress = _progress(args.quiet)
     journal = CallJournal(Path(args.journal)) if args.journal else None
     async with LLMClient(cfg, journal=journal) as client:
+        client.transport.lifecycle = getattr(args, "managed_server", None)  # --local: started with the first call
         meter = RunMeter(budget=settings.budget, progress=progress)
         where.name = "analysis"
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
@@ -292,6 +293,7 @@ def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: Scori
 
     async def run() -> Analysis:
         async with LLMClient(cfg) as client:
+            client.transport.lifecycle = getattr(args, "managed_server", None)
             return await analyze_tender(client, doc, scoring=scoring)
 
     import asyncio

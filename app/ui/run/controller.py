@@ -31,6 +31,7 @@ from app.core.outline import Path as OutlinePath
 from app.core.pipeline_events import PipelineEvent, stage_label
 from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
+from app.core.settings_model import HOW_TO_GET_A_MODEL
 from app.pipeline.outline.runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
 from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
@@ -54,9 +55,9 @@ CANCEL_WAIT_S = 0.5
 
 
 class NoModelConfigured(Exception):
-    """Generation was asked for but no model endpoint is configured."""
+    """Generation was asked for but no model endpoint is configured (nor a built-in model installed)."""
 
-    message_zh = "还没有配置模型。请先在“设置 → 模型设置”中选择服务商、填写接口地址、模型名称和密钥。"
+    message_zh = HOW_TO_GET_A_MODEL
 
 
 class BreakdownConfigError(Exception):
@@ -85,6 +86,7 @@ class AppController(QObject):
         tokens_changed(int, int): prompt and completion tokens of the current run.
         running_changed(bool): a model job started (True) or ended (False).
         run_finished(bool, str): a job ended: success and a Chinese message.
+        model_missing(): a job needed a model and none can be called (the settings should open).
         document_loaded(object): a ``TenderDocument`` was read.
         analysis_changed(object): the ``Analysis`` changed.
         breakdown_changed(object): the requirement ``Breakdown`` changed (or None).
@@ -96,6 +98,7 @@ class AppController(QObject):
     tokens_changed = Signal(int, int)
     running_changed = Signal(bool)
     run_finished = Signal(bool, str)
+    model_missing = Signal()
     document_loaded = Signal(object)
     analysis_changed = Signal(object)
     breakdown_changed = Signal(object)
@@ -304,6 +307,7 @@ class AppController(QObject):
         if self._cached_client is None:
             client = self.client_factory()
             if client is None:
+                self.model_missing.emit()
                 raise NoModelConfigured()
             transport = getattr(client, "transport", None)
             if transport is not None:
@@ -497,7 +501,11 @@ class AppController(QObject):
         if old is not None and old is not current and not old.done():
             old.cancel()
             await asyncio.wait([old], timeout=2.0)
-        client = self._client()
+        try:
+            client = self._client()
+        except NoModelConfigured as exc:  # the settings open (model_missing); the status bar says how
+            self.run_finished.emit(False, exc.message_zh)
+            return
         await self._prepare(client)
         self.mode = mode
         self.model.set_locked_top_level(False)
