@@ -505,7 +505,7 @@ class AppController(QObject):
             client = self._client()
         except NoModelConfigured as exc:  # the settings open (model_missing); the status bar says how
             self.run_finished.emit(False, exc.message_zh)
-            return
+            return OutlineOutcome(False, exc.message_zh)
         await self._prepare(client)
         self.mode = mode
         self.model.set_locked_top_level(False)
