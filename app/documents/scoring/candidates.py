@@ -128,23 +128,43 @@ def caption_label(caption: str) -> tuple[str, float | None]:
 
 
 def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
-    """Every scoring block found in the document's tables, in document order."""
+    """Every scoring block found in the document's tables, in document order.
+
+    Nothing here is fatal: a run of tables whose reading raises becomes a rejected candidate
+    that says why (``rejected`` starts with "解析出错"), and the other runs are still read.
+    """
     out: list[ScoringTable] = []
     for run in table_runs(doc):
-        grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
-        for seg in _segments(grid):
-            rows = [g.cells for g in seg]
-            n, names, hints, header_total = detect_header(rows)
-            body = seg[n:]
-            number = _number_column([g.cells for g in body], hints.get("number"))
-            top = next(t for t in run if t.id == seg[0].table_id)
-            seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
-            for first, last in _blocks(body, number):
-                block = body[first : last + 1]
-                table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
-                if table is not None:
-                    table.section = table_section(doc, table.table_ids[0])[1]
-                    out.append(table)
+        try:
+            out.extend(_run_candidates(doc, run))
+        except Exception as exc:  # noqa: BLE001 - one odd table must not end the analysis
+            out.append(failed_candidate(run, exc))
+    return out
+
+
+def failed_candidate(run: list[Table], exc: BaseException) -> ScoringTable:
+    """A rejected stand-in for a run of tables whose reading raised, with the reason in Chinese."""
+    pages = sorted({t.page for t in run})
+    return ScoringTable(table_ids=[t.id for t in run], pages=pages, caption=run[0].caption if run else "",
+                        rejected=f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）")
+
+
+def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]:
+    out: list[ScoringTable] = []
+    grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
+    for seg in _segments(grid):
+        rows = [g.cells for g in seg]
+        n, names, hints, header_total = detect_header(rows)
+        body = seg[n:]
+        number = _number_column([g.cells for g in body], hints.get("number"))
+        top = next(t for t in run if t.id == seg[0].table_id)
+        seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
+        for first, last in _blocks(body, number):
+            block = body[first : last + 1]
+            table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
+            if table is not None:
+                table.section = table_section(doc, table.table_ids[0])[1]
+                out.append(table)
     return out
 
 

@@ -37,6 +37,7 @@ _HEADER_ROLES: list[tuple[str, re.Pattern[str]]] = [
 ]
 _GROUP_LABEL = re.compile(r"部分|类|评分|评审|标准|细则|分值|总分|技术|商务|价格|报价|资信|[（(]\s*\d")
 _MAX_HEADER_CELL = 16
+_ASCII_INT = re.compile(r"[0-9]{1,6}")  # str.isdigit() also accepts ① and ² (int() does not)
 SHORT_NAME = 40  # mean length above which a column is criteria rather than names
 
 
@@ -146,7 +147,7 @@ def _stats(rows: list[Cells], j: int) -> _Stats:
     pts = sum(1 for c in filled if points_value(c) is not None)
     npts = sum(1 for c in filled if name_points(c) is not None and points_value(c) is None)
     numbering = sum(1 for c in filled if is_numbering(c))
-    ints = [int(compact(c)) for c in filled if compact(c).isdigit()]
+    ints = [int(compact(c)) for c in filled if _ASCII_INT.fullmatch(compact(c))]
     consecutive = len(ints) >= 2 and all(b - a == 1 for a, b in itertools.pairwise(ints)) and ints[0] <= 2
     dotted = any("." in compact(c) or "（" in c or "(" in c for c in filled if is_numbering(c))
     mean = sum(len(compact(c)) for c in filled) / len(filled) if filled else 0.0

@@ -49,10 +49,30 @@ def parse_points(text: str | None) -> float | None:
 
 
 def parse_scoring(doc: TenderDocument) -> ScoringResult:
-    """Find and parse the scoring scheme of a tender, with sums checked and a confidence."""
+    """Find and parse the scoring scheme of a tender, with sums checked and a confidence.
+
+    Never raises: a failure of the whole reading is a result without a table whose message
+    says so in Chinese (the analysis goes on in free mode), with the error in ``notes``.
+    """
+    try:
+        return _parse_scoring(doc)
+    except Exception as exc:  # noqa: BLE001 - detection is best effort; the tender is still usable
+        return ScoringResult(
+            found=False, absence="error", confidence=0.0,
+            message_zh="评分表解析出错，未能读取评分表；请在分析页手工填写评分项，或用自由模式",
+            notes=[f"解析出错：{type(exc).__name__}: {str(exc)[:120]}"],
+        )
+
+
+def _parse_scoring(doc: TenderDocument) -> ScoringResult:
     candidates = candidates_from_tables(doc)
     for c in candidates:
-        rank(c, doc)
+        if c.rejected.startswith("解析出错"):
+            continue
+        try:
+            rank(c, doc)
+        except Exception as exc:  # noqa: BLE001 - a candidate that raises is a candidate rejected
+            c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
     choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     if not tables and (para := paragraph_scheme(doc)) is not None:
@@ -143,9 +163,16 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
 
 def scoring_diagnostics(result: ScoringResult) -> list[Diagnostic]:
     """The parse outcome as document diagnostics, for the same list the UI shows."""
+    skipped = [
+        Diagnostic(code=DiagnosticCode.SCORING_MISMATCH, severity=Severity.INFO, pages=c.pages,
+                   message_zh=f"候选评分表（第{'、'.join(map(str, c.pages[:3]))}页）{c.rejected}")
+        for c in result.candidates if c.rejected.startswith("解析出错")
+    ] + [Diagnostic(code=DiagnosticCode.SCORING_MISMATCH, severity=Severity.INFO, message_zh=n)
+         for n in result.notes if n.startswith("解析出错")]
     if not result.found:
-        return [Diagnostic(code=DiagnosticCode.NO_SCORING_TABLE, severity=Severity.INFO, message_zh=result.message_zh)]
-    return [
+        return [Diagnostic(code=DiagnosticCode.NO_SCORING_TABLE, severity=Severity.INFO, message_zh=result.message_zh),
+                *skipped]
+    return skipped + [
         Diagnostic(
             code=DiagnosticCode.SCORING_MISMATCH,
             severity=Severity.WARNING,
