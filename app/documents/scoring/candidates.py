@@ -137,7 +137,7 @@ def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
     for run in table_runs(doc):
         try:
             out.extend(_run_candidates(doc, run))
-        except Exception as exc:  # noqa: BLE001 - one odd table must not end the analysis
+        except Exception as exc:
             out.append(failed_candidate(run, exc))
     return out
 

@@ -56,7 +56,7 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
     """
     try:
         return _parse_scoring(doc)
-    except Exception as exc:  # noqa: BLE001 - detection is best effort; the tender is still usable
+    except Exception as exc:
         return ScoringResult(
             found=False, absence="error", confidence=0.0,
             message_zh="评分表解析出错，未能读取评分表；请在分析页手工填写评分项，或用自由模式",
@@ -71,7 +71,7 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
             continue
         try:
             rank(c, doc)
-        except Exception as exc:  # noqa: BLE001 - a candidate that raises is a candidate rejected
+        except Exception as exc:
             c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
     choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
