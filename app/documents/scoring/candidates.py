@@ -33,12 +33,27 @@ _CAPTION_LABEL = re.compile(
 )
 
 
-def _continues(prev: Table, table: Table, kind: str) -> bool:
+def _running_header(doc: TenderDocument, prev: Table, table: Table) -> bool:
+    """The only text above ``table`` is the running header that also tops the previous page,
+    and the table keeps the previous fragment's left and right edges."""
+    if prev.bbox is None or table.bbox is None or abs(prev.bbox[0] - table.bbox[0]) > 3 \
+            or abs(prev.bbox[2] - table.bbox[2]) > 3 or not compact(table.caption):
+        return False
+    if not 1 <= prev.page <= doc.page_count:
+        return False
+    head = compact(table.caption)
+    tops = [compact(b.text) for b in doc.page(prev.page).blocks[:3] if b.kind != "table"]
+    return any(t and (t == head or (len(head) >= 6 and head in t)) for t in tops)
+
+
+def _continues(prev: Table, table: Table, doc: TenderDocument) -> bool:
     """True when ``table`` continues ``prev`` (next PDF page, or DOCX with nothing between)."""
     if abs(prev.col_count - table.col_count) > 1:
         return False
-    if kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
-        return prev.ends_page and table.starts_page and table.page == prev.page + 1
+    if doc.kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
+        if not (prev.ends_page and table.page == prev.page + 1):
+            return False
+        return table.starts_page or _running_header(doc, prev, table)
     return not table.caption.strip()
 
 
@@ -48,7 +63,7 @@ def table_runs(doc: TenderDocument) -> list[list[Table]]:
     for table in doc.tables:
         if not table.rows:
             continue
-        if runs and _continues(runs[-1][-1], table, doc.kind):
+        if runs and _continues(runs[-1][-1], table, doc):
             runs[-1].append(table)
         else:
             runs.append([table])

@@ -28,7 +28,7 @@ from app.documents.scoring.model import ScoringItem, ScoringRow
 from app.documents.text_patterns import clean_cell_text, compact
 
 _LONG_LABEL = 60
-_TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成")
+_TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成|^综合(?:评分|评审|评价)?(?:总)?得分$|^总得分$")
 
 
 @dataclass
@@ -102,7 +102,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 continue
             group = label
             group_cell = None
-            pts = stated_points(label)
+            short = len(compact(label)) <= 30 and not re.search(r"[；;。]", label)
+            pts = stated_points(label) if short else None
             if pts is not None:
                 out.subtotals[group] = pts
             if not out.rows:
@@ -116,7 +117,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor
         points = _row_points(cells, cols)
-        if any(TOTAL_ROW.match(compact(c or "")) for c in (number, group_value, factor)) or (
+        if any(TOTAL_ROW.match(compact(c or "")) or _TOTAL_NAME.search(compact(c or ""))
+               for c in (number, group_value)) or any(TOTAL_ROW.match(compact(c or "")) for c in (factor,)) or (
                 factor and _TOTAL_NAME.search(compact(factor))):
             if factor and _TOTAL_NAME.search(compact(factor)):
                 out.total = name_points(factor) if out.total is None else out.total
@@ -132,6 +134,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
             group = group_cell
             pts = name_points(group_cell) or stated_points(group_cell)
+            if pts is None and cols.subtotal is not None:
+                pts = points_value(_cell(cells, cols.subtotal))
             if pts is not None:
                 out.subtotals[group] = pts
         criteria = clean_cell_text(_cell(cells, cols.criteria) or "")

@@ -24,8 +24,9 @@ from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
 from app.documents.scoring.cells import explicit_category, fmt_points
 from app.documents.scoring.context import technical_part_by_weight
-from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
+from app.documents.scoring.model import ScoreCategory, ScoringItem, ScoringResult, ScoringRow, ScoringTable
 from app.documents.scoring.paragraphs import paragraph_scheme
+from app.documents.scoring.prose import part_statements, price_label, stated_parts
 from app.documents.scoring.select import choose, rank
 from app.documents.text_patterns import compact
 
@@ -98,6 +99,8 @@ def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: l
         if all(c is not t for t in tables):
             assign_categories([c])
     assign_categories(tables, technical_by_weight=by_weight)
+    if doc is not None and tables and (price := prose_price(doc, tables)) is not None:
+        tables = [*tables, price]
     result = check_scoring(tables)
     result.candidates = candidates
     if not sure:
@@ -108,6 +111,26 @@ def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: l
     elif by_weight and any(r.category_source == "weights" for t in tables for r in t.rows):
         result.uncertain.append("weights")
     return result
+
+
+def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable | None:
+    """The price part stated only in prose ("其中投标报价为70分") when the tables have no price row and
+    the tables plus that part make the stated 100 points; None otherwise."""
+    if any(r.category == ScoreCategory.PRICE for t in tables for r in t.rows):
+        return None
+    statements = part_statements(doc)
+    points = stated_parts(statements).get(ScoreCategory.PRICE)
+    total = sum(t.points_sum for t in tables)
+    if points is None or abs(total + points - 100) > 0.01:
+        return None
+    page = next((st.page for st in statements if st.category == ScoreCategory.PRICE), 0)
+    name = price_label(statements)
+    text = "价格分只在评标办法正文中规定（表格中没有价格行），分值按正文"
+    row = ScoringRow(factor=name, factor_raw=name, points=points, stated_points=points, criteria=text,
+                     category=ScoreCategory.PRICE, category_source="section", table_id="", pages=[page],
+                     items=[ScoringItem(criteria=text, points=points, page=page)])
+    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=f"正文规定的{name}分", rows=[row],
+                        category=ScoreCategory.PRICE, stated_total=points)
 
 
 def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
