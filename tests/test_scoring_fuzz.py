@@ -23,7 +23,8 @@ from app.documents.model import Table, TenderDocument
 from app.documents.scoring.model import ScoringResult
 from app.documents.scoring.table import parse_scoring, scoring_diagnostics
 from tests.conftest import TENDERS
-from tests.scoring_fixtures import FIXTURES, build
+from tests.scoring_fixtures import build
+from tests.scoring_fixtures_unseen import ALL_FIXTURES, build_any
 
 Cells = list[str | None]
 _CIRCLED = dict(zip("0123456789", "⓪①②③④⑤⑥⑦⑧⑨", strict=True))
@@ -118,9 +119,9 @@ def _assert_survives(result: ScoringResult) -> None:
     scoring_diagnostics(result)  # the diagnostics the UI lists are built without raising
 
 
-@pytest.mark.parametrize("name", sorted(FIXTURES))
+@pytest.mark.parametrize("name", sorted(ALL_FIXTURES))
 def test_perturbed_fixture_never_raises(tmp_path: Path, name: str) -> None:
-    path, _ = build(name, tmp_path)
+    path, _ = build_any(name, tmp_path)
     doc = load_tender(path)
     for seed, how in enumerate(HOWS * 3):
         _assert_survives(parse_scoring(perturbed(doc, how, seed)))
