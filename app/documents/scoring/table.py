@@ -20,6 +20,7 @@ import re
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.documents.scoring.absence import absence_reason
+from app.documents.scoring.calibrate import calibrate
 from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
 from app.documents.scoring.cells import explicit_category, fmt_points
@@ -62,6 +63,7 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
             found=False, absence="error", confidence=0.0,
             message_zh="评分表解析出错，未能读取评分表；请在分析页手工填写评分项，或用自由模式",
             notes=[f"解析出错：{type(exc).__name__}: {str(exc)[:120]}"],
+            doubt_zh="评分表解析出错，未能确认有无评分表；请查看评标办法一章，手工填写评分项",
         )
 
 
@@ -110,7 +112,7 @@ def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: l
         result.absence, result.message_zh = code, message
     elif by_weight and any(r.category_source == "weights" for t in tables for r in t.rows):
         result.uncertain.append("weights")
-    return result
+    return calibrate(doc, result)
 
 
 def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable | None:
