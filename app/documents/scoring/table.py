@@ -162,6 +162,8 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
                 issues.append(f"“{r.factor}”（第{r.page}页）没有读到分值")
             elif r.stated_points is not None and len(r.items) > 1 and abs(r.points - r.stated_points) > 0.01:
                 issues.append(f"“{r.factor}”各小项合计 {fmt_points(r.points)} 分，名称中标明 {fmt_points(r.stated_points)} 分")
+            elif r.stated_points is not None and len(r.scored_items) > 1:
+                passed.append(f"“{r.factor}”各小项合计 {fmt_points(r.points)} 分，与名称中标明的一致")
     total = round(sum(t.points_sum for t in tables), 4)
     stated_sum = [t.stated_total for t in tables]
     if abs(total - 100) < 0.01:
