@@ -158,3 +158,57 @@ def build_any(name: str, folder: Path) -> tuple[Path, Expect]:
     filename, make = ALL_FIXTURES[name]
     path = folder / filename
     return path, make(path)
+
+
+def weighted_docx(path: Path) -> Expect:
+    """Each factor scored 0–100 and multiplied by its 权重 (%): the weights are the points."""
+    d = _doc("第四章 评审办法", "综合得分=∑（各评审因素得分×该因素权重），各因素按百分制打分。", "评审因素及权重表")
+    _table(d, [["序号", "评审因素", "权重", "评分标准（各因素满分100分）"],
+               ["1", "服务实施方案", "35%", "优：90–100分；良：75–89分；中：60–74分；差：0–59分。"],
+               ["2", "项目团队", "25%", "团队稳定、资质齐全得90–100分；基本满足得60–89分。"],
+               ["3", "同类项目业绩", "10%", "每个同类项目得20分，最高100分。"],
+               ["4", "评审价格", "30%", "价格得分=评审基准价/评审价格×100。"]])
+    d.save(str(path))
+    return Expect(rows=[("服务实施方案", 35, "技术"), ("项目团队", 25, "技术"), ("同类项目业绩", 10, "商务"),
+                        ("评审价格", 30, "价格")])
+
+
+def allowed_scores_docx(path: Path) -> Expect:
+    """No points column: each name lists the scores the panel may give; the largest is the item's points."""
+    d = _doc("第四章 评审办法", "技术评审（共60分）")
+    _table(d, [["编号", "评审项", "评审要求"],
+               ["1", "巡检方案 可选分值：0.0;4.0;8.0;12.0", _criteria("巡检方案")],
+               ["2", "应急处置 可选分值：0;5;10;15;20", _criteria("应急处置")],
+               ["3", "工具配备 可选分值：0.0;5.0;10.0", _criteria("工具配备")],
+               ["4", "培训计划 可选分值：0;6;12;18", _criteria("培训计划")]])
+    d.add_paragraph("商务评审（共10分）")
+    _table(d, [["编号", "评审项", "评审要求"], ["1", "同类项目 可选分值：0;5;10", "每个得5分。"]])
+    d.add_paragraph("价格评审（共30分）")
+    _table(d, [["编号", "评审项", "评审要求"], ["1", "报价 可选分值：0-30", "基准价/报价×30。"]])
+    d.save(str(path))
+    return Expect(rows=[("巡检方案", 12, "技术"), ("应急处置", 20, "技术"), ("工具配备", 10, "技术"),
+                        ("培训计划", 18, "技术"), ("同类项目", 10, "商务"), ("报价", 30, "价格")])
+
+
+def bonus_and_deduction_docx(path: Path) -> Expect:
+    """A bonus table outside the 100 points and a price-deduction table shaped like scoring tables."""
+    d = _doc("第四章 评审办法", "评分标准（满分100分）")
+    _table(d, [["序号", "评审因素", "分值", "评审标准"], ["1", "实施方案", "40", _criteria("实施方案")],
+               ["2", "服务保障", "30", _criteria("服务保障")], ["3", "投标报价", "30", "基准价法。"]])
+    d.add_paragraph("附加加分项（在100分之外另计）")
+    _table(d, [["序号", "加分因素", "分值", "加分标准"], ["1", "节能产品", "2", "每项加1分。"],
+               ["2", "环境标志产品", "3", "每项加1分。"]])
+    d.add_paragraph("小微企业价格扣除表")
+    _table(d, [["序号", "企业类型", "扣除比例", "说明"], ["1", "小型企业", "10%", "价格扣除后参与评审。"],
+               ["2", "微型企业", "10%", "价格扣除后参与评审。"]])
+    d.save(str(path))
+    return Expect(rows=[("实施方案", 40, "技术"), ("服务保障", 30, "技术"), ("投标报价", 30, "价格")],
+                  rejected=["加分", "价格扣除"])
+
+
+UNSEEN.update({
+    "weighted": ("weighted.docx", weighted_docx),
+    "allowed_scores": ("allowed_scores.docx", allowed_scores_docx),
+    "bonus_and_deduction": ("bonus_and_deduction.docx", bonus_and_deduction_docx),
+})
+ALL_FIXTURES.update(UNSEEN)

@@ -18,7 +18,7 @@ import re
 
 from app.documents.model import Table, TenderDocument
 from app.documents.scoring.cells import is_empty, name_points, points_value, stated_points
-from app.documents.scoring.columns import Cells, detect_header, header_like, infer_columns
+from app.documents.scoring.columns import Cells, Columns, detect_header, header_like, infer_columns
 from app.documents.scoring.context import table_section
 from app.documents.scoring.fold import GridRow, fold_rows, label_text
 from app.documents.scoring.model import ScoringTable
@@ -133,6 +133,17 @@ def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     return out
 
 
+def _weighted(block: list[GridRow], cols: Columns) -> bool:
+    """Points given as 权重 percentages ("35%" cells, or "（35%）" in the names): a table scored by weights."""
+    j = cols.points if cols.points is not None else cols.factor if cols.names_carry_points else None
+    if j is None:
+        return False
+    cells = [compact(g.cells[j] or "") for g in block if j < len(g.cells) and g.cells[j] and not is_empty(g.cells[j])]
+    scored = [c for c in cells if points_value(c) is not None or name_points(c) is not None]
+    pct = [c for c in scored if re.search(r"\d\s*[%％]", c)]
+    return bool(scored) and len(pct) >= 0.6 * len(scored)
+
+
 def caption_label(caption: str) -> tuple[str, float | None]:
     """The scoring label inside a caption ("附表2：技术评分细则表（50分）") and its stated points."""
     matches = list(_CAPTION_LABEL.finditer(compact(caption)))
@@ -208,6 +219,7 @@ def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: 
     if not label and tail and len(compact(tail)) <= 30 and re.search(r"评分|评审|打分|评标", tail):
         label = tail
     return ScoringTable(
+        weighted=_weighted(block, cols),
         table_ids=ids,
         pages=sorted({g.page for g in block}),
         caption=caption,

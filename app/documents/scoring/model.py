@@ -90,6 +90,7 @@ class ScoringTable(BaseModel):
     score: float = 0.0  # structural rank among the candidates (higher is more scoring-table-like)
     evidence: list[str] = Field(default_factory=list)  # why it ranks so (Chinese, for the UI)
     rejected: str = ""  # why it is a look-alike (考核细则, 索引表 …), "" when it may be used
+    weighted: bool = False  # points are 权重 percentages (each factor scored 0–100 × its weight)
 
     @property
     def points_sum(self) -> float:
