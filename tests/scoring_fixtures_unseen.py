@@ -75,7 +75,7 @@ def prose_price_docx(path: Path) -> Expect:
     d.save(str(path))
     return Expect(rows=[("经营资格与信用", 5, "技术"), ("日常作业安排", 8, "技术"), ("设备物料配置", 6, "技术"),
                         ("突发情况处置", 6, "技术"), ("岗位职责", 7, "技术"), ("考勤奖惩", 8, "技术"),
-                        ("价格", 60, "价格")], kind="mixed")
+                        ("价格部分", 60, "价格")], kind="mixed")
 
 
 def _with_running_header(c: Any, text: str) -> Any:
@@ -210,5 +210,88 @@ UNSEEN.update({
     "weighted": ("weighted.docx", weighted_docx),
     "allowed_scores": ("allowed_scores.docx", allowed_scores_docx),
     "bonus_and_deduction": ("bonus_and_deduction.docx", bonus_and_deduction_docx),
+})
+ALL_FIXTURES.update(UNSEEN)
+
+
+def weight_and_max_docx(path: Path) -> Expect:
+    """A 满分 column of 100 beside the 权重 column: the weights are the points, not the 100s."""
+    d = _doc("第四章 评审办法", "各评审因素按百分制打分，乘以权重后相加为综合得分。", "评审因素表")
+    _table(d, [["序号", "评审因素", "满分", "权重", "评分标准"],
+               ["1", "技术方案", "100", "40%", _criteria("技术方案")],
+               ["2", "运维服务", "100", "20%", _criteria("运维服务")],
+               ["3", "同类业绩", "100", "10%", "每个同类业绩得25分，最高100分。"],
+               ["4", "投标报价", "100", "30%", "价格得分=基准价/报价×100。"]])
+    d.save(str(path))
+    return Expect(rows=[("技术方案", 40, "技术"), ("运维服务", 20, "技术"), ("同类业绩", 10, "商务"),
+                        ("投标报价", 30, "价格")])
+
+
+def converted_pages_docx(path: Path) -> Expect:
+    """A PDF→DOCX conversion: page furniture between the pieces, the header and a sub-header repeated, spacers."""
+    d = _doc("第三章 评审办法", "评分表（100分）")
+    head = ["序号", "评审因素", "分值", "评审标准"]
+    _table(d, [head, ["", "价格部分", "", ""], ["1", "投标报价", "30", "基准价法。"],
+               ["", "技术部分", "", ""], ["2", "项目实施方案", "25", _criteria("项目实施方案")]])
+    d.add_paragraph("- 23 -")
+    _table(d, [head, ["", "", "", ""], ["", "技术部分", "", ""], ["3", "人员配备方案", "20", _criteria("人员配备方案")],
+               ["4", "质量保证措施", "15", _criteria("质量保证措施")]])
+    d.add_paragraph("第 24 页 共 60 页")
+    _table(d, [head, ["5", "售后服务承诺", "10", _criteria("售后服务承诺")], ["", "", "", ""],
+               ["合计", "", "100", ""]])
+    d.save(str(path))
+    return Expect(rows=[("投标报价", 30, "价格"), ("项目实施方案", 25, "技术"), ("人员配备方案", 20, "技术"),
+                        ("质量保证措施", 15, "技术"), ("售后服务承诺", 10, "技术")])
+
+
+def lead_price_docx(path: Path) -> Expect:
+    """The price factor stated only in its own paragraph; the table holds the other 75 points."""
+    d = _doc("第四章 评审办法", "一、价格分（25分）",
+             "以满足磋商文件要求的最低最后报价为基准价，价格分=基准价/最后报价×25。", "二、其他评审因素（75分）")
+    _table(d, [["序号", "评审因素", "分值", "评审标准"], ["1", "服务方案", "40", _criteria("服务方案")],
+               ["2", "人员安排", "20", _criteria("人员安排")], ["3", "企业业绩", "15", "每个得5分。"]])
+    d.save(str(path))
+    return Expect(rows=[("服务方案", 40, "技术"), ("人员安排", 20, "技术"), ("企业业绩", 15, "商务"),
+                        ("价格分", 25, "价格")], kind="mixed")
+
+
+def three_levels_docx(path: Path) -> Expect:
+    """Three levels with points at each: part (60分) → factor (30分) → items with their own points."""
+    d = _doc("第四章 评审办法", "评分细则")
+    _table(d, [["类别", "评分因素", "分值", "评分细则"],
+               ["技术部分（60分）", "运维方案（30分）", "10", "巡检制度完善的得10分。"],
+               ["", "", "12", "故障处理流程清晰的得12分。"],
+               ["", "", "8", "备件管理合理的得8分。"],
+               ["", "团队配置（30分）", "30", "团队成员资质齐全的得30分。"],
+               ["商务部分（10分）", "企业业绩（10分）", "10", "每个得5分。"],
+               ["价格部分（30分）", "投标报价（30分）", "30", "基准价法。"]],
+           merges=((0, 1, 4), (1, 1, 3)))
+    d.save(str(path))
+    return Expect(rows=[("运维方案", 30, "技术"), ("团队配置", 30, "技术"), ("企业业绩", 10, "商务"),
+                        ("投标报价", 30, "价格")], sub_points={"运维方案": [10, 12, 8]})
+
+
+def narrow_pdf(path: Path) -> Expect:
+    """PDF name cells one character wide (names wrap a character a line) and points broken over lines."""
+    c = composer()
+    c.heading("第三章 评审办法")
+    c.text("综合评分法，评审表如下（满分100分）。")
+    c.heading("评审表", size=11)
+    rows = [["序号", "评审因素", "分值", "评审标准"],
+            ["1", "报价", "30", "基准价/报价×30。"],
+            ["2", "作业方案", "40.0", _criteria("作业方案")],
+            ["3", "质量措施", "20", _criteria("质量措施")],
+            ["4", "同类业绩", "10", "每个得2分。"]]
+    c.table([40, 22, 22, 330], rows, size=9.0)
+    c.save(path)
+    return Expect(rows=[("报价", 30, "价格"), ("作业方案", 40, "技术"), ("质量措施", 20, "技术"), ("同类业绩", 10, "商务")])
+
+
+UNSEEN.update({
+    "weight_and_max": ("weight_and_max.docx", weight_and_max_docx),
+    "converted_pages": ("converted_pages.docx", converted_pages_docx),
+    "lead_price": ("lead_price.docx", lead_price_docx),
+    "three_levels": ("three_levels.docx", three_levels_docx),
+    "narrow": ("narrow.pdf", narrow_pdf),
 })
 ALL_FIXTURES.update(UNSEEN)

@@ -114,3 +114,15 @@ def test_doubtful_rows_are_marked(tmp_path: Path) -> None:
     doubtful = {r.factor: r.doubt for r in result.rows if r.doubt}
     assert doubtful == {"同类业绩": "类别“商务”是按名称推断的"}
     assert not result.confirmed and "同类业绩" in result.doubt_zh
+
+
+def test_a_part_that_adds_up_to_its_own_total_still_warns_when_not_100(tmp_path: Path) -> None:
+    d = _doc("第三章 评审办法", "商务评审表（35分）")
+    _table(d, [["序号", "评审因素", "分值", "评审标准"], ["1", "同类业绩", "20", "每个得5分。"],
+               ["2", "资质证书", "15", "每项得5分。"]])
+    path = tmp_path / "part_only.docx"
+    d.save(str(path))
+    result = parse_scoring(load_tender(path))
+    assert result.found and result.total_points == 35
+    assert any("不是 100 分" in i for i in result.issues) and "不是 100 分" in result.message_zh
+    assert not result.confirmed

@@ -24,6 +24,8 @@ from app.documents.scoring.fold import GridRow, fold_rows, label_text
 from app.documents.scoring.model import ScoringTable
 from app.documents.text_patterns import compact
 
+# what a PDF→DOCX conversion leaves between the pieces of one table: a page number or "第 3 页 共 9 页"
+_PAGE_FURNITURE = re.compile(r"^(?:[-—–_]*\d{1,4}[-—–_]*|第\d{1,4}页(?:共\d{1,4}页)?|\d{1,4}/\d{1,4}|[Pp]age\d{1,4}(?:of\d{1,4})?)$")
 _WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
 MAX_RUN_ROWS = 600  # grid rows read per run of joined tables (a scoring table has tens)
 _MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
@@ -54,7 +56,7 @@ def _continues(prev: Table, table: Table, doc: TenderDocument) -> bool:
         if not (prev.ends_page and table.page == prev.page + 1):
             return False
         return table.starts_page or _running_header(doc, prev, table)
-    return not table.caption.strip()
+    return not table.caption.strip() or bool(_PAGE_FURNITURE.match(compact(table.caption)))
 
 
 def table_runs(doc: TenderDocument) -> list[list[Table]]:

@@ -234,6 +234,12 @@ def _points_column(stats: list[_Stats], taken: set[int], hint: int | None) -> in
     ok = [j for j, s in enumerate(stats) if j not in taken and s.points >= 1 and s.points >= 0.5 * len(s.filled)]
     if not ok:
         return None
+    def hundred(j: int) -> bool:
+        values = [points_value(c) for c in stats[j].filled]
+        return abs(sum(v for v in values if v is not None) - 100) < 0.01
+
+    if len(ok) > 1 and (adding := [j for j in ok if hundred(j)]) and len(adding) < len(ok):
+        ok = adding  # "满分 100" on every row beside the 权重 column: the column that makes 100 holds the points
     densest = max(ok, key=lambda j: (stats[j].points, j))
     if hint in ok and stats[hint].points >= stats[densest].points:
         return hint

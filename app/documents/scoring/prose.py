@@ -25,6 +25,7 @@ _PART = re.compile(
     rf"|(?:为|占|得分为|满分为?|共|计)?\s*[：:]?\s*({_NUM})\s*分(?![值数]))"
 )
 _WEIGHT = re.compile(rf"((?:技术|商务|资信|价格|报价)[^\d，,、。；;：:]{{0,8}}?)(?:权重|权值)(?:为|占)?\s*({_NUM})\s*[%％]")
+_LEAD_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]+[、.．]|[（(][一二三四五六七八九十\d]{1,3}[)）]|\d{1,2}[、.．])")
 _BREAKDOWN = re.compile(r"百分制|满分|总分|其中|构成|组成|分值分配|各部分")
 MAX_SENTENCE = 160
 
@@ -38,6 +39,7 @@ class PartStatement:
     label: str
     page: int
     weight: bool = False  # a 权重 percentage rather than points
+    lead: bool = False  # the statement opens its sentence alone ("一、价格分（25分）"): a heading of its part
 
 
 def _category(label: str) -> ScoreCategory | None:
@@ -73,13 +75,17 @@ def part_statements(doc: TenderDocument) -> list[PartStatement]:
                         found.append(PartStatement(cat, float(m.group(2)), m.group(1), page.number, weight=True))
                 if len({s.category for s in found}) >= 2 or (found and _BREAKDOWN.search(sentence)):
                     out.extend(found)
+                elif (m := _PART.match(_LEAD_NUMBER.sub("", sentence, count=1))) is not None \
+                        and (cat := _category(m.group(1))) is not None and (m.group(2) or m.group(3)):
+                    out.append(PartStatement(cat, float(m.group(2) or m.group(3) or 0), m.group(1), page.number,
+                                             lead=True))
     return out
 
 
 def stated_parts(statements: list[PartStatement]) -> dict[ScoreCategory, float]:
     """Points per part from the statements of one page that add up to 100 together (weights excluded), else {}."""
     best: dict[ScoreCategory, float] = {}
-    statements = [s for s in statements if not s.weight]
+    statements = [s for s in statements if not s.weight and not s.lead]
     by_page: dict[int, dict[ScoreCategory, float]] = {}
     for s in statements:
         by_page.setdefault(s.page, {}).setdefault(s.category, s.points)
@@ -89,13 +95,10 @@ def stated_parts(statements: list[PartStatement]) -> dict[ScoreCategory, float]:
     return best
 
 
-def price_label(statements: list[PartStatement]) -> str:
-    """The words the prose uses for the price part ("投标报价" when it says so), for a row stated only there."""
-    for s in statements:
-        if s.category == ScoreCategory.PRICE and not s.weight:
-            inner = re.findall(r"[（(]([^（()）]{1,8})[)）]", s.label)
-            for text in [*inner, s.label]:
-                m = re.search(r"投标报价|报价|价格", text)
-                if m:
-                    return "投标报价" if "报价" in m.group(0) else "价格"
-    return "价格"
+def price_label(statement: PartStatement) -> str:
+    """The words the prose uses for the price part ("投标报价", "价格分"), for a row stated only there."""
+    for text in re.findall(r"[（(]([^（()）]{1,8})[)）]", statement.label):
+        if re.search(r"报价|价格", text):
+            return text
+    label = re.sub(r"(?:为|占|共|计|满分为?)$", "", statement.label).strip()
+    return label if 2 <= len(label) <= 8 else "价格"

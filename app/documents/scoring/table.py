@@ -120,13 +120,16 @@ def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable
     the tables plus that part make the stated 100 points; None otherwise."""
     if any(r.category == ScoreCategory.PRICE for t in tables for r in t.rows):
         return None
-    statements = part_statements(doc)
-    points = stated_parts(statements).get(ScoreCategory.PRICE)
+    statements = [st for st in part_statements(doc) if st.category == ScoreCategory.PRICE and not st.weight]
     total = sum(t.points_sum for t in tables)
-    if points is None or abs(total + points - 100) > 0.01:
-        return None
-    page = next((st.page for st in statements if st.category == ScoreCategory.PRICE), 0)
-    name = price_label(statements)
+    points = stated_parts(part_statements(doc)).get(ScoreCategory.PRICE)
+    fits = [st for st in statements if abs(total + st.points - 100) < 0.01]
+    if points is None or abs(total + points - 100) > 0.01 or not fits:
+        if not fits or len({st.points for st in statements}) > 1:
+            return None  # nothing stated, or the prose names more than one price figure
+        points = fits[0].points
+    statement = fits[0]
+    page, name = statement.page, price_label(statement)
     text = "价格分只在评标办法正文中规定（表格中没有价格行），分值按正文"
     row = ScoringRow(factor=name, factor_raw=name, points=points, stated_points=points, criteria=text,
                      category=ScoreCategory.PRICE, category_source="section", table_id="", pages=[page],
@@ -170,6 +173,7 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
         passed.append("全部评分项合计 100 分")
     elif all(s is not None for s in stated_sum) and abs(total - sum(s or 0 for s in stated_sum)) < 0.01:
         passed.append(f"全部评分项合计 {fmt_points(total)} 分，与标明的总分一致")
+        issues.append(f"全部评分项合计 {fmt_points(total)} 分，不是 100 分（其余分值可能在其他表格或正文中）")
     else:
         issues.append(f"全部评分项合计 {fmt_points(total)} 分，不是 100 分（可能有评分表未识别或分值读错）")
     confidence = max(0.1, min(1.0, 1.0 - 0.2 * len(issues) + (0.0 if passed else -0.2)))
