@@ -75,11 +75,18 @@ def part_statements(doc: TenderDocument) -> list[PartStatement]:
                         found.append(PartStatement(cat, float(m.group(2)), m.group(1), page.number, weight=True))
                 if len({s.category for s in found}) >= 2 or (found and _BREAKDOWN.search(sentence)):
                     out.extend(found)
-                elif (m := _PART.match(_LEAD_NUMBER.sub("", sentence, count=1))) is not None \
-                        and (cat := _category(m.group(1))) is not None and (m.group(2) or m.group(3)):
-                    out.append(PartStatement(cat, float(m.group(2) or m.group(3) or 0), m.group(1), page.number,
-                                             lead=True))
+                elif (lead := _lead_statement(sentence, page.number)) is not None:
+                    out.append(lead)
     return out
+
+
+def _lead_statement(sentence: str, page: int) -> PartStatement | None:
+    """A part stated alone at the start of its sentence ("一、价格分（25分）…")."""
+    m = _PART.match(_LEAD_NUMBER.sub("", sentence, count=1))
+    if m is None or not (m.group(2) or m.group(3)):
+        return None
+    cat = _category(m.group(1))
+    return None if cat is None else PartStatement(cat, float(m.group(2) or m.group(3)), m.group(1), page, lead=True)
 
 
 def stated_parts(statements: list[PartStatement]) -> dict[ScoreCategory, float]:
@@ -97,7 +104,8 @@ def stated_parts(statements: list[PartStatement]) -> dict[ScoreCategory, float]:
 
 def price_label(statement: PartStatement) -> str:
     """The words the prose uses for the price part ("投标报价", "价格分"), for a row stated only there."""
-    for text in re.findall(r"[（(]([^（()）]{1,8})[)）]", statement.label):
+    inner: list[str] = re.findall(r"[（(]([^（()）]{1,8})[)）]", statement.label)
+    for text in inner:
         if re.search(r"报价|价格", text):
             return text
     label = re.sub(r"(?:为|占|共|计|满分为?)$", "", statement.label).strip()
