@@ -40,3 +40,13 @@ def test_pattern_is_read_right(name: str, tmp_path: Path) -> None:
         assert [i.points for i in row.scored_items] == points
     if name == "sub_names":
         assert [i.name for i in result.rows[0].items] == ["总体部署", "进度计划", "质量保证"]
+
+
+@pytest.mark.parametrize(("cell", "points"), [
+    ("≤10分", 10), ("10（每项2分）", 10), ("0~ 10", 10), ("30%", 30), ("0;3;6", 6), ("等次分值选择：0.0;3.0;6.0", 6),
+    ("2024年", None), ("服务方案（25分）", None), ("①", None), ("１２", 12),
+])
+def test_points_cells(cell: str, points: float | None) -> None:
+    from app.documents.scoring.cells import points_value
+
+    assert points_value(cell) == points
