@@ -51,8 +51,14 @@ def _drop_price(tables: list[ScoringTable]) -> None:
         t.rows = [r for r in t.rows if r.category != ScoreCategory.PRICE]
 
 
+def _criteria_as_name(tables: list[ScoringTable]) -> None:
+    row = next(r for t in tables for r in t.rows if r.category == ScoreCategory.TECHNICAL)
+    row.factor = "方案完整可行的得满分，基本可行的得一半分，未提供的不得分"
+
+
 CORRUPTIONS: dict[str, Callable[[list[ScoringTable]], None]] = {
     "drop_row": _drop_row, "more_points": _more_points, "drop_price": _drop_price,
+    "criteria_as_name": _criteria_as_name,
 }
 
 

@@ -18,6 +18,8 @@ issue when the prose contradicts the table, so the reading never looks certain t
 
 from __future__ import annotations
 
+import re
+
 from app.documents.model import TenderDocument
 from app.documents.scoring.cells import fmt_points
 from app.documents.scoring.context import SCORING_TITLE, table_section
@@ -25,6 +27,8 @@ from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTab
 from app.documents.scoring.prose import part_statements, stated_parts
 from app.documents.text_patterns import compact
 
+_LONG_NAME = 30
+_CRITERIA_WORDS = re.compile(r"得\d|不得分|扣\d|每[项个次]|满分为|[＞>≥]\d")
 _EXPLAINED_ABSENCE = {"lowest_price", "lowest_offer", "template", "announcement", "no_text", "garbled"}
 _NO_PRICE = ("不设价格", "价格不参与", "价格不作为", "不进行价格", "不评价格", "报价不计分", "价格不计分", "不含价格分")
 
@@ -88,6 +92,8 @@ def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResul
         for r in t.rows:
             if r.points is None:
                 r.doubt = "没有读到分值"
+            elif len(compact(r.factor)) > _LONG_NAME or _CRITERIA_WORDS.search(compact(r.factor)):
+                r.doubt = "名称像是评分标准，评分项名称可能读错"
             elif r.category_source == "guess" and r.category != ScoreCategory.TECHNICAL:
                 r.doubt = f"类别“{r.category.value}”是按名称推断的"
     doubtful = [r for r in result.rows if r.doubt]
