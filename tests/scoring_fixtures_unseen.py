@@ -137,6 +137,10 @@ def negotiation_docx(path: Path) -> Expect:
              "谈判结束后，谈判小组从满足全部实质性要求的供应商中，按照最后报价由低到高的顺序推荐成交候选人。",
              "资格及实质性要求响应表")
     _table(d, [["序号", "审查项", "要求", "是否响应"], ["1", "服务期", "一年", ""], ["2", "人员", "不少于6人", ""]])
+    d.add_paragraph("人员配置要求")
+    _table(d, [["序号", "岗位", "人数", "工作内容"], ["1", "洗碗工", "6", "负责餐具清洗、消毒和摆放，保持操作间整洁卫生。"],
+               ["2", "领班", "1", "负责排班、考勤和质量检查，处理突发情况并向采购人汇报。"],
+               ["3", "保洁员", "2", "负责餐厅地面、桌椅和垃圾的清理，按规定分类处置。"]])
     d.save(str(path))
     return Expect(absence="lowest_offer")
 
@@ -294,4 +298,19 @@ UNSEEN.update({
     "three_levels": ("three_levels.docx", three_levels_docx),
     "narrow": ("narrow.pdf", narrow_pdf),
 })
+ALL_FIXTURES.update(UNSEEN)
+
+
+def numbers_only_docx(path: Path) -> Expect:
+    """No scoring table, but a staffing table of numbers (人数) that is shaped like one: nothing is claimed."""
+    d = _doc("第四章 项目说明", "一、人员配置", "供应商应按下表配置驻场人员：")
+    _table(d, [["序号", "岗位", "人数", "工作内容"], ["1", "秩序维护员", "8", "负责门岗值守、巡逻和车辆引导，做好交接班记录。"],
+               ["2", "保洁员", "5", "负责公共区域日常保洁和垃圾清运，按标准消杀。"],
+               ["3", "工程维修工", "2", "负责水电设施日常巡检和小修，及时处理报修。"]])
+    d.add_paragraph("二、服务期限：一年。")
+    d.save(str(path))
+    return Expect(absence="none")
+
+
+UNSEEN["numbers_only"] = ("numbers_only.docx", numbers_only_docx)
 ALL_FIXTURES.update(UNSEEN)

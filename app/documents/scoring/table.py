@@ -24,7 +24,7 @@ from app.documents.scoring.calibrate import calibrate
 from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
 from app.documents.scoring.cells import explicit_category, fmt_points
-from app.documents.scoring.context import technical_part_by_weight
+from app.documents.scoring.context import evaluation_method, technical_part_by_weight
 from app.documents.scoring.model import ScoreCategory, ScoringItem, ScoringResult, ScoringRow, ScoringTable
 from app.documents.scoring.paragraphs import paragraph_scheme
 from app.documents.scoring.prose import part_statements, price_label, stated_parts
@@ -77,6 +77,11 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
         except Exception as exc:
             c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
     choice = choose(candidates)
+    lowest = bool(evaluation_method(doc))
+    while choice is not None and lowest and all(t.stated_total is None for t in choice.tables):
+        for t in choice.tables:  # a lowest-price method has no points: an unlabelled look-alike is not its table
+            t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分，不作为评分表"
+        choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     if not tables and (para := paragraph_scheme(doc)) is not None:
         rank(para, None)
