@@ -64,7 +64,7 @@ CORRUPTIONS: dict[str, Callable[[list[ScoringTable]], None]] = {
 
 @pytest.mark.parametrize("how", sorted(CORRUPTIONS))
 @pytest.mark.parametrize("name", sorted(n for n in ALL_FIXTURES if n not in ("lowest_price", "template",
-                                                                               "negotiation")))
+                                                                               "negotiation", "numbers_only")))
 def test_a_reading_made_wrong_is_never_confirmed(tmp_path: Path, name: str, how: str) -> None:
     doc, result = _read(name, tmp_path)
     tables = [t.model_copy(deep=True) for t in result.tables]
