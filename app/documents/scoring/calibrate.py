@@ -104,11 +104,11 @@ def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResul
         doubts.append("还有其他表格也像评分表")
     if not all(_under_scoring_heading(doc, t) for t in result.tables):
         doubts.append("评分表不在评标办法章节之下")
-    if not independent:
-        doubts.append("除合计外没有标明的总分、小计或正文说明可以核对")
     if doubtful:
         names = "、".join(f"“{r.factor}”" for r in doubtful[:3])
-        doubts.append(f"{names}{'等' if len(doubtful) > 3 else ''}{doubtful[0].doubt}")
+        doubts.insert(1 if result.issues else 0, f"{names}{'等' if len(doubtful) > 3 else ''}{doubtful[0].doubt}")
+    if not independent:
+        doubts.append("除合计外没有标明的总分、小计或正文说明可以核对")
     has_price = any(r.category == ScoreCategory.PRICE for r in result.rows)
     text = compact(doc.text()) if doc is not None else ""
     if not has_price and "weights" not in result.uncertain and not any(w in text for w in _NO_PRICE):
