@@ -132,3 +132,20 @@ def test_a_part_that_adds_up_to_its_own_total_still_warns_when_not_100(tmp_path:
     assert result.found and result.total_points == 35
     assert any("不是 100 分" in i for i in result.issues) and "不是 100 分" in result.message_zh
     assert not result.confirmed
+
+
+def test_a_stated_technical_weight_is_checked(tmp_path: Path) -> None:
+    d = _doc("第三章 评审办法", "技术分权重为40%，价格分权重为60%。", "评审因素及权重（满分100分）")
+    _table(d, [["序号", "评审因素", "权重", "评分标准"], ["1", "实施方案", "25%", _criteria("实施方案")],
+               ["2", "运维保障", "15%", _criteria("运维保障")], ["3", "投标报价", "60%", "基准价法。"]])
+    path = tmp_path / "weights_agree.docx"
+    d.save(str(path))
+    result = parse_scoring(load_tender(path))
+    assert "正文规定技术部分权重 40%，与评分表一致" in result.checks_passed and result.confirmed
+    d = _doc("第三章 评审办法", "技术分权重为50%，价格分权重为50%。", "评审因素及权重（满分100分）")
+    _table(d, [["序号", "评审因素", "权重", "评分标准"], ["1", "实施方案", "25%", _criteria("实施方案")],
+               ["2", "运维保障", "15%", _criteria("运维保障")], ["3", "投标报价", "60%", "基准价法。"]])
+    path = tmp_path / "weights_disagree.docx"
+    d.save(str(path))
+    result = parse_scoring(load_tender(path))
+    assert not result.confirmed and "正文规定技术部分权重 50%" in result.doubt_zh

@@ -59,9 +59,17 @@ def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], 
     statements = part_statements(doc)
     parts = stated_parts(statements)
     tech = parts.get(ScoreCategory.TECHNICAL)
+    got = result.points_by_category().get(ScoreCategory.TECHNICAL.value, 0.0)
+    weights = {st.points for st in statements if st.weight and st.category == ScoreCategory.TECHNICAL}
+    if tech is None and len(weights) == 1:
+        weight = weights.pop()
+        if abs(got - weight) < 0.01:
+            return [f"正文规定技术部分权重 {fmt_points(weight)}%，与评分表一致"], []
+        if abs(got - 100) < 0.01 and "weights" in result.uncertain:
+            return [], []  # a 100-point technical table that the weight scales into the total
+        return [], [f"正文规定技术部分权重 {fmt_points(weight)}%，评分表中的技术项合计 {fmt_points(got)} 分"]
     if tech is None:
         return [], []
-    got = result.points_by_category().get(ScoreCategory.TECHNICAL.value, 0.0)
     if abs(got - tech) < 0.01:
         return [f"正文规定技术部分 {fmt_points(tech)} 分，与评分表一致"], []
     weighted = any(st.weight for st in statements) or "weights" in result.uncertain
