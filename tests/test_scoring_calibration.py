@@ -149,3 +149,14 @@ def test_a_stated_technical_weight_is_checked(tmp_path: Path) -> None:
     d.save(str(path))
     result = parse_scoring(load_tender(path))
     assert not result.confirmed and "正文规定技术部分权重 50%" in result.doubt_zh
+
+
+def test_benchmark_calibration_table_counts_right_and_confirmed() -> None:
+    from tests.eval.score_tables import Unit, Verdict, calibration
+
+    right = Verdict(tender="a", has_table=True, units=[Unit("方案", 10, "技术", found="ok")], tech_label=10,
+                    tech_found=10, confirmed=True)
+    wrong = Verdict(tender="b", has_table=True, units=[Unit("方案", 10, "技术", found="分值 5")], confirmed=True)
+    absent = Verdict(tender="c", has_table=False, reason_fits=True)
+    assert calibration([right, wrong, absent]) == {(True, True): 1, (True, False): 1, (False, True): 1,
+                                                    (False, False): 0}
