@@ -38,6 +38,8 @@ def test_pattern_is_read_right(name: str, tmp_path: Path) -> None:
     for factor, points in expect.sub_points.items():
         row = next(r for r in result.rows if r.factor == factor)
         assert [i.points for i in row.scored_items] == points
+    if name == "parts_as_factors":
+        assert [i.name for i in result.rows[1].items] == ["运维服务方案", "故障响应机制", "备品备件保障"]
     if name == "sub_names":
         assert [i.name for i in result.rows[0].items] == ["总体部署", "进度计划", "质量保证"]
 

@@ -199,8 +199,26 @@ def _last_number(cells: Cells) -> float | None:
     return None
 
 
+_ITEM_LEAD = re.compile(
+    r"^\s*(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])?\s*([^：:，,。；;（(\n]{2,20}?)\s*[（(]\s*(\d+(?:\.\d+)?)\s*分\s*[)）]"
+)
+
+
+def _name_items(row: ScoringRow) -> None:
+    """Nameless sub-items whose criteria open with their own name and points ("风险管理（8分）…") get that name."""
+    if len(row.items) < 2:
+        return
+    for item in row.items:
+        if item.name or item.points is None:
+            continue
+        m = _ITEM_LEAD.match(item.criteria)
+        if m and abs(float(m.group(2)) - item.points) < 0.01:
+            item.name = m.group(1).strip()
+
+
 def settle_points(row: ScoringRow) -> None:
     """Row points = the sum of its items' points, else the points stated in its name; criteria joined."""
+    _name_items(row)
     item_points = [i.points for i in row.items if i.points is not None]
     row.points = round(sum(item_points), 4) if item_points else row.stated_points
     if len(row.items) == 1:
