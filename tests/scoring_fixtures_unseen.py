@@ -128,7 +128,7 @@ def parts_as_factors_docx(path: Path) -> Expect:
            merges=((0, 2, 4), (1, 2, 4), (0, 5, 6), (1, 5, 6)))
     d.save(str(path))
     return Expect(rows=[("报价", 30, "价格"), ("技术部分", 60, "技术"), ("商务部分", 10, "商务")],
-                  sub_points={"技术部分": [25, 20, 15]})
+                  sub_points={"技术部分": [25, 20, 15], "商务部分": [4, 6]})
 
 
 def negotiation_docx(path: Path) -> Expect:

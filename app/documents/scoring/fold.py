@@ -140,6 +140,10 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 out.subtotals[group] = pts
         criteria = clean_cell_text(_cell(cells, cols.criteria) or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
+        if points is None and not sub and cols.points is not None:
+            named = _cell(cells, cols.points) or ""
+            if (in_name := name_points(named)) is not None:  # "企业综合实力（4分）" where the points belong
+                sub, points = strip_points(named), in_name
         note = clean_cell_text(_cell(cells, cols.note) or "")
         last = out.rows[-1] if out.rows else None
         fresh_number = bool(number) and last is not None and compact(number or "") != compact(last.number)
