@@ -78,9 +78,10 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
             c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
     choice = choose(candidates)
     lowest = bool(evaluation_method(doc))
-    while choice is not None and lowest and all(t.stated_total is None for t in choice.tables):
+    while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \
+            and abs(sum(t.points_sum for t in choice.tables) - 100) > 0.01:
         for t in choice.tables:  # a lowest-price method has no points: an unlabelled look-alike is not its table
-            t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分，不作为评分表"
+            t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分、合计也不是 100 分，不作为评分表"
         choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     if not tables and (para := paragraph_scheme(doc)) is not None:
