@@ -216,6 +216,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
     report["duration_s"] = round(time.monotonic() - started, 2)
     report["analysis"] = {"groups": len(analysis.technical_groups), "source": analysis.source,
                           "table_confident": analysis.table_confident, "notes": analysis.notes,
+                          "scoring_confirmed": analysis.scoring_confirmed, "scoring_doubt": analysis.scoring_doubt,
                           "differences": [d.message for d in analysis.differences]}
     try:
         write_json(result.document().model_dump(mode="json"), args.output)

@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 )
 from typing_extensions import override
 
+from app.core.analysis import points_label
 from app.export import BIDDER_PLACEHOLDER, PRESETS, ExportMeta, ExportOptions, NumberingScheme
 
 if TYPE_CHECKING:
@@ -81,7 +82,7 @@ def unanswered_items_text(items: Sequence[ScoringGroup]) -> str:
         return ""
     lines = [f"有 {len(items)} 个技术评分项未响应（没有对应章节，可在“评分索引与偏离表”中选择响应章节）："]
     for g in items[:SHOWN_CLAUSES]:
-        points = f"（{g.points:g}分）" if g.points is not None else ""
+        points = f"（{points_label(g)}{'' if g.weighted else '分'}）" if g.points is not None else ""
         lines.append(f"· {g.id} {g.title}{points}")
     if len(items) > SHOWN_CLAUSES:
         lines.append(f"……等共 {len(items)} 项")

@@ -49,6 +49,26 @@ async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int) -
     return "cancel"
 
 
+ConfirmChoice = Literal["confirm", "review"]
+
+
+async def ask_confirm_scoring(parent: QWidget, doubt: str, technical: int) -> ConfirmChoice:
+    """Before one-to-one generation from scoring items code could not confirm: confirm them, or review first."""
+    box = QMessageBox(parent)
+    box.setObjectName("confirmScoringBox")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("确认评分项")
+    box.setText(f"一一对应模式将按 {technical} 个技术评分项各建一个一级章节，但评分表未能自动确认。")
+    box.setInformativeText((doubt or "请核对评分项、分值和类别") + "\n\n评分项看起来正确就直接确认；否则先在分析页修改。")
+    confirm = box.addButton("评分项无误，生成", QMessageBox.ButtonRole.AcceptRole)
+    review = box.addButton("先核对评分项", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(confirm)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    return "confirm" if clicked is confirm and review is not None else "review"
+
+
 class RegenerateDialog(QDialog):
     """Guidance for regenerating one chapter or section, and whether drafted text is kept."""
 

@@ -14,7 +14,12 @@ from PySide6.QtWidgets import QMainWindow
 
 from app.core.kept_texts import drafted_texts
 from app.ui.outline.commands import RecordedRunCommand
-from app.ui.project.overwrite_questions import ask_redraft, ask_regenerate_outline, ask_regenerate_subtree
+from app.ui.project.overwrite_questions import (
+    ask_confirm_scoring,
+    ask_redraft,
+    ask_regenerate_outline,
+    ask_regenerate_subtree,
+)
 from app.ui.run.controller import DRAFTING, GENERATION
 from app.ui.run.no_text_dialog import ask_without_text
 
@@ -24,6 +29,7 @@ if TYPE_CHECKING:
     from app.core.outline import Path as OutlinePath
     from app.ui.outline.view import OutlineView
     from app.ui.run.controller import AppController
+    from app.ui.tender.analysis_view import AnalysisView
 
     _Base = QMainWindow
 else:
@@ -39,6 +45,8 @@ class GenerationActionsMixin(_Base):
         guidance: QLineEdit
         outline_view: OutlineView
         section_dock: QDockWidget
+        analysis_dock: QDockWidget
+        analysis_view: AnalysisView
 
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
         def _current_leaf(self) -> tuple[str, Any] | None: ...
@@ -100,6 +108,9 @@ class GenerationActionsMixin(_Base):
             c.session.mark_changed()  # the description is part of the project now
             mode = "free"
             self.mode_box.setCurrentIndex(self.mode_box.findData("free"))
+        if mode == "aligned" and c.analysis.needs_scoring_confirmation and not c.can_resume(mode):  # type: ignore[arg-type]
+            if not await self._confirm_scoring():
+                return
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
             choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)))
@@ -107,6 +118,17 @@ class GenerationActionsMixin(_Base):
                 return
             keep = choice == "keep"
         await c.run_task(GENERATION, c.generate_outline(mode, guidance, keep_texts=keep))  # type: ignore[arg-type]
+
+    async def _confirm_scoring(self) -> bool:
+        """Ask the user to confirm unconfirmed scoring items (one click) or to review them first."""
+        analysis = self.controller.analysis
+        choice = await ask_confirm_scoring(self, analysis.scoring_doubt, len(analysis.technical_groups))
+        if choice == "review":
+            self.analysis_dock.show()
+            self.analysis_dock.raise_()
+            return False
+        self.analysis_view.confirm_scoring()
+        return True
 
     # ------------------------------------------------------------------ one chapter or section
     def _on_regenerate_requested(self, path: object) -> None:
