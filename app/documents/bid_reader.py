@@ -213,7 +213,7 @@ def _sections_from_bookmarks(pages: list[list[str]], toc: list[Any]) -> tuple[li
     for lines_of_page in pages:
         starts.append(starts[-1] + len(lines_of_page))
     positions: list[int] = []
-    for level, title, page, *_ in toc:
+    for _level, title, page, *_ in toc:
         first = starts[max(0, min(len(pages) - 1, int(page) - 1))] if pages else 0
         key = re.sub(r"\s+", "", str(title))
         pos = first

@@ -162,6 +162,7 @@ def prescribed_outline(text: str) -> list[Section]:
             continue
         lines = text[m.end():].split("\n")
         kept: list[str] = []
+        styles: set[str] = set()
         prose = 0
         for raw in lines[:400]:
             line = raw.strip()
@@ -173,11 +174,11 @@ def prescribed_outline(text: str) -> list[Section]:
                 if kept and prose > 2:
                     break
                 continue
-            if kept and numbered.style == "chapter" and not any(parse_numbering(k) and
-                                                                 parse_numbering(k).style == "chapter" for k in kept):
+            if kept and numbered.style == "chapter" and "chapter" not in styles:
                 break  # the tender's next chapter, not an item of the list
             prose = 0
             kept.append(line)
+            styles.add(numbered.style)
         if len(kept) >= 2:
             return parse_outline_text("\n".join(kept))
     return []

@@ -51,7 +51,7 @@ class _Run:
         self.selector = StrategySelector(make_strategies(), settings.strategy, settings.switch_after)
         self.draft = draft if draft is not None else Outline()
         self.job.draft = self.draft
-        self.mode = settings.mode
+        self.mode: str = settings.mode  # "user": the user's locked outline is filled in
         self.chapters: list[OutlineNode] = []
         self.warnings: list[str] = []
         self.notes: list[str] = []

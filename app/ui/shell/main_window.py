@@ -81,6 +81,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.export.response_tables import attach_response_tables
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
+        from app.ui.outline.outline_import import attach_outline_import
+
+        self.act_import_outline = attach_outline_import(self)  # 文件 → 导入目录…
         self._connect(log_handler)
         self._layout_restored = self._restore_layout()
         if not self._layout_restored:
