@@ -39,7 +39,7 @@ from app.ui.outline.commands import ReplaceOutlineCommand
 from app.ui.widgets.async_dialog import run_dialog
 
 if TYPE_CHECKING:
-    from app.ui.shell.main_window import MainWindow
+    from app.ui.shell.window_host import WindowHost
 
 
 class OutlineImportDialog(QDialog):
@@ -177,7 +177,7 @@ async def ask_replace_outline(parent: QWidget, headings: int) -> bool:
     return clicked is replace
 
 
-async def import_outline(window: MainWindow) -> bool:
+async def import_outline(window: WindowHost) -> bool:
     """The whole 导入目录 flow: dialog, question, one undo step; True when the outline was replaced."""
     c = window.controller
     doc = c.document
@@ -199,7 +199,7 @@ async def import_outline(window: MainWindow) -> bool:
     return True
 
 
-def attach_outline_import(window: MainWindow) -> QAction:
+def attach_outline_import(window: WindowHost) -> QAction:
     """Add 文件 → 导入目录… to the window's menu (after 打开项目…)."""
     action = QAction("导入目录…", window)
     action.setObjectName("importOutlineAction")
