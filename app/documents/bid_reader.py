@@ -200,10 +200,28 @@ def read_pdf_sections(path: Path) -> BidDocument:
         doc.close()
     if toc:
         sections, preamble = _sections_from_bookmarks(pages, toc)
-        return BidDocument(path=path, sections=sections, preamble=preamble, metadata=meta, heading_source="bookmarks")
-    items: list[tuple[str, Any]] = [("p", (None, line)) for lines in pages for line in lines]
-    sections, preamble, source = _sections_from_items(items, use_styles=False)
+        source = "bookmarks"
+    else:
+        items: list[tuple[str, Any]] = [("p", (None, line)) for lines in pages for line in lines]
+        sections, preamble, source = _sections_from_items(items, use_styles=False)
+    for root in sections:
+        for _, s in root.walk():
+            s.paragraphs = join_wrapped_lines(s.paragraphs)
     return BidDocument(path=path, sections=sections, preamble=preamble, metadata=meta, heading_source=source)
+
+
+_PARAGRAPH_END = re.compile(r"[。！？；：:!?;」”’）)】]$")
+
+
+def join_wrapped_lines(lines: list[str]) -> list[str]:
+    """A PDF's lines joined back into paragraphs: a line that does not end a sentence continues."""
+    out: list[str] = []
+    for line in lines:
+        if out and not _PARAGRAPH_END.search(out[-1]):
+            out[-1] += line
+        else:
+            out.append(line)
+    return out
 
 
 def _sections_from_bookmarks(pages: list[list[str]], toc: list[Any]) -> tuple[list[Section], list[str]]:
