@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from app.core.drafting_state import DraftingState, SectionDraft
     from app.core.outline import Outline
     from app.core.project import Project, SectionState
-    from app.llm.client.llm_client import LLMClient
     from app.library.store import LibraryStore
+    from app.llm.client.llm_client import LLMClient
     from app.pipeline.drafting.engine import DraftingEngine, RewriteResult
 
 log = logging.getLogger("bidstudio.run")
