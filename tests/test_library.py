@@ -200,3 +200,36 @@ def test_library_survives_kill_during_import(tmp_path: Path) -> None:
     assert store.counts()[1] == sum(c for _, c in bids)
     assert import_bid(store, src / "b39.docx").status == "added"  # and it keeps working
     store.close()
+
+
+async def test_drafting_gets_past_sections_as_reference_and_records_sources(tmp_path: Path,
+                                                                           llm_server: object) -> None:
+    """With a model: the best past sections go into the drafting prompt; the draft lists their sources."""
+    from app.core.analysis import Analysis, ScoringGroup
+    from app.llm.client.llm_client import EndpointConfig, LLMClient
+    from app.pipeline.drafting.context import section_requests
+    from app.pipeline.drafting.engine import DraftingEngine
+    from tests.openai_server import OpenAIServer, Reply
+
+    assert isinstance(llm_server, OpenAIServer)
+    store = LibraryStore(tmp_path / "lib.sqlite3")
+    past = make_bid(3, OWN_OUTLINES[0], paragraphs=3)
+    import_bid(store, write_docx(past, tmp_path / "p.docx"))
+    outline = Outline([OutlineNode(id="1", title="应急保障", source_requirement_id="R1", children=[
+        OutlineNode(id="1.1", title="应急响应流程"), OutlineNode(id="1.2", title="无关的小节标题甲乙丙")])])
+    analysis = Analysis(groups=[ScoringGroup(id="R1", title="应急预案", description="应急响应及时得5分")])
+    reqs = section_requests(outline, analysis, library=store)
+    first, second = reqs
+    assert first.reference_sources and first.reference_sources[0].startswith("历史标书：p › ")
+    assert "应急响应流程" in first.reference_sources[0] and second.reference_sources == []
+    llm_server.push(Reply.text("我公司建立应急响应流程，接报后立即启动预案，由值班负责人统一调度各岗位人员到位处置。" * 3))
+    client = LLMClient(EndpointConfig(base_url=llm_server.base_url, api_key="k", model="m", max_retries=0))
+    try:
+        state = await DraftingEngine(client).run([first])
+    finally:
+        await client.aclose()
+    prompt = llm_server.completion_requests[0].prompt_text
+    assert "【参考材料" in prompt and past.sections[3].children[1].paragraphs[0][:20] in prompt
+    assert state.sections["1.1"].status == "done" and state.sections["1.1"].sources == first.reference_sources
+    assert state.sections["1.1"].to_section_state().sources == first.reference_sources
+    store.close()
