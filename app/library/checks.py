@@ -130,3 +130,19 @@ def compare_with_bid(sections: Sequence[CurrentSection], other: BidDocument,
     for p in sorted(people):
         out.append(Finding("shared_person", "相同的人员", p, "全文", None, label, "两份文件列出了同一人员"))
     return out
+
+
+def expired_certificates_used(sections: Sequence[CurrentSection], store: LibraryStore) -> list[Finding]:
+    """Certificates past their 有效期 whose number or name this bid mentions."""
+    from app.library.facts import expired_certificates
+
+    out: list[Finding] = []
+    for cert in expired_certificates(store):
+        keys = [v for v in (cert.data.get("number", ""), cert.data.get("name", "")) if len(v) >= 4]
+        for path, where, text in sections:
+            hit = next((k for k in keys if k in text), None)
+            if hit is not None:
+                out.append(Finding("expired", "证书已过有效期", hit, where, path, f"企业资料：{cert.source}",
+                                   f"有效期至 {cert.data.get('valid_until', '')}"))
+                break
+    return out

@@ -131,3 +131,25 @@ async def test_check_dock_finds_stale_name_jumps_and_exports(window: MainWindow,
     c.outline.update((1,), content="我方承诺提供优质服务。")
     qtbot.mouseClick(lib.checks.check_button, Qt.MouseButton.LeftButton)
     assert table.rowCount() == 0 and "未发现问题" in lib.checks.summary.text()
+
+
+async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from tests.test_library_facts import _workbook
+
+    lib = window.library
+    lib.dock.toggleViewAction().trigger()
+    lib.tabs.setCurrentIndex(1)
+    facts = lib.facts
+    assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
+    assert "未识别的工作表：说明" in facts.status.text()
+    facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
+    assert facts.table.rowCount() == 2 and facts.table.item(0, 3).text() == "已过期"
+    assert "1 本已过有效期" in facts.status.text()
+    facts.kind_box.setCurrentIndex(facts.kind_box.findData("equipment"))
+    qtbot.mouseClick(facts.add_button, Qt.MouseButton.LeftButton)
+    for col, value in enumerate(("全站仪", "TS-09", "2", "良好")):
+        facts.table.item(0, col).setText(value)
+    qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
+    assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
+    assert "设备：1 条" in facts.status.text()

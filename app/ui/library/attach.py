@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDockWidget, QMenu
+from PySide6.QtWidgets import QDockWidget, QMenu, QTabWidget
 
 from app.core.outline import OutlineNode
 from app.library.reuse import adapt_text, section_text, structure_nodes
 from app.library.store import LibraryError, LibraryStore, default_library_path
 from app.ui.library.check_panel import CheckPanel
+from app.ui.library.facts_panel import FactsPanel
 from app.ui.library.library_panel import LibraryPanel
 from app.ui.library.past_sections import PastSectionsPanel
 from app.ui.outline.commands import EditFieldCommand, SetChildrenCommand
@@ -37,9 +38,14 @@ class LibraryHost:
         self.check_action: QAction | None = None
         c = window.controller
         self.panel = LibraryPanel(self.store)
+        self.facts = FactsPanel(self.store)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.panel, "历史标书")
+        self.tabs.addTab(self.facts, "企业资料")
+        self.tabs.currentChanged.connect(lambda i: self.facts.refresh() if i == 1 else None)
         self.checks = CheckPanel(lambda: c.outline, self.store, self.own_names)
         self.past = PastSectionsPanel(self.store)
-        self.dock = self._dock("资料库", "libraryStoreDock", self.panel, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs, Qt.DockWidgetArea.RightDockWidgetArea)
         self.check_dock = self._dock("查重", "checkDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past, Qt.DockWidgetArea.RightDockWidgetArea)
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)

@@ -20,7 +20,14 @@ from PySide6.QtWidgets import (
 
 from app.core.outline import Outline
 from app.documents.errors import DocumentError
-from app.library.checks import Finding, compare_with_bid, copied_passages, outline_sections, stale_names
+from app.library.checks import (
+    Finding,
+    compare_with_bid,
+    copied_passages,
+    expired_certificates_used,
+    outline_sections,
+    stale_names,
+)
 from app.library.report import write_findings_xlsx
 from app.library.store import LibraryStore
 
@@ -72,7 +79,8 @@ class CheckPanel(QWidget):
             self.summary.setText("资料库不可用，无法查重")
             return []
         sections = outline_sections(self._outline())
-        found = stale_names(sections, store, self._own()) + copied_passages(sections, store)
+        found = (stale_names(sections, store, self._own()) + expired_certificates_used(sections, store)
+                 + copied_passages(sections, store))
         self._show(found, "对照资料库")
         return found
 
