@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from app.core.similarity import normalize_text
 from app.documents.bid_reader import BidDocument, read_bid
@@ -163,3 +164,25 @@ def import_files(store: LibraryStore, paths: Sequence[Path], progress: Callable[
     if progress is not None:
         progress(len(out), len(files), "")
     return out
+
+
+def run_import_process(db_path: str, paths: list[str], use_fts: bool, queue: Any, cancel: Any) -> None:
+    """Entry point of a separate import process (the app's GUI keeps its interpreter to itself).
+
+    Sends ``("progress", done, total, name)`` while it works and ``("done", outcomes)`` at the
+    end on ``queue``; stops between files once ``cancel`` (an Event) is set.
+    """
+    from app.library.store import LibraryError
+
+    try:
+        store = LibraryStore(Path(db_path), use_fts=use_fts)
+    except LibraryError as exc:
+        queue.put(("done", [ImportOutcome(Path(db_path), "failed", message=exc.message_zh)]))
+        return
+    try:
+        outcomes = import_files(store, [Path(p) for p in paths],
+                                progress=lambda i, n, name: queue.put(("progress", i, n, name)),
+                                cancelled=cancel.is_set)
+    finally:
+        store.close()
+    queue.put(("done", outcomes))

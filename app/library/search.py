@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from app.core.similarity import char_ngrams, normalize_text
 from app.library.store import LibraryStore, StoredSection
 
-CANDIDATES = 200
+CANDIDATES = 80
+_RANK_BODY_CHARS = 600
 _MAX_GRAMS = 48
 _GENERIC = frozenset({"方案", "措施", "计划", "管理", "服务", "保障", "体系", "项目", "工作", "说明"})
 
@@ -66,25 +67,35 @@ def candidate_ids(store: LibraryStore, query: str, limit: int = CANDIDATES) -> l
 
 
 def search_sections(store: LibraryStore, query: str, limit: int = 10, *, context: str = "") -> list[SectionHit]:
-    """The best past sections for a heading ``query`` (``context``: the scoring item's criteria), best first."""
+    """The best past sections for a heading ``query`` (``context``: the scoring item's criteria), best first.
+
+    Ranking reads only titles and the start of each candidate's body; whole sections are
+    loaded for the ``limit`` kept.
+    """
     ids = candidate_ids(store, f"{query} {context}".strip())
     if not ids:
         return []
     q = char_ngrams(query)
-    ctx = char_ngrams(context) if context else frozenset()
-    hits: list[SectionHit] = []
-    for s in store.sections(ids):
-        t = char_ngrams(s.title)
+    wanted = q | (char_ngrams(context) if context else frozenset())
+    with store.lock:
+        rows = store.conn.execute(
+            f"SELECT id, title, substr(body, 1, {_RANK_BODY_CHARS}), tables != '[]' FROM sections"
+            f" WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall()
+    scored: list[tuple[float, int]] = []
+    for sid, title, body, has_tables in rows:
+        t = char_ngrams(str(title))
         title_cover = len(q & t) / len(q) if q else 0.0
         title_precision = len(q & t) / len(t) if t else 0.0
-        body_grams = char_ngrams(s.body[:3000])
-        body_cover = len((q | ctx) & body_grams) / len(q | ctx) if (q | ctx) else 0.0
+        flat = normalize_text(str(body))
+        body_cover = sum(1 for g in wanted if g in flat) / len(wanted) if wanted else 0.0
         score = 0.55 * title_cover + 0.2 * title_precision + 0.25 * body_cover
-        if not s.body.strip() and not s.tables:
+        if not str(body).strip() and not has_tables:
             score *= 0.8  # a heading with nothing under it is less useful to reuse
-        hits.append(SectionHit(s, round(score, 4)))
-    hits.sort(key=lambda h: (-h.score, h.section.id))
-    return hits[:limit]
+        scored.append((round(score, 4), int(sid)))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    top = scored[:limit]
+    by_id = {s.id: s for s in store.sections([sid for _, sid in top])}
+    return [SectionHit(by_id[sid], score) for score, sid in top if sid in by_id]
 
 
 def snippet(text: str, length: int = 80) -> str:

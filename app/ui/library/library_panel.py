@@ -7,9 +7,11 @@ the worker reports it is done.
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from queue import Empty
 from typing import Any
 
 from PySide6.QtCore import QThread, Signal
@@ -28,13 +30,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.library.bid_import import ImportOutcome, import_files
+from app.library.bid_import import ImportOutcome, run_import_process
 from app.library.search import search_sections, snippet
-from app.library.store import LibraryError, LibraryStore
+from app.library.store import LibraryStore
 
 
 class ImportWorker(QThread):
-    """Imports files into the library at ``db_path`` on its own connection.
+    """Imports files into the library at ``db_path`` in a separate process, relaying its progress.
+
+    The import runs in its own interpreter (``multiprocessing`` spawn): parsing Word files and
+    collecting their garbage never holds the GUI's interpreter lock, and it uses another core.
 
     Signals:
         progress(int, int, str): files done, files in all, the file being read.
@@ -52,17 +57,36 @@ class ImportWorker(QThread):
         self.cancel_event = threading.Event()
 
     def run(self) -> None:
-        """QThread override: import, reporting progress; stops between files when cancelled."""
+        """QThread override: start the import process and relay its messages until it ends."""
+        ctx = multiprocessing.get_context("spawn")
+        queue = ctx.Queue()
+        cancel = ctx.Event()
+        proc = ctx.Process(target=run_import_process, daemon=True,
+                           args=(str(self.db_path), [str(p) for p in self.paths], self.use_fts, queue, cancel))
         result: list[ImportOutcome] = []
+        proc.start()
         try:
-            store = LibraryStore(self.db_path, use_fts=self.use_fts)
-        except LibraryError as exc:
-            self.outcomes.emit([ImportOutcome(self.db_path, "failed", message=exc.message_zh)])
-            return
-        try:
-            result = import_files(store, self.paths, progress=self.progress.emit, cancelled=self.cancel_event.is_set)
+            while True:
+                if self.cancel_event.is_set():
+                    cancel.set()
+                try:
+                    msg = queue.get(timeout=0.1)
+                except Empty:
+                    if not proc.is_alive():
+                        break
+                    continue
+                if msg[0] == "progress":
+                    self.progress.emit(int(msg[1]), int(msg[2]), str(msg[3]))
+                elif msg[0] == "done":
+                    result = list(msg[1])
+                    break
         finally:
-            store.close()
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
+            queue.close()
+            queue.join_thread()
             self.outcomes.emit(result)
 
 
