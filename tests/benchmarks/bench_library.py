@@ -70,7 +70,7 @@ def bench_import(corpus: Path, db: Path) -> LibraryStore:
     t0 = time.perf_counter()
     outcomes = import_files(store, [corpus])
     wall = time.perf_counter() - t0
-    n_bids, n_sections = store.counts()
+    _bids, n_sections = store.counts()
     added = sum(o.status == "added" for o in outcomes)
     print(f"import: {added} bids, {n_sections} sections in {wall:.1f} s "
           f"({wall / max(1, added) * 1000:.0f} ms a bid; fts={store.fts}); db {db.stat().st_size / 1e6:.0f} MB")
