@@ -18,7 +18,7 @@ from app.library.checks import compare_with_bid, copied_passages, outline_sectio
 from app.library.report import write_findings_xlsx
 from app.library.search import search_sections
 from app.library.store import LibraryStore, fts_trigram_available
-from tests.library_fixtures import OWN_OUTLINES, make_bid, write_docx, write_pdf
+from tests.library_fixtures import OWN_OUTLINES, SHARED_OUTLINES, make_bid, outline_texts, write_docx, write_pdf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -232,4 +232,22 @@ async def test_drafting_gets_past_sections_as_reference_and_records_sources(tmp_
     assert "【参考材料" in prompt and past.sections[3].children[1].paragraphs[0][:20] in prompt
     assert state.sections["1.1"].status == "done" and state.sections["1.1"].sources == first.reference_sources
     assert state.sections["1.1"].to_section_state().sources == first.reference_sources
+    store.close()
+
+
+@pytest.mark.skipif(not SHARED_OUTLINES.is_dir(), reason="../shared/outlines not present")
+@pytest.mark.parametrize("styles", [True, False])
+def test_past_bids_built_from_real_outlines_keep_their_trees(tmp_path: Path, styles: bool) -> None:
+    """Every real outline, written as a past bid (heading styles, or numbered lines), imports with its tree intact."""
+    from app.documents.section_tree import iter_sections
+
+    store = LibraryStore(tmp_path / "lib.sqlite3")
+    texts = outline_texts()[len(OWN_OUTLINES):]
+    assert texts
+    for i, text in enumerate(texts):
+        bid = make_bid(i, text, paragraphs=1)
+        out = import_bid(store, write_docx(bid, tmp_path / f"real{i}.docx", styles=styles, table=False))
+        assert out.status == "added", out.message
+        want = [(d, s.title) for d, s in iter_sections(bid.sections)]
+        assert _tree(store, out.bid_id) == want, text.splitlines()[0]  # type: ignore[arg-type]
     store.close()

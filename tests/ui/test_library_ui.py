@@ -81,7 +81,8 @@ async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure
     c.analysis = Analysis(overview=ProjectOverview(project_name="新区智慧停车项目", buyer="新区城市管理局"))
     c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="应急预案"), OutlineNode(title="日常巡检")])])
     window.outline_view.select_path((0, 0))
-    lib.past_dock.toggleViewAction().trigger()
+    window.section_dock.show()  # opening the section editor brings the past sections beside it
+    await wait_for(lambda: lib.past_dock.isVisible())
     await wait_for(lambda: lib.past.list.count() > 0)
     hit = lib.past.selected()
     assert hit is not None and hit.section.title == "应急预案" and hit.source.startswith("历史标书：")

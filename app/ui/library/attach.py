@@ -48,6 +48,9 @@ class LibraryHost:
         self.dock = self._dock("资料库", "libraryStoreDock", self.tabs, Qt.DockWidgetArea.RightDockWidgetArea)
         self.check_dock = self._dock("查重", "checkDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past, Qt.DockWidgetArea.RightDockWidgetArea)
+        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text
+        window.splitDockWidget(window.section_dock, self.past_dock, Qt.Orientation.Vertical)
+        window.section_dock.visibilityChanged.connect(self._on_section_dock_shown)
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
         self.past_dock.visibilityChanged.connect(lambda shown: self.refresh_past() if shown else None)
         self.checks.jump_requested.connect(self._on_jump)
@@ -93,6 +96,10 @@ class LibraryHost:
         if path is None:
             return None
         return path, self.window.controller.outline.node(path)
+
+    def _on_section_dock_shown(self, shown: bool) -> None:
+        if shown and self.path.exists() and not self.past_dock.isVisible():
+            self.past_dock.show()
 
     def _on_current_changed(self, *_args: object) -> None:
         if self.past_dock.isVisible():
