@@ -88,3 +88,16 @@ def test_expired_certificate_in_the_bid_is_flagged(store: LibraryStore, tmp_path
     found = expired_certificates_used(outline_sections(bid), store)
     assert [(f.path, f.label) for f in found] == [((0,), "证书已过有效期")]
     assert load_facts(store, "equipment") == []
+
+
+def test_company_staff_named_in_a_past_bid_is_not_a_stale_name(store: LibraryStore, tmp_path: Path) -> None:
+    from app.library.bid_import import import_bid
+    from app.library.checks import stale_names
+    from tests.library_fixtures import make_bid, write_docx
+
+    past = make_bid(0)  # its project manager is 王建国, who is also on the company's staff sheet
+    import_bid(store, write_docx(past, tmp_path / "p.docx"))
+    bid = Outline([OutlineNode(title="人员", content=f"项目经理由{past.manager}担任。")])
+    assert [f.text for f in stale_names(outline_sections(bid), store)] == [past.manager]
+    save_facts(store, read_facts_xlsx(_workbook(tmp_path / "a.xlsx")).facts)
+    assert stale_names(outline_sections(bid), store) == []

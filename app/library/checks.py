@@ -48,13 +48,16 @@ def outline_sections(outline: Outline) -> list[CurrentSection]:
 
 
 def stale_names(sections: Sequence[CurrentSection], store: LibraryStore, own: Iterable[str] = ()) -> list[Finding]:
-    """Names from past bids found in this bid, except those that are this tender's own."""
+    """Names from past bids found in this bid, except this tender's own and the company's staff (企业资料)."""
+    from app.library.facts import load_facts
+
     own_norm = [normalize_text(x) for x in own if x and normalize_text(x)]
+    staff = {f.data.get("name", "").strip() for f in load_facts(store, "staff")}  # the company's own people
     bids = {b.id: b for b in store.bids()}
     wanted: dict[str, tuple[str, int]] = {}
     for bid_id, kind, value in store.names():
         v = value.strip()
-        if len(v) < _MIN_NAME.get(kind, 3):
+        if len(v) < _MIN_NAME.get(kind, 3) or (kind == "person" and v in staff):
             continue
         nv = normalize_text(v)
         if not nv or any(nv in o or (kind != "person" and o in nv) for o in own_norm):
