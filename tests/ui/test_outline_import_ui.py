@@ -109,3 +109,22 @@ async def test_import_a_docx_without_locks_and_a_bad_file(window: MainWindow, qt
     c = window.controller
     await wait_for(lambda: [ch.title for ch in c.outline.chapters] == ["技术方案", "售后服务"])
     assert not any(n.locked for _, n in c.outline.walk())
+
+
+def test_dialog_takes_the_outline_the_tender_prescribes(qtbot: Any) -> None:
+    from app.core.analysis import ScoringGroup
+
+    tender = ("第六章 投标文件格式\n三、技术部分\n投标人须按以下顺序编写技术部分：\n一、项目理解\n二、服务方案\n"
+              "（一）服务内容\n三、应急预案\n以上内容须装订成册，并加盖公章。\n")
+    dialog = OutlineImportDialog([ScoringGroup(id="R1", title="应急预案")], tender)
+    qtbot.addWidget(dialog)
+    assert dialog.tender_button.isEnabled()
+    qtbot.mouseClick(dialog.tender_button, Qt.MouseButton.LeftButton)
+    assert "招标文件规定的目录：识别到 3 章、共 4 个标题" in dialog.preview.text() and "1 章对应到评分项" in dialog.preview.text()
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+    res = dialog.result_outline
+    assert res is not None and [c.title for c in res.chapters] == ["项目理解", "服务方案", "应急预案"]
+    assert res.chapters[2].source_requirement_id == "R1"
+    empty = OutlineImportDialog([], "本项目没有规定格式。")
+    qtbot.addWidget(empty)
+    assert not empty.tender_button.isEnabled()
