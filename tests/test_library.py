@@ -18,7 +18,14 @@ from app.library.checks import compare_with_bid, copied_passages, outline_sectio
 from app.library.report import write_findings_xlsx
 from app.library.search import search_sections
 from app.library.store import LibraryStore, fts_trigram_available
-from tests.library_fixtures import OWN_OUTLINES, SHARED_OUTLINES, make_bid, outline_texts, write_docx, write_pdf
+from tests.library_fixtures import (
+    OWN_OUTLINES,
+    SHARED_OUTLINES,
+    make_bid,
+    outline_texts,
+    write_docx,
+    write_pdf,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -78,8 +78,16 @@ async def test_import_pasted_outline_replaces_after_asking_and_undoes_in_one_ste
     # a model run keeps the locked chapter with children and fills the open ones
     router = Router()
     llm_server.handler = router
-    outcome = await c.generate_outline("free")
-    assert outcome.ok, outcome.message
+    window.mode_box.setCurrentIndex(window.mode_box.findData("free"))
+    window.guidance.setText("政务服务中心运维")  # no tender is open: the user describes the project
+    window.act_generate_free.trigger()
+    await wait_for(lambda: window.findChild(QMessageBox, "regenerateOutlineBox") is not None
+                   and window.findChild(QMessageBox, "regenerateOutlineBox").isVisible())
+    box = window.findChild(QMessageBox, "regenerateOutlineBox")
+    assert "5 个标题已锁定" in box.text()
+    click_button(box, "重新生成")
+    await wait_for(lambda: c.last_outcome is not None and not c.busy_generating, timeout=30)
+    assert c.last_outcome.ok, c.last_outcome.message
     assert router.count("chapter:项目理解") == 0 and router.count("chapter:应急预案") == 1
     assert [k.title for k in c.outline.chapters[0].children] == ["项目背景", "需求分析"]
     assert len(c.outline.chapters[2].children) >= 2 and c.outline.chapters[2].title == "应急预案"
