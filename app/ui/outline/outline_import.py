@@ -191,6 +191,7 @@ async def import_outline(window: WindowHost) -> bool:
         dialog.deleteLater()
     if len(c.outline) and not await ask_replace_outline(window, len(c.outline)):
         return False
+    c.model.set_locked_top_level(False)  # the user's chapters are theirs to edit, whatever mode ran before
     c.undo_stack.push(ReplaceOutlineCommand(c.outline, res.chapters, "导入目录"))
     note = f"已导入目录：{len(res.chapters)} 章，共 {res.heading_count} 个标题"
     if res.mapped:
