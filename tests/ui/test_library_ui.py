@@ -95,7 +95,10 @@ async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure
     assert c.undo_stack.count() == before + 1
     window.act_undo.trigger()
     assert c.outline.node((0, 0)).content == ""
-    # a chapter takes a past section's sub-headings
+    # a chapter takes a past section's sub-headings (the candidates also come up beside the heading library)
+    lib.past_dock.hide()
+    window.library_dock.show()
+    await wait_for(lambda: lib.past_dock.isVisible())
     window.outline_view.select_path((0,))
     await wait_for(lambda: lib.past.list.count() > 0)
     lib.past.list.setCurrentRow(0)

@@ -51,6 +51,9 @@ class LibraryHost:
         # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text
         window.splitDockWidget(window.section_dock, self.past_dock, Qt.Orientation.Vertical)
         window.section_dock.visibilityChanged.connect(self._on_section_dock_shown)
+        heading_library = getattr(window, "library_dock", None)  # 标题库: past sections are candidates beside it
+        if isinstance(heading_library, QDockWidget):
+            heading_library.visibilityChanged.connect(self._on_section_dock_shown)
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
         self.past_dock.visibilityChanged.connect(lambda shown: self.refresh_past() if shown else None)
         self.checks.jump_requested.connect(self._on_jump)
