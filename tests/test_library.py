@@ -157,12 +157,15 @@ def test_another_bidders_file_shares_sentences_and_metadata(tmp_path: Path) -> N
     other.core_properties.author = "办公室电脑"
     other.add_heading("售后服务", level=1)
     other.add_paragraph(shared + "其他内容各不相同的一句话在这里出现。")
+    other.add_paragraph("设备按装完成后通知业主，联系电话13912345678。")
     path = tmp_path / "other.docx"
     other.save(str(path))
-    mine = _current({"售后服务": "售后服务体系完善。" + shared})
+    mine = _current({"售后服务": "售后服务体系完善。" + shared, "联系方式": "服务热线13912345678，设备按装由专人负责。"})
     found = compare_with_bid(outline_sections(mine), read_bid(path), {"author": "办公室电脑"})
     kinds = {f.kind for f in found}
-    assert kinds == {"shared_sentence", "metadata"}
+    assert kinds == {"shared_sentence", "metadata", "shared_contact", "shared_typo"}
+    assert {(f.kind, f.text, f.path) for f in found if f.kind in ("shared_contact", "shared_typo")} == {
+        ("shared_contact", "13912345678", (1,)), ("shared_typo", "按装", (1,))}
     assert compare_with_bid(outline_sections(_current({"售后服务": "完全不同的内容写在这里，没有任何相同的句子出现。"})),
                             read_bid(path), {"author": "另一台电脑"}) == []
 

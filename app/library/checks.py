@@ -6,12 +6,14 @@ jump-to, a label for the user, the drafted text. Three checks:
 * :func:`stale_names` — past bids' project names, clients, places, dates and people that
   appear in this bid but are not this tender's own (a classic reason for 废标);
 * :func:`copied_passages` — runs of sentences identical to a past bid's (sentence hashes);
-* :func:`compare_with_bid` — another bidder's file: shared sentences and identical
-  document properties (author, last editor, creation time).
+* :func:`compare_with_bid` — another bidder's file: shared sentences, identical document
+  properties (author, last editor, creation time), the same people, phone numbers or e-mail
+  addresses, and the same misspellings from a list of frequent ones.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -24,6 +26,11 @@ from app.library.store import LibraryStore
 Path = tuple[int, ...]
 CurrentSection = tuple[Path, str, str]  # outline path, label shown to the user, text
 MIN_PASSAGE_CHARS = 50
+#: Frequent wrong forms in Chinese bid writing; the same one in two bidders' files is a 围标 signal.
+COMMON_MISSPELLINGS = ("按装", "布署", "既时", "既使", "拔打", "保正", "峻工", "工做", "质理", "辨理", "检察维修",
+                       "再接再励", "迫不急待", "一愁莫展", "默守成规", "穿流不息", "甘败下风", "走头无路", "安祥",
+                       "重迭", "松驰", "座落")
+_CONTACT = re.compile(r"(?<!\d)(1[3-9]\d{9}|0\d{2,3}-?\d{7,8})(?!\d)|[\w.+-]+@[\w-]+\.[\w.]+")
 _KIND_LABEL = {"project": "其他项目名称", "client": "其他招标人/采购人", "place": "其他项目地点", "date": "其他项目日期",
                "person": "其他项目人员"}
 _MIN_NAME = {"project": 6, "client": 4, "place": 3, "date": 8, "person": 2}
@@ -129,10 +136,28 @@ def compare_with_bid(sections: Sequence[CurrentSection], other: BidDocument,
         if a and a == b:
             out.append(Finding("metadata", "文档属性相同", f"{name}：{a}", "文档属性", None, label,
                                "两份文件的文档属性相同，可能出自同一台电脑或同一人"))
-    people = set(extract_people("\n".join(t for _, _, t in sections))) & set(extract_people(other.full_text()))
+    mine_text = "\n".join(t for _, _, t in sections)
+    their_text = other.full_text()
+    people = set(extract_people(mine_text)) & set(extract_people(their_text))
     for p in sorted(people):
         out.append(Finding("shared_person", "相同的人员", p, "全文", None, label, "两份文件列出了同一人员"))
+    contacts = {m.group(0) for m in _CONTACT.finditer(mine_text)} & {m.group(0) for m in _CONTACT.finditer(their_text)}
+    for c in sorted(contacts):
+        out.append(Finding("shared_contact", "相同的联系方式", c, _where(sections, c), _path(sections, c), label,
+                           "两份文件留有同一电话或邮箱"))
+    for typo in COMMON_MISSPELLINGS:
+        if typo in mine_text and typo in their_text:
+            out.append(Finding("shared_typo", "相同的错别字", typo, _where(sections, typo), _path(sections, typo), label,
+                               "两份文件出现同样的错别字"))
     return out
+
+
+def _where(sections: Sequence[CurrentSection], text: str) -> str:
+    return next((w for _, w, t in sections if text in t), "全文")
+
+
+def _path(sections: Sequence[CurrentSection], text: str) -> Path | None:
+    return next((p for p, _, t in sections if text in t), None)
 
 
 def expired_certificates_used(sections: Sequence[CurrentSection], store: LibraryStore) -> list[Finding]:
