@@ -23,7 +23,8 @@ Path = tuple[int, ...]
 #: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
 EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
                    "scoring_refs", "origin")
-_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id"))
+#: ``locked`` is the user's: a model never writes it (it is not in the wire schemas either).
+_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked"))
 #: Who wrote a heading: the model, code from the tender's own text, code from the heading
 #: library, code from a generic template, or the user. None: not recorded (older projects).
 Origin = Literal["model", "tender", "library", "template", "user"]
@@ -43,6 +44,7 @@ class OutlineNode(BaseModel):
     children: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_children)
     origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户）")
     content: str = Field(default="", description="正文")
+    locked: bool = Field(default=False, description="用户锁定：生成目录时保留本标题及其已有下级，只补全其余部分")
 
     @classmethod
     def from_checked(cls, data: dict[str, Any]) -> OutlineNode:
@@ -75,7 +77,8 @@ class OutlineNode(BaseModel):
 
 
 _NODE_DEFAULTS: dict[str, Any] = {"id": "", "description": "", "source_requirement_id": None,
-                                  "source_requirement_title": None, "origin": None, "content": ""}
+                                  "source_requirement_title": None, "origin": None, "content": "",
+                                  "locked": False}
 
 
 class OutlineDocument(BaseModel):

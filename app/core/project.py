@@ -116,6 +116,7 @@ class SectionState(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     partial_text: str = Field(default="", description="未写完（排队或中断）时已写出的部分正文，用于续写")
+    sources: list[str] = Field(default_factory=list, description="撰写时参考的历史标书段落（来源）")
 
 
 class RunRecord(BaseModel):

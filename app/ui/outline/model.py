@@ -247,7 +247,7 @@ class OutlineItemModel(QAbstractItemModel):
         if role == _DECORATION:
             if col != COL_TITLE:
                 return None
-            return lock_icon() if locked else text_icon() if node.content.strip() else None
+            return lock_icon() if locked or node.locked else text_icon() if node.content.strip() else None
         if role == _BACKGROUND:
             return _LOCKED_BG if locked else None
         if role == _FOREGROUND:
@@ -260,6 +260,8 @@ class OutlineItemModel(QAbstractItemModel):
                 parts.append(f"已写正文 {len(node.content.strip())} 字")
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
+            elif node.locked:
+                parts.append("（您的目录：已锁定，生成目录时原样保留）")
             return "\n".join(parts)
         if role == PathRole:
             return self.path_for_index(index)

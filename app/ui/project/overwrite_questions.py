@@ -25,15 +25,21 @@ from app.ui.widgets.async_dialog import run_dialog
 RegenerateChoice = Literal["keep", "replace", "cancel"]
 
 
-async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int) -> RegenerateChoice:
-    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel."""
+async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int, locked: int = 0) -> RegenerateChoice:
+    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel.
+
+    ``locked``: headings the user locked (their imported outline); those stay whatever happens.
+    """
     box = QMessageBox(parent)
     box.setObjectName("regenerateOutlineBox")
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("重新生成目录")
     text = f"当前目录有 {headings} 个标题"
     text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。"
-    box.setText(text + "重新生成会替换整个目录。")
+    if locked:
+        box.setText(text + f"其中 {locked} 个标题已锁定（您的目录），生成时原样保留，只补全其余部分。")
+    else:
+        box.setText(text + "重新生成会替换整个目录。")
     box.setInformativeText("可以保留标题不变的小节的正文；其余内容可用“编辑 → 撤销”（Ctrl+Z）一步找回。")
     keep = box.addButton("重新生成，保留已写正文", QMessageBox.ButtonRole.AcceptRole) if drafted else None
     replace = box.addButton("重新生成", QMessageBox.ButtonRole.DestructiveRole)

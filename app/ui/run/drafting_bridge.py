@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from app.core.drafting_state import DraftingState, SectionDraft
     from app.core.outline import Outline
     from app.core.project import Project, SectionState
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
     from app.pipeline.drafting.engine import DraftingEngine, RewriteResult
 
@@ -98,6 +99,7 @@ class DraftingBridge(QObject):
         self._runs: RunTracker = runs or controller
         self._engine: DraftingEngine | None = None
         self._restored: DraftingState | None = None  # loaded with a project, before any engine exists
+        self.library: LibraryStore | None = None  # the user's 资料库: past sections become reference material
 
     # ------------------------------------------------------------------ engine
     def engine(self) -> DraftingEngine:
@@ -148,7 +150,8 @@ class DraftingBridge(QObject):
         paths = None
         if keys is not None:
             paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
-        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance)
+        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance,
+                                    library=self.library)
         engine = self.engine()
         await self._runs.prepare_client(engine.client)
         self._runs.begin_run(f"正在撰写正文（{len(requests)} 节）……", kind="draft",
@@ -194,7 +197,7 @@ class DraftingBridge(QObject):
             return self.state
         keys = set(resumable) | set(failed)
         paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
-        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths)
+        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, library=self.library)
         engine = self.engine()
         await self._runs.prepare_client(engine.client)
         self._runs.begin_run(f"正在继续撰写未完成的正文（{len(requests)} 节）……", kind="draft", mode="resume")

@@ -113,7 +113,8 @@ class GenerationActionsMixin(_Base):
                 return
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
-            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)))
+            locked = sum(1 for _, n in c.outline.walk() if n.locked)
+            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)), locked)
             if choice == "cancel":
                 return
             keep = choice == "keep"

@@ -81,6 +81,12 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.export.response_tables import attach_response_tables
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
+        from app.ui.outline.outline_import import attach_outline_import
+
+        self.act_import_outline = attach_outline_import(self)  # 文件 → 导入目录…
+        from app.ui.library.attach import attach_library
+
+        self.library = attach_library(self)  # 资料库, 历史标书, 查重
         self._connect(log_handler)
         self._layout_restored = self._restore_layout()
         if not self._layout_restored:
@@ -416,6 +422,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         shutdown = getattr(self.document_pane, "shutdown", None)
         if shutdown is not None:
             shutdown()
+        self.library.shutdown()
         autosaver = getattr(self, "autosaver", None)
         if autosaver is not None:
             autosaver.close()
