@@ -34,7 +34,7 @@ from app.export.anonymity import (
     strip_identifying_metadata,
     weak_message,
 )
-from app.export.block_writer import BlockWriter
+from app.export.block_writer import BlockWriter, BodyAppender
 from app.export.cover import write_cover
 from app.export.fields import (
     BODY_START_BOOKMARK,
@@ -47,6 +47,7 @@ from app.export.fields import (
     enable_update_fields_on_open,
     restart_page_numbering,
 )
+from app.export.figure_writer import FigureWriter
 from app.export.layout_pass import HeadingMark, LayoutError, find_soffice, lay_out
 from app.export.markdown_blocks import parse_blocks, xml_safe
 from app.export.numbering import numbered_title
@@ -115,6 +116,7 @@ class _Built:
     headings: list[_Heading]
     first_text: str
     warnings: list[str]
+    notes: list[str]
 
 
 def select_chapters(
@@ -235,23 +237,33 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
     if front and not options.page_break_before_chapters:
         doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
 
-    first_heading = _write_body(doc, headings, preset, options)
+    figures = _figure_writer(doc, body_section)
+    first_heading = _write_body(doc, headings, preset, options, figures)
     start = front[0] if front else first_heading
     first_text = start.text if start is not None else ""
     if start is not None:
         bookmark_paragraph(start, BODY_START_BOOKMARK, len(headings) + 1)
     write_properties(doc, meta, preset.anonymous)
-    warnings: list[str] = []
+    warnings: list[str] = list(figures.warnings)
     if preset.anonymous:
-        warnings = _check_anonymous(doc, meta)
+        warnings += _check_anonymous(doc, meta)
         strip_identifying_metadata(doc)
-    return _Built(doc, fields, headings, first_text, warnings)
+    return _Built(doc, fields, headings, first_text, warnings, list(figures.notes))
+
+
+def _figure_writer(doc: Document, section: Section) -> FigureWriter:
+    """A figure writer sized to the body section's text area."""
+    width = int(section.page_width or 0) - int(section.left_margin or 0) - int(section.right_margin or 0) \
+        - int(section.gutter or 0)
+    height = int(section.page_height or 0) - int(section.top_margin or 0) - int(section.bottom_margin or 0)
+    return FigureWriter(doc, BodyAppender(doc), max(width, 1), max(height, 1))
 
 
 def _write_body(
-    doc: Document, headings: list[_Heading], preset: ExportPreset, options: ExportOptions
+    doc: Document, headings: list[_Heading], preset: ExportPreset, options: ExportOptions,
+    figures: FigureWriter,
 ) -> Paragraph | None:
-    """Headings (bookmarked), guidance and section text; returns the first heading's paragraph."""
+    """Headings (bookmarked), guidance, section text and figures; returns the first heading's paragraph."""
     styles = doc.styles
     heading_styles = [styles[f"Heading {level}"].style_id for level in range(1, _MAX_STYLE_LEVEL + 1)]
     guidance_style = styles[GUIDANCE].style_id
@@ -267,6 +279,8 @@ def _write_body(
             writer.body.paragraph(guidance_style, xml_safe(f"{GUIDANCE_PREFIX}{description}"))
         if h.node.content.strip():
             writer.write(parse_blocks(h.node.content))
+        if h.node.figures:
+            figures.write(h.node.figures, h.path[0] + 1)
     return first
 
 
@@ -334,7 +348,7 @@ def export_bid(
     options = options or ExportOptions()
     target = _target_path(path)
     built = _build(source, meta, options, analysis, breakdown)
-    notes: list[str] = []
+    notes: list[str] = list(built.notes)
     laid_out = False
     body_pages: int | None = None
     seconds: float | None = None
