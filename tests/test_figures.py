@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 from PIL import Image
@@ -21,6 +22,7 @@ from app.core.figures import (
     to_rows,
 )
 from app.core.outline import OutlineDocument, OutlineNode
+from app.core.project import Project, load_project, save_project
 from app.export.figures.fonts import FALLBACK_FAMILY, cjk_font, find_cjk_font
 from app.export.figures.render import clear_cache, render_png, render_svg
 from tests.figure_samples import flow_figure, gantt_figure, org_figure
@@ -121,3 +123,25 @@ def test_figures_live_on_nodes_but_never_in_the_model_schema() -> None:
     assert back.outline[0].figures == node.figures
     assert "figures" not in json.dumps(OutlineDocument.model_json_schema())
     assert "figures" not in OutlineNode(title="空").model_dump(mode="json")  # files without figures unchanged
+
+
+def test_figures_survive_save_and_load_and_a_v2_file_still_opens(tmp_path: Path) -> None:
+    chapters = [OutlineNode(title="组织机构", children=[OutlineNode(title="人员", figures=[org_figure(10)])]),
+                OutlineNode(title="进度计划", figures=[gantt_figure(8), flow_figure(5)])]
+    project = Project(outline=OutlineDocument(outline=chapters))
+    path = tmp_path / "bid.bidproj"
+    save_project(project, path)
+    loaded = load_project(path)
+    assert loaded.format_version == 3
+    assert loaded.outline.outline[0].children[0].figures == chapters[0].children[0].figures
+    assert [f.kind for f in loaded.outline.outline[1].figures] == ["gantt", "flow"]
+    data = json.loads(path.read_text("utf-8"))
+    data["format_version"] = 2
+    for chapter in data["outline"]["outline"]:
+        chapter.pop("figures", None)
+        for child in chapter["children"]:
+            child.pop("figures", None)
+    old = tmp_path / "old.bidproj"
+    old.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    migrated = load_project(old)
+    assert migrated.migrated_from == 2 and migrated.outline.outline[1].figures == []

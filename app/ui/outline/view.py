@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QInputDialog, QMen
 
 from app.core.limits import STORED
 from app.core.outline import OutlineNode, Path
+from app.ui.figures.section_figures import figure_menu
 from app.ui.outline.commands import (
     InsertNodeCommand,
     MoveNodeCommand,
@@ -378,6 +379,9 @@ class OutlineView(QTreeView):
                 menu.addAction(a[name])
         if idx.isValid():
             node = self.outline_model.node_for_index(idx)
+            menu.addSeparator()
+            menu.addMenu(figure_menu(self.outline_model.outline, self.undo_stack, self.outline_model.path_for_index(idx),
+                                     self, enabled=not self.outline_model.read_only))
             if node.source_requirement_id:
                 menu.addSeparator()
                 rid = node.source_requirement_id
