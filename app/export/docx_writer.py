@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -56,6 +56,18 @@ from app.export.presets import ExportPreset, get_preset
 from app.export.properties import write_properties
 from app.export.response_tables import SectionRef, write_deviation_table, write_index_table
 from app.export.styles import GUIDANCE, apply_preset_styles
+from app.export.template import (
+    clear_body,
+    fill_cover,
+    has_cover,
+    heading_style_ids,
+    load_template,
+    numbered_by_style,
+    resolve_headings,
+    restore_styles,
+    section_has_content,
+    snapshot_styles,
+)
 
 if TYPE_CHECKING:
     from docx.document import Document
@@ -203,21 +215,31 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
     meta = _clean_meta(meta)
     preset = get_preset(options.preset)
     chapters = source.chapters if isinstance(source, Outline) else list(source)
-    headings = _headings(select_chapters(chapters, options.chapters), options)
-
-    doc = docx.Document()
+    notes: list[str] = []
     fields = PageFields()
-    apply_preset_styles(doc, preset, options.page_break_before_chapters)
+    if options.template:
+        doc, heading_ids, cover_kept, options = _from_template(options, meta, preset, notes)
+    else:
+        doc = docx.Document()
+        apply_preset_styles(doc, preset, options.page_break_before_chapters)
+        _apply_page_setup(doc.sections[0], preset)
+        heading_ids = [doc.styles[f"Heading {level}"].style_id for level in range(1, _MAX_STYLE_LEVEL + 1)]
+        cover_kept = False
+    headings = _headings(select_chapters(chapters, options.chapters), options)
     enable_update_fields_on_open(doc)
-    _apply_page_setup(doc.sections[0], preset)
 
-    if options.include_cover:
+    if cover_kept:
+        doc.add_section(WD_SECTION.NEW_PAGE)
+    elif options.include_cover:
         write_cover(doc, meta, preset, PROJECT_PLACEHOLDER)
         doc.add_section(WD_SECTION.NEW_PAGE)
     body_section = doc.sections[-1]
     restart_page_numbering(body_section, 1)
-    add_page_number_footer(body_section, fields, after_cover=options.include_cover)
-    if preset.show_header:
+    keep_footer = bool(options.template) and section_has_content(list(body_section.footer.paragraphs))
+    keep_header = bool(options.template) and section_has_content(list(body_section.header.paragraphs))
+    if not keep_footer:
+        add_page_number_footer(body_section, fields, after_cover=options.include_cover)
+    if preset.show_header and not keep_header:
         project = meta.project_name.strip() or PROJECT_PLACEHOLDER
         add_header_text(body_section, f"{project}　{meta.document_title}")
 
@@ -238,7 +260,7 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
         doc.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
 
     figures = _figure_writer(doc, body_section)
-    first_heading = _write_body(doc, headings, preset, options, figures)
+    first_heading = _write_body(doc, headings, preset, options, figures, heading_ids)
     start = front[0] if front else first_heading
     first_text = start.text if start is not None else ""
     if start is not None:
@@ -248,7 +270,31 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
     if preset.anonymous:
         warnings += _check_anonymous(doc, meta)
         strip_identifying_metadata(doc)
-    return _Built(doc, fields, headings, first_text, warnings, list(figures.notes))
+    return _Built(doc, fields, headings, first_text, warnings, notes + list(figures.notes))
+
+
+def _from_template(options: ExportOptions, meta: ExportMeta, preset: ExportPreset,
+                   notes: list[str]) -> tuple[Document, list[str], bool, ExportOptions]:
+    """The office's template as the document: its styles kept, the preset's added where missing.
+
+    Returns the document, the heading style ids per level, whether its cover was kept, and the
+    options (numbering off when the template's heading styles number themselves).
+    """
+    assert options.template is not None
+    doc = load_template(options.template)
+    names = resolve_headings(doc, options.template_headings)
+    if numbered_by_style(doc, names) and options.numbering != "none":
+        options = replace(options, numbering="none")
+        notes.append("模板的标题样式自带编号，导出时不再另写标题编号")
+    cover_kept = options.include_cover and has_cover(doc)
+    if cover_kept:
+        fill_cover(doc, meta, preset.anonymous)
+    else:
+        clear_body(doc)
+    snapshot = snapshot_styles(doc)
+    apply_preset_styles(doc, preset, options.page_break_before_chapters)
+    restore_styles(doc, snapshot)
+    return doc, heading_style_ids(doc, names), cover_kept, options
 
 
 def _figure_writer(doc: Document, section: Section) -> FigureWriter:
@@ -261,17 +307,18 @@ def _figure_writer(doc: Document, section: Section) -> FigureWriter:
 
 def _write_body(
     doc: Document, headings: list[_Heading], preset: ExportPreset, options: ExportOptions,
-    figures: FigureWriter,
+    figures: FigureWriter, heading_styles: list[str],
 ) -> Paragraph | None:
     """Headings (bookmarked), guidance, section text and figures; returns the first heading's paragraph."""
-    styles = doc.styles
-    heading_styles = [styles[f"Heading {level}"].style_id for level in range(1, _MAX_STYLE_LEVEL + 1)]
-    guidance_style = styles[GUIDANCE].style_id
+    guidance_style = doc.styles[GUIDANCE].style_id
+    break_chapters = bool(options.template) and options.page_break_before_chapters
     writer = BlockWriter(doc, preset)
     first: Paragraph | None = None
     for bookmark_id, h in enumerate(headings, start=1):
         style = heading_styles[min(len(h.path), _MAX_STYLE_LEVEL) - 1]
         paragraph = writer.body.paragraph(style, h.text)
+        if break_chapters and len(h.path) == 1:
+            paragraph.paragraph_format.page_break_before = True
         first = first or paragraph
         bookmark_paragraph(paragraph, h.bookmark, bookmark_id)
         description = h.node.description.strip()

@@ -61,6 +61,7 @@ class ExportOptions:
     ``index_table`` / ``deviation_table`` add the 评分索引表 / 技术偏离表 after the TOC (they
     need the analysis / breakdown). ``layout_pass`` lays the file out with LibreOffice, when
     installed, to write real page numbers into the TOC, the tables and the footer total.
+    ``template`` exports into the office's own Word template (:mod:`app.export.template`).
     """
 
     preset: str = "标准投标版"
@@ -74,3 +75,7 @@ class ExportOptions:
     index_table: bool = False
     deviation_table: bool = False
     layout_pass: bool = False
+    #: The office's Word template (.docx/.dotx) to export into; None: the preset's own document.
+    template: str | None = None
+    #: Template style names for heading levels 1…4 when its names are not the usual ones.
+    template_headings: tuple[str, ...] | None = None
