@@ -46,6 +46,7 @@ from app.core.input_limits import (
     read_regular_file,
     size_text,
 )
+from app.core.length_budget import LengthBudget
 from app.core.outline import OutlineDocument, OutlineNode
 
 FORMAT_NAME = "bidstudio-project"
@@ -158,6 +159,7 @@ class Project(BaseModel):
     outline: OutlineDocument = Field(default_factory=OutlineDocument)
     sections: dict[str, SectionState] = Field(default_factory=dict, description="按目录编号记录的撰写状态")
     runs: list[RunRecord] = Field(default_factory=list)
+    length_budget: LengthBudget | None = Field(default=None, description="篇幅预算（全书目标与各章分配）")
     #: Set by :func:`load_project` when the file was upgraded from an older format; not saved.
     migrated_from: int | None = Field(default=None, exclude=True)
 

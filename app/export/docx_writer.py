@@ -25,6 +25,7 @@ from docx.enum.text import WD_BREAK
 from docx.shared import Cm, Twips
 
 from app.core.atomic_file import AtomicWriteError, atomic_write_bytes
+from app.core.length_budget import PageLine, chapter_budgets, chapter_page_counts, chapter_points, page_report
 from app.core.outline import Outline, OutlineNode
 from app.core.response_map import deviation_entries, index_entries
 from app.export.anonymity import (
@@ -109,6 +110,8 @@ class ExportReport:
     layout_seconds: float | None = None
     notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+    #: After layout: (chapter title, pages, budgeted pages or None) for each exported chapter.
+    chapter_pages: tuple[tuple[str, int, float | None], ...] = ()
 
     def summary_zh(self) -> str:
         """One or two sentences for the status bar or a message box."""
@@ -396,6 +399,7 @@ def export_bid(
     target = _target_path(path)
     built = _build(source, meta, options, analysis, breakdown)
     notes: list[str] = list(built.notes)
+    chapter_pages: list[tuple[str, int, float | None]] = []
     laid_out = False
     body_pages: int | None = None
     seconds: float | None = None
@@ -414,8 +418,41 @@ def export_bid(
                 missing = built.fields.fill(layout.pages, layout.body_pages)
                 if missing:
                     notes.append(f"有 {len(set(missing))} 处页码未能定位，打开时请更新域")
+                chapter_pages = _chapter_pages(built, layout.pages, layout.body_pages, options, analysis)
+                _budget_notes(chapter_pages, layout.body_pages, options, notes, built.warnings)
+    budget = options.length_budget
+    if budget is not None and budget.page_limit and not laid_out:
+        notes.append(f"未经排版，无法核对招标文件规定的 {budget.page_limit} 页上限，请在 Word 中查看总页数")
     save_atomically(built.doc, target)
-    return ExportReport(target, laid_out, body_pages, seconds, tuple(notes), tuple(built.warnings))
+    return ExportReport(target, laid_out, body_pages, seconds, tuple(notes), tuple(built.warnings),
+                        tuple(chapter_pages))
+
+
+def _chapter_pages(built: _Built, pages: dict[str, int], body_pages: int, options: ExportOptions,
+                   analysis: Analysis | None) -> list[tuple[str, int, float | None]]:
+    """Pages per exported chapter from where each starts, with its budgeted pages when a budget is set."""
+    tops = [h for h in built.headings if len(h.path) == 1 and h.bookmark in pages]
+    counts = chapter_page_counts([pages[h.bookmark] for h in tops], body_pages)
+    budget = options.length_budget
+    planned: list[float | None] = [None] * len(tops)
+    if budget is not None:
+        nodes = [h.node for h in tops]
+        shares = chapter_budgets(budget, nodes, chapter_points(nodes, analysis))
+        planned = [budget.pages(s.amount) for s in shares]
+    return [(h.node.title, n, p) for h, n, p in zip(tops, counts, planned, strict=True)]
+
+
+def _budget_notes(chapter_pages: list[tuple[str, int, float | None]], body_pages: int, options: ExportOptions,
+                  notes: list[str], warnings: list[str]) -> None:
+    """The page report against the budget: an exceeded page limit is a warning, the rest notes."""
+    budget = options.length_budget
+    if budget is None:
+        return
+    lines = [PageLine(title, n, planned) for title, n, planned in chapter_pages]
+    report = page_report(lines, body_pages, budget.page_limit)
+    if budget.page_limit and body_pages > budget.page_limit:
+        warnings.append(report.pop(0))
+    notes.extend(report)
 
 
 def _lay_out(built: _Built, soffice: str, profile: Path | None) -> Any:

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from app.core.length_budget import LengthBudget
 
 #: Heading number schemes: 第一章/1.1/1.1.1, 一、/（一）/1., or no numbers at all.
 NumberingScheme = Literal["chapter", "chinese", "none"]
@@ -79,3 +82,5 @@ class ExportOptions:
     template: str | None = None
     #: Template style names for heading levels 1…4 when its names are not the usual ones.
     template_headings: tuple[str, ...] | None = None
+    #: The project's length budget: after the layout pass, pages per chapter are compared with it.
+    length_budget: LengthBudget | None = None

@@ -37,6 +37,7 @@ from app.ui.outline.model import OutlineItemModel
 from app.ui.run.drafting_bridge import DraftingBridge
 
 if TYPE_CHECKING:
+    from app.core.length_budget import LengthBudget
     from app.documents.model import TenderDocument
     from app.llm.client.llm_client import LLMClient
     from app.ui.shell.errors import ErrorReporter
@@ -156,6 +157,11 @@ class AppController(QObject):
     @analysis.setter
     def analysis(self, analysis: Analysis) -> None:
         self.session.analysis = analysis
+
+    @property
+    def length_budget(self) -> LengthBudget | None:
+        """The project's length budget (None: not set)."""
+        return self.session.length_budget
 
     @property
     def breakdown(self) -> Breakdown | None:
