@@ -125,6 +125,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
         self.act_cancel.setEnabled(False)
         self.act_settings = self._act("模型设置…", self.open_settings)
+        self.act_budget = self._act("篇幅预算…", self.open_length_budget,
+                                    tip="设定技术标的目标页数或字数，按分值分配到各章，撰写时按此控制篇幅")
         self.act_about = self._act("关于标书工坊", self.show_about)
 
     def _build_menus(self) -> None:
@@ -151,7 +153,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned,
                       self.outline_view.actions_by_name["regenerate"]])
         g.addSeparator()
-        g.addActions([self.act_draft_current, self.act_draft_all, self.act_resume_drafts])
+        g.addActions([self.act_draft_current, self.act_draft_all, self.act_resume_drafts, self.act_budget])
         g.addSeparator()
         g.addAction(self.act_cancel)
         s = mb.addMenu("设置(&S)")
@@ -357,6 +359,12 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             opener()
         else:
             self.statusBar().showMessage("模型设置不可用", 5000)
+
+    def open_length_budget(self) -> None:
+        """Open the 篇幅预算 dialog (non-blocking)."""
+        from app.ui.export.budget_dialog import open_budget_dialog
+
+        self.budget_dialog = open_budget_dialog(self)
 
     def show_about(self) -> None:
         """Help → About, with the AGPL licence notice."""
