@@ -53,12 +53,16 @@ def wrap(text: str, cells: int, max_lines: int = 3) -> str:
     """Wrap ``text`` to lines of at most ``cells`` half-width cells; longer text ends with ``…``."""
     lines: list[str] = []
     for part in text.split("\n"):
-        if text_width(part) <= cells:
+        width = text_width(part)
+        if width <= cells:
             lines.append(part)
             continue
+        # balanced: n lines of about equal width, never a lone character on the last one
+        n = -(-width // cells)
+        cells_here = min(cells, -(-width // n) + 1)
         line = ""
         for ch in part:
-            if text_width(line + ch) > cells:
+            if text_width(line + ch) > cells_here:
                 lines.append(line)
                 line = ""
             line += ch

@@ -24,7 +24,7 @@ DIAMOND_H: Final = 0.8
 GAP: Final = 0.42
 LANE: Final = 0.22
 MARGIN: Final = 0.2
-_WRAP_CELLS: Final = 26
+_WRAP_CELLS: Final = 30
 
 
 def _links(chart: Flowchart) -> list[tuple[int, int, str]]:
@@ -39,8 +39,13 @@ def _links(chart: Flowchart) -> list[tuple[int, int, str]]:
     return out
 
 
-def _height(step: FlowStep) -> float:
-    return DIAMOND_H if step.shape == "decision" else BOX_H
+#: Above this many steps the chart is drawn tighter, so it still reads when shrunk to a page.
+COMPACT_AFTER: Final = 10
+_COMPACT: Final = 0.72
+
+
+def _height(step: FlowStep, scale: float = 1.0) -> float:
+    return (DIAMOND_H if step.shape == "decision" else BOX_H) * scale
 
 
 def _half_width(step: FlowStep) -> float:
@@ -52,19 +57,20 @@ def draw_flowchart(chart: Flowchart) -> MplFigure:
     check_figure(Figure(title="流程图", data=chart))
     steps = chart.steps
     links = _links(chart)
+    scale = _COMPACT if len(steps) > COMPACT_AFTER else 1.0
     ys: list[float] = []
     y = 0.0
     for step in steps:
-        y -= _height(step) / 2
+        y -= _height(step, scale) / 2
         ys.append(y)
-        y -= _height(step) / 2 + GAP
+        y -= _height(step, scale) / 2 + GAP * scale
     side = [(a, b, label) for a, b, label in links if b != a + 1]
     right = [lk for lk in side if lk[1] <= lk[0]]
     left = [lk for lk in side if lk[1] > lk[0]]
     half = max(DIAMOND_W, BOX_W) / 2
     span_r = half + LANE * (len(right) + 1)
     span_l = half + LANE * (len(left) + 1)
-    bottom = y + GAP
+    bottom = y + GAP * scale
     width = span_l + span_r + 2 * MARGIN
     height = -bottom + 2 * MARGIN
     fig, ax = new_drawing(width, height)
@@ -73,13 +79,13 @@ def draw_flowchart(chart: Flowchart) -> MplFigure:
     for i, step in enumerate(steps):
         label = wrap(step.text, _WRAP_CELLS if step.shape != "decision" else 18, 2)
         if step.shape == "decision":
-            diamond(ax, 0.0, ys[i], DIAMOND_W, DIAMOND_H, label)
+            diamond(ax, 0.0, ys[i], DIAMOND_W, _height(step, scale), label)
         else:
-            box(ax, 0.0, ys[i], BOX_W, BOX_H, label, rounded=step.shape in ("start", "end"))
+            box(ax, 0.0, ys[i], BOX_W, _height(step, scale), label, rounded=step.shape in ("start", "end"))
     for a, b, label in links:
         if b == a + 1:
-            start = (0.0, ys[a] - _height(steps[a]) / 2)
-            polyline(ax, [start, (0.0, ys[b] + _height(steps[b]) / 2)], arrow=True)
+            start = (0.0, ys[a] - _height(steps[a], scale) / 2)
+            polyline(ax, [start, (0.0, ys[b] + _height(steps[b], scale) / 2)], arrow=True)
             _label(ax, label, start[0] + 0.06, start[1] - 0.12, "left")
     _route(ax, steps, ys, right, 1.0)
     _route(ax, steps, ys, left, -1.0)
