@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 FIGURE_STYLE: Final = "图片"
 CAPTION_STYLE: Final = "题注"
 _EMU_PER_IN: Final = 914400
-#: Room kept for the caption and the paragraph spacing below a picture.
-_CAPTION_ROOM_EMU: Final = int(1.6 * _EMU_PER_IN / 2.54 * 1.0)
+#: Room kept on the page for a heading above the picture and the caption below it, so the
+#: caption never lands alone on the next page.
+_CAPTION_ROOM_EMU: Final = int(4.5 * _EMU_PER_IN / 2.54)
 
 
 def caption_text(chapter: int, number: int, title: str) -> str:

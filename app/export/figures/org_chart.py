@@ -97,7 +97,7 @@ def _draw(ax: Axes, node: _Node, is_root: bool) -> None:
         polyline(ax, [(rail, node.y - BOX_H / 2), (rail, last.y)])
         for kid in node.children:
             polyline(ax, [(rail, kid.y), (kid.x - (BOX_W - 2 * STACK_INDENT) / 2, kid.y)])
-            box(ax, kid.x, kid.y, BOX_W - 2 * STACK_INDENT, BOX_H * 0.85, wrap(kid.label, _WRAP_CELLS - 2, 2))
+            box(ax, kid.x, kid.y, BOX_W - 2 * STACK_INDENT, BOX_H * 0.85, wrap(kid.label, _WRAP_CELLS, 2))
         return
     mid = node.y - LEVEL / 2
     polyline(ax, [(node.x, node.y - BOX_H / 2), (node.x, mid)])
