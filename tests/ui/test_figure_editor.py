@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtGui import QUndoStack
 from PySide6.QtWidgets import QDialogButtonBox, QMenu
 
@@ -13,7 +16,13 @@ from app.core.outline import Outline, OutlineNode
 from app.ui.figures.editor import FigureEditorDialog
 from app.ui.figures.section_figures import figure_menu, open_editor
 from app.ui.outline.model import OutlineItemModel
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
 from tests.figure_samples import org_figure
+from tests.openai_server import OpenAIServer
+from tests.ui.conftest import make_client_factory
+from tests.ui.ui_helpers import close_window, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")  # dialogs offscreen
 
@@ -106,3 +115,38 @@ def test_edit_existing_figure_keeps_its_id_and_menu_deletes_it(qtbot: Any) -> No
     assert outline.node((0,)).figures == [] and "〔图" not in model.data(model.index(0, 0))
     stack.undo()
     assert outline.node((0,)).figures == [edited]
+
+
+async def test_model_proposal_fills_the_table_through_the_window(qapp: Any, qtbot: Any, tmp_path: Path,
+                                                                 llm_server: OpenAIServer, reporter: ErrorReporter) -> None:
+    qapp.setQuitOnLastWindowClosed(False)
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
+    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    ctl.outline.replace([OutlineNode(title="应急响应", description="故障处置流程")])
+    ctl.outline.renumber()
+    win.show()
+    try:
+        steps = {"steps": [{"id": "1", "text": "接报", "shape": "start", "next": []},
+                           {"id": "2", "text": "现场处置", "shape": "process", "next": []},
+                           {"id": "3", "text": "结束", "shape": "end", "next": []}]}
+        llm_server.push(json.dumps(steps, ensure_ascii=False))
+        dialog = open_editor(ctl.outline, ctl.undo_stack, (0,), win, kind="flow",
+                             proposer=win.outline_view.figure_proposer)
+        assert dialog.propose_button.isEnabled()
+        qtbot.mouseClick(dialog.propose_button, Qt.MouseButton.LeftButton)
+        await wait_for(lambda: dialog.table.rowCount() == 3 and dialog.rows()[1][1] == "现场处置")
+        assert "请核对" in dialog.error_label.text()
+        _ok(qtbot, dialog)
+        (figure,) = ctl.outline.node((0,)).figures
+        assert figure.kind == "flow" and [s.text for s in figure.data.steps] == ["接报", "现场处置", "结束"]  # type: ignore[union-attr]
+        # a broken answer three times: a Chinese message, the table kept as it was
+        llm_server.push(*["不是 JSON"] * 3)
+        again = open_editor(ctl.outline, ctl.undo_stack, (0,), win, figure_id=figure.id,
+                            proposer=win.outline_view.figure_proposer)
+        qtbot.mouseClick(again.propose_button, Qt.MouseButton.LeftButton)
+        await wait_for(lambda: "模型没有给出可用的流程图数据" in again.error_label.text(), timeout=20)
+        assert again.rows()[1][1] == "现场处置"
+        again.reject()
+    finally:
+        await close_window(win)
+        await asyncio.sleep(0)

@@ -8,6 +8,10 @@ drawing at screen resolution.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
@@ -41,6 +45,11 @@ from app.core.figures import (
 )
 from app.export.figures.render import render_png
 
+if TYPE_CHECKING:
+    from app.pipeline.drafting.figure_proposal import FigureProposal
+
+#: Asks the model for a figure of a kind (``org``/``flow``/``gantt``) for the section being edited.
+Proposer = Callable[[str], Awaitable["FigureProposal"]]
 _KINDS = ("org", "flow", "gantt")
 _PREVIEW_DPI = 72
 
@@ -54,8 +63,11 @@ class FigureEditorDialog(QDialog):
 
     figure_changed = Signal()
 
-    def __init__(self, figure: Figure | None = None, kind: str = "org", parent: QWidget | None = None) -> None:
+    def __init__(self, figure: Figure | None = None, kind: str = "org", parent: QWidget | None = None,
+                 proposer: Proposer | None = None) -> None:
         super().__init__(parent)
+        self._proposer = proposer
+        self._proposal_task: asyncio.Task[FigureProposal] | None = None
         self.setWindowTitle("编辑图" if figure else "插入图")
         self.resize(900, 600)
         start = figure or sample_figure(kind)
@@ -76,6 +88,9 @@ class FigureEditorDialog(QDialog):
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Stretch)
         self.add_row_button = QPushButton("添加行")
         self.remove_row_button = QPushButton("删除所选行")
+        self.propose_button = QPushButton("请模型提出数据")
+        self.propose_button.setToolTip("根据本节标题、要点和正文，请模型提出图的数据，核对后再确定")
+        self.propose_button.setEnabled(proposer is not None)
         self.error_label = QLabel("")
         self.error_label.setObjectName("figureError")
         self.error_label.setWordWrap(True)
@@ -96,6 +111,7 @@ class FigureEditorDialog(QDialog):
         row_buttons = QHBoxLayout()
         row_buttons.addWidget(self.add_row_button)
         row_buttons.addWidget(self.remove_row_button)
+        row_buttons.addWidget(self.propose_button)
         row_buttons.addStretch(1)
         left = QVBoxLayout()
         left.addLayout(form)
@@ -120,6 +136,7 @@ class FigureEditorDialog(QDialog):
         self.total_days.valueChanged.connect(lambda _v: self._timer.start())
         self.add_row_button.clicked.connect(self._on_add_row)
         self.remove_row_button.clicked.connect(self._on_remove_rows)
+        self.propose_button.clicked.connect(self._on_propose)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         self.refresh()
@@ -192,6 +209,42 @@ class FigureEditorDialog(QDialog):
         for r in sorted({i.row() for i in self.table.selectedIndexes()}, reverse=True):
             self.table.removeRow(r)
         self.refresh()
+
+    def _on_propose(self) -> None:
+        if self._proposer is None or (self._proposal_task is not None and not self._proposal_task.done()):
+            return
+        self.propose_button.setEnabled(False)
+        self.error_label.setStyleSheet("color:#666;")
+        self.error_label.setText("正在请模型提出数据……")
+        self._proposal_task = asyncio.ensure_future(self._proposer(self.kind))
+        self._proposal_task.add_done_callback(self._on_proposed)
+
+    def _on_proposed(self, task: asyncio.Task[FigureProposal]) -> None:
+        self.propose_button.setEnabled(True)
+        self.error_label.setStyleSheet("color:#c00000;")
+        if task.cancelled():
+            self.error_label.setText("已取消")
+            return
+        error = task.exception()
+        proposal = task.result() if error is None else None
+        if proposal is None or proposal.figure is None:
+            self.error_label.setText(proposal.message_zh if proposal is not None else f"模型调用出错：{error}")
+            return
+        figure = proposal.figure
+        self.title_edit.setText(figure.title)
+        if isinstance(figure.data, GanttChart) and figure.data.total_days:
+            self.total_days.setValue(figure.data.total_days)
+        self.set_rows(to_rows(figure))
+        if not self.error_label.text():
+            self.error_label.setStyleSheet("color:#666;")
+            self.error_label.setText(proposal.message_zh)
+
+    @override
+    def done(self, result: int) -> None:
+        """Qt override: a proposal still running is cancelled when the dialog closes."""
+        if self._proposal_task is not None and not self._proposal_task.done():
+            self._proposal_task.cancel()
+        super().done(result)
 
     @override
     def accept(self) -> None:

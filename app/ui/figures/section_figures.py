@@ -8,6 +8,7 @@ through ``finished``.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -21,7 +22,8 @@ if TYPE_CHECKING:
     from PySide6.QtGui import QUndoStack
 
     from app.core.figures import Figure
-    from app.core.outline import Outline, Path
+    from app.core.outline import Outline, OutlineNode, Path
+    from app.pipeline.drafting.figure_proposal import FigureProposal
 
 
 def set_figures(outline: Outline, stack: QUndoStack, path: Path, figures: list[Figure], text: str) -> None:
@@ -29,12 +31,19 @@ def set_figures(outline: Outline, stack: QUndoStack, path: Path, figures: list[F
     stack.push(EditFieldCommand(outline, path, "figures", list(figures), text))
 
 
+#: Asks the model for a figure of a kind for a section (the window provides it; None: no model).
+SectionProposer = Callable[[str, "OutlineNode"], Awaitable["FigureProposal"]]
+
+
 def open_editor(outline: Outline, stack: QUndoStack, path: Path, parent: QWidget | None,
-                figure_id: str | None = None, kind: str = "org") -> FigureEditorDialog:
+                figure_id: str | None = None, kind: str = "org",
+                proposer: SectionProposer | None = None) -> FigureEditorDialog:
     """Open the editor for a new figure of ``kind`` or the existing ``figure_id``; 确定 pushes the change."""
-    figures = list(outline.node(path).figures)
+    node = outline.node(path)
+    figures = list(node.figures)
     index = next((i for i, f in enumerate(figures) if f.id == figure_id), None)
-    dialog = FigureEditorDialog(figures[index] if index is not None else None, kind, parent)
+    ask = (lambda k: proposer(k, node)) if proposer is not None else None
+    dialog = FigureEditorDialog(figures[index] if index is not None else None, kind, parent, proposer=ask)
 
     def done(result: int) -> None:
         figure = dialog.figure()
@@ -54,18 +63,21 @@ def open_editor(outline: Outline, stack: QUndoStack, path: Path, parent: QWidget
     return dialog
 
 
-def figure_menu(outline: Outline, stack: QUndoStack, path: Path, parent: QWidget, enabled: bool = True) -> QMenu:
+def figure_menu(outline: Outline, stack: QUndoStack, path: Path, parent: QWidget, enabled: bool = True,
+                proposer: SectionProposer | None = None) -> QMenu:
     """The 图 submenu for the node at ``path``: insert each kind, edit/delete/move its figures."""
     menu = QMenu("图", parent)
     menu.setEnabled(enabled)
     for kind in ("org", "flow", "gantt"):
-        menu.addAction(f"插入{KIND_ZH[kind]}…", partial(open_editor, outline, stack, path, parent, kind=kind))
+        menu.addAction(f"插入{KIND_ZH[kind]}…",
+                       partial(open_editor, outline, stack, path, parent, kind=kind, proposer=proposer))
     figures = outline.node(path).figures
     if figures:
         menu.addSeparator()
     for i, figure in enumerate(figures):
         sub = menu.addMenu(f"{KIND_ZH[figure.kind]}：{figure.title}")
-        sub.addAction("编辑…", partial(open_editor, outline, stack, path, parent, figure_id=figure.id))
+        sub.addAction("编辑…", partial(open_editor, outline, stack, path, parent, figure_id=figure.id,
+                                       proposer=proposer))
         sub.addAction("删除", partial(_remove, outline, stack, path, i))
         if i > 0:
             sub.addAction("上移", partial(_swap, outline, stack, path, i - 1))

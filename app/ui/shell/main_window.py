@@ -214,6 +214,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
         self.outline_view.source_requested.connect(self._show_requirement)
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
+        self.outline_view.figure_proposer = self.propose_figure
         self.library_panel.insert_requested.connect(self._on_library_insert)
         if self.reporter is not None:
             self.reporter.error_reported.connect(self.show_error)
@@ -359,6 +360,20 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             opener()
         else:
             self.statusBar().showMessage("模型设置不可用", 5000)
+
+    async def propose_figure(self, kind: str, node: Any) -> Any:
+        """Ask the configured model for a figure's data for ``node`` (the figure editor's button)."""
+        from app.pipeline.drafting.context import related_requirements
+        from app.pipeline.drafting.figure_proposal import FigureProposal, propose_figure
+        from app.ui.run.controller import NoModelConfigured
+
+        c = self.controller
+        try:
+            client = c.client()
+        except NoModelConfigured:
+            return FigureProposal(None, "尚未配置模型：请先在“设置 → 模型设置”中填写，或手工填写表格")
+        requirements = related_requirements(c.breakdown, f"{node.title} {node.description}")
+        return await propose_figure(client, kind, node, c.analysis, requirements)
 
     def open_length_budget(self) -> None:
         """Open the 篇幅预算 dialog (non-blocking)."""
