@@ -75,3 +75,19 @@ def test_a_broken_figure_is_a_placeholder_and_a_warning_not_a_failed_export(tmp_
     (3, 1, "项目组织机构图", "图 3-1 项目组织机构图"), (12, 4, " 进度计划 ", "图 12-4 进度计划")])
 def test_caption_text(chapter: int, number: int, title: str, expected: str) -> None:
     assert caption_text(chapter, number, title) == expected
+
+
+def test_without_a_chinese_font_figures_are_still_drawn_and_the_report_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.export.figures import canvas, fonts, render
+
+    none = fonts.find_cjk_font({"DejaVu Sans": "DejaVuSans.ttf"})  # what a machine without CJK fonts finds
+    monkeypatch.setattr(canvas, "cjk_font", lambda: none)
+    monkeypatch.setattr(render, "cjk_font", lambda: none)
+    render.clear_cache()
+    chapters = sample_chapters()
+    chapters[0].figures = [org_figure(6)]
+    report = export_bid(chapters, tmp_path / "nofont.docx", sample_meta(), ExportOptions())
+    assert fonts.NO_CJK_FONT_NOTE in report.notes
+    assert len(docx.Document(str(report.path)).inline_shapes) == 1
+    render.clear_cache()
