@@ -91,3 +91,34 @@ def test_without_a_chinese_font_figures_are_still_drawn_and_the_report_says_so(
     assert fonts.NO_CJK_FONT_NOTE in report.notes
     assert len(docx.Document(str(report.path)).inline_shapes) == 1
     render.clear_cache()
+
+
+@pytest.mark.libreoffice
+def test_layout_with_blank_pictures_gives_the_pages_of_the_real_file(tmp_path: Path) -> None:
+    """The layout pass lays out a copy whose pictures are 1x1 blanks: the real file has the same pages."""
+    import fitz
+
+    from tests.test_export_layout import _render, _soffice
+
+    chapters = _chapters_with_figures()
+    chapters[1].children[0].figures = [org_figure(40), flow_figure(20)]
+    report = export_bid(chapters, tmp_path / "laid.docx", sample_meta(), ExportOptions(layout_pass=True),
+                        soffice=_soffice())
+    assert report.laid_out and report.body_pages is not None
+    with zipfile.ZipFile(report.path) as zf:
+        sizes = [zf.getinfo(n).file_size for n in zf.namelist() if n.startswith("word/media/")]
+    assert len(sizes) == 5 and min(sizes) > 10_000  # the saved file keeps the real pictures
+    pdf = fitz.open(str(_render(report.path, tmp_path)))
+    assert pdf.page_count == report.body_pages + 1  # the cover, then the laid-out pages
+    # every chapter starts on the page the TOC (filled from the blank copy's layout) says
+    doc = docx.Document(str(report.path))
+    toc_pages = [int(p.text.rsplit("\t", 1)[-1]) for p in doc.paragraphs
+                 if p.style.name == "toc 1" and p.text.rsplit("\t", 1)[-1].isdigit()]
+    titles = [c.title for c in sample_chapters()]
+
+    def heading_page(title: str) -> int:  # a line that is the heading itself (TOC lines carry dots and a page)
+        return next(i for i in range(1, pdf.page_count)
+                    if any(line.replace(" ", "").endswith(title) and "…" not in line and "." not in line
+                           for line in pdf[i].get_text().splitlines()))
+
+    assert toc_pages == [heading_page(t) for t in titles]  # PDF index = body page (the cover is index 0)

@@ -12,6 +12,7 @@ file is written atomically (temp file, fsync, rename).
 
 from __future__ import annotations
 
+import base64
 import io
 import os
 from collections.abc import Iterator, Sequence
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Final
 import docx
 from docx.enum.section import WD_SECTION
 from docx.enum.text import WD_BREAK
+from docx.parts.image import ImagePart
 from docx.shared import Cm, Twips
 
 from app.core.atomic_file import AtomicWriteError, atomic_write_bytes
@@ -455,9 +457,32 @@ def _budget_notes(chapter_pages: list[tuple[str, int, float | None]], body_pages
     notes.extend(report)
 
 
+#: A 1x1 white PNG: what pictures hold in the copy LibreOffice lays out (see :func:`_save_for_layout`).
+_BLANK_PNG: Final = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGP4DwABAQEAsTj2FAAAAABJRU5ErkJggg==")
+
+
+def _save_for_layout(doc: Document, path: Path) -> None:
+    """Save the copy to lay out with every picture's pixels replaced by a blank 1x1 PNG.
+
+    A picture's place on the page comes from its drawn size in the XML, not its pixels, so the
+    pages are the same; LibreOffice then need not decode and re-embed print-resolution figures
+    (which tripled the layout time of a bid with ten figures).
+    """
+    parts = [p for p in doc.part.package.iter_parts() if isinstance(p, ImagePart)]
+    kept = [(p, p._blob) for p in parts]
+    try:
+        for part in parts:
+            part._blob = _BLANK_PNG
+        doc.save(str(path))
+    finally:
+        for part, blob in kept:
+            part._blob = blob
+
+
 def _lay_out(built: _Built, soffice: str, profile: Path | None) -> Any:
     """Lay the built document out once (placeholders as wide as page numbers) and read the pages."""
     marks = [HeadingMark(h.bookmark, len(h.path), h.text) for h in built.headings]
     built.fields.fill_placeholder(len(str(max(len(built.headings), 9))))
-    return lay_out(lambda p: built.doc.save(str(p)), marks, BODY_START_BOOKMARK, built.first_text,
+    return lay_out(lambda p: _save_for_layout(built.doc, p), marks, BODY_START_BOOKMARK, built.first_text,
                    soffice=soffice, profile=profile)
