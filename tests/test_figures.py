@@ -67,6 +67,13 @@ def test_gantt_beyond_total_duration_is_refused() -> None:
         check_figure(Figure(title="进度", data=chart))
 
 
+def test_gantt_task_reads_an_end_day_as_a_duration() -> None:
+    task = GanttTask.model_validate({"name": "试运行", "start": 10, "end": 39})
+    assert task.days == 30
+    with pytest.raises(ValueError, match="greater than or equal to 0"):
+        GanttTask.model_validate({"name": "倒排", "start": 10, "end": 5})
+
+
 def _image(png: bytes) -> Image.Image:
     image = Image.open(io.BytesIO(png))
     image.load()

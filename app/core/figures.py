@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 FigureKind = Literal["org", "flow", "gantt"]
 #: What each kind is called in the UI and in messages.
@@ -88,9 +88,23 @@ class Flowchart(BaseModel):
 
 
 class GanttTask(BaseModel):
-    """A task from day ``start`` (1 = the first day) for ``days`` days; 0 days is a milestone."""
+    """A task from day ``start`` (1 = the first day) for ``days`` days; 0 days is a milestone.
+
+    An ``end`` day instead of ``days`` (what a schedule table or a model often gives) is read as
+    ``days = end - start + 1``.
+    """
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _end_to_days(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "end" in data:
+            data = dict(data)
+            end, start = data.pop("end"), data.get("start")
+            if "days" not in data and isinstance(end, int) and isinstance(start, int):
+                data["days"] = end - start + 1
+        return data
 
     name: str = Field(min_length=1, max_length=_LABEL_MAX, description="任务名称")
     start: int = Field(ge=1, le=3660, description="开始日（第几天，从 1 起）")
