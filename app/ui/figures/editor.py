@@ -100,6 +100,7 @@ class FigureEditorDialog(QDialog):
         scroll = QScrollArea()
         scroll.setWidget(self.preview)
         scroll.setWidgetResizable(True)
+        self._scroll = scroll
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("确定")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("取消")
@@ -190,6 +191,9 @@ class FigureEditorDialog(QDialog):
             return False
         pixmap = QPixmap()
         pixmap.loadFromData(rendered.png, "PNG")
+        room = max(200, self._scroll.viewport().width() - 12)
+        if pixmap.width() > room:  # fit the width; a tall chart scrolls
+            pixmap = pixmap.scaledToWidth(room, Qt.TransformationMode.SmoothTransformation)
         self.preview.setPixmap(pixmap)
         self.error_label.setText("" if rendered.cjk_font else "本机未找到中文字体，预览中的汉字可能显示为方框")
         self._result = figure
