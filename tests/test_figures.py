@@ -152,3 +152,20 @@ def test_figures_survive_save_and_load_and_a_v2_file_still_opens(tmp_path: Path)
     old.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
     migrated = load_project(old)
     assert migrated.migrated_from == 2 and migrated.outline.outline[1].figures == []
+
+
+def test_figures_come_back_on_surviving_headings_after_a_rebuild() -> None:
+    from app.core.kept_texts import restore_figures, section_figures
+    from app.core.outline import Outline
+
+    org, gantt = org_figure(6), gantt_figure(4)
+    old = Outline([OutlineNode(title="项目组织", figures=[org], children=[OutlineNode(title="人员配置")]),
+                   OutlineNode(title="进度计划", children=[OutlineNode(title="1.1 总体进度", figures=[gantt])])])
+    kept = section_figures(old)
+    assert [k.title for k in kept] == ["项目组织", "总体进度"]
+    new = Outline([OutlineNode(title="项目组织", children=[OutlineNode(title="岗位职责")]),
+                   OutlineNode(title="实施计划", children=[OutlineNode(title="工期安排")])])
+    restored, left = restore_figures(new, kept)
+    assert restored == 1 and new.node((0,)).figures == [org]
+    assert [k.figures for k in left] == [(gantt,)]  # 总体进度 did not survive: the caller says so
+    assert restore_figures(new, section_figures(new)) == (1, [])  # still in the tree: kept where it is
