@@ -169,3 +169,15 @@ def test_figures_come_back_on_surviving_headings_after_a_rebuild() -> None:
     assert restored == 1 and new.node((0,)).figures == [org]
     assert [k.figures for k in left] == [(gantt,)]  # 总体进度 did not survive: the caller says so
     assert restore_figures(new, section_figures(new)) == (1, [])  # still in the tree: kept where it is
+
+
+def test_matplotlib_loads_with_the_first_figure_not_at_program_start() -> None:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, app.ui.shell.main_window, app.export.docx_writer; "
+            "print('matplotlib' in sys.modules)")
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120, check=True)
+    assert out.stdout.strip() == "False"

@@ -21,7 +21,6 @@ from docx.styles.style import ParagraphStyle
 from app.core.figures import KIND_ZH, Figure, FigureError
 from app.export.block_writer import BodyAppender
 from app.export.figures.fonts import NO_CJK_FONT_NOTE
-from app.export.figures.render import render_png
 from app.export.markdown_blocks import xml_safe
 
 if TYPE_CHECKING:
@@ -94,6 +93,8 @@ class FigureWriter:
             number = self._numbers.get(chapter, 0) + 1
             self._numbers[chapter] = number
             caption = xml_safe(caption_text(chapter, number, figure.title))
+            from app.export.figures.render import render_png  # matplotlib loads on the first figure
+
             try:
                 rendered = render_png(figure)
             except FigureError as exc:

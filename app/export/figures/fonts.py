@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
-from matplotlib import font_manager
-
 #: Families preferred in this order (sans first: figures read better in a 黑体-like face).
 PREFERRED: Final = (
     "Noto Sans CJK SC", "Noto Sans SC", "Source Han Sans SC", "Source Han Sans CN", "Noto Sans CJK JP",
@@ -37,6 +35,8 @@ class FigureFont:
 
 
 def _installed() -> dict[str, str]:
+    from matplotlib import font_manager  # imported on first drawing, not at program start
+
     return {f.name: f.fname for f in font_manager.fontManager.ttflist}
 
 

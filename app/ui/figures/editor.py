@@ -43,7 +43,6 @@ from app.core.figures import (
     sample_figure,
     to_rows,
 )
-from app.export.figures.render import render_png
 
 if TYPE_CHECKING:
     from app.pipeline.drafting.figure_proposal import FigureProposal
@@ -182,6 +181,8 @@ class FigureEditorDialog(QDialog):
     def refresh(self) -> bool:
         """Parse the table; on success redraw the preview, else show the problem. Returns success."""
         self._timer.stop()
+        from app.export.figures.render import render_png  # matplotlib loads when a figure is first drawn
+
         total = self.total_days.value() or None
         try:
             figure = from_rows(self.kind, self.rows(), self.title_edit.text(), self._figure_id, total_days=total)
