@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import zipfile
 from pathlib import Path
 
 import docx
+import pymupdf
 import pytest
 from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml.ns import qn
@@ -131,3 +133,33 @@ def test_template_export_is_laid_out_with_page_numbers(tmp_path: Path) -> None:
     options = ExportOptions(template=str(make_template(tmp_path / "office.docx")), layout_pass=True)
     report = export_bid(chapters, tmp_path / "laid.docx", sample_meta(), options, soffice=soffice)
     assert report.laid_out and report.body_pages is not None and report.body_pages >= 3
+
+
+@pytest.mark.libreoffice
+def test_template_export_with_figures_and_tables_has_right_page_numbers(tmp_path: Path) -> None:
+    """Into a template, with figures, the 评分索引表 and 技术偏离表: every page reference is the rendered page."""
+    from tests.export_sample import sample_analysis, sample_breakdown, sample_mapped_chapters
+    from tests.figure_samples import flow_figure, gantt_figure
+    from tests.test_export_layout import _fields, _render, _soffice
+
+    chapters = sample_mapped_chapters()
+    chapters[0].children[0].figures = [org_figure(20)]
+    chapters[1].figures = [flow_figure(12), gantt_figure(10)]
+    options = ExportOptions(template=str(make_template(tmp_path / "office.docx")), index_table=True,
+                            deviation_table=True, layout_pass=True)
+    report = export_bid(chapters, tmp_path / "bid.docx", sample_meta(), options, analysis=sample_analysis(),
+                        breakdown=sample_breakdown(), soffice=_soffice())
+    assert report.laid_out, report.summary_zh()
+    doc = docx.Document(str(report.path))
+    assert doc.sections[-1].header.paragraphs[0].text == HEADER
+    heading_of = {start.get(qn("w:name")): "".join(p.text.split())
+                  for p in doc.paragraphs for start in p._p.findall(qn("w:bookmarkStart"))}
+    with pymupdf.open(str(_render(report.path, tmp_path))) as pdf:
+        # the template's cover is one unnumbered page: body page = PDF page - 1
+        rendered = {"".join(str(title).split()): page - 1 for _level, title, page in pdf.get_toc(simple=True)}
+        assert pdf.page_count - 1 == report.body_pages
+    refs = [(m.group(1), cached) for instr, cached in _fields(doc.element.body)
+            if (m := re.match(r"PAGEREF (\S+)", instr))]
+    assert len(refs) >= 21 + 6 + 2  # the TOC, the 评分索引表 and the 技术偏离表
+    wrong = [(heading_of[b], cached) for b, cached in refs if cached != str(rendered[heading_of[b]])]
+    assert not wrong
