@@ -15,7 +15,9 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from app.core.figures import Figure
 from app.core.limits import STORED
 
 Path = tuple[int, ...]
@@ -24,7 +26,8 @@ Path = tuple[int, ...]
 EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
                    "scoring_refs", "origin")
 #: ``locked`` is the user's: a model never writes it (it is not in the wire schemas either).
-_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked"))
+#: ``figures`` is edited by the user only (never in the schema a model sees).
+_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked", "figures"))
 #: Who wrote a heading: the model, code from the tender's own text, code from the heading
 #: library, code from a generic template, or the user. None: not recorded (older projects).
 Origin = Literal["model", "tender", "library", "template", "user"]
@@ -45,6 +48,8 @@ class OutlineNode(BaseModel):
     origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户）")
     content: str = Field(default="", description="正文")
     locked: bool = Field(default=False, description="用户锁定：生成目录时保留本标题及其已有下级，只补全其余部分")
+    #: Figures drawn from data (org chart, flowchart, Gantt); user-edited, left out of model schemas.
+    figures: SkipJsonSchema[list[Figure]] = Field(default_factory=list, max_length=50, exclude_if=lambda v: not v)
 
     @classmethod
     def from_checked(cls, data: dict[str, Any]) -> OutlineNode:
@@ -57,6 +62,7 @@ class OutlineNode(BaseModel):
         values: dict[str, Any] = {**_NODE_DEFAULTS, **data}
         values["children"] = [cls.from_checked(k) for k in data.get("children") or ()]
         values["scoring_refs"] = list(data.get("scoring_refs") or ())  # never share a list between nodes
+        values["figures"] = []  # not in the checked schema: a model never writes figures
         node = cls.__new__(cls)
         object.__setattr__(node, "__dict__", values)
         object.__setattr__(node, "__pydantic_fields_set__", set(data))

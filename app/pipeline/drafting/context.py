@@ -9,7 +9,7 @@ turn a :class:`SectionRequest` into chat messages from ``resources/prompts/draft
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -106,11 +106,13 @@ def _label(node: OutlineNode) -> str:
 def section_requests(outline: Outline, analysis: Analysis | None = None, breakdown: Breakdown | None = None, *,
                      paths: Iterable[Path] | None = None, guidance: str = "",
                      target_chars: int = DEFAULT_TARGET_CHARS,
-                     library: LibraryStore | None = None) -> list[SectionRequest]:
+                     library: LibraryStore | None = None,
+                     targets: Mapping[Path, int] | None = None) -> list[SectionRequest]:
     """Requests for the given leaves (all leaves when ``paths`` is None), in outline order.
 
     With the user's ``library``, the past sections that best match each heading go into the
-    request as reference material, with their sources.
+    request as reference material, with their sources. ``targets`` gives a leaf its own length
+    (the length budget's share); others get ``target_chars``.
     """
     groups = {g.id: g for g in (analysis.groups if analysis else [])}
     overview = overview_text(analysis.overview if analysis else None)
@@ -135,7 +137,7 @@ def section_requests(outline: Outline, analysis: Analysis | None = None, breakdo
             requirements=related_requirements(breakdown, query),
             overview=overview,
             guidance=guidance,
-            target_chars=target_chars,
+            target_chars=targets.get(path, target_chars) if targets else target_chars,
             existing=node.content,
         ))
         if library is not None:

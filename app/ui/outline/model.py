@@ -233,7 +233,8 @@ class OutlineItemModel(QAbstractItemModel):
         col = index.column()
         if role == _DISPLAY:
             if col == COL_TITLE:
-                return f"{node.id}  {node.title}" if node.id else node.title
+                title = f"{node.id}  {node.title}" if node.id else node.title
+                return f"{title}  〔图 {len(node.figures)}〕" if node.figures else title
             # One line per row: a multi-line description would make every (uniform) row that tall.
             return " ".join(node.description.split()) if col == COL_DESCRIPTION else _source_text(node)
         if role == _EDIT:
@@ -258,6 +259,7 @@ class OutlineItemModel(QAbstractItemModel):
                 parts.append(node.description)
             if node.content.strip():
                 parts.append(f"已写正文 {len(node.content.strip())} 字")
+            parts += [f"图：{f.title}" for f in node.figures]
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
             elif node.locked:

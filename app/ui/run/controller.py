@@ -24,7 +24,14 @@ from qasync import asyncSlot
 
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
-from app.core.kept_texts import KeptText, drafted_texts, restore_texts
+from app.core.kept_texts import (
+    KeptFigures,
+    KeptText,
+    drafted_texts,
+    restore_figures,
+    restore_texts,
+    section_figures,
+)
 from app.core.limits import OutlineLimits
 from app.core.outline import Outline
 from app.core.outline import Path as OutlinePath
@@ -38,6 +45,7 @@ from app.ui.outline.model import OutlineItemModel
 from app.ui.run.drafting_bridge import DraftingBridge
 
 if TYPE_CHECKING:
+    from app.core.length_budget import LengthBudget
     from app.documents.model import TenderDocument
     from app.llm.client.llm_client import LLMClient
     from app.ui.shell.errors import ErrorReporter
@@ -159,6 +167,11 @@ class AppController(QObject):
     @analysis.setter
     def analysis(self, analysis: Analysis) -> None:
         self.session.analysis = analysis
+
+    @property
+    def length_budget(self) -> LengthBudget | None:
+        """The project's length budget (None: not set)."""
+        return self.session.length_budget
 
     @property
     def breakdown(self) -> Breakdown | None:
@@ -514,6 +527,7 @@ class AppController(QObject):
                                  requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         runner = self.runner
         kept = drafted_texts(self.outline) if keep_texts and not resume else []
+        figures = section_figures(self.outline) if keep_texts and not resume else []
         recorder = OpRecorder(self.outline)
         self._begin("正在继续生成未完成的章节……" if resume else "正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
@@ -533,6 +547,8 @@ class AppController(QObject):
         finally:
             if kept:
                 outcome.message += self._restore_texts(kept)
+            if figures and self.outline.chapters:
+                outcome.message += self._restore_figures(figures)
             self.outline.renumber()
             recorder.stop()
             if recorder.ops and not outcome.ok and not self.outline.chapters:
@@ -547,6 +563,15 @@ class AppController(QObject):
             self.model.set_read_only(False)
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
             self._end(outcome.ok, outcome.message)
+
+    def _restore_figures(self, kept: list[KeptFigures], under: OutlinePath = ()) -> str:
+        """Put figures back on surviving headings; a note for the run's message."""
+        restored, left = restore_figures(self.outline, kept, under)
+        note = f"；已保留 {restored} 张图" if restored else ""
+        if left:
+            lost = sum(len(k.figures) for k in left)
+            note += f"；{lost} 张图所在的标题已不在目录中（撤销可找回）"
+        return note
 
     def _restore_texts(self, kept: list[KeptText], under: OutlinePath = ()) -> str:
         """Put drafted texts back on surviving headings; a note for the run's message."""
@@ -580,6 +605,7 @@ class AppController(QObject):
         settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
                                    requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         kept = drafted_texts(self.outline, under=path) if keep_texts else []
+        figures = section_figures(self.outline, under=path) if keep_texts else []
         recorder = OpRecorder(self.outline)
         self._begin(f"正在重新生成“{title}”……", kind="outline", mode="regenerate")
         self.model.set_read_only(True)
@@ -599,8 +625,11 @@ class AppController(QObject):
             if not outcome.ok:
                 undo_ops(self.outline, recorder.ops)  # cancelled or failed: the old subtree comes back
                 recorder.ops.clear()
-            elif kept:
-                outcome.message += self._restore_texts(kept, path)
+            else:
+                if kept:
+                    outcome.message += self._restore_texts(kept, path)
+                if figures:
+                    outcome.message += self._restore_figures(figures, path)
             self.outline.renumber()
             recorder.stop()
             if recorder.ops:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMainWindow
 
-from app.core.kept_texts import drafted_texts
+from app.core.kept_texts import drafted_texts, section_figures
 from app.ui.outline.commands import RecordedRunCommand
 from app.ui.project.overwrite_questions import (
     ask_confirm_scoring,
@@ -26,6 +26,7 @@ from app.ui.run.no_text_dialog import ask_without_text
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QComboBox, QDockWidget, QLineEdit
 
+    from app.core.outline import Outline
     from app.core.outline import Path as OutlinePath
     from app.ui.outline.view import OutlineView
     from app.ui.run.controller import AppController
@@ -68,7 +69,7 @@ class GenerationActionsMixin(_Base):
             return False
         stack = c.undo_stack
         last = stack.command(stack.index() - 1) if stack.index() > 0 else None
-        return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline))
+        return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline) or section_figures(c.outline))
 
     def _nothing_to_read(self, guidance: str) -> str | None:
         """Why the model would generate from nothing (no usable tender text, no description), or None."""
@@ -114,7 +115,7 @@ class GenerationActionsMixin(_Base):
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
             locked = sum(1 for _, n in c.outline.walk() if n.locked)
-            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)), locked)
+            choice = await ask_regenerate_outline(self, len(c.outline), _kept_count(c.outline), locked)
             if choice == "cancel":
                 return
             keep = choice == "keep"
@@ -142,7 +143,7 @@ class GenerationActionsMixin(_Base):
         if not c.outline.exists(path):
             return
         node = c.outline.node(path)
-        answer = await ask_regenerate_subtree(self, node.title, len(drafted_texts(c.outline, under=path)))
+        answer = await ask_regenerate_subtree(self, node.title, _kept_count(c.outline, path))
         if answer is None:
             return
         guidance, keep = answer
@@ -199,3 +200,8 @@ class GenerationActionsMixin(_Base):
             return
         self.section_dock.show()
         self._spawn_ui(DRAFTING, self.controller.drafting.resume())
+
+
+def _kept_count(outline: Outline, under: tuple[int, ...] = ()) -> int:
+    """Sections whose text or figures a regeneration can keep (what the question offers to keep)."""
+    return len(drafted_texts(outline, under=under)) + len(section_figures(outline, under=under))
