@@ -1,0 +1,447 @@
+"""One registry of the heading rules: each rule a named object with its scope, severity and examples.
+
+A rule names the defect it catches (``code``), says where it applies (levels, and who wrote
+the heading: ``model``, ``tender``, ``library``, ``user``), whether a finding is a ``defect``
+(refused) or a ``warning`` (reported only), its Chinese message (returned by ``check``), and
+examples: headings it must refuse and human headings it must accept. The tests run every
+example; ``tests/eval/human_outlines.py`` runs every rule on every heading of real human
+outlines. A rule that only tames a weak model says so (``weak_model_guard``) and applies
+only to model-written headings.
+
+Callers describe one heading with a :class:`HeadingContext` and ask :func:`first_problem` (or
+:func:`problems`) for the rules that apply to it. Shape rules (children per node, chapters,
+depth, repeated child sets) are listed in :data:`SHAPE_RULES` with their examples; their
+check lives in :func:`app.core.rules.outline.check_outline`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.rules import heading_form as hf
+from app.core.rules import outline as ol
+
+__all__ = ["HEADING_RULES", "SHAPE_RULES", "Example", "HeadingContext", "HeadingRule", "ShapeRule",
+           "first_problem", "problems", "rule", "rules_for"]
+
+Writer = Literal["model", "tender", "library", "user"]
+Severity = Literal["defect", "warning"]
+ALL_WRITERS: frozenset[Writer] = frozenset({"model", "tender", "library", "user"})
+ALL_LEVELS = frozenset({1, 2, 3, 4})
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+
+
+@dataclass(frozen=True)
+class HeadingContext:
+    """What is known about one heading when a rule looks at it (only ``title`` is required)."""
+
+    title: str
+    level: int = 2
+    writer: Writer = "model"
+    parent: str = ""  # the heading above (the section of a level-3 heading)
+    chapter: str = ""  # the level-1 heading it sits under
+    project: str = ""  # the project's name
+    criteria: str = ""  # the scoring text the heading answers
+    context: str = ""  # the tender's words for this chapter (project, criteria, planned headings)
+    section_words: str = ""  # what is known of the parent section (description, planned headings)
+    siblings: tuple[str, ...] = ()  # headings beside it kept so far
+    taken: tuple[str, ...] = ()  # headings elsewhere in the outline
+    examples: frozenset[str] = frozenset()  # normalised headings of the prompt's worked examples
+    vocabulary: str = ""  # words bid writers use (the heading library), for the grounding rule
+    small_question: bool = False  # the heading answers the one-section question asked of a weak model
+
+
+@dataclass(frozen=True)
+class Example:
+    """A heading a rule is tested on, with the context it is checked in."""
+
+    title: str
+    parent: str = ""
+    chapter: str = ""
+    level: int = 2
+    context: str = ""
+    section_words: str = ""
+    project: str = ""
+    criteria: str = ""
+
+    def as_context(self, writer: Writer = "model", small_question: bool = True) -> HeadingContext:
+        """The example as a heading context (written by ``writer``)."""
+        return HeadingContext(title=self.title, level=self.level, writer=writer, parent=self.parent,
+                              chapter=self.chapter, project=self.project, criteria=self.criteria,
+                              context=self.context or self.title + self.parent + self.chapter,
+                              section_words=self.section_words, small_question=small_question)
+
+
+def _ex(items: Iterable[str | Example]) -> tuple[Example, ...]:
+    return tuple(x if isinstance(x, Example) else Example(x) for x in items)
+
+
+@dataclass(frozen=True)
+class HeadingRule:
+    """One rule about a single heading."""
+
+    code: str
+    defect: str  # what it catches, in a line (English, for people reading the registry)
+    check: Callable[[HeadingContext], str | None]  # the Chinese message, or None when the heading passes
+    refuse: tuple[Example, ...]
+    accept: tuple[Example, ...]
+    levels: frozenset[int] = ALL_LEVELS
+    writers: frozenset[Writer] = ALL_WRITERS
+    severity: Severity = "defect"
+    weak_model_guard: bool = False  # only tames a weak model: applies to model-written headings only
+    small_question_only: bool = False  # only for the one-section question asked of a weak model
+
+    def applies(self, ctx: HeadingContext) -> bool:
+        """Whether this rule looks at ``ctx`` at all (its level and writer are in scope)."""
+        if ctx.level not in self.levels or ctx.writer not in self.writers:
+            return False
+        if self.weak_model_guard and ctx.writer != "model":
+            return False
+        return not (self.small_question_only and not ctx.small_question)
+
+
+@dataclass(frozen=True)
+class ShapeRule:
+    """A rule about a node's children or the whole outline (checked by ``check_outline``)."""
+
+    code: str
+    defect: str
+    severity: Severity
+    message: str  # the message's pattern, as check_outline words it
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def _title_form(ctx: HeadingContext) -> str | None:
+    return ol.title_problem(ctx.title)
+
+
+def _long(ctx: HeadingContext) -> str | None:
+    n = len(ctx.title.strip())
+    limit = ol.OutlineLimits().max_title_len
+    return f"标题过长（{n} 字），应不超过 {limit} 字" if n > limit else None
+
+
+def _leading_number(ctx: HeadingContext) -> str | None:
+    t = ctx.title.strip()
+    return f"标题“{t}”带有编号，编号由程序生成" if ol.strip_numbering(t) != t and ol.title_problem(t) is None else None
+
+
+def _fragment(ctx: HeadingContext) -> str | None:
+    return hf.fragment_problem(ctx.title, ctx.criteria)
+
+
+def _vague(ctx: HeadingContext) -> str | None:
+    return hf.vague_problem(ctx.title)
+
+
+def _key(t: str) -> str:
+    return ol.normalize_title(t)
+
+
+def _same_as_parent(ctx: HeadingContext) -> str | None:
+    key = _key(ctx.title)
+    uppers = [u for u in (ctx.parent, ctx.chapter) if u]
+    if key and any(key == _key(u) for u in uppers):
+        return f"标题“{ctx.title}”与上级标题相同"
+    return None
+
+
+def _grams(text: str) -> list[str]:
+    t = "".join(_CJK.findall(text))
+    return [t[i:i + 2] for i in range(len(t) - 1)]
+
+
+def similar(a: str, b: str, threshold: float = 0.8) -> bool:
+    """Whether two headings are the same heading: equal, or nearly all two-character words shared (Dice)."""
+    x, y = _key(a), _key(b)
+    if not x or not y:
+        return False
+    if x == y:
+        return True
+    ga, gb = set(_grams(x)), set(_grams(y))
+    return bool(ga and gb) and 2 * len(ga & gb) / (len(ga) + len(gb)) >= threshold
+
+
+# ---- the one-section question asked of a weak model (subsections.py)
+
+SUB_MIN, SUB_MAX = 4, 12
+_CONJUNCTIONS = re.compile(r"[与和及、]")
+_PROMPT_WORDS = re.compile(r"标题|小节|节点|下级|名词|短语|输出|示例|例如|json", re.IGNORECASE)
+#: Words of the tendering procedure (采购, 招标…): in a heading they echo the prompt unless the section is about them.
+WRAPPER_GRAMS = frozenset({"采购", "招标", "投标", "磋商", "询价", "比选", "竞标", "标书"})
+
+
+def _sub_form(ctx: HeadingContext) -> str | None:
+    t = re.sub(r"\s+", "", ctx.title)
+    if not SUB_MIN <= len(t) <= SUB_MAX or len(_CJK.findall(t)) < len(t):
+        return f"不是 {SUB_MIN}–{SUB_MAX} 个字的中文标题"
+    return None
+
+
+def _prompt_words(ctx: HeadingContext) -> str | None:
+    return "复述了提问的用词" if _PROMPT_WORDS.search(ctx.title) else None
+
+
+def _example_copy(ctx: HeadingContext) -> str | None:
+    return "照抄了示例" if _key(ctx.title) in ctx.examples else None
+
+
+def _repeats_upper(ctx: HeadingContext) -> str | None:
+    key = _CONJUNCTIONS.sub("", _key(ctx.title))
+    for upper in (ctx.parent, ctx.chapter):
+        if not upper:
+            continue
+        u = _CONJUNCTIONS.sub("", _key(upper))  # "运输和交付" under 运输与交付 repeats it
+        shared = next((i for i, (a, b) in enumerate(zip(key, u, strict=False)) if a != b), min(len(key), len(u)))
+        if key == u or key in u or (shared >= 6 and shared < len(u)):  # a cut copy: "饮食需求六个方面阐述对该"
+            return "只是重复了上级标题"
+    return None
+
+
+def copies_project(title: str, project: str) -> bool:
+    """Whether ``title`` copies the project's name (contains it, or nearly is it; names under 6 characters say too little)."""
+    p, t = "".join(_CJK.findall(project)), "".join(_CJK.findall(title))
+    return len(p) >= 6 and (p in t or similar(t, p, 0.7))
+
+
+def _project_echo(ctx: HeadingContext) -> str | None:
+    t = re.sub(r"\s+", "", ctx.title)
+    p = "".join(_CJK.findall(ctx.project))
+    if copies_project(t, ctx.project) or (len(t) >= 5 and len(p) >= 6 and t in p):
+        return "照抄了项目名称"
+    return None
+
+
+def _self_repeat(ctx: HeadingContext) -> str | None:
+    grams = _grams(ctx.title)
+    return "标题在重复自己" if len(set(grams)) < len(grams) else None
+
+
+def _procedure_word(ctx: HeadingContext) -> str | None:
+    own = ctx.parent + ctx.chapter + ctx.section_words
+    wrapper = next((g for g in _grams(ctx.title) if g in WRAPPER_GRAMS and g not in own), None)
+    return f"用了招标程序的用语“{wrapper}”，不是本节的内容" if wrapper else None
+
+
+def grounded_share(title: str, vocabulary: str) -> float:
+    """Share of ``title``'s characters inside a two-character word that also occurs in ``vocabulary``."""
+    t = "".join(_CJK.findall(title))
+    if len(t) < 2:
+        return 0.0
+    covered = [False] * len(t)
+    for i in range(len(t) - 1):
+        if t[i:i + 2] in vocabulary:
+            covered[i] = covered[i + 1] = True
+    return sum(covered) / len(t)
+
+
+#: Share of a heading's characters a weak model's heading must take from words of the tender, the section or
+#: the heading library.
+GROUNDED_SHARE = 0.8
+
+
+def _ungrounded(ctx: HeadingContext) -> str | None:
+    vocab = ctx.context + ctx.parent + ctx.section_words + ctx.vocabulary
+    return "用了招标文件和本节都没有的词" if grounded_share(ctx.title, vocab) < GROUNDED_SHARE else None
+
+
+#: Bigrams too common in headings to tie one to a section ("方案", "管理" …).
+GENERIC_GRAMS = frozenset({"方案", "管理", "服务", "计划", "措施", "保障", "工作", "项目", "体系", "制度", "机制",
+                           "要求", "内容", "情况", "实施", "相关", "安排", "建设", "系统"})
+
+
+def _unrelated(ctx: HeadingContext) -> str | None:
+    own = set(_grams(ctx.parent + ctx.section_words)) - GENERIC_GRAMS
+    if ctx.section_words and not (set(_grams(ctx.title)) - GENERIC_GRAMS) & own:
+        return "与本节内容无关"
+    return None
+
+
+def _sibling_repeat(ctx: HeadingContext) -> str | None:
+    t = _key(ctx.title)
+    if any(k and (k in t or t in k) for k in (_key(x) for x in ctx.siblings)):
+        return "与同一节的另一个小标题重复"
+    return None
+
+
+def _taken(ctx: HeadingContext) -> str | None:
+    return "与目录中已有的标题重复" if any(similar(ctx.title, x, 0.8) for x in ctx.taken) else None
+
+
+# --------------------------------------------------------------------------- the registry
+
+_CHAPTERS = frozenset({1})
+_BELOW = frozenset({2, 3, 4})
+_WRITTEN = frozenset({"model", "library", "tender"})
+
+HEADING_RULES: tuple[HeadingRule, ...] = (
+    HeadingRule(
+        "unusable_title", "digits, punctuation, prompt echoes, placeholders, JSON debris, prices, copied tender metadata",
+        _title_form,
+        refuse=_ex(["一级目录", "节标题", "标题一", "具体标题", "<章标题>", "1.2", "xxx_title", "{\"title\"", "报价 35 万元",
+                    "项目名称：某某工程", "请根据以下内容输出", "Step 1"]),
+        accept=_ex(["工程概况", "人员、材料、机械计划表", "测量放样", "保洁队长", "施工前准备",
+                    "共用设备设施定期维修计划和实施方案", "7×24小时服务响应", "概况"]),
+    ),
+    HeadingRule(
+        "long_title", "a sentence instead of a heading (longer than the title limit)", _long,
+        refuse=_ex(["为确保本工程顺利实施而采取的全部组织、技术、经济和合同措施以及其他一切必要手段说明"]),
+        accept=_ex(["共用设备设施定期维修计划和实施方案", "临时设施布置及施工用水、用电情况"]),
+    ),
+    HeadingRule(
+        "fragment", "a piece of a sentence: lead words, trailing particles or verbs, predicates, grading words, "
+        "a criteria clause copied whole", _fragment,
+        refuse=_ex(["如拣货", "数量大", "专业性强", "提供", "安装方案是否详实", "项目风险分析及应对措施及时性",
+                    "措施建设", "计划明确实施安排", "项目经理具有中级以上职称", "质量保证措施得3分",
+                    Example("服务人员配置合理且经验丰富", criteria="服务人员配置合理且经验丰富，得5分")]),
+        accept=_ex(["概况", "质量创优", "工程创优", "针对本项目的合理化建议", "关于节假日保障", "食材采购与管理",
+                    "平整场地", "测量放样", "地理位置", "交接班制度", "保洁队长", "及时性保障措施",
+                    "持证上岗", "人员、材料、机械计划表"]),
+    ),
+    HeadingRule(
+        "vague", "a heading that says nothing (相关需求, 其他事项)", _vague,
+        refuse=_ex(["相关需求", "其他事项", "相关内容", "有关问题"]),
+        accept=_ex(["项目服务需求", "概况", "服务内容", "管理制度", "工作计划", "服务要求"]),
+        levels=_BELOW,
+    ),
+    HeadingRule(
+        "leading_number", "numbering the model wrote into a title (code numbers headings)", _leading_number,
+        refuse=_ex(["1.2 设计原则", "第三章 质量保证", "（一）编制说明", "3、测量放样"]),
+        accept=_ex(["7×24小时服务响应", "5S现场管理", "三级安全教育", "一体化管理"]),
+        severity="warning",
+    ),
+    HeadingRule(
+        "same_as_parent", "a heading titled like the heading above it", _same_as_parent,
+        refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3)),
+        accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3)),
+        levels=_BELOW,
+    ),
+    # ---- the one-section question asked of a weak model: guards for model-written level-3 headings
+    HeadingRule(
+        "sub_form", "not a Chinese heading of a sensible length", _sub_form,
+        refuse=_ex([Example("讲", level=3), Example("training plan", level=3)]),
+        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("共用设备设施定期维修计划和实施方案", level=3),
+                    Example("概况", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "prompt_words", "the question's own words (标题, 小节, 输出) echoed as a heading", _prompt_words,
+        refuse=_ex([Example("输出培训小标题", level=3), Example("下级目录内容", level=3)]),
+        accept=_ex([Example("培训讲师选派", level=3), Example("标志标牌设置", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "example_copy", "a heading copied from the prompt's worked examples", _example_copy,
+        refuse=(), accept=_ex([Example("测量放样", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "repeats_upper", "the section's (or chapter's) title repeated, or cut and continued", _repeats_upper,
+        refuse=(Example("培训效果考核", parent="培训效果考核", level=3), Example("效果考核", parent="培训效果考核", level=3),
+                Example("节假日值班人员调配", parent="节假日值班人员安排", level=3)),
+        accept=(Example("培训效果考核记录", parent="培训效果考核", level=3),
+                Example("平整场地", parent="各施工工序专项施工方案", level=3),
+                Example("质量保证体系", parent="质量保证措施", level=3)),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "project_echo", "the project's name copied as a heading", _project_echo,
+        refuse=(Example("某单位培训服务项目", project="某单位培训服务项目", level=3),
+                Example("单位培训服务", project="某单位培训服务项目", level=3)),
+        accept=(Example("培训讲师选派", project="某单位培训服务项目", level=3),),
+        levels=_BELOW, weak_model_guard=True,
+    ),
+    HeadingRule(
+        "self_repeat", "a heading repeating its own words (考核考核考核)", _self_repeat,
+        refuse=_ex([Example("考核考核考核", level=3), Example("需求与需求", level=3)]),
+        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("管理人员管理制度", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "procedure_word", "the tendering procedure's words (采购, 招标) echoed from the prompt", _procedure_word,
+        refuse=(Example("培训采购计划", parent="培训效果考核", level=3),),
+        accept=(Example("食材采购与管理", parent="食材采购", level=3),
+                Example("原料采购验收", parent="原料采购管理", level=3)),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "ungrounded", "words found nowhere in the tender, the section or the heading library", _ungrounded,
+        refuse=(Example("宇宙飞船航行", parent="培训效果考核", context="某单位培训服务", level=3),),
+        accept=(Example("测量放样", parent="各施工工序专项施工方案", context="综合管廊工程测量", level=3),),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "unrelated", "no specific word shared with the section", _unrelated,
+        refuse=(Example("服务资格审核", parent="培训效果考核", section_words="考核办法讲师选派", level=3),),
+        accept=(Example("平整场地", parent="各施工工序专项施工方案", section_words="施工前准备", level=3),
+                Example("交接班制度", parent="保安管理措施", section_words="门岗管理", level=3)),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "sibling_repeat", "another heading of the same section said again", _sibling_repeat,
+        refuse=(Example("培训课程评估表", level=3),),
+        accept=(Example("讲师选派", level=3),),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "taken", "a heading already used elsewhere in the outline", _taken,
+        refuse=(), accept=(),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+)
+
+SHAPE_RULES: tuple[ShapeRule, ...] = (
+    ShapeRule("too_few_chapters", "fewer chapters than an outline needs", "defect", "一级章节只有 N 个，至少需要 M 个"),
+    ShapeRule("too_many_chapters", "more chapters than the limit (the limit is said, nothing is cut)", "defect",
+              "一级章节有 N 个，最多 M 个"),
+    ShapeRule("too_many_children", "a list longer than the limit (said, nothing is cut)", "defect",
+              "“X”下有 N 个子项，最多 M 个"),
+    ShapeRule("too_deep", "a level below the outline's depth", "defect", "“X”已是第 N 级，不应再有子项"),
+    ShapeRule("no_sections", "a chapter without any section in an outline that is meant to have them", "defect",
+              "“X”下没有任何子项"),
+    ShapeRule("duplicate_sibling", "two siblings with one title", "defect", "标题“X”与同级第 N 项重复"),
+    ShapeRule("same_as_parent_sibling", "a heading copying a sibling of its parent", "defect",
+              "标题“X”与上级的同级章节同名"),
+    ShapeRule("repeated_children", "one child set under three parents, or two sections of a parent alike", "defect",
+              "“X”的子标题与其他 N 处完全相同"),
+)
+
+
+def rule(code: str) -> HeadingRule:
+    """The heading rule named ``code``."""
+    for r in HEADING_RULES:
+        if r.code == code:
+            return r
+    raise KeyError(code)
+
+
+def rules_for(ctx: HeadingContext, severity: Severity | None = "defect") -> list[HeadingRule]:
+    """The heading rules that apply to ``ctx`` (only defects by default; None: all)."""
+    return [r for r in HEADING_RULES if r.applies(ctx) and (severity is None or r.severity == severity)]
+
+
+def problems(ctx: HeadingContext, severity: Severity | None = "defect") -> list[tuple[str, str]]:
+    """Every ``(code, message)`` of the rules that apply to ``ctx`` and refuse it."""
+    out: list[tuple[str, str]] = []
+    for r in rules_for(ctx, severity):
+        msg = r.check(ctx)
+        if msg:
+            out.append((r.code, msg))
+    return out
+
+
+def first_problem(ctx: HeadingContext, codes: Iterable[str] | None = None) -> str | None:
+    """The first defect found in ``ctx`` (by the registry's order), optionally among ``codes`` only."""
+    wanted = set(codes) if codes is not None else None
+    for r in rules_for(ctx):
+        if wanted is not None and r.code not in wanted:
+            continue
+        msg = r.check(ctx)
+        if msg:
+            return msg
+    return None
