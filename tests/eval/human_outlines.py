@@ -55,9 +55,11 @@ def _example_titles() -> frozenset[str]:
     return frozenset(example_titles())
 
 
-def heading_contexts(outline: HumanOutline, vocabulary: str = "", examples: frozenset[str] = frozenset()
-                     ) -> list[HeadingContext]:
-    """One strictest-scope context per heading of ``outline`` (titles cleaned by ``clean_title``)."""
+def heading_contexts(outline: HumanOutline, vocabulary: str = "", examples: frozenset[str] = frozenset(),
+                     small_question: bool = True) -> list[HeadingContext]:
+    """One context per heading of ``outline`` (titles cleaned by ``clean_title``), written by a model; with
+    ``small_question`` level-3 headings are checked as a weak model's answer to the one-section question too
+    (the strictest scope)."""
     chapters = cleaned(outline.chapters)
     all_titles = [n.title for ch in chapters for n in (ch, *(x for _, x in ch.walk()))]
     out: list[HeadingContext] = []
@@ -67,14 +69,15 @@ def heading_contexts(outline: HumanOutline, vocabulary: str = "", examples: froz
         for node in nodes:
             siblings = tuple(c.title for c in nodes if c is not node)
             outside = tuple(t for t in all_titles if t not in {node.title, *siblings, parent, chapter})
+            own = chapter_text.replace(node.title, "|")  # the tender's words stand-in, without the heading itself
             ctx = HeadingContext(
                 title=node.title, level=level, writer="model", parent=parent, chapter=chapter if level > 2 else "",
-                project=outline.name, context=outline.name + chapter_text, section_words="".join(siblings),
+                project=outline.name, context=outline.name + own, section_words="".join(siblings),
                 siblings=tuple(kept), taken=outside if level >= 3 else (), examples=examples, vocabulary=vocabulary,
-                small_question=level >= 3)
+                small_question=small_question and level >= 3)
             out.append(ctx)
             kept.append(node.title)
-            text = chapter_text or (node.title + "".join(x.title for _, x in node.walk()))
+            text = chapter_text or "|".join([node.title, *(x.title for _, x in node.walk())])
             visit(node.children, level + 1, node.title, chapter or node.title, text)
 
     visit(chapters, 1, "", "", "")
@@ -88,7 +91,10 @@ def rules_report(outlines: list[HumanOutline], show: int) -> bool:
     refused_level: Counter[int] = Counter()
     by_rule: dict[tuple[str, int], list[str]] = defaultdict(list)
     numbered: list[str] = []
+    strong: Counter[int] = Counter()
     for o in outlines:
+        for ctx in heading_contexts(o, vocabulary, examples, small_question=False):
+            strong[ctx.level] += bool(problems(ctx))
         for ctx in heading_contexts(o, vocabulary, examples):
             per_level[ctx.level] += 1
             found = problems(ctx)
@@ -114,6 +120,8 @@ def rules_report(outlines: list[HumanOutline], show: int) -> bool:
     all_refused = sum(refused_level.values())
     print(f"all levels: {all_refused}/{total} refused ({all_refused / max(1, total):.1%}); target ≤ {REFUSE_TARGET:.0%} "
           f"at every level: {'met' if ok else 'NOT met'}")
+    print("as a strong model's answer (every rule but the one-section question's guards): "
+          + ", ".join(f"L{k} {strong[k]}/{v}" for k, v in sorted(per_level.items())))
     print(f"numbering left by clean_title: {len(numbered)}")
     for line in numbered[:show]:
         print(f"    {line}")

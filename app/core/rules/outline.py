@@ -54,9 +54,15 @@ _TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,
 _AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:万元|万|元|亿元|亿)(?![\u4e00-\u9fff])")
 #: "(第 2 项)" anywhere in a title: a model numbering copies of one heading.
 _ITEM_COUNTER = re.compile(r"\s*[（(]\s*第\s*\d{1,3}\s*[项个条部分]*\s*[)）]")
+#: A heading without Chinese that is still one: an acronym or a standard (CMMI3, ISO9001, UPS).
+_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,11}(?:[\s\-/][A-Z0-9]{1,11})?$")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
+#: Units a leading number may carry ("24小时", "3级", "5个"): then it is part of the title, not a list label.
+_NUMBER_UNITS = "小天年个级星人次分日号万千百层台套条项名米吨月周种大类栋座部户期届路批元家所位岁度"
 _LEADING_NUMBER = re.compile(
-    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s]"
+    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇|条|款)|[一二三四五六七八九十]+[、.．]"
+    r"|[（(]\s*[一二三四五六七八九十\d]+\s*[)）]|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ]+[、.．\s]|[①-⑳]"
+    r"|\d+(?:[.．]\d+)*(?:[.、．)）\s](?!\d)|(?=[\u4e00-\u9fff])(?!项(?!目))(?![" + _NUMBER_UNITS.replace("项", "") + r"]))"
     r"|[A-Za-z]{2,12}[\s\-_]?\d{1,3}\s*[:：.、])\s*"  # a list label a model put first: "Project-2:", "Step 1:"
 )
 
@@ -126,13 +132,13 @@ def title_problem(title: str) -> str | None:
     digits = sum(ch.isdigit() for ch in t)
     if re.search(r"\d{6,}", t) or digits * 5 > len(t) * 2:
         return f"标题“{t}”大半是数字，像是编号或乱码，不是真正的标题"
-    if not _CJK.search(t):
+    if not _CJK.search(t) and not _ACRONYM.match(t):
         return f"标题“{t}”没有中文，不像是技术标的章节标题"
     if _METADATA_LABEL.match(t):
         return f"标题“{t}”照抄了招标文件的项目信息，不是章节标题"
     if _INSTRUCTION_ECHO.search(t):
         return f"标题“{t}”复述了提示词中的指令，不是真正的标题"
-    if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t):
+    if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t) and not _ACRONYM.match(t):
         return f"标题“{t}”像是编号或占位符，不是真正的标题"
     return None
 
@@ -244,3 +250,8 @@ def _node(chapters: list[OutlineNode], path: Path) -> OutlineNode:
     for i in path[1:]:
         node = node.children[i]
     return node
+
+
+def is_acronym(title: str) -> bool:
+    """Whether ``title`` is an acronym or a standard's name (CMMI3, ISO9001, UPS): a heading without Chinese."""
+    return bool(_ACRONYM.match(title.strip()))

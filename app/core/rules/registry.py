@@ -66,12 +66,13 @@ class Example:
     section_words: str = ""
     project: str = ""
     criteria: str = ""
+    siblings: tuple[str, ...] = ()
 
     def as_context(self, writer: Writer = "model", small_question: bool = True) -> HeadingContext:
         """The example as a heading context (written by ``writer``)."""
         return HeadingContext(title=self.title, level=self.level, writer=writer, parent=self.parent,
                               chapter=self.chapter, project=self.project, criteria=self.criteria,
-                              context=self.context or self.title + self.parent + self.chapter,
+                              context=self.context or self.parent + self.chapter, siblings=self.siblings,
                               section_words=self.section_words, small_question=small_question)
 
 
@@ -169,7 +170,7 @@ def similar(a: str, b: str, threshold: float = 0.8) -> bool:
 
 # ---- the one-section question asked of a weak model (subsections.py)
 
-SUB_MIN, SUB_MAX = 4, 12
+SUB_MIN, SUB_MAX = 2, 40
 _CONJUNCTIONS = re.compile(r"[与和及、]")
 _PROMPT_WORDS = re.compile(r"标题|小节|节点|下级|名词|短语|输出|示例|例如|json", re.IGNORECASE)
 #: Words of the tendering procedure (采购, 招标…): in a heading they echo the prompt unless the section is about them.
@@ -178,7 +179,8 @@ WRAPPER_GRAMS = frozenset({"采购", "招标", "投标", "磋商", "询价", "�
 
 def _sub_form(ctx: HeadingContext) -> str | None:
     t = re.sub(r"\s+", "", ctx.title)
-    if not SUB_MIN <= len(t) <= SUB_MAX or len(_CJK.findall(t)) < len(t):
+    cjk = len(_CJK.findall(t))
+    if not SUB_MIN <= len(t) <= SUB_MAX or ((cjk < 2 or cjk * 2 < len(t)) and not ol.is_acronym(t)):
         return f"不是 {SUB_MIN}–{SUB_MAX} 个字的中文标题"
     return None
 
@@ -198,9 +200,16 @@ def _repeats_upper(ctx: HeadingContext) -> str | None:
             continue
         u = _CONJUNCTIONS.sub("", _key(upper))  # "运输和交付" under 运输与交付 repeats it
         shared = next((i for i, (a, b) in enumerate(zip(key, u, strict=False)) if a != b), min(len(key), len(u)))
-        if key == u or key in u or (shared >= 6 and shared < len(u)):  # a cut copy: "饮食需求六个方面阐述对该"
+        if key == u or (shared >= 6 and shared < len(u) and not _one_conjunct(key[:shared], _key(upper))):
+            return "只是重复了上级标题"  # a cut copy: "饮食需求六个方面阐述对该"
+        if key in u:
             return "只是重复了上级标题"
     return None
+
+
+def _one_conjunct(prefix: str, upper: str) -> bool:
+    """Whether ``prefix`` is the first of the parts ``upper`` joins ("质量管理组织机构" of 质量管理组织机构及主要职责)."""
+    return upper.startswith(prefix) and upper[len(prefix):len(prefix) + 1] in ("及", "与", "和", "、")
 
 
 def copies_project(title: str, project: str) -> bool:
@@ -246,6 +255,8 @@ GROUNDED_SHARE = 0.8
 
 
 def _ungrounded(ctx: HeadingContext) -> str | None:
+    if ol.is_acronym(ctx.title):
+        return None if ctx.title.strip() in ctx.context + ctx.vocabulary else "用了招标文件和本节都没有的词"
     vocab = ctx.context + ctx.parent + ctx.section_words + ctx.vocabulary
     return "用了招标文件和本节都没有的词" if grounded_share(ctx.title, vocab) < GROUNDED_SHARE else None
 
@@ -256,15 +267,19 @@ GENERIC_GRAMS = frozenset({"方案", "管理", "服务", "计划", "措施", "�
 
 
 def _unrelated(ctx: HeadingContext) -> str | None:
+    """No specific word shared with the section, and the heading's words are not the chapter's either: a heading
+    from another section or another trade. A list of roles, areas or steps (平整场地 under 各施工工序专项施工方案)
+    uses the chapter's words, so it passes."""
     own = set(_grams(ctx.parent + ctx.section_words)) - GENERIC_GRAMS
-    if ctx.section_words and not (set(_grams(ctx.title)) - GENERIC_GRAMS) & own:
-        return "与本节内容无关"
-    return None
+    if not ctx.section_words or (set(_grams(ctx.title)) - GENERIC_GRAMS) & own:
+        return None
+    if grounded_share(ctx.title, ctx.context + ctx.chapter) >= 0.5:
+        return None
+    return "与本节内容无关"
 
 
 def _sibling_repeat(ctx: HeadingContext) -> str | None:
-    t = _key(ctx.title)
-    if any(k and (k in t or t in k) for k in (_key(x) for x in ctx.siblings)):
+    if any(similar(ctx.title, x, 0.8) for x in ctx.siblings):
         return "与同一节的另一个小标题重复"
     return None
 
@@ -280,6 +295,13 @@ _BELOW = frozenset({2, 3, 4})
 _WRITTEN = frozenset({"model", "library", "tender"})
 
 HEADING_RULES: tuple[HeadingRule, ...] = (
+    HeadingRule(
+        "sub_form", "not a Chinese heading of a sensible length", _sub_form,
+        refuse=_ex([Example("讲", level=3), Example("training plan", level=3)]),
+        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("共用设备设施定期维修计划和实施方案", level=3),
+                    Example("概况", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
     HeadingRule(
         "unusable_title", "digits, punctuation, prompt echoes, placeholders, JSON debris, prices, copied tender metadata",
         _title_form,
@@ -306,7 +328,7 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     HeadingRule(
         "vague", "a heading that says nothing (相关需求, 其他事项)", _vague,
         refuse=_ex(["相关需求", "其他事项", "相关内容", "有关问题"]),
-        accept=_ex(["项目服务需求", "概况", "服务内容", "管理制度", "工作计划", "服务要求"]),
+        accept=_ex(["项目服务需求", "概况", "其他要求", "管理制度", "工作计划", "服务要求"]),
         levels=_BELOW,
     ),
     HeadingRule(
@@ -315,20 +337,7 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         accept=_ex(["7×24小时服务响应", "5S现场管理", "三级安全教育", "一体化管理"]),
         severity="warning",
     ),
-    HeadingRule(
-        "same_as_parent", "a heading titled like the heading above it", _same_as_parent,
-        refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3)),
-        accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3)),
-        levels=_BELOW,
-    ),
     # ---- the one-section question asked of a weak model: guards for model-written level-3 headings
-    HeadingRule(
-        "sub_form", "not a Chinese heading of a sensible length", _sub_form,
-        refuse=_ex([Example("讲", level=3), Example("training plan", level=3)]),
-        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("共用设备设施定期维修计划和实施方案", level=3),
-                    Example("概况", level=3)]),
-        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
-    ),
     HeadingRule(
         "prompt_words", "the question's own words (标题, 小节, 输出) echoed as a heading", _prompt_words,
         refuse=_ex([Example("输出培训小标题", level=3), Example("下级目录内容", level=3)]),
@@ -347,7 +356,13 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         accept=(Example("培训效果考核记录", parent="培训效果考核", level=3),
                 Example("平整场地", parent="各施工工序专项施工方案", level=3),
                 Example("质量保证体系", parent="质量保证措施", level=3)),
-        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+        levels=frozenset({3}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "same_as_parent", "a heading titled like the heading above it", _same_as_parent,
+        refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3)),
+        accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3)),
+        levels=_BELOW,
     ),
     HeadingRule(
         "project_echo", "the project's name copied as a heading", _project_echo,
@@ -359,7 +374,7 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     HeadingRule(
         "self_repeat", "a heading repeating its own words (考核考核考核)", _self_repeat,
         refuse=_ex([Example("考核考核考核", level=3), Example("需求与需求", level=3)]),
-        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("管理人员管理制度", level=3)]),
+        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("信息插座安装及端接", level=3)]),
         levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
     ),
     HeadingRule(
@@ -372,20 +387,22 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     HeadingRule(
         "ungrounded", "words found nowhere in the tender, the section or the heading library", _ungrounded,
         refuse=(Example("宇宙飞船航行", parent="培训效果考核", context="某单位培训服务", level=3),),
-        accept=(Example("测量放样", parent="各施工工序专项施工方案", context="综合管廊工程测量", level=3),),
-        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+        accept=(Example("测量放样", parent="各施工工序专项施工方案", context="综合管廊工程测量及放样", level=3),),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True, severity="warning",
     ),
     HeadingRule(
         "unrelated", "no specific word shared with the section", _unrelated,
         refuse=(Example("服务资格审核", parent="培训效果考核", section_words="考核办法讲师选派", level=3),),
-        accept=(Example("平整场地", parent="各施工工序专项施工方案", section_words="施工前准备", level=3),
-                Example("交接班制度", parent="保安管理措施", section_words="门岗管理", level=3)),
-        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+        accept=(Example("考核结果运用", parent="培训效果考核", section_words="考核办法讲师选派", level=3),
+                Example("地理位置", parent="工程基本情况", section_words="建筑面积", context="工程地理位置与交通",
+                        level=3)),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True, severity="warning",
     ),
     HeadingRule(
         "sibling_repeat", "another heading of the same section said again", _sibling_repeat,
-        refuse=(Example("培训课程评估表", level=3),),
-        accept=(Example("讲师选派", level=3),),
+        refuse=(Example("培训课程评估表", level=3, siblings=("培训课程评估",)),),
+        accept=(Example("讲师选派", level=3, siblings=("培训课程评估",)),
+                Example("质保期内售后服务承诺", level=3, siblings=("质保期",))),
         levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
     ),
     HeadingRule(

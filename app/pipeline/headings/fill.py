@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from app.core.outline import OutlineNode
 from app.core.rules.heading_form import fragment_problem, vague_problem
 from app.core.rules.outline import normalize_title, title_problem
+from app.core.rules.registry import copies_project
 from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
@@ -76,12 +77,6 @@ def vague_issues(children: list[OutlineNode], prefix: str = "/children") -> list
             issues.append(f"{prefix}/{i}/title: {problem}")
         issues += vague_issues(node.children, f"{prefix}/{i}/children")
     return issues
-
-
-def copies_project(title: str, project: str) -> bool:
-    """Whether ``title`` copies the project's name (contains it, or nearly is it; names under 6 characters say too little)."""
-    p, t = "".join(_CJK.findall(project)), "".join(_CJK.findall(title))
-    return len(p) >= 6 and (p in t or same_heading(t, p, 0.7))
 
 
 def project_echo_issues(children: list[OutlineNode], project: str, prefix: str = "/children") -> list[str]:
