@@ -32,11 +32,10 @@ _BAD_END_ADJ = re.compile(
     r"|(?<![最重扩放缩推加提降减增宽创评择])(?:大|小|多|少|高|低|强|弱|广|快|慢|好|差|优)$"
 )
 #: Grading words the criteria end a point with ("及时性", "详实程度"): what is judged, not a part of the bid.
-_GRADING_END = re.compile(r"(?:及时|合理|可行|科学|针对|完整|先进|成熟|全面|规范|适用|创新|实用|可靠)性$"
-                          r"|(?:详实|详细|完善|完整|合理|丰富|细致)程度$")
+_GRADING_END = re.compile(r"(?:及时性|(?:详实|详细|完善|完整|合理|丰富|细致)程度)$|的[\u4e00-\u9fff]{2}性$")
 #: A judgement in the middle of a point ("计划明确实施安排", "方案合理可行"): the criteria's predicate, left on.
 _JUDGED = re.compile(r"(?:计划|方案|措施|内容|安排|制度|流程|体系|配置|设计)(?:明确|合理|完善|详实|科学|可行|清晰|全面|到位|齐全"
-                     r"|周全|具体|完整)(?![化性])(?=[\u4e00-\u9fff])")
+                     r"|周全|完整)(?![化性])(?=[\u4e00-\u9fff])")
 _GRADING = re.compile(r"得\s*[\d.]+\s*分|扣\s*[\d.]+\s*分|不得分|[\d.]+\s*分[）)]?$|分值|评分|扣完为止|投标人|磋商")
 _SENTENCE_PUNCT = re.compile(r"[，,。；;！!？?]")
 _CJK = re.compile(r"[\u3400-\u9fff]")

@@ -60,7 +60,7 @@ _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
 #: Units a leading number may carry ("24小时", "3级", "5个"): then it is part of the title, not a list label.
 _NUMBER_UNITS = "小天年个级星人次分日号万千百层台套条项名米吨月周种大类栋座部户期届路批元家所位岁度"
 _LEADING_NUMBER = re.compile(
-    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇|条|款)|[一二三四五六七八九十]+[、.．]"
+    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇|条|款)|[一二三四五六七八九十]+[、.．]|[一二三四五六七八九十]{1,3}\s+(?=\S)"
     r"|[（(]\s*[一二三四五六七八九十\d]+\s*[)）]|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ]+[、.．\s]|[①-⑳]"
     r"|\d+(?:[.．]\d+)*(?:[.、．)）\s](?!\d)|(?=[\u4e00-\u9fff])(?!项(?!目))(?![" + _NUMBER_UNITS.replace("项", "") + r"]))"
     r"|[A-Za-z]{2,12}[\s\-_]?\d{1,3}\s*[:：.、])\s*"  # a list label a model put first: "Project-2:", "Step 1:"
@@ -161,6 +161,10 @@ def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = No
         issues.append(RuleIssue("/outline", "too_few_chapters", f"一级章节只有 {len(chapters)} 个，至少需要 {lim.min_chapters} 个"))
     if len(chapters) > lim.max_chapters:
         issues.append(RuleIssue("/outline", "too_many_chapters", f"一级章节有 {len(chapters)} 个，最多 {lim.max_chapters} 个"))
+    if chapters and lim.deepest > 1 and not any(ch.children for ch in chapters):
+        where = "/outline/0/children" if len(chapters) == 1 else "/outline"
+        issues.append(RuleIssue(where, "no_sections", "目录只有一级章节，没有任何下级标题；至少要有一章分出小节"
+                                if len(chapters) > 1 else f"“{chapters[0].title}”下没有任何子项，至少需要 1 个"))
     _check_level(chapters, (), None, 1, lim, issues, frozenset())
     issues.extend(_repeated_sets(chapters))
     return issues
@@ -192,18 +196,16 @@ def _check_level(
         elif key and key in uncle_keys:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",
                                     f"标题“{node.title}”与上级的同级章节同名，应写本节自己的内容"))
-        if level < lim.depth:
-            n = len(node.children)
-            if n < lim.min_children:
-                issues.append(RuleIssue(ptr + "/children", "too_few_children",
-                                        f"“{node.title}”下只有 {n} 个子项，第 {level + 1} 级至少需要 {lim.min_children} 个"))
-            elif n > lim.max_children:
+        n = len(node.children)
+        if level < lim.deepest:
+            if n > lim.max_children:
                 issues.append(RuleIssue(ptr + "/children", "too_many_children",
                                         f"“{node.title}”下有 {n} 个子项，最多 {lim.max_children} 个"))
             _check_level(node.children, path, node, level + 1, lim, issues, sibling_keys - {key},
                          ancestor_keys | {key})
         elif node.children:
-            issues.append(RuleIssue(ptr + "/children", "too_deep", f"“{node.title}”已是第 {level} 级，不应再有子项（目录共 {lim.depth} 级）"))
+            issues.append(RuleIssue(ptr + "/children", "too_deep",
+                                    f"“{node.title}”已是第 {level} 级，不应再有子项（目录最多 {lim.deepest} 级）"))
 
 
 def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:

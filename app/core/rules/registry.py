@@ -419,8 +419,9 @@ SHAPE_RULES: tuple[ShapeRule, ...] = (
     ShapeRule("too_many_children", "a list longer than the limit (said, nothing is cut)", "defect",
               "“X”下有 N 个子项，最多 M 个"),
     ShapeRule("too_deep", "a level below the outline's depth", "defect", "“X”已是第 N 级，不应再有子项"),
-    ShapeRule("no_sections", "a chapter without any section in an outline that is meant to have them", "defect",
-              "“X”下没有任何子项"),
+    ShapeRule("no_sections", "an outline with chapters only (no chapter divided), or a chapter asked for alone that "
+              "came back empty; a chapter left undivided beside divided ones is style", "defect",
+              "目录只有一级章节，没有任何下级标题"),
     ShapeRule("duplicate_sibling", "two siblings with one title", "defect", "标题“X”与同级第 N 项重复"),
     ShapeRule("same_as_parent_sibling", "a heading copying a sibling of its parent", "defect",
               "标题“X”与上级的同级章节同名"),

@@ -332,12 +332,13 @@ def _chapter_problems(chapter: OutlineNode, lim: OutlineLimits) -> list[str]:
 def drop_repeats(sections: list[OutlineNode], elsewhere: set[str], min_children: int) -> list[OutlineNode]:
     """``sections`` without level-3 headings that another chapter (``elsewhere``) or an earlier section
     already has, as long as each section keeps ``min_children`` (the local repair of a heading the
-    model copied from guidance that code also planned for another chapter)."""
+    model copied from guidance that code also planned for another chapter). A repeated heading with
+    its own subtree stays: design and construction chapters name the same systems, each with its parts."""
     seen = set(elsewhere)
     out: list[OutlineNode] = []
     for section in sections:
         keys = [normalize_title(c.title) for c in section.children]
-        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen]
+        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen or c.children]
         kids = fresh if len(fresh) >= min_children and len(fresh) < len(keys) else section.children
         seen.update(normalize_title(c.title) for c in kids)
         out.append(section if kids is section.children else section.model_copy(update={"children": kids}))
@@ -396,6 +397,9 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     issues = [str(i) for i in check_outline(run.chapters, run.limits)]
     if run.mode == "aligned":
         issues += verify_locked(run.chapters, run.job.analysis.technical_groups)
+        if run.job.limits.deepest > 1:  # each chapter is asked for on its own: an empty one was never written
+            issues += [f"/outline/{i}/children: “{ch.title}”尚未生成下级目录" for i, ch in enumerate(run.chapters)
+                       if not ch.children]
     if failure is None and run.failed_chapters:
         bad = sorted(run.failed_chapters)
         detail = tuple(f"第 {i + 1} 章：{x}" for i in bad for x in run.failed_chapters[i][:3])
