@@ -37,6 +37,8 @@ _GRADING_END = re.compile(r"(?:及时性|(?:详实|详细|完善|完整|合理|�
 _JUDGED = re.compile(r"(?:计划|方案|措施|内容|安排|制度|流程|体系|配置|设计)(?:明确|合理|完善|详实|科学|可行|清晰|全面|到位|齐全"
                      r"|周全|完整)(?![化性])(?=[\u4e00-\u9fff])")
 _GRADING = re.compile(r"得\s*[\d.]+\s*分|扣\s*[\d.]+\s*分|不得分|[\d.]+\s*分[）)]?$|分值|评分|扣完为止|投标人|磋商")
+#: A conjunction and one character at the end: a word cut off ("相关职称或证").
+_CUT_END = re.compile(r"[或及和与][\u4e00-\u9fff]$")
 _SENTENCE_PUNCT = re.compile(r"[，,。；;！!？?]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LEAD_NUMBER = re.compile(
@@ -137,6 +139,9 @@ def fragment_problem(title: str, criteria: str = "") -> str | None:
         return f"“{t}”含有谓语“{m4.group()}”，是一条评分要求而不是标题（可改为名词短语）"
     if _SENTENCE_WORDS.search(t[1:]):
         return f"“{t}”含有“进行/确保/并能”等连接词，是一句话而不是标题"
+    cut = _CUT_END.search(t)
+    if cut:
+        return f"“{t}”以“{cut.group()}”结尾，像是被截断的词"
     if criteria and t in _clauses(criteria):
         return f"“{t}”整句照抄了评分标准"
     return None
@@ -160,6 +165,29 @@ def vague_problem(title: str) -> str | None:
     if len(empty) == len(words) or (len(t) <= 4 and empty and words[0] != "其他"):
         return f"“{t}”太笼统，没有说出这一节写什么"
     return None
+
+
+#: Documents a criterion asks the bidder to attach: they go in an attachment list, never in the outline.
+_EVIDENCE = re.compile(r"(?:首页|金额页|签字页|盖章页|签章页|复印件|扫描件|影印件|任命书|授权委托书|中标通知书|验收报告|"
+                       r"营业执照|社保缴纳证明|纳税证明|证明材料|证明文件)$")
+
+
+def evidence_problem(title: str) -> str | None:
+    """Why ``title`` is a document to attach (合同首页, 证书复印件, 项目经理任命书) rather than a heading, or None."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    m = _EVIDENCE.search(t)
+    return f"“{t}”是要附上的证明材料（{m.group()}），应列入附件清单而不是目录" if m else None
+
+
+def evidence_items(text: str) -> list[str]:
+    """The documents ``text`` (a criterion) asks to attach, in order, each once."""
+    parts = re.split(r"[，,、；;。：:（）()\n]|及|和|或", re.sub(r"\s+", "", text))
+    out: list[str] = []
+    for p in parts:
+        p = re.sub(r"^(?:提供|附|附上|须附|需附|并附|加盖公章的|有效的?|相应的?)+", "", p)
+        if 2 <= len(p) <= 20 and _EVIDENCE.search(p) and p not in out:
+            out.append(p)
+    return out
 
 
 def is_heading_form(title: str, criteria: str = "") -> bool:

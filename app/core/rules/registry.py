@@ -136,6 +136,10 @@ def _fragment(ctx: HeadingContext) -> str | None:
     return hf.fragment_problem(ctx.title, ctx.criteria)
 
 
+def _evidence(ctx: HeadingContext) -> str | None:
+    return hf.evidence_problem(ctx.title)
+
+
 def _vague(ctx: HeadingContext) -> str | None:
     return hf.vague_problem(ctx.title)
 
@@ -320,10 +324,18 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         "a criteria clause copied whole", _fragment,
         refuse=_ex(["如拣货", "数量大", "专业性强", "提供", "安装方案是否详实", "项目风险分析及应对措施及时性",
                     "措施建设", "计划明确实施安排", "项目经理具有中级以上职称", "质量保证措施得3分",
+                    "项目技术人员相关职称或证", "项目技术设计方案的成熟性", "安装方案是否详实施安排",
                     Example("服务人员配置合理且经验丰富", criteria="服务人员配置合理且经验丰富，得5分")]),
         accept=_ex(["概况", "质量创优", "工程创优", "针对本项目的合理化建议", "关于节假日保障", "食材采购与管理",
                     "平整场地", "测量放样", "地理位置", "交接班制度", "保洁队长", "及时性保障措施",
                     "持证上岗", "人员、材料、机械计划表"]),
+    ),
+    HeadingRule(
+        "evidence", "a document to attach (合同首页, 证书复印件, 任命书): an attachment, not a part of the bid's text",
+        _evidence,
+        refuse=_ex(["合同首页", "金额页", "签字盖章页", "项目经理任命书", "证书复印件", "营业执照扫描件"]),
+        accept=_ex(["ISO9001质量管理体系认证证书", "运输车辆照片", "相关图片", "人员资格与能力", "合同管理"]),
+        levels=_BELOW,
     ),
     HeadingRule(
         "vague", "a heading that says nothing (相关需求, 其他事项)", _vague,

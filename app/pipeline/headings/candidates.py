@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from app.core.outline import Origin, OutlineNode
-from app.core.rules.heading_form import fragment_problem
+from app.core.rules.heading_form import evidence_items, evidence_problem, fragment_problem
 from app.core.rules.outline import normalize_title, title_problem
 from app.pipeline.headings.criteria_points import CriteriaPoint, point_heading, split_criteria
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibrarySection, default_library
@@ -146,6 +146,7 @@ class ChapterPlan:
     sections: list[Candidate] = field(default_factory=list)
     nodes: list[OutlineNode] = field(default_factory=list)
     structured: bool = False  # the criteria (or requirements) name the chapter's sections
+    attachments: list[str] = field(default_factory=list)  # documents the criteria ask to attach (never headings)
 
     def children_for(self, title: str) -> list[OutlineNode]:
         """Level-3 headings code planned (or was offered) for a section titled ``title``; [] when none."""
@@ -187,7 +188,7 @@ def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str])
     for c in items:
         if restates(c.title, chapter) or any(same_heading(c.title, s, 0.85) for s in siblings):
             continue
-        if title_problem(c.title) or fragment_problem(c.title):
+        if title_problem(c.title) or fragment_problem(c.title) or evidence_problem(c.title):
             continue
         if any(same_heading(c.title, o.title, 0.9) for o in out):
             continue
@@ -466,7 +467,7 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     name = group.title if group is not None else title
     matches = chapter_entries(name, criteria, project, lib)
     suffix = matches[0].entry.point_suffix if matches else ""
-    plan = ChapterPlan(chapter=title, entries=matches)
+    plan = ChapterPlan(chapter=title, entries=matches, attachments=evidence_items(criteria))
     others = list(siblings or [])
     raw_points = _point_candidates(group.description if group is not None else "", suffix, details)
     plan.points = _clean_candidates([p.candidate for p in raw_points], title, others)

@@ -414,6 +414,10 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
                            warnings=run.warnings, uncovered=uncovered, notes=run.notes,
                            heading_sources=dict(sources))
+    for i, plan in sorted(run.plans.items()):
+        if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
+            result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
+                                   + "、".join(plan.attachments[:8]))
     filled = sources["tender"] + sources["library"]
     if filled:
         result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库"
