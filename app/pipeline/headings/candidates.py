@@ -30,6 +30,7 @@ from app.core.rules.outline import normalize_title, title_problem
 from app.pipeline.headings.criteria_points import CriteriaPoint, point_heading, split_criteria
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibrarySection, default_library
 from app.pipeline.headings.match import EntryMatch, distinct_parts, match_item, rank_variants
+from app.pipeline.headings.tender_kind import fits, tender_kind
 
 if TYPE_CHECKING:
     from app.core.analysis import Analysis, RequirementHeading, ScoringGroup
@@ -45,6 +46,8 @@ _COMMON_LONGEST_FIRST = tuple(sorted(_COMMON, key=len, reverse=True))
 _NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 _DOMAIN_FALLBACK = ("property", "canteen", "cleaning", "security_guard", "landscaping", "delivery", "data_processing",
                     "software_dev", "construction_org", "driving", "office_support")
+#: The generic structure for an item nothing matched, by the tender's kind.
+_GENERIC_FOR = {"works": "construction_org", "goods": "technical_solution", "services": "service_plan"}
 _BACKGROUND = re.compile(r"概况|概述|背景|简介|基本情况|项目情况|项目说明|总则")
 _GOODS = re.compile(r"设备|货物|供货|产品|采购及安装|开关柜|材料")
 
@@ -198,11 +201,14 @@ def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str])
 
 def _fallback_entries(title: str, project: str, library: HeadingLibrary) -> list[EntryMatch]:
     """Entries for an item nothing matched: the project's domain, else a generic plan."""
+    kind = tender_kind(project)
     for entry_id in _DOMAIN_FALLBACK:
         entry = library.get(entry_id)
-        if entry and any(k in project for k in entry.keywords):
+        if entry and fits(entry, kind) and any(k in project for k in entry.keywords):
             return [EntryMatch(entry, 1.0, None, ("项目领域",))]
-    generic = library.get("technical_solution" if _GOODS.search(project + title) else "service_plan")
+    if kind is None:
+        kind = "goods" if _GOODS.search(project + title) else "services"
+    generic = library.get(_GENERIC_FOR[kind])
     return [EntryMatch(generic, 0.5, None, ("通用结构",))] if generic else []
 
 

@@ -57,6 +57,7 @@ class _Run:
         self.review_passed: bool | None = None
         self.failed_chapters: dict[int, list[str]] = {}
         self.plans: dict[int, ChapterPlan] = {}
+        self.undivided: set[int] = set()  # chapters left whole: the model wrote nothing and nothing of the library fits
 
     async def plan_chapters_async(self) -> None:
         """:meth:`plan_chapters`, yielding to the event loop after each chapter.
@@ -135,6 +136,15 @@ class _Run:
         res = await build_subtree(self.job, self.selector, self.target(index, guidance, existing), self.draft,
                                   index + 1, len(self.chapters), stage)
         if res.nodes is None:
+            plan = self.plans.get(index)
+            nothing_fits = (self.job.settings.code_fill and not existing and plan is not None
+                            and plan.chapter == self.chapters[index].title and not plan.nodes)
+            if nothing_fits and not self.chapters[index].children:
+                self.undivided.add(index)  # keep the tender's own item as a whole chapter rather than foreign headings
+                self.warnings.append(f"第 {index + 1} 章“{self.chapters[index].title}”：模型没有写出下级目录，标题库中也没有"
+                                     "适合本类项目的结构，已保留为一章，请补充")
+                self.failed_chapters.pop(index, None)
+                return True
             self.failed_chapters[index] = res.issues
             return False
         elsewhere = {normalize_title(n.title) for i, ch in enumerate(self.chapters) if i != index for _, n in ch.walk()}
@@ -399,7 +409,7 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
         issues += verify_locked(run.chapters, run.job.analysis.technical_groups)
         if run.job.limits.deepest > 1:  # each chapter is asked for on its own: an empty one was never written
             issues += [f"/outline/{i}/children: “{ch.title}”尚未生成下级目录" for i, ch in enumerate(run.chapters)
-                       if not ch.children]
+                       if not ch.children and i not in run.undivided]
     if failure is None and run.failed_chapters:
         bad = sorted(run.failed_chapters)
         detail = tuple(f"第 {i + 1} 章：{x}" for i in bad for x in run.failed_chapters[i][:3])
