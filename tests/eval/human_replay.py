@@ -26,8 +26,8 @@ from typing import Any
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.core.outline import OutlineNode
+from app.core.rules.heading_checks import similar
 from app.core.rules.outline import clean_title, normalize_title
-from app.core.rules.registry import similar
 from app.pipeline.outline.job import OutlineSettings
 from app.pipeline.outline.result import OutlineResult
 from app.pipeline.outline.run import generate_outline

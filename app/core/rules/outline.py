@@ -1,9 +1,10 @@
 """Structure rules for an outline, checked by code (rule 2 of the architecture).
 
-Schema validity is the floor. These rules catch what weak models do on top of it:
-shallow trees, single children, titles that are only digits, titles that echo the
-prompt ("一级目录"), a section titled like its parent, duplicate siblings and the same
-set of titles repeated under every chapter. Each finding is an :class:`RuleIssue` with a
+Schema validity is the floor. These rules catch defects, wherever a heading comes from:
+an outline of chapters only, titles that are only digits, titles that echo the prompt
+("一级目录"), a section titled like its parent, duplicate siblings, the same set of titles
+repeated under every chapter, and what exceeds a limit (said, never cut). Style is never
+refused: uneven depth, a section left undivided, a single sub-item, long lists. Each finding is an :class:`RuleIssue` with a
 JSON pointer and a Chinese message precise enough to hand back to the model.
 """
 

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from app.core.outline import OutlineNode
+from app.core.rules.heading_checks import copies_project
 from app.core.rules.heading_form import fragment_problem, vague_problem
 from app.core.rules.outline import normalize_title, title_problem
-from app.core.rules.registry import copies_project
 from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading

@@ -23,9 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.core.outline import OutlineNode
 from app.core.outline_sync import sync_children
 from app.core.resources import resource_path
-from app.core.rules import registry
+from app.core.rules import heading_checks, registry
+from app.core.rules.heading_checks import HeadingContext
 from app.core.rules.outline import normalize_title
-from app.core.rules.registry import HeadingContext
 from app.pipeline.headings.candidates import same_heading
 from app.pipeline.headings.fill import ask_once, mark_origins
 from app.pipeline.headings.library import default_library
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Characters of a level-3 heading the model may write (the wire pattern asks for this range).
-SUB_MIN, SUB_MAX = registry.SUB_MIN, registry.SUB_MAX
+SUB_MIN, SUB_MAX = heading_checks.SUB_MIN, heading_checks.SUB_MAX
 #: What the wire pattern asks of a weak model (a regular shape it can follow; validation accepts more).
 WIRE_MIN, WIRE_MAX = 4, 20
 #: Headings asked per section.
