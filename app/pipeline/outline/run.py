@@ -166,7 +166,7 @@ class _Run:
                     self.chapters[i] = ch.model_copy(update={"children": list(by_id[ch.source_requirement_id].children)})
         self.sync_draft()
         await self.plan_chapters_async()
-        todo = [i for i in range(len(self.chapters)) if not (resume and self.complete(i))]
+        todo = [i for i in range(len(self.chapters)) if not (resume and self.finished(i))]
         if resume:
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
         for i in todo:
@@ -206,6 +206,15 @@ class _Run:
             self.warnings.append(f"{failure.message_zh}，已保留当前目录（各章均已完整）")
         return None
 
+    def finished(self, index: int) -> bool:
+        """Whether resuming may keep chapter ``index``: complete, and either as many sections as a run asks
+        for or sections a finished step marked with their origin (a cancelled stream leaves unmarked ones)."""
+        ch = self.chapters[index]
+        if index in self.undivided:
+            return True
+        return self.complete(index) and (len(ch.children) >= self.job.limits.min_children
+                                         or all(c.origin is not None for c in ch.children))
+
     def complete(self, index: int) -> bool:
         """Whether chapter ``index`` already has a subtree that breaks no rule (resuming keeps it)."""
         ch = self.chapters[index]
@@ -217,7 +226,7 @@ class _Run:
             self.chapters = [c.model_copy(deep=True) for c in base]
             self.sync_draft()
             await self.plan_chapters_async()
-            todo = [i for i in range(len(self.chapters)) if not self.complete(i)]
+            todo = [i for i in range(len(self.chapters)) if not self.finished(i)]
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
             for i in todo:
                 await self.chapter(i, existing=bool(self.chapters[i].children))
