@@ -258,3 +258,21 @@ def _node(chapters: list[OutlineNode], path: Path) -> OutlineNode:
 def is_acronym(title: str) -> bool:
     """Whether ``title`` is an acronym or a standard's name (CMMI3, ISO9001, UPS): a heading without Chinese."""
     return bool(_ACRONYM.match(title.strip()))
+
+
+def pattern_issues(children: list[OutlineNode], prefix: str = "/children") -> list[str]:
+    """Issues for sections whose level-3 headings are only the section's title plus the same suffixes as
+    under two other sections ("X目标"/"X措施" everywhere): one template, not headings about the section."""
+    sets: dict[frozenset[str], list[int]] = {}
+    for i, node in enumerate(children):
+        base = normalize_title(node.title)
+        keys = [normalize_title(c.title) for c in node.children]
+        if len(base) < 2 or len(keys) < 2 or not all(k.startswith(base) and len(k) > len(base) for k in keys):
+            continue
+        sets.setdefault(frozenset(k[len(base):] for k in keys), []).append(i)
+    issues: list[str] = []
+    for suffixes, where in sets.items():
+        if len(where) >= 3:
+            issues += [f"{prefix}/{i}/children: 子标题只是上级标题加上“{'、'.join(sorted(suffixes))}”，"
+                       "各节都用同一写法，应写出本节自己的内容" for i in where]
+    return issues

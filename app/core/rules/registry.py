@@ -254,6 +254,9 @@ SHAPE_RULES: tuple[ShapeRule, ...] = (
     ShapeRule("duplicate_sibling", "two siblings with one title", "defect", "标题“X”与同级第 N 项重复"),
     ShapeRule("same_as_parent_sibling", "a heading copying a sibling of its parent", "defect",
               "标题“X”与上级的同级章节同名"),
+    ShapeRule("suffix_pattern", "the section's title plus the same suffixes under three sections (X目标/X措施 everywhere): "
+              "one template, not headings about each section (outline.pattern_issues)", "defect",
+              "子标题只是上级标题加上“…”，各节都用同一写法"),
     ShapeRule("repeated_children", "one child set under three parents, or two sections of a parent alike", "defect",
               "“X”的子标题与其他 N 处完全相同"),
 )

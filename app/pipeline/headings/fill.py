@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from app.core.outline import OutlineNode
 from app.core.rules.heading_checks import copies_project
 from app.core.rules.heading_form import fragment_problem, vague_problem
-from app.core.rules.outline import normalize_title, title_problem
+from app.core.rules.outline import title_problem
 from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
@@ -47,24 +47,6 @@ def fragment_issues(children: list[OutlineNode], prefix: str = "/children", crit
         if problem:
             issues.append(f"{prefix}/{i}/title: {problem}")
         issues += fragment_issues(node.children, f"{prefix}/{i}/children", criteria)
-    return issues
-
-
-def pattern_issues(children: list[OutlineNode], prefix: str = "/children") -> list[str]:
-    """Issues for sections whose level-3 headings are only the section's title plus the same suffixes as
-    under two other sections ("X目标"/"X措施" everywhere): one template, not headings about the section."""
-    sets: dict[frozenset[str], list[int]] = {}
-    for i, node in enumerate(children):
-        base = normalize_title(node.title)
-        keys = [normalize_title(c.title) for c in node.children]
-        if len(base) < 2 or len(keys) < 2 or not all(k.startswith(base) and len(k) > len(base) for k in keys):
-            continue
-        sets.setdefault(frozenset(k[len(base):] for k in keys), []).append(i)
-    issues: list[str] = []
-    for suffixes, where in sets.items():
-        if len(where) >= 3:
-            issues += [f"{prefix}/{i}/children: 子标题只是上级标题加上“{'、'.join(sorted(suffixes))}”，"
-                       "各节都用同一写法，应写出本节自己的内容" for i in where]
     return issues
 
 

@@ -16,14 +16,13 @@ from pydantic import BaseModel
 
 from app.core.outline import Outline, OutlineNode
 from app.core.outline_sync import sync_outline
-from app.core.rules.outline import OutlineLimits, check_outline, normalize_title
+from app.core.rules.outline import OutlineLimits, check_outline, normalize_title, pattern_issues
 from app.llm.client.errors import LLMConnectionError
 from app.llm.instructions.apply import InstructionApplier
 from app.llm.json.collect import StreamSink, collect_json
 from app.pipeline.headings.fill import (
     drop_fragments,
     fragment_issues,
-    pattern_issues,
     project_echo_issues,
     vague_issues,
 )
