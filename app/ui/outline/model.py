@@ -233,7 +233,8 @@ class OutlineItemModel(QAbstractItemModel):
         col = index.column()
         if role == _DISPLAY:
             if col == COL_TITLE:
-                return f"{node.id}  {node.title}" if node.id else node.title
+                title = f"{node.id}  {node.title}" if node.id else node.title
+                return f"{title}  〔图 {len(node.figures)}〕" if node.figures else title
             # One line per row: a multi-line description would make every (uniform) row that tall.
             return " ".join(node.description.split()) if col == COL_DESCRIPTION else _source_text(node)
         if role == _EDIT:
@@ -247,7 +248,7 @@ class OutlineItemModel(QAbstractItemModel):
         if role == _DECORATION:
             if col != COL_TITLE:
                 return None
-            return lock_icon() if locked else text_icon() if node.content.strip() else None
+            return lock_icon() if locked or node.locked else text_icon() if node.content.strip() else None
         if role == _BACKGROUND:
             return _LOCKED_BG if locked else None
         if role == _FOREGROUND:
@@ -258,8 +259,11 @@ class OutlineItemModel(QAbstractItemModel):
                 parts.append(node.description)
             if node.content.strip():
                 parts.append(f"已写正文 {len(node.content.strip())} 字")
+            parts += [f"图：{f.title}" for f in node.figures]
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
+            elif node.locked:
+                parts.append("（您的目录：已锁定，生成目录时原样保留）")
             return "\n".join(parts)
         if role == PathRole:
             return self.path_for_index(index)
