@@ -223,3 +223,18 @@ def test_ascii_punctuation_in_chinese_text_becomes_full_width() -> None:
     assert normalize_punctuation("说明:如下;单价(万元):50") == "说明：如下；单价（万元）：50"
     assert normalize_punctuation("（1)条款") == "（1）条款"
     assert normalize_punctuation("see (a) and (b), 1.5,2.0") == "see (a) and (b), 1.5,2.0"
+
+
+@pytest.mark.parametrize(("paper", "ink"), [(255, 190), (205, 120)])
+def test_grid_finds_faint_rulings_and_rulings_on_grey_paper(paper: int, ink: int) -> None:
+    """Thin rulings render light grey; a dim scan's paper is grey: both still give the grid."""
+    img = np.full((300, 400), paper, dtype=np.uint8)
+    for y in (40, 140, 240):
+        img[y:y + 2, 40:361] = ink
+    for x in (40, 200, 360):
+        img[40:242, x:x + 2] = ink
+    from app.documents.model import OcrLine
+
+    cell = OcrLine(text="分值", bbox=(60, 80, 120, 100), confidence=0.99)
+    (table,) = tables_from_image(img, 1.0, [cell], 1)
+    assert len(table.rows) == 2 and table.col_count == 2 and table.rows[0][0] == "分值"

@@ -19,7 +19,8 @@ import numpy as np
 
 from app.documents.model import OcrLine, Table
 
-DARK = 140  # gray level below which a pixel is ink
+DARK = 210  # gray level below which a pixel is ink, on white paper (thin rulings render light gray)
+PAPER_MARGIN = 45  # on darker paper: this much darker than the paper (the page's median gray) is ink
 MIN_H_RUN_PX = 90  # a horizontal ruling is at least this long (a wide hanzi is ~30 px at 170 dpi)
 MIN_V_RUN_PX = 40  # a vertical ruling at least this long (one table row at least)
 JOIN_PX = 4  # segments this close are one ruling / touch each other
@@ -88,7 +89,7 @@ def _segments(mask: np.ndarray) -> list[Segment]:
 
 def find_rulings(pixels: np.ndarray) -> tuple[list[Segment], list[Segment]]:
     """Horizontal and vertical rulings of a gray page image (pixels)."""
-    dark = pixels < DARK
+    dark = pixels < min(DARK, int(np.median(pixels)) - PAPER_MARGIN)
     horizontal = _segments(_run_mask(dark, MIN_H_RUN_PX))
     vertical = _segments(_run_mask(np.ascontiguousarray(dark.T), MIN_V_RUN_PX))
     return horizontal, vertical
