@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWi
 from app.ui.run.controller import AppController
 from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
-from app.ui.tender.scoring_items_model import COL_POINTS, COL_TITLE, ScoringTableModel
+from app.ui.tender.scoring_items_model import COL_PAGE, COL_POINTS, COL_TITLE, ScoringTableModel
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 from tests.scoring_fixtures import build
@@ -169,3 +169,59 @@ def test_scoring_items_model_passes_the_model_tester(qtmodeltester: Any) -> None
     assert not model.setData(model.index(1, 1), "不是类别")
     assert model.setData(model.index(0, 4), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
     assert not model.groups[0].chapter
+
+
+async def test_clicking_a_row_stays_on_the_analysis_and_double_click_edits(window: MainWindow, tmp_path: Path,
+                                                                           qtbot: Any) -> None:
+    """Issue 30 major 1: only the 页码 cell (or 查看原文) jumps to the tender; other cells select and edit."""
+    path, _expect = build("decoys", tmp_path)
+    await window.open_path(path)
+    c, view = window.controller, window.analysis_view
+    window.analysis_dock.raise_()
+    await wait_for(view.table.isVisible)
+    pages: list[int] = []
+    view.page_requested.connect(pages.append)
+    model = view.table_model
+    row = _row(model, "保洁作业方案")
+    assert model.groups[row].source_page
+    title_rect = view.table.visualRect(model.index(row, COL_TITLE))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=title_rect.center())
+    await asyncio.sleep(0.05)
+    assert pages == [] and view.table.isVisible(), "a click on a row left the analysis"
+    assert view.table.selectionModel().isRowSelected(row)
+
+    points_rect = view.table.visualRect(model.index(row, COL_POINTS))
+    await asyncio.sleep(0.6)  # past the double-click interval after the click above
+    qtbot.mousePress(view.table.viewport(), Qt.MouseButton.LeftButton, pos=points_rect.center())
+    qtbot.mouseRelease(view.table.viewport(), Qt.MouseButton.LeftButton, pos=points_rect.center())
+    qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=points_rect.center())
+    await wait_for(lambda: any(w.isVisible() for w in view.table.viewport().findChildren(QLineEdit)))
+    line = next(w for w in view.table.viewport().findChildren(QLineEdit) if w.isVisible())
+    line.selectAll()
+    qtbot.keyClicks(line, "30")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    await wait_for(lambda: view.table.state() != QAbstractItemView.State.EditingState)
+    assert next(g for g in c.analysis.groups if g.title == "保洁作业方案").points == 30
+    assert pages == [] and view.table.isVisible()
+
+    qtbot.mouseClick(view.jump_button, Qt.MouseButton.LeftButton)  # the selected item's page
+    assert pages == [model.groups[row].source_page]
+    window.analysis_dock.raise_()
+    await wait_for(view.table.isVisible)
+    page_rect = view.table.visualRect(model.index(row, COL_PAGE))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=page_rect.center())
+    assert pages == [model.groups[row].source_page] * 2
+
+
+async def test_score_summary_follows_a_category_move(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
+    """Issue 30 minor: the line above the outline shows the new technical subtotal after a move (and undo)."""
+    path, _expect = build("decoys", tmp_path)
+    await window.open_path(path)
+    view = window.analysis_view
+    before = window.score_label.text()
+    assert "小计 60 分" in before
+    view.table.selectRow(_row(view.table_model, "人员培训计划"))
+    qtbot.mouseClick(view.move_buttons["business"], Qt.MouseButton.LeftButton)
+    assert "小计 45 分" in window.score_label.text()
+    window.controller.undo_stack.undo()
+    assert window.score_label.text() == before

@@ -136,6 +136,8 @@ class SessionViewMixin(_Base):
             self.controller.set_analysis(analysis)
         else:
             self.controller.analysis = analysis  # the view already shows it: no round trip
+            self.score_label.setText(score_summary(analysis))  # but the line above the outline follows
+            self.score_label.setVisible(bool(self.score_label.text()))
 
 
 def _points(value: float) -> str:

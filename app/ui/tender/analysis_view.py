@@ -35,6 +35,7 @@ from app.core.scoring_edit import move_to_category, scoring_checks, set_chapter,
 from app.ui.tender.scoring_items_model import (
     COL_CATEGORY,
     COL_CRITERIA,
+    COL_PAGE,
     COL_POINTS,
     COL_TITLE,
     HEADERS,
@@ -127,7 +128,8 @@ class AnalysisView(QWidget):
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
         self.jump_button = QPushButton("查看原文")
-        self.jump_button.setToolTip("在左侧文档中显示评分表所在页")
+        self.jump_button.setToolTip("在“招标文件”中显示所选评分项所在页（未选时显示评分表所在页）；"
+                                    "也可以点评分项的“页码”")
         self.jump_button.clicked.connect(self._on_jump)
         source = QHBoxLayout()
         source.addWidget(self.source_label, 1)
@@ -155,7 +157,10 @@ class AnalysisView(QWidget):
         self.table.horizontalHeader().setSectionResizeMode(COL_CRITERIA, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 40), (COL_CATEGORY, 44), (COL_TITLE, 160), (COL_POINTS, 44), (4, 40), (6, 40)):
             self.table.setColumnWidth(col, width)
-        self.table.clicked.connect(self._on_clicked)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.clicked.connect(self._on_clicked)  # only the 页码 cell jumps; other cells select and edit
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #555;")
@@ -319,9 +324,15 @@ class AnalysisView(QWidget):
         self._emit(use_table(self.current_analysis(), key, item.checkState() == Qt.CheckState.Checked))
 
     def _on_jump(self) -> None:
-        used = [t for t in self._analysis.scoring_tables if t.used and t.pages]
-        if used:
-            self.page_requested.emit(used[0].pages[0])
+        """The selected item's page, or the scoring table's first page when none is selected."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        groups = self.table_model.groups
+        page = next((groups[r].source_page for r in rows if r < len(groups) and groups[r].source_page), None)
+        if page is None:
+            used = [t for t in self._analysis.scoring_tables if t.used and t.pages]
+            page = used[0].pages[0] if used else None
+        if page:
+            self.page_requested.emit(page)
 
     def _remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()}, reverse=True)
@@ -329,6 +340,9 @@ class AnalysisView(QWidget):
             self.table_model.remove_group(r)
 
     def _on_clicked(self, index: QModelIndex) -> None:
+        """A click on the 页码 cell shows that page; any other cell stays here (select, edit, move)."""
+        if index.column() != COL_PAGE or not 0 <= index.row() < len(self.table_model.groups):
+            return
         page = self.table_model.groups[index.row()].source_page
         if page:
             self.page_requested.emit(page)
