@@ -28,9 +28,10 @@ from app.core.kept_texts import KeptText, drafted_texts, restore_texts
 from app.core.limits import OutlineLimits
 from app.core.outline import Outline
 from app.core.outline import Path as OutlinePath
-from app.core.pipeline_events import PipelineEvent, stage_label
+from app.core.pipeline_events import PipelineEvent, ProgressCallback, stage_label
 from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
+from app.pipeline.outline.deferred_draft import DeferredDraft
 from app.pipeline.outline.runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
 from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
@@ -506,6 +507,9 @@ class AppController(QObject):
                                  requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         runner = self.runner
         kept = drafted_texts(self.outline) if keep_texts and not resume else []
+        # Over an existing outline the run writes into a scratch tree; the user's outline stays on
+        # show until the new one has headings below its chapters (a failure before that changes nothing).
+        deferred = DeferredDraft(self.outline) if len(self.outline) and not resume else None
         recorder = OpRecorder(self.outline)
         self._begin("正在继续生成未完成的章节……" if resume else "正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
@@ -513,7 +517,10 @@ class AppController(QObject):
         recorder.start()
         outcome = OutlineOutcome(False, "目录生成已取消")
         try:
-            outcome = await runner(client, self.outline, request, self.on_progress)
+            if deferred is None:
+                outcome = await runner(client, self.outline, request, self.on_progress)
+            else:
+                outcome = await runner(client, deferred.scratch, request, _both(deferred.progress, self.on_progress))
             self.last_outcome = outcome
             return outcome
         except asyncio.CancelledError:
@@ -523,10 +530,17 @@ class AppController(QObject):
             outcome = OutlineOutcome(False, getattr(exc, "message_zh", None) or "目录生成失败")
             raise
         finally:
+            if deferred is not None and not deferred.finish(outcome.ok):
+                outcome.message += "；原有目录未改变"
+                kept = []
+            elif deferred is not None and not outcome.ok and _cancelling():
+                outcome.message += "；原有目录可用“撤销”（Ctrl+Z）找回"
             if kept:
                 outcome.message += self._restore_texts(kept)
             self.outline.renumber()
             recorder.stop()
+            if deferred is not None and not deferred.switched:
+                recorder.ops.clear()  # the user's outline was never touched (renumbering it is no AI step)
             if recorder.ops and not outcome.ok and not self.outline.chapters:
                 undo_ops(self.outline, recorder.ops)  # nothing came of the run: the user's outline comes back
                 recorder.ops.clear()
@@ -537,6 +551,9 @@ class AppController(QObject):
                 if not outcome.ok:
                     self._unfinished = (mode, command)
             self.model.set_read_only(False)
+            if deferred is not None and deferred.switched and not outcome.ok and not _cancelling():
+                self.undo_stack.undo()  # a failed run over the user's outline: theirs comes back, the part is a redo
+                outcome.message += "；已恢复原有目录（未完成的新目录可用“重做”查看）"
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
             self._end(outcome.ok, outcome.message)
 
@@ -613,6 +630,22 @@ class AppController(QObject):
             return False
         stack = self.undo_stack
         return any(stack.command(k) is command for k in range(stack.index()))
+
+
+def _both(first: ProgressCallback, second: ProgressCallback) -> ProgressCallback:
+    """One progress callable that tells ``first``, then ``second``."""
+
+    def progress(event: PipelineEvent) -> None:
+        first(event)
+        second(event)
+
+    return progress
+
+
+def _cancelling() -> bool:
+    """Whether the running task is being cancelled (the user's cancel, not a failure)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def _close(client: LLMClient) -> None:

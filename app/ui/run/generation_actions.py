@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QMainWindow, QMessageBox
 
 from app.core.kept_texts import drafted_texts
 from app.ui.outline.commands import RecordedRunCommand
@@ -106,7 +106,20 @@ class GenerationActionsMixin(_Base):
             if choice == "cancel":
                 return
             keep = choice == "keep"
+        c.last_outcome = None
         await c.run_task(GENERATION, c.generate_outline(mode, guidance, keep_texts=keep))  # type: ignore[arg-type]
+        outcome = c.last_outcome  # None when cancelled or raised (the error dialog has that)
+        if outcome is not None and not outcome.ok:
+            self.show_run_failure(outcome.message)
+
+    def show_run_failure(self, message: str) -> None:
+        """A run that ended without a result says so in a dialog (not only the status bar)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "目录生成未完成", f"目录生成没有完成。\n\n{message}",
+                          QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("runFailedBox")
+        box.setInformativeText("可以检查“设置 → 模型设置”中的地址和密钥后再点“生成目录”。")
+        self.run_failure_box = box
+        box.open()
 
     # ------------------------------------------------------------------ one chapter or section
     def _on_regenerate_requested(self, path: object) -> None:

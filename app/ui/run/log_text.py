@@ -87,6 +87,26 @@ ARG_WORDS_ZH: dict[str, str] = {
 }
 
 
+#: English error phrases the HTTP stack puts into log arguments, in Chinese (first match wins per phrase).
+ERROR_PHRASES_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^connection error: ?", re.I), "连接失败："),
+    (re.compile(r"All connection attempts failed", re.I), "所有连接尝试都失败了（地址或端口无法连接，服务可能未启动）"),
+    (re.compile(r"\[Errno 111\] Connection refused|Connection refused", re.I), "连接被拒绝（服务可能未启动）"),
+    (re.compile(r"Server disconnected without sending a response\.?", re.I), "服务器未作答就断开了连接"),
+    (re.compile(r"Connection error\.?", re.I), "连接出错"),
+    (re.compile(r"\[Errno -?\d+\] (Name or service not known|Temporary failure in name resolution)", re.I),
+     "无法解析服务器地址（域名错误或没有网络）"),
+    (re.compile(r"^timeout$|timed out", re.I), "超时"),
+)
+
+
+def error_text_zh(text: str) -> str:
+    """``text`` with the HTTP stack's English error phrases put in Chinese (other text unchanged)."""
+    for pattern, zh in ERROR_PHRASES_ZH:
+        text = pattern.sub(zh, text)
+    return text
+
+
 def has_chinese(text: str) -> bool:
     """Whether ``text`` contains a Chinese character."""
     return bool(_CJK.search(text))
@@ -96,7 +116,7 @@ def _arg(value: object) -> object:
     if isinstance(value, bool):
         return ARG_WORDS_ZH[str(value)]
     if isinstance(value, str):
-        return ARG_WORDS_ZH.get(value, value)
+        return ARG_WORDS_ZH.get(value) or error_text_zh(value)
     return value
 
 
