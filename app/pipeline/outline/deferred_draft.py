@@ -16,9 +16,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from app.core.pipeline_events import PipelineEvent
 from app.core.outline import Changed, Inserted, Moved, Outline, Phase, Removed, Reset, TreeEvent
-
+from app.core.pipeline_events import PipelineEvent
 
 
 class DeferredDraft:
