@@ -87,6 +87,10 @@ async def test_source_checks_candidates_and_corrections_are_undo_steps(window: M
     used = next(t for t in c.analysis.scoring_tables if t.used)
     assert pages == [used.pages[0]]
 
+    assert view.candidates_toggle.isVisible()
+    if not view.candidates.isVisible():  # the list of candidate tables is one click away
+        qtbot.mouseClick(view.candidates_toggle, Qt.MouseButton.LeftButton)
+    assert view.candidates.isVisible()
     items = [view.candidates.item(i) for i in range(view.candidates.count())]
     assert any("不像评分表" in it.text() and "考核" in it.text() for it in items)
     decoy = next(it for it in items if "考核" in it.text())

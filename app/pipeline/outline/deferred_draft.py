@@ -45,7 +45,12 @@ class DeferredDraft:
 
     def progress(self, event: PipelineEvent) -> None:
         """Pass every progress event of the run here: the first one with the model's output counts."""
-        if event.completion_tokens > 0 and not self.model_answered:
+        if event.completion_tokens > 0:
+            self.model_output()
+
+    def model_output(self) -> None:
+        """The model is writing (a streaming call reported its first tokens)."""
+        if not self.model_answered:
             self.model_answered = True
             if self._unsubscribe is not None and self.has_content():
                 self.switch()

@@ -67,7 +67,7 @@ class SectionEditor(QWidget):
         self._key = ""
         self._status = "done"
         self._committed = ""
-        self.title_label = QLabel("未选择章节")
+        self.title_label = QLabel("未选择章节（在目录中点选一个末级标题）")
         self.title_label.setWordWrap(True)
         self.title_label.setStyleSheet("font-weight:bold;")
         self.state_label = QLabel("")
@@ -75,7 +75,8 @@ class SectionEditor(QWidget):
         self.rendered = QTextBrowser()
         self.rendered.setObjectName("sectionRendered")
         self.rendered.setOpenLinks(False)
-        self.rendered.setPlaceholderText("选择目录中的末级章节后，可在此撰写正文，或点“编辑”手工输入。")
+        self.rendered.setPlaceholderText("在目录中选择一个末级标题，就可以在这里写它的正文：点“编辑”手工输入，"
+                                         "或点“撰写本节”由模型起草。")
         self.rendered.viewport().installEventFilter(self)
         self.text = _TextEdit()
         self.text.setPlaceholderText("正文使用 Markdown：空行分段，“- ”开头为列表，“| 列 | 列 |”为表格。")
@@ -163,11 +164,16 @@ class SectionEditor(QWidget):
         self._show_state(draft)
         self._update_enabled()
 
+    def set_title(self, key: str, title: str) -> None:
+        """Follow a rename of the shown section's heading."""
+        if key == self._key:
+            self.title_label.setText(f"{key} {title}".strip())
+
     def clear(self) -> None:
         """Show no section (another project was opened); nothing is reported as an edit."""
         self._key = ""
         self._status = "done"
-        self.title_label.setText("未选择章节")
+        self.title_label.setText("未选择章节（在目录中点选一个末级标题）")
         self._set_plain("")
         self._show_state(None)
         self._update_enabled()

@@ -27,6 +27,7 @@ else:
     _Base = object
 
 APP_NAME = "标书工坊"
+EMPTY_HINT = "打开招标文件（Ctrl+O 或把文件拖到窗口中），分析后点“生成目录”；也可以直接在下方右键添加章节，手工编写目录。"
 
 
 class SessionViewMixin(_Base):
@@ -105,11 +106,20 @@ class SessionViewMixin(_Base):
 
     def _on_rows_changed(self, parent: QModelIndex, *_args: object) -> None:
         if not parent.isValid():
-            self.empty_hint.setVisible(len(self.controller.outline) == 0)
+            self._update_empty_hint()
 
     def _on_outline_edited(self, *_args: object) -> None:
-        self.empty_hint.setVisible(len(self.controller.outline) == 0)
+        self._update_empty_hint()
         self._update_title()
+
+    def _update_empty_hint(self) -> None:
+        """The hint above an empty outline says the next step: open a tender, or (once open) generate."""
+        c = self.controller
+        if c.document is not None or c.tender_path is not None:
+            self.empty_hint.setText("招标文件已打开：核对“招标分析”后点“生成目录”；也可以在下方右键添加章节，手工编写目录。")
+        else:
+            self.empty_hint.setText(EMPTY_HINT)
+        self.empty_hint.setVisible(len(c.outline) == 0)
 
     def _on_analysis_changed(self, analysis: Analysis) -> None:
         """Scoring items just found: one-to-one becomes the mode (the user can still pick free)."""

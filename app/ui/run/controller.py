@@ -520,7 +520,16 @@ class AppController(QObject):
             if deferred is None:
                 outcome = await runner(client, self.outline, request, self.on_progress)
             else:
-                outcome = await runner(client, deferred.scratch, request, _both(deferred.progress, self.on_progress))
+                def streaming(call: object) -> None:
+                    if getattr(call, "tokens", 0) > 0:
+                        deferred.model_output()
+
+                self.call_progress.connect(streaming)
+                try:
+                    outcome = await runner(client, deferred.scratch, request,
+                                           _both(deferred.progress, self.on_progress))
+                finally:
+                    self.call_progress.disconnect(streaming)
             self.last_outcome = outcome
             return outcome
         except asyncio.CancelledError:

@@ -82,6 +82,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
         self._connect(log_handler)
+        self._default_state = self.saveState()  # what 视图 → 重置布局 goes back to
         self._layout_restored = self._restore_layout()
         if not self._layout_restored:
             self.document_dock.raise_()
@@ -126,6 +127,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.act_cancel.setEnabled(False)
         self.act_settings = self._act("模型设置…", self.open_settings)
         self.act_about = self._act("关于标书工坊", self.show_about)
+        self.act_help = self._act("使用说明", self.show_help, K.HelpContents, tip="主要步骤和快捷键")
+        self.act_reset_layout = self._act("重置布局", self.reset_layout,
+                                          tip="把各个面板放回首次启动时的位置和大小")
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -160,7 +164,11 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock,
                      self.library_dock):
             v.addAction(dock.toggleViewAction())
+        v.addSeparator()
+        v.addAction(self.act_reset_layout)
         h = mb.addMenu("帮助(&H)")
+        h.addAction(self.act_help)
+        h.addSeparator()
         h.addAction(self.act_about)
         self._rebuild_recent()
 
@@ -241,12 +249,15 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             return
         key, node = leaf
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
+        if self.section_dock.isHidden():  # a section picked: its text is where the writer goes next
+            self.section_dock.show()
 
     def _on_node_data_changed(self, *_args: object) -> None:
         leaf = self._current_leaf()
         if leaf is None or leaf[0] != self.section_editor.key:
             return
         key, node = leaf
+        self.section_editor.set_title(key, node.title)  # a renamed heading is renamed above its text too
         draft = self.controller.drafting.draft_of(key)
         if draft is None or draft.status != "writing":  # undo/redo or an applied draft: show the tree's text
             self.section_editor.set_text(key, node.content)
@@ -313,6 +324,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             self._save_settings()
             self._rebuild_recent()
         self.document_dock.raise_()
+        self._update_empty_hint()
         self._update_title()
 
     def _show_page(self, page: int) -> None:
@@ -357,6 +369,19 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             opener()
         else:
             self.statusBar().showMessage("模型设置不可用", 5000)
+
+    def show_help(self) -> None:
+        """帮助 → 使用说明: the steps of the workflow and the keys (non-modal)."""
+        from app.ui.shell.help_text import HELP_HTML
+
+        box = QMessageBox(self)
+        box.setWindowTitle("使用说明")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(HELP_HTML)
+        box.setObjectName("helpBox")
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        self.help_box = box
+        box.show()
 
     def show_about(self) -> None:
         """Help → About, with the AGPL licence notice."""

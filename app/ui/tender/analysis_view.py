@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -92,13 +92,48 @@ class AnalysisView(QWidget):
         super().__init__(parent)
         self._analysis = Analysis()
         self._loading = False
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self._overview_form())
-        splitter.addWidget(self._scoring_panel())
-        splitter.setStretchFactor(1, 1)
+        self.overview_box = self._overview_form()
+        self.overview_box.setVisible(False)  # one line until opened: the scoring table gets the height
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.setSpacing(4)
+        layout.addLayout(self._overview_header())
+        layout.addWidget(self.overview_box)
+        layout.addWidget(self._scoring_panel(), 1)
+
+    def _overview_header(self) -> QHBoxLayout:
+        """“项目概况 ▸” and the name, buyer and budget on one line; a click opens the form."""
+        self.overview_toggle = QToolButton()
+        self.overview_toggle.setObjectName("overviewToggle")
+        self.overview_toggle.setText("项目概况")
+        self.overview_toggle.setCheckable(True)
+        self.overview_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.overview_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.overview_toggle.setToolTip("展开或收起项目名称、采购人、预算等信息（可直接修改）")
+        self.overview_toggle.toggled.connect(self._on_overview_toggled)
+        self.overview_line = QLabel()
+        self.overview_line.setObjectName("overviewLine")
+        self.overview_line.setTextFormat(Qt.TextFormat.PlainText)
+        self.overview_line.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        row = QHBoxLayout()
+        row.addWidget(self.overview_toggle)
+        row.addWidget(self.overview_line, 1)
+        return row
+
+    def _on_overview_toggled(self, shown: bool) -> None:
+        self.overview_box.setVisible(shown)
+        self.overview_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+    def _show_overview_line(self) -> None:
+        ov = self._analysis.overview
+        parts = [f"项目名称：{ov.project_name or '（未读到）'}"]
+        if ov.buyer:
+            parts.append(f"采购人：{ov.buyer}")
+        if ov.budget:
+            parts.append(f"预算：{ov.budget}")
+        text = " · ".join(parts)
+        self.overview_line.setText(text)
+        self.overview_line.setToolTip(text)
 
     def _overview_form(self) -> QWidget:
         self.project_name = QLineEdit()
@@ -131,13 +166,19 @@ class AnalysisView(QWidget):
         self.jump_button.setToolTip("在“招标文件”中显示所选评分项所在页（未选时显示评分表所在页）；"
                                     "也可以点评分项的“页码”")
         self.jump_button.clicked.connect(self._on_jump)
+        self.candidates_toggle = QToolButton()
+        self.candidates_toggle.setObjectName("candidatesToggle")
+        self.candidates_toggle.setCheckable(True)
+        self.candidates_toggle.setToolTip("显示找到的全部评分表，勾选评标使用的那几张")
+        self.candidates = QListWidget()
+        self.candidates.setMaximumHeight(72)
         source = QHBoxLayout()
         source.addWidget(self.source_label, 1)
         source.addWidget(self.jump_button)
-        self.candidates = QListWidget()
-        self.candidates.setMaximumHeight(88)
+        source.addWidget(self.candidates_toggle)
         self.candidates.setToolTip("勾选评标使用的评分表（可勾选多张：商务、技术、价格分表）")
         self.candidates.itemChanged.connect(self._on_candidate_toggled)
+        self.candidates_toggle.toggled.connect(self.candidates.setVisible)
         self.checks_label = QLabel()
         self.checks_label.setWordWrap(True)
         self.no_scoring = QLabel()
@@ -150,10 +191,10 @@ class AnalysisView(QWidget):
         self.table = QTableView()
         self.table.setModel(self.table_model)
         self.table.setItemDelegateForColumn(COL_CATEGORY, CategoryDelegate(self.table))
-        self.table.setWordWrap(True)
+        self.table.setWordWrap(False)  # one line a row (the full criteria are in the tooltip): 8+ rows on a laptop
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(46)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
         self.table.horizontalHeader().setSectionResizeMode(COL_CRITERIA, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 40), (COL_CATEGORY, 44), (COL_TITLE, 160), (COL_POINTS, 44), (4, 40), (6, 40)):
             self.table.setColumnWidth(col, width)
@@ -183,8 +224,8 @@ class AnalysisView(QWidget):
         add.clicked.connect(lambda: self.table_model.add_group())
         remove = QPushButton("删除所选")
         remove.clicked.connect(self._remove_selected)
-        caption = QLabel("评分项（技术项在一一对应模式下各成一个一级章节）")
-        caption.setWordWrap(True)
+        caption = QLabel("评分项")
+        caption.setToolTip("技术评分项在一一对应模式下各成一个一级章节")
         first = QHBoxLayout()
         first.addWidget(caption, 1)
         first.addWidget(add)
@@ -223,6 +264,7 @@ class AnalysisView(QWidget):
             self.budget.setText(ov.budget)
             self.period.setText(ov.service_period)
             self.summary.setPlainText(ov.summary or ov.scope)
+            self._show_overview_line()
             self._show_scoring(analysis)
             notes = list(dict.fromkeys([*analysis.notes, *(d.message for d in analysis.differences)]))
             if not analysis.has_technical_scoring and analysis.scoring_message:
@@ -252,10 +294,14 @@ class AnalysisView(QWidget):
             item.setCheckState(Qt.CheckState.Checked if t.used else Qt.CheckState.Unchecked)
             item.setToolTip("\n".join(t.evidence) or candidate_text(t))
             self.candidates.addItem(item)
-        self.candidates.setVisible(len(analysis.scoring_tables) > 1 or any(not t.used for t in analysis.scoring_tables))
+        several = len(analysis.scoring_tables) > 1 or any(not t.used for t in analysis.scoring_tables)
         checks = scoring_checks(analysis) if analysis.groups else []
         self.checks_label.setText("；".join(c.text() for c in checks))
         bad = any(c.ok is False for c in checks)
+        self.candidates_toggle.setText(f"候选评分表 {len(analysis.scoring_tables)} 张")
+        self.candidates_toggle.setVisible(several)
+        self.candidates_toggle.setChecked(several and (bad or not used))  # open when the reading needs a look
+        self.candidates.setVisible(self.candidates_toggle.isChecked())
         self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
         self.checks_label.setVisible(bool(checks))
         without = not analysis.has_technical_scoring
@@ -285,6 +331,7 @@ class AnalysisView(QWidget):
     def _on_overview_edited(self) -> None:
         if not self._loading and self.current_analysis().overview != self._analysis.overview:
             self._analysis = self.current_analysis()
+            self._show_overview_line()
             self.analysis_edited.emit(self._analysis)
 
     def _on_groups_edited(self) -> None:
