@@ -229,3 +229,33 @@ async def test_score_summary_follows_a_category_move(window: MainWindow, tmp_pat
     assert "小计 45 分" in window.score_label.text()
     window.controller.undo_stack.undo()
     assert window.score_label.text() == before
+
+
+async def test_the_project_name_is_read_whole_and_shown_with_its_check(window: MainWindow, tmp_path: Path,
+                                                                       qtbot: Any) -> None:
+    """Issue 30 major 3: a name wrapped on the cover is read whole, checked against the announcement."""
+    import pymupdf
+
+    name = "某市某区城市管理局2025-2026年度环卫作业车辆维修服务采购项目"
+    pages = ["公开招标文件\n项目编号：AB-2025-001\n项目名称：某市某区城市管理局2025-2026\n年度环卫作业车辆维修服务采购项目\n"
+             "采购人：某市某区城市管理局",
+             f"第一章 招标公告\n项目名称：{name}\n采购人：某市某区城市管理局\n预算金额：人民币 128.5 万元"]
+    path = tmp_path / "招标文件.pdf"
+    doc = pymupdf.open()
+    for text in pages:
+        doc.new_page().insert_text((60, 72), text, fontname="china-s", fontsize=11)
+    doc.save(path)
+    doc.close()
+    await window.open_path(path)
+    view = window.analysis_view
+    line = view.overview_line.text()
+    assert f"项目名称：{name}✓" in line and "采购人：某市某区城市管理局✓" in line and "预算：128.5万元（待确认）" in line
+    qtbot.mouseClick(view.overview_toggle, Qt.MouseButton.LeftButton)
+    assert view.project_name.isVisible() and view.project_name.text() == name
+    assert view.budget.toolTip().startswith("待确认") and "第2页" in view.budget.toolTip()
+    view.budget.setFocus()
+    view.budget.selectAll()
+    qtbot.keyClicks(view.budget, "130")
+    qtbot.keyClick(view.budget, Qt.Key.Key_Return)  # the user's own value counts as checked
+    assert "预算：130万元✓" not in view.overview_line.text() and "预算：130✓" in view.overview_line.text()
+    assert window.controller.analysis.overview.budget == "130"

@@ -125,15 +125,25 @@ class AnalysisView(QWidget):
         self.overview_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     def _show_overview_line(self) -> None:
-        ov = self._analysis.overview
-        parts = [f"项目名称：{ov.project_name or '（未读到）'}"]
-        if ov.buyer:
-            parts.append(f"采购人：{ov.buyer}")
-        if ov.budget:
-            parts.append(f"预算：{ov.budget}")
-        text = " · ".join(parts)
-        self.overview_line.setText(text)
-        self.overview_line.setToolTip(text)
+        """Name, buyer and budget on one line, each with its check (✓, or 待确认 and where)."""
+        ov, checks = self._analysis.overview, self._analysis.overview_checks
+        parts, tips, doubtful = [], [], False
+        for name, label, value in (("project_name", "项目名称", ov.project_name), ("buyer", "采购人", ov.buyer),
+                                   ("budget", "预算", ov.budget)):
+            check = checks.get(name, "")
+            if not value and name != "project_name":
+                continue
+            mark = "✓" if check.startswith("✓") else "（待确认）" if check.startswith("待确认") else ""
+            doubtful = doubtful or mark == "（待确认）" or not value
+            parts.append(f"{label}：{value or '（未读到）'}{mark}")
+            tips.append(f"{label}：{value or '（未读到）'}" + (f"\n  {check}" if check else ""))
+        self.overview_line.setText(" · ".join(parts))
+        self.overview_line.setToolTip("\n".join(tips) + "\n点“项目概况”展开核对和修改")
+        self.overview_line.setStyleSheet("color:#a05a00;" if doubtful else "")
+        for name, edit in (("project_name", self.project_name), ("buyer", self.buyer), ("budget", self.budget)):
+            check = checks.get(name, "")
+            edit.setToolTip(check)
+            edit.setStyleSheet("QLineEdit{border:1px solid #e0a040;}" if check.startswith("待确认") else "")
 
     def _overview_form(self) -> QWidget:
         self.project_name = QLineEdit()
@@ -330,7 +340,13 @@ class AnalysisView(QWidget):
 
     def _on_overview_edited(self) -> None:
         if not self._loading and self.current_analysis().overview != self._analysis.overview:
-            self._analysis = self.current_analysis()
+            before = self._analysis.overview
+            current = self.current_analysis()
+            checks = dict(current.overview_checks)
+            for name in ("project_name", "buyer", "budget"):
+                if getattr(current.overview, name) != getattr(before, name):
+                    checks[name] = "✓ 已手工核对"  # the user's own value
+            self._analysis = current.model_copy(update={"overview_checks": checks})
             self._show_overview_line()
             self.analysis_edited.emit(self._analysis)
 
