@@ -97,3 +97,32 @@ async def test_reset_layout_and_help(window: MainWindow, qtbot: Any) -> None:
     box = window.findChild(QMessageBox, "helpBox")
     assert box is not None and box.isVisible() and "生成目录" in box.text()
     box.close()
+
+
+async def test_without_a_keyring_the_banner_says_the_key_is_not_saved(window: MainWindow, tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 30 minor: address and model saved, no keyring → “密钥未保存”, not “尚未配置模型”."""
+    import keyring
+    from keyring.backends import fail
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from app.core.settings_model import AppSettings
+    from app.ui.project.session import SessionWiring
+    from app.ui.shell.settings_dialog import SettingsDialog
+
+    monkeypatch.setenv("BIDSTUDIO_CONFIG_DIR", str(tmp_path / "config"))
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        wiring = SessionWiring(AppSettings())
+        wiring.attach(window)
+        window.act_settings.trigger()
+        dialog = window.findChild(SettingsDialog)
+        assert dialog is not None
+        dialog.model_combo.setEditText("deepseek-chat")  # the DeepSeek preset's address is filled in
+        dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+        assert window.guide.isVisible()
+        assert "密钥未保存" in window.guide.text() and "尚未配置模型" not in window.guide.text()
+        assert "系统密钥库" in window.guide.text()
+    finally:
+        keyring.set_keyring(previous)

@@ -75,8 +75,7 @@ class SectionEditor(QWidget):
         self.rendered = QTextBrowser()
         self.rendered.setObjectName("sectionRendered")
         self.rendered.setOpenLinks(False)
-        self.rendered.setPlaceholderText("在目录中选择一个末级标题，就可以在这里写它的正文：点“编辑”手工输入，"
-                                         "或点“撰写本节”由模型起草。")
+        self.rendered.setPlaceholderText("在目录中点选末级标题，在此编写正文")
         self.rendered.viewport().installEventFilter(self)
         self.text = _TextEdit()
         self.text.setPlaceholderText("正文使用 Markdown：空行分段，“- ”开头为列表，“| 列 | 列 |”为表格。")

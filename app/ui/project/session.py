@@ -55,6 +55,15 @@ class SessionWiring:
         """Whether a model endpoint is configured enough to try a call."""
         return self.settings.model.is_configured(bool(self.api_key()))
 
+    def missing_key(self) -> str:
+        """Why only the key is missing (address and model saved, the provider needs one), or ""."""
+        m = self.settings.model
+        if not (m.base_url.strip() and m.model.strip() and m.needs_key) or self.api_key():
+            return ""
+        if not self.key_store.persistent:
+            return "本机没有可用的系统密钥库，API 密钥只在程序运行期间保存，关闭后需要重新填写。"
+        return "系统密钥库中没有这个接口地址的 API 密钥。"
+
     def make_client(self) -> LLMClient | None:
         """A new client for the configured endpoint, or None when nothing is configured."""
         if not self.configured():
@@ -97,7 +106,7 @@ class SessionWiring:
                 window.settings = settings
                 settings.recent_files, settings.last_dir = recent, last_dir
                 window.status.provider = settings.model.provider
-                window.set_model_configured(self.configured())
+                window.set_model_configured(self.configured(), self.missing_key())
                 window.controller.reset_client()
 
         dialog.settingsSaved.connect(saved)

@@ -134,7 +134,8 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
 
         QTimer.singleShot(0, report_visible)
     else:
-        QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured()))  # keyring after paint
+        QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured(),  # keyring after paint
+                                                                 wiring.missing_key()))
         wiring.offer_crash_log(reporter)
         wiring.offer_recovery()
         if args.sample:

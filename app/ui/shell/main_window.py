@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bidstudio.ui")
 
+NO_MODEL_GUIDE = ("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
+                  "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
 OPENABLE = (".pdf", ".docx", ".doc", ".wps", ".txt", ".bidproj")
 ABOUT_HTML = (
     "<h3>标书工坊 BidStudio</h3>"
@@ -289,9 +291,18 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         else:
             self.controller.breakdown = breakdown  # the view already shows it
 
-    def set_model_configured(self, configured: bool) -> None:
-        """Show the first-run guide while no model is configured."""
+    def set_model_configured(self, configured: bool, missing_key: str = "") -> None:
+        """Show the first-run guide while no model is configured.
+
+        ``missing_key``: address and model are saved and only the key is missing; the text says
+        why (no keyring on this machine, say) instead of “尚未配置模型”.
+        """
         self._model_configured = configured
+        if missing_key:
+            self.guide.setText(f"密钥未保存：{missing_key} 请 <a href='settings'>打开模型设置</a> 填写 API 密钥；"
+                               "打开、编辑、保存和导出无需模型。")
+        else:
+            self.guide.setText(NO_MODEL_GUIDE)
         self.guide.setVisible(not configured)
 
     def _on_running_changed(self, running: bool) -> None:

@@ -22,19 +22,20 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 from typing_extensions import override
 
-from app.core.settings_model import PRESETS, AppSettings, ModelSettings, preset, save_settings
+from app.core.settings_model import PRESETS, AppSettings, ModelSettings, preset, preset_for_url, save_settings
 from app.ui.run.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
 from app.ui.run.connection_check import check_and_probe as run_check_connection
 from app.ui.run.connection_check import fetch_models as run_fetch_models
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QCloseEvent
+    from PySide6.QtGui import QCloseEvent, QShowEvent
 
     from app.core.api_keys import ApiKeyStore
     from app.llm.client.llm_client import EndpointConfig
@@ -58,6 +59,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("模型设置")
         self.setObjectName("settingsDialog")
+        self.setMinimumWidth(600)  # wrapped hints and the keyring note get whole lines
         self._settings = settings.model_copy(deep=True)
         self._store = key_store
         self._settings_path = settings_path
@@ -85,6 +87,7 @@ class SettingsDialog(QDialog):
         self.keyring_warning = QLabel(self._store.warning_zh or "")
         self.keyring_warning.setWordWrap(True)
         self.keyring_warning.setStyleSheet("color: #b35c00")
+        self.keyring_warning.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.MinimumExpanding)
         self.keyring_warning.setVisible(bool(self._store.warning_zh))
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
@@ -281,6 +284,8 @@ class SettingsDialog(QDialog):
         p = preset(str(self.provider_combo.currentData()))
         if p.base_url:
             self.base_url_edit.setText(p.base_url)
+        elif preset_for_url(self.base_url_edit.text()).base_url:  # another preset's address: not the user's own
+            self.base_url_edit.clear()
         if p.concurrency is not None:
             self.concurrency_spin.setValue(p.concurrency)
         if p.system_in_user is not None:
@@ -310,6 +315,7 @@ class SettingsDialog(QDialog):
         if not persisted and self.current_api_key():
             self.keyring_warning.setText(self._store.warning_zh or "")
             self.keyring_warning.setVisible(True)
+            self._fit_height()
         settings = self.current_settings()
         if self._settings_path is not None:
             save_settings(settings, self._settings_path)
@@ -317,6 +323,12 @@ class SettingsDialog(QDialog):
         self._runner.shutdown()
         self.settingsSaved.emit(settings)
         super().accept()
+
+    @override
+    def showEvent(self, event: QShowEvent) -> None:
+        """Qt override: at the real width, grow to what the wrapped notes need (none is clipped)."""
+        super().showEvent(event)
+        self._fit_height()
 
     @override
     def reject(self) -> None:

@@ -81,8 +81,6 @@ class WindowLayoutMixin(_Base):
         self.guide.setWordWrap(True)
         self.guide.setTextFormat(Qt.TextFormat.RichText)
         self.guide.setStyleSheet("QLabel{background:#fff8e1;border:1px solid #f0d58a;border-radius:4px;padding:6px;}")
-        self.guide.setText("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
-                           "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
         self.guide.linkActivated.connect(lambda _link: self.open_settings())
         self.sample_note = QLabel("这是示例项目：技术评分项由程序从示例招标文件的评分表中读取，目录由程序按评分项和标题库建立，"
                                   "没有使用模型。可以直接编辑、撰写和导出 Word；配置模型后点“生成目录”可由模型重新生成。")
