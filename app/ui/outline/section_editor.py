@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from typing_extensions import override
 
 from app.core.drafting_state import DRAFT_STATUS_LABELS, SectionDraft
+from app.core.word_count import text_chars
 from app.pipeline.drafting.context import REWRITE_LABELS
 
 
@@ -72,6 +73,9 @@ class SectionEditor(QWidget):
         self.title_label.setStyleSheet("font-weight:bold;")
         self.state_label = QLabel("")
         self.state_label.setWordWrap(True)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("sectionWordCount")
+        self.count_label.setStyleSheet("color:#555;")
         self.rendered = QTextBrowser()
         self.rendered.setObjectName("sectionRendered")
         self.rendered.setOpenLinks(False)
@@ -97,6 +101,7 @@ class SectionEditor(QWidget):
             self.rewrite_buttons[mode] = button
         top = QHBoxLayout()
         top.addWidget(self.source_button)
+        top.addWidget(self.count_label)
         top.addStretch(1)
         top.addWidget(self.draft_button)
         top.addWidget(self.stop_button)
@@ -119,7 +124,13 @@ class SectionEditor(QWidget):
         for mode, button in self.rewrite_buttons.items():
             button.clicked.connect(lambda _=False, m=mode: self._on_rewrite_clicked(m))
         self.text.focus_left.connect(self.commit_edit)
+        self.text.textChanged.connect(self._show_count)
         self._update_enabled()
+
+    def _show_count(self) -> None:
+        """“本节 N 字”, following every keystroke."""
+        n = text_chars(self.text.toPlainText())
+        self.count_label.setText(f"本节 {n} 字" if self._key else "")
 
     @property
     def showing_source(self) -> bool:

@@ -127,6 +127,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
                                            tip="继续撰写上次未写完或失败的小节（已完成的正文不变）")
         self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
         self.act_cancel.setEnabled(False)
+        self.act_find = self._act("在目录中查找…", self.search_bar.open_bar, K.Find, tip="按标题文字查找目录中的标题")
         self.act_settings = self._act("模型设置…", self.open_settings)
         self.act_about = self._act("关于标书工坊", self.show_about)
         self.act_help = self._act("使用说明", self.show_help, K.HelpContents, tip="主要步骤和快捷键")
@@ -145,6 +146,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         m.addAction(self.act_quit)
         e = mb.addMenu("编辑(&E)")
         e.addActions([self.act_undo, self.act_redo])
+        e.addSeparator()
+        e.addAction(self.act_find)
         e.addSeparator()
         a = self.outline_view.actions_by_name
         for name in ("add_sibling", "add_child", "rename", "edit_description", "delete", None, "move_up", "move_down",
@@ -199,12 +202,16 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         d, ed = c.drafting, self.section_editor
         d.section_delta.connect(ed.append_stream)
         d.section_state.connect(ed.apply_state)
+        d.run_progress.connect(self._on_draft_progress)
         ed.draft_requested.connect(lambda key: self.draft_keys([key]))
         ed.cancel_requested.connect(d.cancel)
         ed.rewrite_requested.connect(lambda key, mode, g: self._spawn_ui("rewrite", d.rewrite(key, mode, g)))
         ed.text_edited.connect(lambda key, _old, new: d.apply_text(key, new, f"编辑正文 {key}"))
         self.outline_view.selectionModel().currentChanged.connect(self._on_current_node_changed)
         c.model.dataChanged.connect(self._on_node_data_changed)
+        for signal in (c.model.dataChanged, c.model.rowsInserted, c.model.rowsRemoved, c.model.modelReset):
+            signal.connect(self._update_word_count)
+        ed.text.textChanged.connect(self._update_word_count)
         self.session_signals = SessionSignals(c.session, c.undo_stack, self)
         self.session_signals.reset.connect(self._on_session_reset)
         self.session_signals.dirty_changed.connect(self._on_dirty_changed)
@@ -221,6 +228,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.analysis_view.page_requested.connect(self._show_page)
         self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
         self.outline_view.source_requested.connect(self._show_requirement)
+        self.outline_view.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
         self.library_panel.insert_requested.connect(self._on_library_insert)
         if self.reporter is not None:
@@ -253,6 +261,25 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
         if self.section_dock.isHidden():  # a section picked: its text is where the writer goes next
             self.section_dock.show()
+
+    def _update_word_count(self, *_args: object) -> None:
+        """“正文共 N 字” beside the outline, counting the section being typed as it is now."""
+        from app.core.word_count import text_chars
+
+        ed, typing = self.section_editor, self.section_editor.showing_source
+        total = 0
+        for path, node in self.controller.outline.walk():
+            if node.children:
+                continue
+            key = node.id or ".".join(str(i + 1) for i in path)
+            total += text_chars(ed.text.toPlainText() if typing and key == ed.key else node.content)
+        self.words_label.setText(f"正文共 {total} 字" if total else "")
+
+    def _on_draft_progress(self, finished: int, total: int) -> None:
+        """撰写全部正文 (or any drafting job) shows “n/total” in the status bar while it runs."""
+        if total > 1:
+            self.status.set_stage(f"正在撰写正文：已完成 {finished}/{total} 节")
+            self.status.set_progress(round(100 * finished / total))
 
     def _on_node_data_changed(self, *_args: object) -> None:
         leaf = self._current_leaf()

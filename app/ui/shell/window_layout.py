@@ -97,10 +97,19 @@ class WindowLayoutMixin(_Base):
         layout.addWidget(self.guide)
         layout.addWidget(self.sample_note)
         layout.addLayout(bar)
+        self.words_label = QLabel()
+        self.words_label.setObjectName("wordCount")
+        self.words_label.setStyleSheet("color:#34495e;padding:2px;")
+        self.words_label.setToolTip("全部小节正文的字数（不含空白）；各章字数见目录中章标题的提示")
         info = QHBoxLayout()
         info.addWidget(self.score_label)
         info.addWidget(self.empty_hint, 1)
+        info.addWidget(self.words_label)
         layout.addLayout(info)
+        from app.ui.outline.search_bar import OutlineSearchBar
+
+        self.search_bar = OutlineSearchBar(self.outline_view)
+        layout.addWidget(self.search_bar)
         layout.addWidget(self.outline_view, 1)
         self.setCentralWidget(central)
 
