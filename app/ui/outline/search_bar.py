@@ -28,7 +28,7 @@ class _FindEdit(QLineEdit):
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Qt override."""
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-            self._bar.find(backward=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
+            self._bar.find_match(backward=bool(event.modifiers() & Qt.KeyboardModifier.ShiftModifier))
             return
         if event.key() == Qt.Key.Key_Escape:
             self._bar.close_bar()
@@ -49,10 +49,10 @@ class OutlineSearchBar(QWidget):
         self.count_label = QLabel()
         self.previous_button = QToolButton()
         self.previous_button.setText("上一个")
-        self.previous_button.clicked.connect(lambda: self.find(backward=True))
+        self.previous_button.clicked.connect(lambda: self.find_match(backward=True))
         self.next_button = QToolButton()
         self.next_button.setText("下一个")
-        self.next_button.clicked.connect(lambda: self.find())
+        self.next_button.clicked.connect(lambda: self.find_match())
         close = QToolButton()
         close.setText("×")
         close.setToolTip("关闭查找（Esc）")
@@ -85,7 +85,7 @@ class OutlineSearchBar(QWidget):
             return []
         return [path for path, node in self.view.outline_model.outline.walk() if text in node.title.casefold()]
 
-    def find(self, backward: bool = False) -> Path | None:
+    def find_match(self, backward: bool = False) -> Path | None:
         """Select the next (or previous) match after the current heading, wrapping round."""
         found = self.matches()
         self._show_count(found)
