@@ -231,6 +231,11 @@ async def walk(shooter: Shooter, tender: Path, work: Path, real_model: bool = Fa
     QTest.keyClick(save.findChild(QLineEdit, "fileNameEdit"), Qt.Key.Key_Return)
     await until(lambda: target.exists(), timeout=120)
     print(f"  exported {target.stat().st_size // 1024} KB, mode {oct(target.stat().st_mode & 0o777)}", flush=True)
+    await until(lambda: top(QMessageBox, "exportReportBox") is not None, timeout=120)
+    await settle()
+    await shooter.shot("10b-exported.png", win)
+    done = top(QMessageBox, "exportReportBox")
+    next(b for b in done.buttons() if b.text() == "关闭").click()
 
     # A laptop screen (on a bigger screen: the window made that small).
     if not laptop_screen:

@@ -118,16 +118,31 @@ def _finish(window: WindowHost, outcome: ExportReport | BaseException) -> Path |
     window.statusBar().showMessage(report.summary_zh(), 12000)
     log.info("exported %s", report.path, extra={"stage": "export"})
     log.debug("page numbers laid out: %s (%s s)", report.laid_out, report.layout_seconds)
+    box = QMessageBox(window)
+    box.setObjectName("exportReportBox")
+    box.setIcon(QMessageBox.Icon.Information if not report.warnings else QMessageBox.Icon.Warning)
+    box.setWindowTitle("导出完成")
+    box.setText(f"已导出：{report.path}")
     if report.notes or report.warnings:
-        box = QMessageBox(window)
-        box.setObjectName("exportReportBox")
-        box.setIcon(QMessageBox.Icon.Information if not report.warnings else QMessageBox.Icon.Warning)
-        box.setWindowTitle("导出完成")
-        box.setText(f"已导出：{report.path}")
         box.setInformativeText("\n".join((*report.warnings, *report.notes)))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window owns it until it is closed
-        box.open()
+    open_file = box.addButton("打开文件", QMessageBox.ButtonRole.ActionRole)
+    open_folder = box.addButton("打开所在文件夹", QMessageBox.ButtonRole.ActionRole)
+    box.addButton("关闭", QMessageBox.ButtonRole.RejectRole)
+    path = report.path
+    open_file.clicked.connect(lambda: _open_local(window, path))
+    open_folder.clicked.connect(lambda: _open_local(window, path.parent))
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window owns it until it is closed
+    box.open()
     return report.path
+
+
+def _open_local(window: WindowHost, path: Path) -> None:
+    """Open a file or folder with the desktop's own program; say so when there is none."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        window.statusBar().showMessage(f"无法打开 {path}：系统没有可用的打开方式", 8000)
 
 
 def export_word_now(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:
