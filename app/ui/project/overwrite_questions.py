@@ -25,14 +25,18 @@ from app.ui.widgets.async_dialog import run_dialog
 RegenerateChoice = Literal["keep", "replace", "cancel"]
 
 
-async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int) -> RegenerateChoice:
-    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel."""
+async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int,
+                                 edited: bool = True) -> RegenerateChoice:
+    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel.
+
+    ``edited``: the user changed headings by hand (only then does the question say so).
+    """
     box = QMessageBox(parent)
     box.setObjectName("regenerateOutlineBox")
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("重新生成目录")
     text = f"当前目录有 {headings} 个标题"
-    text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。"
+    text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。" if edited else "。"
     box.setText(text + "重新生成会替换整个目录。")
     box.setInformativeText("可以保留标题不变的小节的正文；其余内容可用“编辑 → 撤销”（Ctrl+Z）一步找回。")
     keep = box.addButton("重新生成，保留已写正文", QMessageBox.ButtonRole.AcceptRole) if drafted else None

@@ -78,6 +78,9 @@ class SessionViewMixin(_Base):
         self._sync_mode_from_session()
         self.section_editor.clear()
         self.show_sample_note(False)
+        status = getattr(self, "status", None)
+        if status is not None and not c.busy:
+            status.reset()
         if session.tender_path is None:
             clear = getattr(self.document_pane, "clear", None)
             if callable(clear):

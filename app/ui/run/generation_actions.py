@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtWidgets import QMainWindow, QMessageBox
 
 from app.core.kept_texts import drafted_texts
-from app.ui.outline.commands import RecordedRunCommand
+from app.ui.outline.commands import OutlineCommand, RecordedRunCommand
 from app.ui.project.overwrite_questions import ask_redraft, ask_regenerate_outline, ask_regenerate_subtree
 from app.ui.run.controller import DRAFTING, GENERATION
 from app.ui.run.no_text_dialog import ask_without_text
@@ -62,6 +62,11 @@ class GenerationActionsMixin(_Base):
         last = stack.command(stack.index() - 1) if stack.index() > 0 else None
         return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline))
 
+    def _outline_edited_by_hand(self) -> bool:
+        """Whether the undo history holds a hand edit of the outline (not an AI run, not an analysis edit)."""
+        stack = self.controller.undo_stack
+        return any(isinstance(stack.command(k), OutlineCommand) for k in range(stack.index()))
+
     def _nothing_to_read(self, guidance: str) -> str | None:
         """Why the model would generate from nothing (no usable tender text, no description), or None."""
         c = self.controller
@@ -102,7 +107,8 @@ class GenerationActionsMixin(_Base):
             self.mode_box.setCurrentIndex(self.mode_box.findData("free"))
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
-            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)))
+            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)),
+                                                  edited=self._outline_edited_by_hand())
             if choice == "cancel":
                 return
             keep = choice == "keep"
