@@ -126,3 +126,16 @@ async def test_without_a_keyring_the_banner_says_the_key_is_not_saved(window: Ma
         assert "系统密钥库" in window.guide.text()
     finally:
         keyring.set_keyring(previous)
+
+
+async def test_a_heading_with_sections_says_where_to_write(window: MainWindow, qtbot: Any) -> None:
+    c = window.controller
+    c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="人员配置")])])
+    c.outline.renumber()
+    window.outline_view.select_path((0, 0))
+    editor = window.section_editor
+    qtbot.mouseClick(editor.source_button, Qt.MouseButton.LeftButton)
+    editor.text.insertPlainText("配备专职人员。")
+    window.outline_view.select_path((0,))  # a chapter: its sections hold the text
+    assert "有下级标题" in editor.title_label.text() and not editor.source_button.isEnabled()
+    assert c.outline.node((0, 0)).content == "配备专职人员。"  # the edit left behind was kept

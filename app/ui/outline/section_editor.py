@@ -179,11 +179,14 @@ class SectionEditor(QWidget):
         if key == self._key:
             self.title_label.setText(f"{key} {title}".strip())
 
-    def clear(self) -> None:
-        """Show no section (another project was opened); nothing is reported as an edit."""
+    def clear(self, why: str = "") -> None:
+        """Show no section: another project (nothing is reported as an edit), or a heading with
+        sections below (``why`` says so; a pending hand edit of the section left is committed)."""
+        if why:
+            self.commit_edit()
         self._key = ""
         self._status = "done"
-        self.title_label.setText("未选择章节（在目录中点选一个末级标题）")
+        self.title_label.setText(why or "未选择章节（在目录中点选一个末级标题）")
         self._set_plain("")
         self._show_state(None)
         self._update_enabled()

@@ -256,6 +256,10 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
     def _on_current_node_changed(self, *_args: object) -> None:
         leaf = self._current_leaf()
         if leaf is None:
+            path = self.outline_view.current_path()
+            if path is not None and self.controller.outline.exists(path):  # a heading with sections below
+                self.section_editor.clear(f"“{self.controller.outline.node(path).title}”有下级标题，"
+                                          "请选中其下的末级标题编写正文")
             return
         key, node = leaf
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))

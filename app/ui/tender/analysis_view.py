@@ -11,6 +11,8 @@ Without technical scoring the page says why and offers free mode on the 采购�
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -113,7 +115,7 @@ class AnalysisView(QWidget):
         self.overview_toggle.toggled.connect(self._on_overview_toggled)
         self.overview_line = QLabel()
         self.overview_line.setObjectName("overviewLine")
-        self.overview_line.setTextFormat(Qt.TextFormat.PlainText)
+        self.overview_line.setTextFormat(Qt.TextFormat.RichText)
         self.overview_line.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         row = QHBoxLayout()
         row.addWidget(self.overview_toggle)
@@ -127,19 +129,23 @@ class AnalysisView(QWidget):
     def _show_overview_line(self) -> None:
         """Name, buyer and budget on one line, each with its check (✓, or 待确认 and where)."""
         ov, checks = self._analysis.overview, self._analysis.overview_checks
-        parts, tips, doubtful = [], [], False
+        parts, tips = [], []
         for name, label, value in (("project_name", "项目名称", ov.project_name), ("buyer", "采购人", ov.buyer),
                                    ("budget", "预算", ov.budget)):
             check = checks.get(name, "")
             if not value and name != "project_name":
                 continue
-            mark = "✓" if check.startswith("✓") else "（待确认）" if check.startswith("待确认") else ""
-            doubtful = doubtful or mark == "（待确认）" or not value
-            parts.append(f"{label}：{value or '（未读到）'}{mark}")
+            # the mark goes before the value, so a long name that is cut off still shows it
+            if check.startswith("✓"):
+                mark = "<span style='color:#2e7d32'>✓</span>"
+            elif check.startswith("待确认") or not value:
+                mark = "<span style='color:#a05a00'>（待确认）</span>"
+            else:
+                mark = ""
+            parts.append(f"{label}{mark}：{html.escape(value or '（未读到）')}")
             tips.append(f"{label}：{value or '（未读到）'}" + (f"\n  {check}" if check else ""))
         self.overview_line.setText(" · ".join(parts))
         self.overview_line.setToolTip("\n".join(tips) + "\n点“项目概况”展开核对和修改")
-        self.overview_line.setStyleSheet("color:#a05a00;" if doubtful else "")
         for name, edit in (("project_name", self.project_name), ("buyer", self.buyer), ("budget", self.budget)):
             check = checks.get(name, "")
             edit.setToolTip(check)
