@@ -119,7 +119,7 @@ class SessionViewMixin(_Base):
         """The hint above an empty outline says the next step: open a tender, or (once open) generate."""
         c = self.controller
         if c.document is not None or c.tender_path is not None:
-            self.empty_hint.setText("下一步：核对“招标分析”，再点“生成目录”（或右键手工添加章节）")
+            self.empty_hint.setText("下一步：核对“招标分析”，再点“生成目录”；也可右键手工添加章节")
         else:
             self.empty_hint.setText(EMPTY_HINT)
         self.empty_hint.setVisible(len(c.outline) == 0)

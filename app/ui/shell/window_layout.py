@@ -103,9 +103,10 @@ class WindowLayoutMixin(_Base):
         self.words_label.setToolTip("全部小节正文的字数（不含空白）；各章字数见目录中章标题的提示")
         info = QHBoxLayout()
         info.addWidget(self.score_label)
-        info.addWidget(self.empty_hint, 1)
+        info.addStretch(1)
         info.addWidget(self.words_label)
         layout.addLayout(info)
+        layout.addWidget(self.empty_hint)  # its own line: it never squeezes the score summary
         from app.ui.outline.search_bar import OutlineSearchBar
 
         self.search_bar = OutlineSearchBar(self.outline_view)
