@@ -1,14 +1,15 @@
 """Walk the main workflow of the real app on a real X display (Xvfb) and screenshot every step.
 
     python tests/tools/xvfb_walkthrough.py [--tender ../shared/tenders/yangjiang-tax-canteen.pdf]
-                                           [--out /tmp/walkthrough] [--readme]
+                                           [--out /tmp/walkthrough] [--screen 1366x768] [--readme]
 
 Starts Xvfb on a free display, the scripted OpenAI-compatible server (tests/openai_server.py,
 standing in for a model: its answers are the chapter contents below) and the app itself
 through ``app.ui.shell.main.run`` with a settings file pointing at that server. A coroutine inside
 the app's loop then does what a user does — opens the tender through the file dialog,
 generates one-to-one, regenerates a chapter with guidance, drafts a section, exports Word,
-shrinks the window to 1366×768 and quits — and ``import -window root`` (ImageMagick)
+shrinks the window to 1366×768 (``--screen 1366x768``: a first start on a laptop-sized
+screen instead) and quits — and ``import -window root`` (ImageMagick)
 captures the screen after each step. ``--readme`` also copies the pictures the README uses
 into docs/.
 
@@ -303,13 +304,13 @@ def main() -> int:
     os.environ.update(DISPLAY=display, QT_QPA_PLATFORM="xcb", BIDSTUDIO_CONFIG_DIR=str(work / "config"),
                       BIDSTUDIO_DATA_DIR=str(work / "data"))
     try:
-        return run_app(args, work)
+        return run_app(args, work, (screen[0], screen[1]))
     finally:
         xvfb.terminate()
         xvfb.wait(5)
 
 
-def run_app(args: argparse.Namespace, work: Path) -> int:
+def run_app(args: argparse.Namespace, work: Path, screen: tuple[int, int] = SCREEN) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -350,7 +351,13 @@ def run_app(args: argparse.Namespace, work: Path) -> int:
     if failures:
         raise failures[0]
     if args.readme:
-        shots = {"06-outline.png": README_SHOTS["06-outline.png"]} if real_model else README_SHOTS
+        # the main picture is a real model's outline; the laptop picture is a first start on a 1366×768 screen
+        if real_model:
+            shots = {"06-outline.png": README_SHOTS["06-outline.png"]}
+        elif screen[0] <= LAPTOP[0]:
+            shots = {"11-laptop-1366x768.png": README_SHOTS["11-laptop-1366x768.png"]}
+        else:
+            shots = {"04-analysis.png": README_SHOTS["04-analysis.png"]}
         for name, target in shots.items():
             shutil.copy(args.out / name, REPO / "docs" / target)
             print(f"copied {name} -> docs/{target}")

@@ -234,7 +234,7 @@ class SectionEditor(QWidget):
             return
         parts = [DRAFT_STATUS_LABELS.get(draft.status, draft.status)]
         if draft.status == "done":
-            parts.append(f"{len(draft.text)} 字，用时 {draft.elapsed_s:.1f} 秒")
+            parts.append(f"{text_chars(draft.text)} 字，用时 {draft.elapsed_s:.1f} 秒")
         if draft.continuations:
             parts.append(f"续写 {draft.continuations} 次")
         if draft.error:
