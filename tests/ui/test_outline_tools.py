@@ -114,3 +114,37 @@ async def test_drafting_all_sections_shows_n_of_total(window: MainWindow, llm_se
     assert total == 3  # the leaves without text
     assert [n for n, _, _ in seen] == list(range(total + 1))
     assert all(f"{n}/{total}" in text for n, _, text in seen)
+
+
+async def test_the_table_button_edits_a_table_without_typing_markdown(window: MainWindow, qtbot: Any) -> None:
+    """Issue 30 minor: in 编辑 mode a table is edited in a grid, written back as one undoable edit."""
+    from PySide6.QtWidgets import QDialogButtonBox, QPushButton, QTableWidget, QTableWidgetItem
+
+    from app.ui.outline.table_dialog import TableDialog
+
+    c = window.controller
+    _outline(window)
+    c.outline.update((0, 0, 1), content="记录如下：\n\n| 时段 | 温度 |\n| --- | --- |\n| 上午 | 4℃ |\n")
+    window.outline_view.select_path((0, 0, 1))
+    editor = window.section_editor
+    assert not editor.table_button.isVisible()  # only with the source
+    qtbot.mouseClick(editor.source_button, Qt.MouseButton.LeftButton)
+    assert editor.table_button.isVisible()
+    cursor = editor.text.textCursor()
+    cursor.setPosition(editor.text.document().findBlockByNumber(4).position())  # in the row 上午
+    editor.text.setTextCursor(cursor)
+    steps = c.undo_stack.count()
+    qtbot.mouseClick(editor.table_button, Qt.MouseButton.LeftButton)
+    dialog = editor.findChild(TableDialog)
+    assert dialog is not None and dialog.isVisible()
+    grid: QTableWidget = dialog.grid
+    assert grid.rowCount() == 2 and grid.item(1, 1).text() == "4℃"
+    grid.item(1, 1).setText("3℃")
+    grid.setCurrentCell(1, 0)
+    qtbot.mouseClick(next(b for b in dialog.findChildren(QPushButton) if b.text() == "加一行"), Qt.MouseButton.LeftButton)
+    grid.setItem(2, 0, QTableWidgetItem("下午"))
+    dialog.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.Ok).click()
+    content = c.outline.node((0, 0, 1)).content
+    assert "| 上午 | 3℃ |" in content and "| 下午 |  |" in content and content.startswith("记录如下：")
+    assert content.count("| --- | --- |") == 1
+    assert c.undo_stack.count() == steps + 1  # one undo step

@@ -90,6 +90,10 @@ class SectionEditor(QWidget):
         self.source_button.setObjectName("editSourceButton")
         self.source_button.setCheckable(True)
         self.source_button.setToolTip("显示并编辑 Markdown 源文本；再点一次回到排版后的正文")
+        self.table_button = QPushButton("表格…")
+        self.table_button.setObjectName("tableButton")
+        self.table_button.setToolTip("在表格或插入点编辑表格（不用手写 Markdown 的“| --- |”）")
+        self.table_button.setVisible(False)  # with the source only
         self.draft_button = QPushButton("撰写本节")
         self.stop_button = QPushButton("停止")
         self.guidance = QLineEdit()
@@ -101,6 +105,7 @@ class SectionEditor(QWidget):
             self.rewrite_buttons[mode] = button
         top = QHBoxLayout()
         top.addWidget(self.source_button)
+        top.addWidget(self.table_button)
         top.addWidget(self.count_label)
         top.addStretch(1)
         top.addWidget(self.draft_button)
@@ -121,6 +126,7 @@ class SectionEditor(QWidget):
         self.draft_button.clicked.connect(self._on_draft_clicked)
         self.stop_button.clicked.connect(self._on_stop_clicked)
         self.source_button.toggled.connect(self._on_source_toggled)
+        self.table_button.clicked.connect(self.edit_table)
         for mode, button in self.rewrite_buttons.items():
             button.clicked.connect(lambda _=False, m=mode: self._on_rewrite_clicked(m))
         self.text.focus_left.connect(self.commit_edit)
@@ -152,9 +158,18 @@ class SectionEditor(QWidget):
         if source:
             self.text.setFocus()
 
+    def edit_table(self) -> QWidget:
+        """编辑表格 for the table under the cursor (or a new one); OK is one committed edit."""
+        from app.ui.outline.table_dialog import edit_table_at_cursor
+
+        dialog = edit_table_at_cursor(self.text, self)
+        dialog.accepted.connect(self.commit_edit)  # after the dialog wrote the table back
+        return dialog
+
     def _show_page(self) -> None:
         """The source while it is being written or edited, the rendered text otherwise."""
         source = self.source_button.isChecked() or self._status == "writing"
+        self.table_button.setVisible(self.source_button.isChecked() and not self.text.isReadOnly())
         if not source:
             self.rendered.setMarkdown(self.text.toPlainText())
         self.pages.setCurrentWidget(self.text if source else self.rendered)
