@@ -25,7 +25,11 @@ def _check(fact: Fact) -> str:
 
 def apply_facts(overview: ProjectOverview, facts: ProjectFacts, *,
                 from_model: bool = False) -> tuple[ProjectOverview, dict[str, str]]:
-    """``overview`` with the values code read, and the check line of each of the three fields."""
+    """``overview`` with the values code read, and the check line of each of the three fields.
+
+    ``checks["<field>:value"]`` keeps the value a check is about, so the UI can tell a value the
+    user typed (checked by them) from the one that was read.
+    """
     update: dict[str, str] = {}
     checks: dict[str, str] = {}
     for name, fact in facts.items():
@@ -38,4 +42,7 @@ def apply_facts(overview: ProjectOverview, facts: ProjectFacts, *,
             checks[name] = check
         elif current:
             checks[name] = "待确认：由模型读取，程序未在封面和公告中找到" if from_model else "待确认"
-    return overview.model_copy(update=update), checks
+    result = overview.model_copy(update=update)
+    for name in list(checks):  # the value each check is about: a different value later is the user's own
+        checks[f"{name}:value"] = str(getattr(result, name) or "")
+    return result, checks

@@ -122,17 +122,25 @@ class AnalysisView(QWidget):
         row.addWidget(self.overview_line, 1)
         return row
 
+    def _check_of(self, name: str, value: str) -> str:
+        """The check line of a field; a value other than the one that was read is the user's own."""
+        checks = self._analysis.overview_checks
+        read = checks.get(f"{name}:value")
+        if read is not None and value and value != read:
+            return "✓ 已手工修改"
+        return checks.get(name, "")
+
     def _on_overview_toggled(self, shown: bool) -> None:
         self.overview_box.setVisible(shown)
         self.overview_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     def _show_overview_line(self) -> None:
         """Name, buyer and budget on one line, each with its check (✓, or 待确认 and where)."""
-        ov, checks = self._analysis.overview, self._analysis.overview_checks
+        ov = self._analysis.overview
         parts, tips = [], []
         for name, label, value in (("project_name", "项目名称", ov.project_name), ("buyer", "采购人", ov.buyer),
                                    ("budget", "预算", ov.budget)):
-            check = checks.get(name, "")
+            check = self._check_of(name, value)
             if not value and name != "project_name":
                 continue
             # the mark goes before the value, so a long name that is cut off still shows it
@@ -147,7 +155,7 @@ class AnalysisView(QWidget):
         self.overview_line.setText(" · ".join(parts))
         self.overview_line.setToolTip("\n".join(tips) + "\n点“项目概况”展开核对和修改")
         for name, edit in (("project_name", self.project_name), ("buyer", self.buyer), ("budget", self.budget)):
-            check = checks.get(name, "")
+            check = self._check_of(name, str(getattr(ov, name) or ""))
             edit.setToolTip(check)
             edit.setStyleSheet("QLineEdit{border:1px solid #e0a040;}" if check.startswith("待确认") else "")
 
@@ -346,13 +354,7 @@ class AnalysisView(QWidget):
 
     def _on_overview_edited(self) -> None:
         if not self._loading and self.current_analysis().overview != self._analysis.overview:
-            before = self._analysis.overview
-            current = self.current_analysis()
-            checks = dict(current.overview_checks)
-            for name in ("project_name", "buyer", "budget"):
-                if getattr(current.overview, name) != getattr(before, name):
-                    checks[name] = "✓ 已手工核对"  # the user's own value
-            self._analysis = current.model_copy(update={"overview_checks": checks})
+            self._analysis = self.current_analysis()
             self._show_overview_line()
             self.analysis_edited.emit(self._analysis)
 
