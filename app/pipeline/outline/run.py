@@ -33,6 +33,7 @@ from app.pipeline.outline.result import OutlineFailure, OutlineResult
 from app.pipeline.outline.review import ReviewOutcome, review_outline
 from app.pipeline.outline.steps import OutlineStrategy, StrategySelector, build_subtree, set_children
 from app.pipeline.outline.strategies import make_strategies
+from app.pipeline.outline.user_outline import has_locks, keep_locked, open_chapters
 
 if TYPE_CHECKING:
     from app.llm.client.llm_client import LLMClient
@@ -50,7 +51,7 @@ class _Run:
         self.selector = StrategySelector(make_strategies(), settings.strategy, settings.switch_after)
         self.draft = draft if draft is not None else Outline()
         self.job.draft = self.draft
-        self.mode = settings.mode
+        self.mode: str = settings.mode  # "user": the user's locked outline is filled in
         self.chapters: list[OutlineNode] = []
         self.warnings: list[str] = []
         self.notes: list[str] = []
@@ -200,6 +201,20 @@ class _Run:
         """Whether chapter ``index`` already has a subtree that breaks no rule (resuming keeps it)."""
         ch = self.chapters[index]
         return bool(ch.children) and not _chapter_problems(ch, self.limits)
+
+    async def user(self, base: list[OutlineNode]) -> None:
+        """The user's outline (rule 16): locked headings stay, the model fills only the open chapters."""
+        self.chapters = [c.model_copy(deep=True) for c in base]
+        self.sync_draft()
+        await self.plan_chapters_async()
+        todo = open_chapters(self.chapters)
+        self.notes.append(f"按您导入的目录生成：{len(self.chapters) - len(todo)} 章已锁定保留，补全其余 {len(todo)} 章")
+        self.job.meter.emit("outline", self.notes[-1])
+        for i in todo:
+            before = self.chapters[i]
+            if await self.chapter(i, existing=bool(before.children)):
+                self.chapters[i] = keep_locked(before, self.chapters[i])
+                self.sync_draft()
 
     async def free(self, base: list[OutlineNode] | None, resume: bool = False) -> None:
         lim = self.job.limits
@@ -393,7 +408,8 @@ async def _guarded(run: _Run, body: Callable[[], Awaitable[None]]) -> OutlineFai
 def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     renumber_nodes(run.chapters)
     run.sync_draft()
-    issues = [str(i) for i in check_outline(run.chapters, run.limits)]
+    # The user's own structure is not judged by the generation rules (rule 14: style is never refused).
+    issues = [] if run.mode == "user" else [str(i) for i in check_outline(run.chapters, run.limits)]
     if run.mode == "aligned":
         issues += verify_locked(run.chapters, run.job.analysis.technical_groups)
     if failure is None and run.failed_chapters:
@@ -429,15 +445,21 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
     ``draft`` is filled live as the run proceeds; ``base`` is an existing outline to
     rewrite or expand (改写/扩写) instead of starting from nothing. With ``resume`` the
     ``base`` is what an interrupted run left: chapters that are already complete are kept
-    and only the others are generated.
+    and only the others are generated. A ``base`` with headings the user locked (their own
+    imported outline) keeps them: only its open chapters are written.
     """
     s = settings or OutlineSettings()
     run = _Run(client, analysis, s, progress or ignore_progress, draft)
-    if s.mode == "aligned" and not analysis.has_technical_scoring:
+    if base and has_locks(base):
+        run.mode = "user"
+    elif s.mode == "aligned" and not analysis.has_technical_scoring:
         run.mode = "free"
         run.notes.append("招标文件中没有找到技术评分项，已改用自由模式，依据技术要求生成目录")
 
     async def body() -> None:
+        if run.mode == "user" and base:
+            await run.user(base)
+            return
         if run.mode == "aligned":
             await run.aligned(base, resume)
         else:

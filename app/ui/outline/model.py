@@ -234,7 +234,8 @@ class OutlineItemModel(QAbstractItemModel):
         col = index.column()
         if role == _DISPLAY:
             if col == COL_TITLE:
-                return f"{node.id}  {node.title}" if node.id else node.title
+                title = f"{node.id}  {node.title}" if node.id else node.title
+                return f"{title}  〔图 {len(node.figures)}〕" if node.figures else title
             # One line per row: a multi-line description would make every (uniform) row that tall.
             return " ".join(node.description.split()) if col == COL_DESCRIPTION else _source_text(node)
         if role == _EDIT:
@@ -248,7 +249,7 @@ class OutlineItemModel(QAbstractItemModel):
         if role == _DECORATION:
             if col != COL_TITLE:
                 return None
-            return lock_icon() if locked else text_icon() if node.content.strip() else None
+            return lock_icon() if locked or node.locked else text_icon() if node.content.strip() else None
         if role == _BACKGROUND:
             return _LOCKED_BG if locked else None
         if role == _FOREGROUND:
@@ -262,8 +263,11 @@ class OutlineItemModel(QAbstractItemModel):
             if node.children:
                 written = sum(text_chars(n.content) for _, n in node.walk() if not n.children)
                 parts.append(f"本{'章' if len(self.path_for_index(index)) == 1 else '节'}正文共 {written} 字")
+            parts += [f"图：{f.title}" for f in node.figures]
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
+            elif node.locked:
+                parts.append("（您的目录：已锁定，生成目录时原样保留）")
             return "\n".join(parts)
         if role == PathRole:
             return self.path_for_index(index)

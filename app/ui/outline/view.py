@@ -35,6 +35,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QInputDialog, QMen
 
 from app.core.limits import STORED
 from app.core.outline import OutlineNode, Path
+from app.ui.figures.section_figures import SectionProposer, figure_menu
 from app.ui.outline.commands import (
     InsertNodeCommand,
     MoveNodeCommand,
@@ -113,6 +114,8 @@ class OutlineView(QTreeView):
         self._sizing = False
         header.sectionResized.connect(self._on_section_resized)
         self.actions_by_name: dict[str, QAction] = {}
+        #: Set by the window: asks the model for a figure's data (None: the editor's button is off).
+        self.figure_proposer: SectionProposer | None = None
         self._build_actions()
         self._auto_shown = 0
         model.rowsInserted.connect(self._on_rows_inserted)
@@ -381,6 +384,9 @@ class OutlineView(QTreeView):
                 menu.addAction(a[name])
         if idx.isValid():
             node = self.outline_model.node_for_index(idx)
+            menu.addSeparator()
+            menu.addMenu(figure_menu(self.outline_model.outline, self.undo_stack, self.outline_model.path_for_index(idx),
+                                     self, enabled=not self.outline_model.read_only, proposer=self.figure_proposer))
             if node.source_requirement_id:
                 menu.addSeparator()
                 rid = node.source_requirement_id

@@ -138,6 +138,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
                                                                  wiring.missing_key()))
         wiring.offer_crash_log(reporter)
         wiring.offer_recovery()
+        QTimer.singleShot(300, wiring.offer_local_servers)  # after the keyring check above
         if args.sample:
             controller.spawn("dialog", window.open_sample())
         elif args.path:
