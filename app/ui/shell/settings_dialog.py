@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -96,7 +97,7 @@ class SettingsDialog(QDialog):
         self.keyring_warning = QLabel(self._store.warning_zh or "")
         self.keyring_warning.setWordWrap(True)
         self.keyring_warning.setStyleSheet("color: #b35c00")
-        self.keyring_warning.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.MinimumExpanding)
+        self.keyring_warning.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)  # never squeezed
         self.keyring_warning.setVisible(bool(self._store.warning_zh))
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
@@ -130,10 +131,14 @@ class SettingsDialog(QDialog):
         form.addRow("API 密钥：", key_row)
         form.addRow("", self.keyring_warning)
         form.addRow("模型：", model_row)
-        form.addRow("温度：", self.temperature_spin)
-        form.addRow("最大输出 tokens：", self.max_tokens_spin)
-        form.addRow("上下文长度：", self.context_spin)
-        form.addRow("并发请求数：", self.concurrency_spin)
+        limits = QGridLayout()  # two a row: the dialog fits a 1366×768 screen with every note shown
+        for i, (label, spin) in enumerate((("温度：", self.temperature_spin), ("最大输出 tokens：", self.max_tokens_spin),
+                                           ("上下文长度：", self.context_spin), ("并发请求数：", self.concurrency_spin))):
+            limits.addWidget(QLabel(label), i // 2, (i % 2) * 2)
+            limits.addWidget(spin, i // 2, (i % 2) * 2 + 1)
+        limits.setColumnStretch(1, 1)
+        limits.setColumnStretch(3, 1)
+        form.addRow("", limits)
         form.addRow("每次调用时限（秒）：", self.timeout_spin)
         form.addRow("", self.system_in_user_check)
 
