@@ -71,8 +71,13 @@ async def test_a_failed_regeneration_keeps_the_outline_on_show_and_says_so(windo
     assert c.outline.to_data() == before
     assert "原有目录未改变" in message
     assert c.undo_stack.count() == steps  # no empty AI step to undo
-    box = window.findChild(QMessageBox, "runFailedBox")
-    assert box is not None and box.isVisible() and "原有目录未改变" in box.text()
+    def failure_box() -> QMessageBox | None:
+        box = window.findChild(QMessageBox, "runFailedBox")
+        return box if box is not None and box.isVisible() else None
+
+    await wait_for(lambda: failure_box() is not None)  # shown once the click's coroutine resumes
+    box = failure_box()
+    assert box is not None and "原有目录未改变" in box.text()
     box.close()
 
     llm_server.handler = Router(free_and_aligned)
