@@ -58,6 +58,7 @@ class _Run:
         self.review_passed: bool | None = None
         self.failed_chapters: dict[int, list[str]] = {}
         self.plans: dict[int, ChapterPlan] = {}
+        self.undivided: set[int] = set()  # chapters left whole: the model wrote nothing and nothing of the library fits
 
     async def plan_chapters_async(self) -> None:
         """:meth:`plan_chapters`, yielding to the event loop after each chapter.
@@ -136,6 +137,15 @@ class _Run:
         res = await build_subtree(self.job, self.selector, self.target(index, guidance, existing), self.draft,
                                   index + 1, len(self.chapters), stage)
         if res.nodes is None:
+            plan = self.plans.get(index)
+            nothing_fits = (self.job.settings.code_fill and not existing and plan is not None
+                            and plan.chapter == self.chapters[index].title and not plan.nodes)
+            if nothing_fits and not self.chapters[index].children:
+                self.undivided.add(index)  # keep the tender's own item as a whole chapter rather than foreign headings
+                self.warnings.append(f"第 {index + 1} 章“{self.chapters[index].title}”：模型没有写出下级目录，标题库中也没有"
+                                     "适合本类项目的结构，已保留为一章，请补充")
+                self.failed_chapters.pop(index, None)
+                return True
             self.failed_chapters[index] = res.issues
             return False
         elsewhere = {normalize_title(n.title) for i, ch in enumerate(self.chapters) if i != index for _, n in ch.walk()}
@@ -157,7 +167,7 @@ class _Run:
                     self.chapters[i] = ch.model_copy(update={"children": list(by_id[ch.source_requirement_id].children)})
         self.sync_draft()
         await self.plan_chapters_async()
-        todo = [i for i in range(len(self.chapters)) if not (resume and self.complete(i))]
+        todo = [i for i in range(len(self.chapters)) if not (resume and self.finished(i))]
         if resume:
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
         for i in todo:
@@ -197,6 +207,15 @@ class _Run:
             self.warnings.append(f"{failure.message_zh}，已保留当前目录（各章均已完整）")
         return None
 
+    def finished(self, index: int) -> bool:
+        """Whether resuming may keep chapter ``index``: complete, and either as many sections as a run asks
+        for or sections a finished step marked with their origin (a cancelled stream leaves unmarked ones)."""
+        ch = self.chapters[index]
+        if index in self.undivided:
+            return True
+        return self.complete(index) and (len(ch.children) >= self.job.limits.min_children
+                                         or all(c.origin is not None for c in ch.children))
+
     def complete(self, index: int) -> bool:
         """Whether chapter ``index`` already has a subtree that breaks no rule (resuming keeps it)."""
         ch = self.chapters[index]
@@ -222,7 +241,7 @@ class _Run:
             self.chapters = [c.model_copy(deep=True) for c in base]
             self.sync_draft()
             await self.plan_chapters_async()
-            todo = [i for i in range(len(self.chapters)) if not self.complete(i)]
+            todo = [i for i in range(len(self.chapters)) if not self.finished(i)]
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
             for i in todo:
                 await self.chapter(i, existing=bool(self.chapters[i].children))
@@ -347,12 +366,13 @@ def _chapter_problems(chapter: OutlineNode, lim: OutlineLimits) -> list[str]:
 def drop_repeats(sections: list[OutlineNode], elsewhere: set[str], min_children: int) -> list[OutlineNode]:
     """``sections`` without level-3 headings that another chapter (``elsewhere``) or an earlier section
     already has, as long as each section keeps ``min_children`` (the local repair of a heading the
-    model copied from guidance that code also planned for another chapter)."""
+    model copied from guidance that code also planned for another chapter). A repeated heading with
+    its own subtree stays: design and construction chapters name the same systems, each with its parts."""
     seen = set(elsewhere)
     out: list[OutlineNode] = []
     for section in sections:
         keys = [normalize_title(c.title) for c in section.children]
-        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen]
+        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen or c.children]
         kids = fresh if len(fresh) >= min_children and len(fresh) < len(keys) else section.children
         seen.update(normalize_title(c.title) for c in kids)
         out.append(section if kids is section.children else section.model_copy(update={"children": kids}))
@@ -412,6 +432,9 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     issues = [] if run.mode == "user" else [str(i) for i in check_outline(run.chapters, run.limits)]
     if run.mode == "aligned":
         issues += verify_locked(run.chapters, run.job.analysis.technical_groups)
+        if run.job.limits.deepest > 1:  # each chapter is asked for on its own: an empty one was never written
+            issues += [f"/outline/{i}/children: “{ch.title}”尚未生成下级目录" for i, ch in enumerate(run.chapters)
+                       if not ch.children and i not in run.undivided]
     if failure is None and run.failed_chapters:
         bad = sorted(run.failed_chapters)
         detail = tuple(f"第 {i + 1} 章：{x}" for i in bad for x in run.failed_chapters[i][:3])
@@ -426,6 +449,10 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
                            warnings=run.warnings, uncovered=uncovered, notes=run.notes,
                            heading_sources=dict(sources))
+    for i, plan in sorted(run.plans.items()):
+        if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
+            result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
+                                   + "、".join(plan.attachments[:8]))
     filled = sources["tender"] + sources["library"]
     if filled:
         result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库"

@@ -297,12 +297,12 @@ class OutlineItemModel(QAbstractItemModel):
         node: OutlineNode | None = index.internalPointer()
         root = self._outline.root
         parents = self._parents
-        for level in range(1, self._limits.depth + 1):  # climb at most ``depth`` levels
+        for level in range(1, self._limits.deepest + 1):  # climb at most ``deepest`` levels
             node = parents.get(id(node))
             if node is None:
                 return False
             if node is root:
-                return level >= self._limits.depth
+                return level >= self._limits.deepest
         return True
 
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -391,7 +391,7 @@ class OutlineItemModel(QAbstractItemModel):
         payload = library_payload(data)
         if self._read_only or payload is None or not parent.isValid():
             return None
-        return insert_command(self._outline, self.path_for_index(parent), payload, self._limits.depth)
+        return insert_command(self._outline, self.path_for_index(parent), payload, self._limits.deepest)
 
     def drop_refusal(self, data: QMimeData, parent: ModelIndex) -> str:
         """Why dragged headings cannot go under ``parent`` (a user-facing sentence), or ""."""
@@ -432,7 +432,7 @@ class OutlineItemModel(QAbstractItemModel):
             return None
         if self._locked_top_level and (len(src) == 1 or dst_parent == ()):
             return None
-        if len(dst_parent) + self._outline.node(src).depth() > self._limits.depth:
+        if len(dst_parent) + self._outline.node(src).depth() > self._limits.deepest:
             return None
         count = len(self._outline.node(dst_parent).children)
         dst_index = count if row < 0 else min(row, count)

@@ -163,7 +163,7 @@ class OutlineView(QTreeView):
         a = self.actions_by_name
         a["add_sibling"].setEnabled(editable and not (locked and (top or not has)))
         a["add_child"].setEnabled(editable and has and path is not None
-                                  and len(path) < self.outline_model.limits.depth)
+                                  and len(path) < self.outline_model.limits.deepest)
         a["rename"].setEnabled(editable and has and not (locked and top))
         a["edit_description"].setEnabled(editable and has)
         a["delete"].setEnabled(editable and has and not (locked and top))
@@ -219,7 +219,7 @@ class OutlineView(QTreeView):
         """Append a child to the current node (within the outline's depth) and rename it inline."""
         path = self.current_path()
         outline = self.outline_model.outline
-        if (path is None or len(path) >= self.outline_model.limits.depth
+        if (path is None or len(path) >= self.outline_model.limits.deepest
                 or len(outline.node(path).children) >= STORED.max_children):
             return None
         cmd = InsertNodeCommand(outline, path, len(outline.node(path).children), OutlineNode(title=title), "添加下级节点")
@@ -284,7 +284,7 @@ class OutlineView(QTreeView):
     def indent_current(self) -> None:
         """Tab: the node becomes the last child of its previous sibling."""
         path = self.current_path()
-        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > self.outline_model.limits.depth:
+        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > self.outline_model.limits.deepest:
             return  # would exceed the outline's depth
         self._move(lambda p: indent(self.outline_model.outline, p))
 

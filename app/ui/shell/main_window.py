@@ -249,7 +249,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
 
         c = self.controller
         problem = "正在生成目录，请稍后再添加" if c.model.read_only else insert_into(
-            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), c.model.limits.depth)
+            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), c.model.limits.deepest)
         if problem:
             self.statusBar().showMessage(problem, 6000)
 
