@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 
 from app.llm.client.call_progress import REPORT_EVERY_S, CallProgress
 from app.llm.client.completion import Completion, Message, estimate_tokens
-from app.llm.client.errors import LLMError
+from app.llm.client.errors import (
+    CallTimedOut,
+    DegenerateOutput,
+    LLMError,
+    MalformedEvent,
+    WrongShapeAnswer,
+)
 
 if TYPE_CHECKING:
     from app.llm.client.transport import Transport
@@ -86,6 +92,8 @@ class CallLog:
         comp.attempts = self.attempts
         comp.latency_s = time.monotonic() - self.t0
         self.progress(comp.usage.completion_tokens, done=True)
+        if comp.empty:
+            self.transport.health.unusable(self.call_id, "empty", f"finish_reason={comp.finish_reason}")
         journal = self.transport.journal
         if journal is not None:
             journal.record_call({
@@ -102,6 +110,9 @@ class CallLog:
             return
         self.done = True
         self.progress(0, done=True, ok=False)
+        kind = unusable_kind(exc)
+        if kind:
+            self.transport.health.unusable(self.call_id, kind, exc.message_zh if isinstance(exc, LLMError) else "")
         journal = self.transport.journal
         if journal is None:
             return
@@ -114,3 +125,16 @@ class CallLog:
             error = {"type": type(exc).__name__, "message": str(exc)[:300]}
         journal.record_call({**self._entry(), "raw_output": partial, "latency_s": round(time.monotonic() - self.t0, 4),
                              "error": error})
+
+
+def unusable_kind(exc: BaseException) -> str:
+    """The :mod:`~app.llm.client.model_health` kind of a failed call, or "" when it says nothing about the model."""
+    if isinstance(exc, CallTimedOut):
+        return "timeout"
+    if isinstance(exc, WrongShapeAnswer):
+        return "wrong_shape"
+    if isinstance(exc, MalformedEvent):
+        return "malformed"
+    if isinstance(exc, DegenerateOutput):
+        return "degenerate"
+    return ""

@@ -32,7 +32,7 @@ from app.llm.client.completion import (
 from app.llm.client.errors import LLMResponseError, ResponseFormatRejected
 from app.llm.client.journal import replay_request
 from app.llm.client.retry_policy import Retryable, backoff_delay, give_up
-from app.llm.client.streaming import CompletionStream
+from app.llm.client.streaming import CompletionStream, wrong_shape
 from app.llm.client.transport import Transport
 
 if TYPE_CHECKING:
@@ -228,8 +228,7 @@ class LLMClient:
                 raise transport.classify(exc, fmt) from exc
         transport.answered()
         if not hasattr(resp, "choices"):  # a 200 that is not JSON: a proxy page or a wrong address
-            raise LLMResponseError("模型服务返回的不是 OpenAI 格式的响应，请检查接口地址（通常以 /v1 结尾）。",
-                                   detail=str(resp)[:200])
+            raise wrong_shape("", str(resp)[:4096])
         choice = resp.choices[0] if resp.choices else None
         raw = (choice.message.content or "") if choice else ""
         extra_reasoning = extra_str(choice.message, "reasoning_content") if choice else ""

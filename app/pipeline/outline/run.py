@@ -45,7 +45,8 @@ class _Run:
 
     def __init__(self, client: LLMClient, analysis: Analysis, settings: OutlineSettings,
                  progress: ProgressCallback, draft: Outline | None) -> None:
-        meter = RunMeter(budget=settings.budget, progress=progress)
+        client.transport.health.reset()  # a new run judges the model afresh
+        meter = RunMeter(budget=settings.budget, progress=progress, health=client.transport.health)
         self.job = OutlineJob(client=client, settings=settings, meter=meter, analysis=analysis)
         self.selector = StrategySelector(make_strategies(), settings.strategy, settings.switch_after)
         self.draft = draft if draft is not None else Outline()
