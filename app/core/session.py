@@ -18,12 +18,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
 from app.core.outline import Outline
 from app.core.project import (
     MAX_RUNS,
     Project,
+    ProjectSaveError,
     RunRecord,
     SectionState,
     TenderRef,
@@ -203,10 +206,15 @@ class ProjectSession:
         elif base.tender is not None:
             tender = base.tender.model_copy()  # the tender is missing now: keep the reference
         sections = self.section_states(base.sections) if self.section_states is not None else dict(base.sections)
+        try:
+            document = self.outline.to_document()
+        except ValidationError as exc:  # the tree holds more than a project file stores: say so, lose nothing
+            raise ProjectSaveError(f"目录超出了项目文件能保存的范围（{exc.error_count()} 处），请先精简目录再保存。",
+                                   self.path, str(exc)[:300]) from exc
         return base.model_copy(deep=True, update={
             "title": self.display_name(), "tender": tender, "analysis": self.analysis, "breakdown": self.breakdown,
             "generation_mode": self.generation_mode, "guidance": self.guidance,
-            "outline": self.outline.to_document(), "sections": sections, "runs": list(self.runs),
+            "outline": document, "sections": sections, "runs": list(self.runs),
             "migrated_from": None,
         })
 
