@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 import openai
 from openai import AsyncOpenAI
 
-from app.core.secrets import install_log_scrubber, register_secret
+from app.core.secrets import install_log_scrubber, register_secret, split_url_password
 from app.llm.client.bounded_http import bounded_client
 from app.llm.client.chunk_parts import mend_text
 from app.llm.client.completion import (
@@ -138,6 +138,7 @@ class Transport:
         self.health = ModelHealth(config.model)  # recent answers: is the model still worth asking
         self._api: AsyncOpenAI | None = None
         register_secret(config.api_key)
+        register_secret(split_url_password(config.base_url)[1])  # http://user:password@host/v1
         install_log_scrubber()
         if journal is not None and config.api_key:
             journal.add_secret(config.api_key)
