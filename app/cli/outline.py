@@ -159,7 +159,20 @@ def _check_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
             raise CliUsageError(f"--journal {args.journal}：不是文件夹")
         if not journal.exists() and not journal.parent.is_dir():
             raise CliUsageError(f"--journal {args.journal}：上级文件夹 {journal.parent} 不存在")
+        _check_journal_writable(journal)
     return password, max_bytes
+
+
+def _check_journal_writable(folder: Path) -> None:
+    """Create the journal folder and file now: a folder that cannot be written is a usage error."""
+    from app.llm.client.journal import JOURNAL_FILE
+
+    try:
+        folder.mkdir(exist_ok=True)
+        with open(folder / JOURNAL_FILE, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise CliUsageError(f"--journal {folder}：无法写入（{exc.strerror or exc}）") from None
 
 
 def cmd_outline(args: argparse.Namespace) -> int:
@@ -224,15 +237,20 @@ def cmd_outline(args: argparse.Namespace) -> int:
         if args.report:
             write_json({**report, "exit_code": EXIT_ERROR}, args.report)
         return EXIT_ERROR
-    if args.docx and result.chapters:
-        problem = _export_docx(result, analysis, args.docx)
-        if problem:
-            report["warnings"].append(problem)
-            print(problem, file=sys.stderr)
+    docx_problem = _export_docx(result, analysis, args.docx) if args.docx and result.chapters else None
+    if docx_problem:  # the Word file asked for was not written: an error exit, and the report says so
+        report["docx_error"] = docx_problem
+        print(docx_problem, file=sys.stderr)
     exit_code = EXIT_OK if result.valid else EXIT_MODEL
     if result.failure is not None:
         exit_code = EXIT_ENDPOINT if result.failure.kind in ("endpoint", "config") else EXIT_MODEL
+    elif docx_problem:
+        exit_code = EXIT_ERROR
     report["exit_code"] = exit_code
+    if docx_problem and exit_code == EXIT_ERROR:
+        if args.report:
+            write_json(report, args.report)
+        return exit_code
     if args.report:
         write_json(report, args.report)
     if result.failure is not None:

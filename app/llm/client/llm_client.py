@@ -56,6 +56,9 @@ __all__ = [
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+#: Model ids kept from ``GET /models`` (a hostile or huge list must not freeze the settings combo).
+MAX_MODEL_IDS = 2000
+
 
 class LLMClient:
     """One endpoint's client; create once per endpoint and ``await aclose()`` at the end.
@@ -140,7 +143,11 @@ class LLMClient:
             except openai.APIError as exc:
                 raise self.transport.classify(exc, None) from exc
             self.transport.answered()
-            return sorted(m.id for m in page.data)
+            ids = sorted({m.id for m in page.data if isinstance(getattr(m, "id", None), str) and 0 < len(m.id) <= 200})
+            if len(ids) > MAX_MODEL_IDS:  # a list a combo box (and a person) can use: say what was left out
+                log.warning("list_models: the endpoint offers %d models; keeping the first %d", len(ids), MAX_MODEL_IDS)
+                ids = ids[:MAX_MODEL_IDS]
+            return ids
 
         return await self._with_retries(once, None)
 
