@@ -67,3 +67,37 @@ async def test_a_huge_model_list_is_capped(llm_server: OpenAIServer) -> None:
     async with make_client(llm_server) as client:
         ids = await client.list_models()
     assert len(ids) == MAX_MODEL_IDS and ids[0] == "model-000000"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_terminated_run_writes_the_partial_outline_and_a_report(llm_server: OpenAIServer, tender: Path,  # noqa: F811
+                                                                  tmp_path: Path, sig: signal.Signals) -> None:
+    router = _router()
+    first = router.default
+
+    def slow_after_the_first_chapter(kind: str, req: object) -> object:
+        if kind.startswith("chapter:") and router.count("chapter:") > 1:
+            from tests.openai_server import Reply
+
+            return Reply.text("{}", delay=60)  # the second chapter never comes in time
+        return first(kind, req)  # type: ignore[arg-type]
+
+    router.default = slow_after_the_first_chapter  # type: ignore[assignment]
+    llm_server.handler = router
+    env = {**os.environ, "PYTHONPATH": str(REPO), "BIDSTUDIO_API_KEY": "k"}
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", *_args(llm_server, tender, tmp_path, "--no-review")],
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    import time
+
+    deadline = time.monotonic() + 120
+    while router.count("chapter:") < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(sig)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    outline = json.loads((tmp_path / "outline.json").read_text(encoding="utf-8"))["outline"]
+    assert len(outline) == 3 and len(outline[0]["children"]) >= 2  # the first chapter's work is kept
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["exit_code"] == 130 and report["failure"]["kind"] == "cancelled"
+    assert "部分目录" in report["failure"]["message"]

@@ -26,6 +26,7 @@ EXIT_USAGE = 2
 EXIT_UNREADABLE = 3
 EXIT_MODEL = 4
 EXIT_ENDPOINT = 5
+EXIT_CANCELLED = 130  # SIGINT or SIGTERM: what was generated is written first
 
 Handler = Callable[[argparse.Namespace], int]
 

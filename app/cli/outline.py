@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.cli.common import (
+    EXIT_CANCELLED,
     EXIT_ENDPOINT,
     EXIT_ERROR,
     EXIT_MODEL,
@@ -86,7 +87,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
                                         meter=meter, model_groups=True if args.analysis == "model" else None)
         where.name = "outline"
-        result = await generate_outline(client, analysis, settings, progress=progress)
+        result = await generate_outline(client, analysis, settings, progress=progress, draft=where.draft)
     # The analysis calls count towards the run's figures.
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
     result.meter.started = min(result.meter.started, meter.started)
@@ -123,7 +124,36 @@ class _Stage:
     """Which stage of a run is going on, so a failure report can name it."""
 
     def __init__(self) -> None:
+        from app.core.outline import Outline
+
         self.name = "setup"
+        self.draft = Outline()  # the live tree the run fills: what a cancel or SIGTERM still saves
+
+
+def _save_partial(args: argparse.Namespace, started: float, where: _Stage, why: str) -> None:
+    """Cancelled (SIGINT) or terminated (SIGTERM): write the outline so far and a report saying so."""
+    chapters = list(where.draft.chapters)
+    note = "未生成任何章节"
+    if chapters:
+        try:
+            write_json(where.draft.to_document().model_dump(mode="json"), args.output)
+            note = f"已保存部分目录（{len(chapters)} 章）" + (f"到 {args.output}" if args.output else "")
+        except (CliOutputError, ValueError) as exc:
+            note = f"部分目录未能写入：{exc}"
+    _failure_report(args, started, where.name, "cancelled", f"{why}：{note}", why, EXIT_CANCELLED)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends the run like Ctrl+C does, so what was generated is written before exiting."""
+    import signal
+
+    def handler(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # not the main thread (a test calling main() from a worker)
+        pass
 
 
 def _failure_report(args: argparse.Namespace, started: float, stage: str, kind: str, message: str,
@@ -203,8 +233,12 @@ def cmd_outline(args: argparse.Namespace) -> int:
     where = _Stage()
     import asyncio
 
+    _terminate_as_interrupt()
     try:
         analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring, where))
+    except KeyboardInterrupt:
+        _save_partial(args, started, where, "已取消")
+        return EXIT_CANCELLED
     except LLMConfigError as exc:
         _failure_report(args, started, where.name, "config", f"模型设置错误：{exc.message_zh}",
                         type(exc).__name__, EXIT_ENDPOINT)
@@ -217,7 +251,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
         _failure_report(args, started, where.name, "budget", f"预算用尽：{exc.message_zh}",
                         type(exc).__name__, EXIT_MODEL)
         return EXIT_MODEL
-    except (KeyboardInterrupt, CliUsageError):
+    except CliUsageError:
         raise
     except Exception as exc:  # an unforeseen failure still leaves a report naming where it happened
         _failure_report(args, started, where.name, "internal", f"内部错误：{type(exc).__name__}: {exc}",
