@@ -14,6 +14,7 @@ replaced under an outline, a model run recorded, work restored from a recovery f
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
@@ -60,6 +61,19 @@ class SessionError(Exception):
         self.message_zh = message_zh
 
 
+class ProjectChangedOnDisk(SessionError):
+    """The project file was changed by another program since it was opened or last saved here."""
+
+
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What identifies one version of a file on disk (modification time, size, inode), or None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
 class ProjectSession:
     """The one bid being worked on: its content, its file and its unsaved state.
 
@@ -70,6 +84,7 @@ class ProjectSession:
     def __init__(self, outline: Outline | None = None) -> None:
         self.outline = outline if outline is not None else Outline()
         self.path: Path | None = None
+        self.disk_stamp: tuple[int, int, int] | None = None  # the file as opened or last saved here
         self.base = Project()  # the project as opened or last saved: what the UI does not edit rides along
         self.tender_path: Path | None = None
         self.document: Any = None  # the read ``TenderDocument`` (documents is a layer above core)
@@ -152,6 +167,7 @@ class ProjectSession:
         """Start an empty, untitled project (the caller settled unsaved changes first)."""
         self.outline.replace([])
         self.path = None
+        self.disk_stamp = None
         self.base = Project()
         self.tender_path, self.document = None, None
         self.analysis = Analysis()
@@ -173,6 +189,7 @@ class ProjectSession:
         self.outline.replace(outline_chapters(project))
         self.outline.renumber()
         self.path = path
+        self.disk_stamp = file_stamp(path) if path is not None else None
         self.base = project.model_copy(deep=True)
         self.tender_path, self.document = None, None
         self.analysis = project.analysis.model_copy(deep=True) if project.analysis is not None else Analysis()
@@ -225,20 +242,33 @@ class ProjectSession:
             return base.tender.model_copy()
         return TenderRef(path=str(self.tender_path.resolve()))
 
-    def save(self, path: Path | None = None) -> Path:
+    def changed_on_disk(self) -> bool:
+        """Whether another program changed (or replaced) the project file since it was opened or saved here."""
+        if self.path is None or self.disk_stamp is None:
+            return False
+        now = file_stamp(self.path)
+        return now is not None and now != self.disk_stamp
+
+    def save(self, path: Path | None = None, *, overwrite_external: bool = False) -> Path:
         """Write the project atomically to ``path`` (save as) or to :attr:`path` (save).
 
-        Raises :class:`SessionError` when there is no path yet and
-        :class:`~app.core.project.ProjectSaveError` when writing fails (nothing changes then).
+        Raises :class:`SessionError` when there is no path yet, :class:`ProjectChangedOnDisk`
+        when the file was changed by another program (unless ``overwrite_external``: the user
+        was asked) and :class:`~app.core.project.ProjectSaveError` when writing fails (nothing
+        changes then).
         """
         target = path if path is not None else self.path
         if target is None:
             raise SessionError("项目还没有文件名，请用“另存为”选择保存位置。")
         target = with_project_suffix(target)
+        if not overwrite_external and target == self.path and self.changed_on_disk():
+            raise ProjectChangedOnDisk(f"项目文件“{target.name}”在打开后被其他程序修改过；为免覆盖对方的修改，未保存。"
+                                       "请另存为新文件，或确认后覆盖。")
         project = self.snapshot()
         save_project(project, target)
         self.base = project
         self.path = target
+        self.disk_stamp = file_stamp(target)
         log.info("saved project %s", target)
         self._set_dirty(True, False)
         self._emit("saved")

@@ -238,10 +238,10 @@ class ProjectFilesMixin(_Base):
         if clicked is go:
             self.resume_drafts()
 
-    def save_to(self, path: Path) -> bool:
+    def save_to(self, path: Path, overwrite_external: bool = False) -> bool:
         """Write the project atomically to ``path``; errors go to the error dialog."""
         try:
-            written = self.controller.session.save(path)
+            written = self.controller.session.save(path, overwrite_external=overwrite_external)
         except Exception as exc:
             if self.reporter is not None:
                 self.reporter.report(exc, "保存失败")
@@ -256,9 +256,19 @@ class ProjectFilesMixin(_Base):
 
     async def save(self) -> bool:
         """File → save: in place when the project has a file, else asks for a name."""
-        path = self.controller.session.path
+        session = self.controller.session
+        path = session.path
         if path is None:
             return await self.save_as()
+        if session.changed_on_disk():  # another program wrote the file: never overwrite it without asking
+            from app.ui.project.overwrite_questions import ask_overwrite_external
+
+            choice = await ask_overwrite_external(self, path)
+            if choice == "save_as":
+                return await self.save_as()
+            if choice != "overwrite":
+                return False
+            return self.save_to(path, overwrite_external=True)
         return self.save_to(path)
 
     async def save_as(self) -> bool:
