@@ -2,8 +2,8 @@
 
 Each is awaited through the dialog's ``finished`` signal (``run_dialog``), never ``exec()``:
 regenerating an outline that has the user's edits or drafted text, regenerating one chapter
-or section (with optional guidance), drafting a section that already has text, and saving over a
-project file another program changed.
+or section (with optional guidance), drafting a section that already has text, saving over a project file another
+program changed, and opening a project another window edits.
 """
 
 from __future__ import annotations
@@ -125,4 +125,28 @@ async def ask_overwrite_external(parent: QWidget, path: object) -> Literal["over
         return "overwrite"
     if clicked is save_as:
         return "save_as"
+    return "cancel"
+
+
+async def ask_locked_project(parent: QWidget, path: object, holder: str) -> Literal["read_only", "copy", "cancel"]:
+    """The project is open in another window: open it read-only, open a copy, or cancel."""
+    from pathlib import Path
+
+    box = QMessageBox(parent)
+    box.setObjectName("projectLockedBox")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("项目正在被使用")
+    box.setText(f"项目“{Path(str(path)).name}”正被 {holder} 编辑。两处同时保存会互相覆盖。")
+    box.setInformativeText("可以只读打开（保存时另存为新文件），或打开一份未命名的副本。")
+    read_only = box.addButton("只读打开", QMessageBox.ButtonRole.AcceptRole)
+    copy = box.addButton("打开副本", QMessageBox.ButtonRole.ActionRole)
+    box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(read_only)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    if clicked is read_only:
+        return "read_only"
+    if clicked is copy:
+        return "copy"
     return "cancel"
