@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.core.resources import resource_path
 from app.ui.shell.event_loop import new_event_loop
@@ -149,7 +149,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
     return 128 + terminated[0] if terminated else 0
 
 
-def _save_on_termination(window: object) -> list[int]:
+def _save_on_termination(window: QWidget) -> list[int]:
     """SIGTERM and SIGINT autosave the session (the recovery file is kept) and close the window.
 
     Python runs a signal handler only between bytecodes; a timer gives it a turn while Qt
@@ -170,7 +170,7 @@ def _save_on_termination(window: object) -> list[int]:
             signal.signal(sig, handler)
         except (ValueError, OSError):  # not the main thread
             return got
-    tick = QTimer(window)  # type: ignore[call-overload]
+    tick = QTimer(window)
     tick.setObjectName("signalTick")
     tick.timeout.connect(lambda: None)
     tick.start(250)
