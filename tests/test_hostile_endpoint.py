@@ -185,3 +185,15 @@ async def test_an_endpoint_that_trickles_is_given_up_after_a_few_deadlines(llm_s
     assert calls <= 8, calls
     assert time.monotonic() - started < 30
     assert "超时未完成" in " ".join(res.warnings)
+
+
+# ---------------------------------------------------------------- the context
+
+
+async def test_max_tokens_is_lowered_so_prompt_and_answer_fit_the_context(llm_server: OpenAIServer) -> None:
+    llm_server.push(Reply.text("好"))
+    prompt = [{"role": "user", "content": "评分表" * 2236}]  # ~6 710 tokens, as the llama.cpp report had
+    async with make_client(llm_server, context_size=8192, max_tokens=4096) as client:
+        await client.complete(prompt)
+    sent = llm_server.completion_requests[0].body["max_tokens"]
+    assert 256 <= sent <= 8192 - 6708  # what is left of the context, not the 4 096 asked

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("app.llm.client.llm_client")
 _CALL_IDS = itertools.count(1)
+#: Tokens kept free between an estimated prompt and the context size (the estimate is rough).
+CONTEXT_MARGIN_TOKENS = 64
+#: The smallest answer worth lowering ``max_tokens`` to; below it the call goes out as asked (and is warned about).
+MIN_ANSWER_TOKENS = 256
 
 
 class CallLog:
@@ -48,9 +52,16 @@ class CallLog:
         self.fmt: dict[str, Any] | None = None
         prompt = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in self.sent_messages)
         budget = transport.config.max_tokens if max_tokens is None else max_tokens
-        if prompt + budget > transport.config.context_size:
-            log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
-                        "answer with nothing", stage, prompt, transport.config.context_size)
+        context = transport.config.context_size
+        if prompt + budget > context:
+            room = context - prompt - CONTEXT_MARGIN_TOKENS
+            if room >= MIN_ANSWER_TOKENS:  # llama.cpp answers nothing past its context: ask for less instead
+                log.info("%s: prompt (~%d tokens) + max_tokens %d exceed the context size %d; max_tokens lowered "
+                         "to %d", stage, prompt, budget, context, room)
+                self.max_tokens = max_tokens = room
+            else:
+                log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
+                            "answer with nothing", stage, prompt, context)
         self.attempts = 1
         self.retries: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
