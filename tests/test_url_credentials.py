@@ -63,3 +63,10 @@ def test_printed_addresses_are_masked() -> None:
     assert split_url_password("http://host/v1") == ("http://host/v1", "")
     token = base64.b64encode(b"x").decode()
     assert scrub(f"https://{token}@host/") == f"https://{token}@host/"  # a user name alone is no secret
+
+
+def test_keys_and_profiles_are_named_by_the_address_without_the_password() -> None:
+    settings = AppSettings()
+    settings.model.base_url = f"http://alice:{PASSWORD}@models.example/v1/"
+    assert PASSWORD not in settings.model.key_account() and PASSWORD not in settings.model.profile_key()
+    assert settings.model.key_account() == "http://alice@models.example/v1"

@@ -107,7 +107,7 @@ class ModelSettings(BaseModel):
 
     def profile_key(self) -> str:
         """Where this endpoint's measured profile is kept (address and model)."""
-        return f"{self.base_url.strip().rstrip('/')}|{self.model.strip()}"
+        return f"{self.clean_url}|{self.model.strip()}"
 
     def profile(self) -> dict[str, Any] | None:
         """The measured profile of the current address and model, if any."""
@@ -136,7 +136,12 @@ class ModelSettings(BaseModel):
 
     def key_account(self) -> str:
         """The keyring account name for this endpoint's key (keys belong to an address)."""
-        return self.base_url.strip().rstrip("/") or self.provider
+        return self.clean_url or self.provider
+
+    @property
+    def clean_url(self) -> str:
+        """The address without a password in it (what names keys and profiles, and what is shown)."""
+        return split_url_password(self.base_url.strip())[0].rstrip("/")
 
     def endpoint_kwargs(self, api_key: str) -> dict[str, Any]:
         """Keyword arguments for ``EndpointConfig`` (core cannot import the llm layer).
