@@ -19,7 +19,7 @@ from app.llm.client.journal import CallJournal
 from app.pipeline.outline.job import OutlineSettings
 from app.pipeline.outline.run import generate_outline
 from tests.openai_server import OpenAIServer, Reply
-from tests.pipeline_support import make_client, sample_analysis
+from tests.pipeline_support import kind_of, make_client, sample_analysis
 
 USER = [{"role": "user", "content": "请列出三个要点"}]
 
@@ -197,3 +197,30 @@ async def test_max_tokens_is_lowered_so_prompt_and_answer_fit_the_context(llm_se
         await client.complete(prompt)
     sent = llm_server.completion_requests[0].body["max_tokens"]
     assert 256 <= sent <= 8192 - 6708  # what is left of the context, not the 4 096 asked
+
+
+async def test_the_scoring_call_fits_a_small_context_with_its_answer(llm_server: OpenAIServer,
+                                                                    tmp_path: Path) -> None:
+    import docx
+
+    from app.documents.loader import load_tender
+    from app.llm.client.completion import estimate_tokens
+    from app.pipeline.analysis.tender import analyze_tender
+
+    d = docx.Document()
+    d.add_heading("第一章 招标公告", level=1)
+    d.add_paragraph("项目名称：某区运维服务项目")
+    d.add_heading("第三章 评标办法", level=1)
+    numbers = "一二三四五六七八九十"
+    for i in range(400):  # Chinese text, few digits or marks: about a token a character
+        d.add_paragraph(f"第{numbers[i % 10]}项技术方案评分标准内容完整措施具体针对性强的得满分一般的酌情给分")
+    path = tmp_path / "t.docx"
+    d.save(str(path))
+    llm_server.default = Reply.text('{"project_name": "某项目", "groups": []}')
+    async with make_client(llm_server, context_size=8192, max_tokens=4096) as client:
+        await analyze_tender(client, load_tender(path), model_groups=True)
+    scoring = [r for r in llm_server.completion_requests if kind_of(r) == "scoring"]
+    assert scoring and "第十项" in scoring[0].prompt_text
+    for req in scoring:
+        assert estimate_tokens(req.prompt_text) + req.body["max_tokens"] <= 8192
+        assert req.body["max_tokens"] == 1500  # the text was fitted: the answer keeps all it asks for
