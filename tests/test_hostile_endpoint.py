@@ -84,6 +84,22 @@ async def test_streamed_pieces_never_carry_half_a_pair(llm_server: OpenAIServer)
         piece.encode("utf-8")
 
 
+@pytest.mark.parametrize("body", [b"{not json", b'{"choices": "x"}', b'{"choices": [{"message": {"content": 7}}]}'])
+async def test_a_broken_plain_answer_is_reported_not_an_internal_error(llm_server: OpenAIServer, body: bytes) -> None:
+    llm_server.default = Reply.raw(body, "application/json")
+    async with make_client(llm_server, stream_calls=False, max_retries=0) as client:
+        with pytest.raises(MalformedEvent):
+            await client.complete(USER)
+
+
+async def test_a_lone_surrogate_in_a_plain_answer_is_replaced(llm_server: OpenAIServer) -> None:
+    body = '{"choices": [{"message": {"content": "\\ud83d好"}, "finish_reason": "stop"}]}'.encode()
+    llm_server.default = Reply.raw(body, "application/json")
+    async with make_client(llm_server, stream_calls=False) as client:
+        comp = await client.complete(USER)
+    assert comp.text == "\ufffd好"
+
+
 # ---------------------------------------------------------------- bytes without bound
 
 
