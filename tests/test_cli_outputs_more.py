@@ -101,3 +101,20 @@ def test_a_terminated_run_writes_the_partial_outline_and_a_report(llm_server: Op
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
     assert report["exit_code"] == 130 and report["failure"]["kind"] == "cancelled"
     assert "部分目录" in report["failure"]["message"]
+
+
+def test_a_login_page_endpoint_stops_early_and_the_outline_is_not_called_the_models(
+        llm_server: OpenAIServer, tender: Path, tmp_path: Path,  # noqa: F811
+        capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.openai_server import Reply
+
+    monkeypatch.setenv("BIDSTUDIO_API_KEY", "k")
+    llm_server.default = Reply.raw("<html><body>请先登录</body></html>".encode(), "text/html")
+    argv = [a for a in _args(llm_server, tender, tmp_path) if a != "--quiet"]
+    main(argv)
+    err = capsys.readouterr().err
+    assert len(llm_server.completion_requests) <= 10, len(llm_server.completion_requests)
+    assert "网页" in err or "非 OpenAI 格式" in err
+    assert "模型没有写出任何标题" in err or "未能生成有效目录" in err
+    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
+    assert report["model_nodes"] == 0

@@ -296,7 +296,8 @@ def cmd_outline(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(f"提示：{w}", file=sys.stderr)
     if not args.quiet:
-        print(f"目录有效：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
+        who = "" if report["model_nodes"] else "；模型没有写出任何标题，各级标题均由程序依据招标文件和标题库补全"
+        print(f"目录有效{who}：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
               f"调用 {report['llm_calls']} 次；{report['prompt_tokens'] + report['completion_tokens']} tokens；"
               f"{report['duration_s']} 秒", file=sys.stderr)
     return exit_code
