@@ -7,7 +7,10 @@ server received. It also plays three llama.cpp behaviours: rejecting ``json_sche
 response formats (as HTTP 400, or as llama-cpp-python's HTTP 500 pydantic error),
 counting overlapping requests so concurrency limits can be checked, and dying on a schema
 whose grammar is too large (:func:`grammar_overflow`): the connection is dropped without
-an answer and the server stops listening, so every later request is refused.
+an answer and the server stops listening, so every later request is refused. Hostile or
+broken servers are played too: SSE payloads sent verbatim (``Reply.events``: truncated JSON,
+split surrogate pairs), a raw body of any type and encoding (``Reply.raw``: a login page,
+plain JSON, a gzip bomb) and a body that never ends (``Reply.endless``).
 
 Usage::
 
