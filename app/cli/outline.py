@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.cli.common import (
+    EXIT_CANCELLED,
     EXIT_ENDPOINT,
     EXIT_ERROR,
     EXIT_MODEL,
@@ -87,7 +88,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
                                         meter=meter, model_groups=True if args.analysis == "model" else None)
         where.name = "outline"
-        result = await generate_outline(client, analysis, settings, progress=progress)
+        result = await generate_outline(client, analysis, settings, progress=progress, draft=where.draft)
     # The analysis calls count towards the run's figures.
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
     result.meter.started = min(result.meter.started, meter.started)
@@ -124,7 +125,36 @@ class _Stage:
     """Which stage of a run is going on, so a failure report can name it."""
 
     def __init__(self) -> None:
+        from app.core.outline import Outline
+
         self.name = "setup"
+        self.draft = Outline()  # the live tree the run fills: what a cancel or SIGTERM still saves
+
+
+def _save_partial(args: argparse.Namespace, started: float, where: _Stage, why: str) -> None:
+    """Cancelled (SIGINT) or terminated (SIGTERM): write the outline so far and a report saying so."""
+    chapters = list(where.draft.chapters)
+    note = "未生成任何章节"
+    if chapters:
+        try:
+            write_json(where.draft.to_document().model_dump(mode="json"), args.output)
+            note = f"已保存部分目录（{len(chapters)} 章）" + (f"到 {args.output}" if args.output else "")
+        except (CliOutputError, ValueError) as exc:
+            note = f"部分目录未能写入：{exc}"
+    _failure_report(args, started, where.name, "cancelled", f"{why}：{note}", why, EXIT_CANCELLED)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends the run like Ctrl+C does, so what was generated is written before exiting."""
+    import signal
+
+    def handler(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # not the main thread (a test calling main() from a worker)
+        pass
 
 
 def _failure_report(args: argparse.Namespace, started: float, stage: str, kind: str, message: str,
@@ -160,7 +190,20 @@ def _check_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
             raise CliUsageError(f"--journal {args.journal}：不是文件夹")
         if not journal.exists() and not journal.parent.is_dir():
             raise CliUsageError(f"--journal {args.journal}：上级文件夹 {journal.parent} 不存在")
+        _check_journal_writable(journal)
     return password, max_bytes
+
+
+def _check_journal_writable(folder: Path) -> None:
+    """Create the journal folder and file now: a folder that cannot be written is a usage error."""
+    from app.llm.client.journal import JOURNAL_FILE
+
+    try:
+        folder.mkdir(exist_ok=True)
+        with open(folder / JOURNAL_FILE, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise CliUsageError(f"--journal {folder}：无法写入（{exc.strerror or exc}）") from None
 
 
 def cmd_outline(args: argparse.Namespace) -> int:
@@ -191,8 +234,12 @@ def cmd_outline(args: argparse.Namespace) -> int:
     where = _Stage()
     import asyncio
 
+    _terminate_as_interrupt()
     try:
         analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring, where))
+    except KeyboardInterrupt:
+        _save_partial(args, started, where, "已取消")
+        return EXIT_CANCELLED
     except LLMConfigError as exc:
         _failure_report(args, started, where.name, "config", f"模型设置错误：{exc.message_zh}",
                         type(exc).__name__, EXIT_ENDPOINT)
@@ -205,7 +252,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
         _failure_report(args, started, where.name, "budget", f"预算用尽：{exc.message_zh}",
                         type(exc).__name__, EXIT_MODEL)
         return EXIT_MODEL
-    except (KeyboardInterrupt, CliUsageError):
+    except CliUsageError:
         raise
     except Exception as exc:  # an unforeseen failure still leaves a report naming where it happened
         _failure_report(args, started, where.name, "internal", f"内部错误：{type(exc).__name__}: {exc}",
@@ -226,15 +273,20 @@ def cmd_outline(args: argparse.Namespace) -> int:
         if args.report:
             write_json({**report, "exit_code": EXIT_ERROR}, args.report)
         return EXIT_ERROR
-    if args.docx and result.chapters:
-        problem = _export_docx(result, analysis, args.docx)
-        if problem:
-            report["warnings"].append(problem)
-            print(problem, file=sys.stderr)
+    docx_problem = _export_docx(result, analysis, args.docx) if args.docx and result.chapters else None
+    if docx_problem:  # the Word file asked for was not written: an error exit, and the report says so
+        report["docx_error"] = docx_problem
+        print(docx_problem, file=sys.stderr)
     exit_code = EXIT_OK if result.valid else EXIT_MODEL
     if result.failure is not None:
         exit_code = EXIT_ENDPOINT if result.failure.kind in ("endpoint", "config") else EXIT_MODEL
+    elif docx_problem:
+        exit_code = EXIT_ERROR
     report["exit_code"] = exit_code
+    if docx_problem and exit_code == EXIT_ERROR:
+        if args.report:
+            write_json(report, args.report)
+        return exit_code
     if args.report:
         write_json(report, args.report)
     if result.failure is not None:
@@ -246,7 +298,8 @@ def cmd_outline(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(f"提示：{w}", file=sys.stderr)
     if not args.quiet:
-        print(f"目录有效：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
+        who = "" if report["model_nodes"] else "；模型没有写出任何标题，各级标题均由程序依据招标文件和标题库补全"
+        print(f"目录有效{who}：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
               f"调用 {report['llm_calls']} 次；{report['prompt_tokens'] + report['completion_tokens']} tokens；"
               f"{report['duration_s']} 秒", file=sys.stderr)
     return exit_code

@@ -222,7 +222,9 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     overview, overview_checks = apply_facts(ProjectOverview(project_name=_fallback_name(doc)), facts)
     extracted: list[ModelGroup] = []
     ctx = int(getattr(getattr(client, "config", None), "context_size", 8192) or 8192)
-    budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500)))
+    # Counted as the client estimates (one token a character), so the prompt and the answer asked of
+    # the scoring call fit the endpoint's context: a small llama.cpp context otherwise answers nothing.
+    budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500, chars_per_token=1.0)))
     scoring_text = section_text(doc, sections.scoring, budget)
     if client is not None:
         meter.emit("analysis", "正在提取项目概况")

@@ -516,6 +516,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         autosaver = getattr(self, "autosaver", None)
         if autosaver is not None:
             autosaver.close()
+        self.controller.session.release()  # the project's lock goes with the window
         if self._own_handler:
             for name in ("app", "bidstudio"):
                 logging.getLogger(name).removeHandler(self.log_handler)
