@@ -17,6 +17,13 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # added with the hardening of issue 30
+    "%s: prompt (~%d tokens) + max_tokens %d exceed the context size %d; max_tokens lowered to %d":
+        "%s：提示（约 %d tokens）加最大输出 %d 超过上下文长度 %d，最大输出已降到 %d",
+    "list_models: the endpoint offers %d models; keeping the first %d": "模型列表：服务提供 %d 个模型，只保留前 %d 个",
+    "%s: malformed stream event (%s); retrying in %.2f s": "%s：流式数据格式错误（%s），%.2f 秒后重试",
+    "terminated by a signal: unsaved work is in the recovery file": "程序被系统信号终止：未保存的工作已写入恢复文件",
+    "autosave on termination failed": "终止前自动保存失败",
     # core
     "keyring failed (%s); keeping API keys for this session only": "系统密钥库不可用（%s），API 密钥只在本次运行中保留",
     "unreadable recovery file %s (%s); moved aside": "恢复文件 %s 无法读取（%s），已移到一旁",
