@@ -1,0 +1,172 @@
+"""评审模拟 by code: each point's status with evidence, tiers read from criteria texts, the score."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.analysis import Analysis, ScoringGroup
+from app.core.outline import OutlineNode
+from app.pipeline.evaluation.matching import BidText, match_point
+from app.pipeline.evaluation.review import review_bid
+from app.pipeline.evaluation.terms import item_points, point_terms
+from app.pipeline.evaluation.tiers import estimate, parse_rule, parse_tiers
+
+BODY = "我方设立专门小组，明确岗位和职责，每月检查一次并形成书面记录，发现问题当日整改并复查，确保各项工作落实到位。"
+
+
+def _group(gid: str, title: str, criteria: str, points: float | None = 10.0) -> ScoringGroup:
+    return ScoringGroup(id=gid, title=title, description=criteria, points=points)
+
+
+def _bid(*sections: tuple[str, str], rid: str = "R1", title: str = "服务方案") -> list[OutlineNode]:
+    return [OutlineNode(title=title, source_requirement_id=rid,
+                        children=[OutlineNode(title=t, content=c) for t, c in sections])]
+
+
+CRITERIA = ("根据投标人提供的服务方案进行评审，方案内容包含但不限于：①人员配置方案；②应急处置预案；③服务质量保证措施。"
+            "方案完整、科学合理的得10分；方案较完整的得7分；方案简单的得3分；未提供的不得分。")
+
+
+def _review(chapters: list[OutlineNode], criteria: str = CRITERIA) -> list[tuple[str, str]]:
+    analysis = Analysis(groups=[_group("R1", "服务方案", criteria)])
+    (item,) = review_bid(analysis, chapters).items
+    return [(p.label, p.status) for p in item.points]
+
+
+def test_a_point_with_a_titled_section_and_a_body_is_answered_with_evidence() -> None:
+    chapters = _bid(("人员配置方案", "本项目人员配置方案如下：" + BODY), ("应急处置预案", "应急处置预案分三级。" + BODY),
+                    ("服务质量保证措施", "服务质量保证措施包括日检周查。" + BODY))
+    analysis = Analysis(groups=[_group("R1", "服务方案", CRITERIA)])
+    review = review_bid(analysis, chapters)
+    (item,) = review.items
+    assert [p.status for p in item.points] == ["answered"] * 3
+    first = item.points[0]
+    assert first.evidence[0].path == (0, 0) and first.evidence[0].heading == "1.1 人员配置方案"
+    assert "人员配置方案" in first.evidence[0].quote
+    assert item.estimate.expected == 10 and item.estimate.maximum == 10
+    assert review.expected == 10 and review.maximum == 10
+
+
+def test_a_removed_point_is_missing_and_the_tier_drops() -> None:
+    chapters = _bid(("人员配置方案", "本项目人员配置方案如下：" + BODY), ("服务质量保证措施", "服务质量保证措施包括日检周查。" + BODY))
+    assert dict(_review(chapters)) == {"人员配置方案": "answered", "应急处置预案": "missing", "服务质量保证措施": "answered"}
+    analysis = Analysis(groups=[_group("R1", "服务方案", CRITERIA)])
+    (item,) = review_bid(analysis, chapters).items
+    assert item.estimate.expected == 7 and item.estimate.tier.endswith("方案较完整")
+
+
+def test_a_single_short_mention_is_thin() -> None:
+    chapters = _bid(("人员配置方案", "本项目人员配置方案如下：" + BODY),
+                    ("服务质量保证措施", "服务质量保证措施包括日检周查。" + BODY + "另备有应急处置预案。"))
+    statuses = dict(_review(chapters))
+    assert statuses["应急处置预案"] == "thin"
+
+
+def test_a_title_without_text_is_missing_with_a_note() -> None:
+    chapters = _bid(("人员配置方案", "本项目人员配置方案如下：" + BODY), ("应急处置预案", ""))
+    analysis = Analysis(groups=[_group("R1", "服务方案", CRITERIA)])
+    (item,) = review_bid(analysis, chapters).items
+    point = item.points[1]
+    assert point.status == "missing" and point.note == "只有标题，没有正文" and point.evidence[0].path == (0, 1)
+
+
+def test_a_number_the_point_asks_for_must_be_given() -> None:
+    terms = point_terms("故障响应时间不超过2小时")
+    assert terms is not None and terms.units == ("小时",)
+    text = BidText([OutlineNode(title="故障响应", content="故障响应时间由值班人员负责。" + BODY + "故障响应时间按约定执行。")])
+    assert match_point(terms, text.passages).status == "thin"
+    text = BidText([OutlineNode(title="故障响应", content="故障响应时间不超过 1 小时。" + BODY + "故障响应时间按约定执行。")])
+    assert match_point(terms, text.passages).status == "answered"
+
+
+def test_a_sibling_point_is_not_read_as_the_answer() -> None:
+    criteria = "方案至少包括食堂服务人员管理制度、食堂服务实施措施等进行评审。"
+    chapters = _bid(("食堂服务人员管理制度", "食堂服务人员管理制度规定上岗要求。" + BODY), title="食堂服务方案")
+    assert dict(_review(chapters, criteria)) == {"食堂服务人员管理制度": "answered", "食堂服务实施措施": "missing"}
+
+
+def test_an_answer_in_another_items_chapter_is_thin_with_where() -> None:
+    analysis = Analysis(groups=[_group("R1", "服务方案", CRITERIA), _group("R2", "培训方案", "培训计划", 5)])
+    chapters = [*_bid(("人员配置方案", "本项目人员配置方案如下：" + BODY), ("服务质量保证措施", "服务质量保证措施。" + BODY)),
+                OutlineNode(title="培训方案", source_requirement_id="R2", children=[
+                    OutlineNode(title="培训计划", content=BODY),
+                    OutlineNode(title="服务方案中的应急处置预案", content="应急处置预案分为三级响应。" + BODY)])]
+    item = review_bid(analysis, chapters).items[0]
+    point = item.points[1]
+    assert point.status == "thin" and "2.2 服务方案中的应急处置预案" in point.note
+
+
+def test_no_mapping_searches_the_whole_bid() -> None:
+    chapters = [OutlineNode(title="总体方案", children=[
+        OutlineNode(title="人员配置方案", content="人员配置方案如下：" + BODY),
+        OutlineNode(title="应急处置预案", content="应急处置预案分三级。" + BODY),
+        OutlineNode(title="服务质量保证措施", content="服务质量保证措施。" + BODY)])]
+    assert [s for _, s in _review(chapters)] == ["answered"] * 3
+
+
+def test_item_points_fall_back_to_the_title() -> None:
+    points = item_points(_group("R1", "服务方案", "方案合理得5分，较合理得3分。", 5))
+    assert [p.label for p in points] == ["服务方案"]
+    sub = item_points(_group("R2", "环境管理", "①环境管理：包括布局设计、桌椅摆放、照明等方面的管理；②员工卫生管理。"))
+    assert [p.label for p in sub][:3] == ["环境管理：布局设计", "环境管理：桌椅摆放", "环境管理：照明"]
+
+
+# ------------------------------------------------------------------ tiers on generated criteria texts
+
+TIER_TEXTS = [
+    ("方案{q}的，优（8-10分）；方案较完整的，良（5-7分）；方案一般的，中（2-4分）；未提供的不得分。",
+     [("优", 8, 10), ("良", 5, 7), ("中", 2, 4), ("未提供", 0, 0)]),
+    ("优 8–10 分：方案{q}；良 5–7 分：方案较完整；差 0–4 分：方案简单。",
+     [("优", 8, 10), ("良", 5, 7), ("差", 0, 4)]),
+    ("1、方案{q}，得10分；\n2、方案较完整，得7分；\n3、方案简单，得4分；\n4、未提供的，不得分。",
+     [("方案{q}", 10, 10), ("方案较完整", 7, 7), ("方案简单", 4, 4), ("未提供", 0, 0)]),
+]
+
+
+@pytest.mark.parametrize("quality", ["完整科学", "详细可行", "合理"])
+@pytest.mark.parametrize(("template", "want"), TIER_TEXTS)
+def test_tiers_are_read_best_first(template: str, want: list[tuple[str, float, float]], quality: str) -> None:
+    tiers = parse_tiers(template.format(q=quality))
+    assert [(t.label, t.low, t.high) for t in tiers] == [(lbl.format(q=quality), lo, hi) for lbl, lo, hi in want]
+    assert parse_rule(template.format(q=quality)).kind == "tiers"
+
+
+@pytest.mark.parametrize(("per", "cap"), [(2, 6), (1.5, 4.5), (3, 9)])
+def test_per_item_points_with_a_cap(per: float, cap: float) -> None:
+    text = f"投标人每提供一项有效措施得{per:g}分，最高得{cap:g}分。"
+    rule = parse_rule(text)
+    assert rule.kind == "per_item" and rule.per_item == per and rule.cap == cap
+    assert estimate(rule, ["answered", "thin", "missing"], cap).expected == 2 * per
+    assert estimate(rule, ["answered"] * 5, cap).expected == cap
+
+
+@pytest.mark.parametrize("deduct", [1, 2, 2.5])
+def test_a_deduction_per_missing_point(deduct: float) -> None:
+    rule = parse_rule(f"方案内容完全满足要求得10分；每缺少一项内容扣{deduct:g}分。")
+    assert rule.kind == "deduction" and rule.per_item == deduct
+    assert estimate(rule, ["answered", "missing", "missing"], 10).expected == 10 - 2 * deduct
+
+
+def test_numbered_sub_points_with_own_points() -> None:
+    rule = parse_rule("1、服务理念，0-5分；2、重点难点应对措施，0-5分", [5.0, 5.0])
+    assert rule.kind == "sub_points"
+    assert estimate(rule, ["answered", "thin"], 10, [5.0, 5.0]).expected == 7.5
+
+
+def test_each_sub_point_graded_alike() -> None:
+    text = "①火灾；②停电；③食物中毒，以上每小项满分3分，响应完整的小项得3分，响应有所欠缺的小项得1分，缺失的小项得0分。"
+    rule = parse_rule(text)
+    assert rule.kind == "point_tiers"
+    assert estimate(rule, ["answered", "thin", "missing"], 9).expected == 4
+
+
+def test_a_single_range_scales_with_the_answered_share() -> None:
+    rule = parse_rule("根据投标人的应急预案进行评审，0-10 分；")
+    assert rule.kind == "range"
+    assert estimate(rule, ["answered", "missing"], 10).expected == 5
+
+
+def test_no_grading_is_proportional_and_says_so() -> None:
+    rule = parse_rule("方案应当全面。")
+    est = estimate(rule, ["answered", "answered", "missing", "missing"], 8)
+    assert rule.kind == "proportional" and est.expected == 4 and "估算" in est.explanation
