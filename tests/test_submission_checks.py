@@ -59,6 +59,12 @@ def test_a_star_clause_answered_in_the_text_passes() -> None:
     assert submission_checks(_analysis(), chapters, breakdown, addressed=addressed) == []
 
 
+def test_a_clause_marked_answered_by_a_section_that_does_not_show_it_warns() -> None:
+    found = submission_checks(_analysis(), _chapters(), _breakdown(answered_in="2.1"), addressed={0: ""})
+    assert [(f.rule, f.blocking, f.path) for f in found] == [("★条款", False, (1, 0))]
+    assert "请核对" in found[0].message
+
+
 def test_a_filled_deviation_row_passes_even_without_text() -> None:
     breakdown = _breakdown(deviation="负偏离", deviation_note="保额按每人三十万元")
     assert submission_checks(_analysis(), _chapters(), breakdown, addressed={0: ""}) == []

@@ -6,7 +6,8 @@ returns :class:`Finding` rows; ``blocking`` ones are what a bid office would ref
 hand in. The rules:
 
 - every ★ clause answered — the deviation table row must not be the default 无偏离 on a
-  clause the text does not address (▲: a warning);
+  clause the text does not address (▲: a warning; a clause the user marked as answered
+  by a section whose text does not show it: a warning to check);
 - the page limit (技术标不超过 N 页), against the laid-out or estimated page count;
 - the order the tender prescribes — the technical scoring items' chapters, in order;
 - 暗标: the bidder's name (and its short forms), company names, phone numbers, e-mail
@@ -88,6 +89,10 @@ def clause_findings(breakdown: Breakdown | None, chapters: Sequence[OutlineNode]
         if where or filled:
             if risk.mark == "★" and pointed is None and not filled:
                 out.append(Finding("★条款", f"“{short}”在“{where}”有回应，但偏离表未指明响应章节", False))
+            continue
+        if pointed is not None:  # the user says this section answers it: code only asks to check
+            out.append(Finding(f"{risk.mark}条款", f"“{short}”标注由 {risk.answered_in} 响应，但该节正文未见条款要点，请核对",
+                               False, pointed))
             continue
         blocking = risk.mark == "★"
         out.append(Finding(f"{risk.mark}条款", f"“{short}”正文没有回应，偏离表仍是默认“无偏离”", blocking, pointed))

@@ -53,6 +53,10 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     choices = dialog.choices() if accepted else None
     warned_items = dialog.warned_items()
     dialog.deleteLater()
+    if choices is not None:
+        asked = await _submission_checks_asked(window, choices)
+        if asked is not None:  # the 提交前检查 list was shown: it covers the warnings below
+            return choices if asked else None
     if choices is None or not (clauses or warned_items):
         return choices
     box = QMessageBox(window)
@@ -76,6 +80,20 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
         if tables is not None:
             tables.show(0)
     return None
+
+
+async def _submission_checks_asked(window: WindowHost, choices: ExportChoices) -> bool | None:
+    """提交前检查 with the chosen 暗标 style and bidder: None when nothing blocks, else the user's answer."""
+    from app.export.presets import PRESETS
+    from app.ui.evaluation.checks_dialog import confirm_export, window_findings
+
+    preset = PRESETS.get(choices.options.preset)
+    meta = choices.meta
+    findings = window_findings(window, anonymous=bool(preset and preset.anonymous),
+                               bidder=meta.bidder_name if meta.has_real_bidder() else "", aliases=meta.bidder_aliases)
+    if not any(f.blocking for f in findings):
+        return None
+    return await confirm_export(window, findings)
 
 
 def _snapshot(window: WindowHost) -> tuple[list[OutlineNode], Analysis, Breakdown | None]:

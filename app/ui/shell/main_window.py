@@ -81,6 +81,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.export.response_tables import attach_response_tables
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
+        from app.ui.evaluation.review_dock import attach_review
+
+        self.review_dock = attach_review(self)  # 评审模拟 dock, 工具 → 提交前检查
         self._connect(log_handler)
         self._layout_restored = self._restore_layout()
         if not self._layout_restored:
