@@ -30,7 +30,7 @@ from app.export.submission_checks import Finding, page_limit_in, submission_chec
 from app.pipeline.evaluation.clauses import clause_coverage
 
 if TYPE_CHECKING:
-    from app.ui.evaluation.review_dock import ReviewDock
+    from app.ui.evaluation.review_host import ReviewHost
     from app.ui.shell.window_host import WindowHost
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -122,7 +122,7 @@ class SubmissionChecksDialog(QDialog):
             self.section_requested.emit(tuple(path))
 
 
-def open_checks(window: WindowHost, dock: ReviewDock) -> SubmissionChecksDialog:
+def open_checks(window: WindowHost, dock: ReviewHost) -> SubmissionChecksDialog:
     """Show the 提交前检查 list for the current bid (non-modal)."""
     dialog = SubmissionChecksDialog(window_findings(window), window)
     dialog.section_requested.connect(dock.show_section)

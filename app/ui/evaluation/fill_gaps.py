@@ -24,7 +24,7 @@ from app.ui.outline.commands import EditFieldCommand, InsertNodeCommand
 
 if TYPE_CHECKING:
     from app.llm.client.llm_client import LLMClient
-    from app.ui.evaluation.review_dock import ReviewDock
+    from app.ui.evaluation.review_host import ReviewHost
     from app.ui.shell.window_host import WindowHost
 
 log = logging.getLogger("bidstudio.ui")
@@ -73,7 +73,7 @@ async def fill_one(window: WindowHost, group_id: str, index: int, client: LLMCli
     return f"已添加小标题“{target.title}”" + (f"（{problem}，请手动补写）" if problem else "（未配置模型，请手动补写正文）")
 
 
-async def fill_gaps(window: WindowHost, dock: ReviewDock, gaps: list[tuple[str, int]]) -> int:
+async def fill_gaps(window: WindowHost, dock: ReviewHost, gaps: list[tuple[str, int]]) -> int:
     """补写 each of ``gaps`` in turn with progress in the panel; returns how many were written."""
     c = window.controller
     if c.busy_generating:
@@ -106,7 +106,7 @@ async def fill_gaps(window: WindowHost, dock: ReviewDock, gaps: list[tuple[str, 
     return written
 
 
-async def check_with_model(window: WindowHost, dock: ReviewDock) -> None:
+async def check_with_model(window: WindowHost, dock: ReviewHost) -> None:
     """Ask the model about the thin and missing points; keep the answers whose quote is in the passage."""
     client = _client(window)
     if client is None:

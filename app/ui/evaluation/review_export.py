@@ -19,13 +19,13 @@ from app.pipeline.evaluation.table import HEADER, review_rows
 from app.ui.widgets.async_dialog import run_dialog
 
 if TYPE_CHECKING:
-    from app.ui.evaluation.review_dock import ReviewDock
+    from app.ui.evaluation.review_host import ReviewHost
     from app.ui.shell.window_host import WindowHost
 
 log = logging.getLogger("bidstudio.ui")
 
 
-def export_review(window: WindowHost, dock: ReviewDock, path: Path) -> Path | None:
+def export_review(window: WindowHost, dock: ReviewHost, path: Path) -> Path | None:
     """Write the dock's current 自评表 to ``path``; None (with the error shown) when it fails."""
     if dock.review is None:
         dock.refresh()
@@ -44,7 +44,7 @@ def export_review(window: WindowHost, dock: ReviewDock, path: Path) -> Path | No
     return written
 
 
-async def choose_and_export(window: WindowHost, dock: ReviewDock) -> Path | None:
+async def choose_and_export(window: WindowHost, dock: ReviewHost) -> Path | None:
     """Ask for the file name, then write the spreadsheet."""
     folder = Path(str(getattr(getattr(window, "settings", None), "last_dir", "") or Path.home()))
     suggested = folder / f"{window.display_name()}-自评表.xlsx"
