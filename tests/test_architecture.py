@@ -195,3 +195,17 @@ def test_ui_subpackages_group_the_window_by_feature() -> None:
     """No flat pile of modules: app/ui keeps only its package init at the top."""
     loose = sorted(p.name for p in (APP / "ui").glob("*.py") if p.name != "__init__.py")
     assert loose == []
+
+
+def test_ui_packages_keep_their_place() -> None:
+    """widgets know no other ui package; only the shell's entry point and the session build the window."""
+    graph = _import_graph(APP)
+    offenders = []
+    for module, targets in graph.items():
+        for target in targets:
+            if module.startswith("app.ui.widgets.") and target.startswith("app.ui.") \
+                    and not target.startswith("app.ui.widgets"):
+                offenders.append(f"{module} -> {target}")
+            if target == "app.ui.shell.main_window" and module not in ("app.ui.shell.main", "app.ui.project.session"):
+                offenders.append(f"{module} -> {target}")
+    assert offenders == []
