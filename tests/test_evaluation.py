@@ -153,6 +153,12 @@ def test_numbered_sub_points_with_own_points() -> None:
     assert estimate(rule, ["answered", "thin"], 10, [5.0, 5.0]).expected == 7.5
 
 
+def test_sub_points_that_do_not_add_up_are_scaled_to_the_maximum() -> None:
+    rule = parse_rule("1、服务理念，0-5分；3、重点难点应对措施，0-5分", [5.0, 5.0])
+    est = estimate(rule, ["answered", "answered"], 15, [5.0, 5.0])
+    assert est.expected == 15 and "折算" in est.explanation
+
+
 def test_each_sub_point_graded_alike() -> None:
     text = "①火灾；②停电；③食物中毒，以上每小项满分3分，响应完整的小项得3分，响应有所欠缺的小项得1分，缺失的小项得0分。"
     rule = parse_rule(text)

@@ -25,6 +25,7 @@ import asyncio
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
@@ -101,22 +102,29 @@ def speed(path: Path, sections: int = 300) -> tuple[int, float]:
     return total, time.perf_counter() - started
 
 
-async def model_quotes(paths: list[Path], base_url: str, model: str, per_tender: int) -> None:
-    """Ask closed questions for the points of each tender's complete bid; count rejected quotes."""
+def prepared_bids(paths: list[Path]) -> list[tuple[Any, Any]]:
+    """(analysis, chapters) of the complete bid of each tender with technical items."""
+    out = []
+    for path in paths:
+        analysis, risks = tender_analysis(path)
+        if analysis.technical_groups:
+            out.append((analysis, complete_bid(analysis, risks).chapters))
+    return out
+
+
+async def model_quotes(bids: list[tuple[Any, Any]], base_url: str, model: str, per_tender: int) -> Any:
+    """Ask closed questions for the points of each complete bid; count rejected quotes."""
     from app.llm.client.llm_client import EndpointConfig, LLMClient
     from app.pipeline.evaluation.questions import QuestionStats, ask_points
 
-    client = LLMClient(EndpointConfig(base_url=base_url, api_key="none", model=model, timeout=120.0))
     stats = QuestionStats()
-    for path in paths:
-        analysis, risks = tender_analysis(path)
-        if not analysis.technical_groups:
-            continue
-        bid = complete_bid(analysis, risks)
-        review = review_bid(analysis, bid.chapters)
-        await ask_points(client, review, bid.chapters, limit=per_tender, stats=stats, only_gaps=False)
-    print(f"closed questions: asked {stats.asked}, answered {stats.valid}, kept {stats.kept}, "
+    async with LLMClient(EndpointConfig(base_url=base_url, api_key="none", model=model, timeout=120.0)) as client:
+        for analysis, chapters in bids:
+            review = review_bid(analysis, chapters)
+            await ask_points(client, review, chapters, limit=per_tender, stats=stats, only_gaps=False)
+    print(f"closed questions: asked {stats.asked}, valid answers {stats.valid}, kept {stats.kept}, "
           f"rejected (quote not in passage) {stats.quote_rejected}, no valid answer {stats.failed}")
+    return stats
 
 
 def main() -> int:
@@ -154,7 +162,7 @@ def main() -> int:
         sections, seconds = speed(max(used, key=lambda p: p.stat().st_size))
         print(f"speed: {sections} sections reviewed in {seconds:.3f} s (no model)")
     if args.base_url and args.model:
-        asyncio.run(model_quotes(used, args.base_url, args.model, args.questions))
+        asyncio.run(model_quotes(prepared_bids(used), args.base_url, args.model, args.questions))
     return 0
 
 

@@ -154,8 +154,11 @@ def estimate(rule: ScoringRule, statuses: Sequence[str], maximum: float | None,
     if rule.kind == "sub_points" and sub_points:
         total = sum(p or 0.0 for p in sub_points)
         got = sum((p or 0.0) * _WEIGHT.get(s, 0.0) for p, s in zip(sub_points, statuses, strict=False))
-        return Estimate(_half(got), top if top is not None else total, f"{present}/{n} 项",
-                        "各分项按响应情况计分（单薄按一半）")
+        note = "各分项按响应情况计分（单薄按一半）"
+        if top is not None and total > 0 and abs(total - top) > 0.01:  # a sub-criterion was not read as a point
+            got = got * top / total
+            note += f"；读到的分项合计 {total:g} 分，按满分 {top:g} 分折算"
+        return Estimate(_half(got), top if top is not None else total, f"{present}/{n} 项", note)
     if rule.kind == "point_tiers" and rule.per_item is not None:
         return _point_tier_estimate(rule, statuses, top)
     if rule.kind == "tiers":
