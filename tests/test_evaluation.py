@@ -96,6 +96,25 @@ def test_an_answer_in_another_items_chapter_is_thin_with_where() -> None:
     assert point.status == "thin" and "2.2 服务方案中的应急处置预案" in point.note
 
 
+def test_a_title_naming_several_points_is_no_answer_to_either() -> None:
+    criteria = "根据零部件、备品备件供应情况进行评审。"
+    chapters = _bid(("供应保障", "零部件由原厂直供，库存充足。" + BODY), title="零部件、备品备件供应情况")
+    assert dict(_review(chapters, criteria)) == {"零部件": "thin", "备品备件供应": "missing"}
+
+
+def test_a_sub_item_is_looked_for_under_its_parent_point() -> None:
+    criteria = "①食品安全管理：包括采购、储存、加工等；②食堂卫生管理：包括餐具消毒、食材储存管理等。"
+    chapters = [OutlineNode(title="服务方案", source_requirement_id="R1", children=[
+        OutlineNode(title="食品安全管理", children=[OutlineNode(title="采购", content="采购环节索证索票。" + BODY),
+                                                   OutlineNode(title="加工", content="加工环节生熟分开。" + BODY)]),
+        OutlineNode(title="食堂卫生管理", children=[
+            OutlineNode(title="餐具消毒", content="餐具消毒每餐一次。" + BODY),
+            OutlineNode(title="食材储存管理", content="食材储存管理分区分架，离地离墙。" + BODY)])])]
+    statuses = dict(_review(chapters, criteria))
+    assert statuses["食品安全管理：储存"] == "missing"
+    assert statuses["食堂卫生管理：食材储存管理"] == "answered" and statuses["食品安全管理：加工"] == "answered"
+
+
 def test_no_mapping_searches_the_whole_bid() -> None:
     chapters = [OutlineNode(title="总体方案", children=[
         OutlineNode(title="人员配置方案", content="人员配置方案如下：" + BODY),

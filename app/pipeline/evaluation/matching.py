@@ -78,14 +78,19 @@ class BidText:
         heads = tuple(roots)
         return [p for p in self.passages if any(p.path[: len(r)] == r for r in heads)]
 
-    def with_words(self, words: frozenset[str]) -> list[Passage]:
-        """The passages whose title, text or ancestors' titles hold one of ``words`` (all when empty)."""
+    def with_words(self, words: frozenset[str], below_chapter: bool = False) -> list[Passage]:
+        """The passages whose title, text or ancestors' titles hold one of ``words`` (all when empty).
+
+        ``below_chapter`` leaves the chapter's own title out (for words that tell sections of
+        one chapter apart).
+        """
         if not words:
             return list(self.passages)
         titles = {p.path: p.title for p in self.passages}
+        first = 2 if below_chapter else 1
         out = []
         for p in self.passages:
-            around = "".join(titles.get(p.path[:k], "") for k in range(1, len(p.path) + 1))
+            around = "".join(titles.get(p.path[:k], "") for k in range(min(first, len(p.path)), len(p.path) + 1))
             if any(w in around for w in words) or any(w in s for s in p.sentences for w in words):
                 out.append(p)
         return out
@@ -152,8 +157,12 @@ def _has_unit(texts: Iterable[str], units: Sequence[str]) -> bool:
     return any(m.group(2) in units for t in texts for m in UNIT_NUMBER.finditer(t))
 
 
-def match_point(terms: PointTerms, passages: Sequence[Passage]) -> PointMatch:
-    """The status of one point in ``passages`` with evidence (see the module docstring)."""
+def match_point(terms: PointTerms, passages: Sequence[Passage], siblings: Sequence[PointTerms] = ()) -> PointMatch:
+    """The status of one point in ``passages`` with evidence (see the module docstring).
+
+    A title that also names a sibling point ("零部件、备品备件供应情况") groups the points: its
+    sections below count for the point only through sentences that show it.
+    """
     strong: list[tuple[Passage, str]] = []
     titled: list[Passage] = []
     best_weak: tuple[float, Passage | None, str] = (0.0, None, "")
@@ -166,6 +175,8 @@ def match_point(terms: PointTerms, passages: Sequence[Passage]) -> PointMatch:
                 strong.append((passage, sentence))
             elif c > best_weak[0]:
                 best_weak = (c, passage, sentence)
+    others = [o for o in siblings if o is not terms and not o.main <= terms.main]
+    titled = [p for p in titled if not any(coverage(o, p.title) >= 1.0 for o in others)]
     body = [p for p in titled if p.subtree_chars >= ANSWER_CHARS]
     strong_chars = sum(len(s) for _, s in strong)
     evidence = _evidence(terms, strong, body or titled)

@@ -109,17 +109,24 @@ def review_item(group: ScoringGroup, text: BidText, sections: Sequence[Path],
     local = text.under(sections)
     wide_passages = text.with_words(words) if sections else text.passages
     reviews: list[PointReview] = []
-    for terms in item_points(group):
-        found = match_point(terms, local) if local else PointMatch("missing")
+    points = item_points(group)
+    for terms in points:
+        near, far = local, wide_passages
+        if terms.context:  # a sub-item: around its parent point ("食品安全管理" for "储存")
+            around = {p.path for p in text.with_words(terms.context, below_chapter=True)}
+            near = [p for p in local if p.path in around]
+            far = [p for p in wide_passages if p.path in around]
+        found = match_point(terms, near, points) if near else PointMatch("missing")
         if found.status != "answered":
-            wide = match_point(terms, wide_passages)
+            wide = match_point(terms, far, points)
             if _better(found, wide):
                 outside = [e for e in wide.evidence if not any(e.path[: len(s)] == s for s in sections)]
                 status, note = wide.status, wide.note
                 if outside and sections:  # the evaluator reads the item's own chapter
                     status = "thin"
-                    note = "；".join(x for x in (note, f"答在“{outside[0].heading}”，不在本评分项对应章节") if x)
-                found = PointMatch(status, wide.evidence, note, wide.score)
+                    note = f"答在“{outside[0].heading}”，不在本评分项对应章节"
+                if not (outside and sections and wide.status != "answered"):  # a passing mention elsewhere is no answer
+                    found = PointMatch(status, wide.evidence, note, wide.score)
         reviews.append(PointReview(terms.label, found.status, found.evidence, found.note, terms.points, terms=terms))
     sub = [p.points for p in reviews]
     rule = parse_rule(group.description, sub)

@@ -49,6 +49,8 @@ class PointTerms:
     specific: frozenset[str] = frozenset()
     #: Bigrams no sibling point of the same item has: what tells this point from its siblings.
     distinct: frozenset[str] = frozenset()
+    #: For a sub-item (包括 甲、乙): its parent point's distinctive bigrams, looked for around it.
+    context: frozenset[str] = frozenset()
 
     @property
     def main(self) -> frozenset[str]:
@@ -136,6 +138,7 @@ def item_points(group: ScoringGroup) -> list[PointTerms]:
         texts = [(s.name, s.points, "") for s in group.sub_items if s.name]
     if not texts:
         texts = [(group.title, group.points, "")]
+    parents = {parent: specific_grams(parent) for _, _, parent in texts if parent}
     out: list[PointTerms] = []
     seen: set[frozenset[str]] = set()
     for text, pts, parent in texts:
@@ -143,6 +146,9 @@ def item_points(group: ScoringGroup) -> list[PointTerms]:
         if terms is None or terms.main in seen:
             continue
         seen.add(terms.main)
+        if parent and len(parents) > 1:
+            others = frozenset().union(*(g for p, g in parents.items() if p != parent))
+            terms = replace(terms, context=parents[parent] - others)
         out.append(terms)
     if not out:
         title = point_terms(group.title, group.points) or _plain_terms(group.title, group.points)
