@@ -74,3 +74,5 @@ class ExportOptions:
     index_table: bool = False
     deviation_table: bool = False
     layout_pass: bool = False
+    #: The 评审模拟 自评表 as a table after the body (rows given to the writer by the caller).
+    review_table: bool = False

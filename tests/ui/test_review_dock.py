@@ -221,3 +221,35 @@ async def test_the_table_exports_as_xlsx(window: MainWindow, tmp_path: Path) -> 
     assert rows[0][:4] == ["评分项", "分值", "评分要点", "状态"]
     assert [r[3] for r in rows[1:4]] == ["已响应", "缺失", "已响应"]
     assert rows[-1][0] == "合计" and rows[-1][6] == 7
+
+
+async def test_the_export_option_puts_the_table_after_the_body(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    import docx
+
+    from app.ui.export.dialog import ExportDialog
+
+    task = window.controller.spawn("dialog", window.ask_export_choices())
+    found: list[ExportDialog] = []
+
+    def look() -> bool:
+        found[:] = [d for d in window.findChildren(ExportDialog) if d.isVisible()]
+        return bool(found)
+
+    await wait_for(look)
+    dialog = found[0]
+    dialog.layout_check.setChecked(False)
+    assert dialog.review_check.isEnabled() and not dialog.review_check.isChecked()
+    qtbot.mouseClick(dialog.review_check, Qt.MouseButton.LeftButton, pos=QPoint(5, dialog.review_check.height() // 2))
+    assert dialog.review_check.isChecked()
+    dialog.ok_button.click()
+    choices = await asyncio.wait_for(task, timeout=5)
+    assert choices is not None and choices.options.review_table
+    target = tmp_path / "带自评表.docx"
+    assert window.export_word_to(target, choices) == target
+    doc = docx.Document(str(target))
+    texts = [p.text for p in doc.paragraphs]
+    assert "附：技术评分自评表" in texts
+    table = doc.tables[-1]
+    assert [c.text for c in table.rows[0].cells][:4] == ["评分项", "分值", "评分要点", "状态"]
+    assert [r.cells[3].text for r in table.rows[1:4]] == ["已响应", "缺失", "已响应"]
+    assert table.rows[-1].cells[0].text == "合计" and table.rows[-1].cells[6].text == "7"

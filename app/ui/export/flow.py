@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from app.core.breakdown import Breakdown
     from app.core.outline import OutlineNode
     from app.export.docx_writer import ExportReport
+    from app.export.review_sheet import ReviewRows
     from app.ui.export.dialog import ExportChoices
     from app.ui.shell.window_host import WindowHost
 
@@ -103,6 +104,16 @@ def _snapshot(window: WindowHost) -> tuple[list[OutlineNode], Analysis, Breakdow
     return chapters, c.analysis.model_copy(deep=True), (c.breakdown.model_copy(deep=True) if c.breakdown else None)
 
 
+def _review_rows(chapters: list[OutlineNode], analysis: Analysis, choices: ExportChoices) -> ReviewRows | None:
+    """The 自评表 for the Word file when the export option asks for it (code's review, fast)."""
+    if not choices.options.review_table:
+        return None
+    from app.pipeline.evaluation.review import review_bid
+    from app.pipeline.evaluation.table import HEADER, review_rows
+
+    return HEADER, review_rows(review_bid(analysis, chapters))
+
+
 def _default_choices(window: WindowHost) -> ExportChoices:
     from app.export import ExportMeta, ExportOptions
     from app.ui.export.dialog import ExportChoices
@@ -117,7 +128,7 @@ def _export(path: Path, choices: ExportChoices, chapters: list[OutlineNode], ana
     from app.export.docx_writer import export_bid
 
     return export_bid(chapters, path, choices.meta, choices.options, analysis=analysis, breakdown=breakdown,
-                      layout_profile=data_dir() / "lo-layout-profile")
+                      layout_profile=data_dir() / "lo-layout-profile", review=_review_rows(chapters, analysis, choices))
 
 
 def _finish(window: WindowHost, outcome: ExportReport | BaseException) -> Path | None:
@@ -136,16 +147,27 @@ def _finish(window: WindowHost, outcome: ExportReport | BaseException) -> Path |
     window.statusBar().showMessage(report.summary_zh(), 12000)
     log.info("exported %s", report.path, extra={"stage": "export"})
     log.debug("page numbers laid out: %s (%s s)", report.laid_out, report.layout_seconds)
-    if report.notes or report.warnings:
+    over = _over_page_limit(window, report)
+    if report.notes or report.warnings or over:
         box = QMessageBox(window)
         box.setObjectName("exportReportBox")
-        box.setIcon(QMessageBox.Icon.Information if not report.warnings else QMessageBox.Icon.Warning)
+        box.setIcon(QMessageBox.Icon.Information if not (report.warnings or over) else QMessageBox.Icon.Warning)
         box.setWindowTitle("导出完成")
         box.setText(f"已导出：{report.path}")
-        box.setInformativeText("\n".join((*report.warnings, *report.notes)))
+        box.setInformativeText("\n".join((*over, *report.warnings, *report.notes)))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window owns it until it is closed
         box.open()
     return report.path
+
+
+def _over_page_limit(window: WindowHost, report: ExportReport) -> tuple[str, ...]:
+    """The 提交前检查 page rule on the laid-out page count (the tender's limit, when it states one)."""
+    if report.body_pages is None:
+        return ()
+    from app.export.submission_checks import page_findings
+    from app.ui.evaluation.checks_dialog import tender_page_limit
+
+    return tuple(f.message for f in page_findings(tender_page_limit(window), report.body_pages, estimated=False))
 
 
 def export_word_now(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:
