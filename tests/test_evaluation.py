@@ -195,3 +195,33 @@ def test_no_grading_is_proportional_and_says_so() -> None:
     rule = parse_rule("方案应当全面。")
     est = estimate(rule, ["answered", "answered", "missing", "missing"], 8)
     assert rule.kind == "proportional" and est.expected == 4 and "估算" in est.explanation
+
+
+# ------------------------------------------------------------------ 补写: where the text goes
+
+
+def test_fill_targets_append_to_a_thin_section_or_add_a_heading_where_it_fits() -> None:
+    from app.pipeline.evaluation.fill import draft_problem, fill_target
+
+    criteria = "方案内容包含但不限于：①人员配置方案；②应急处置预案；③服务质量保证措施；④设备维护保养计划。"
+    chapters = [OutlineNode(title="服务方案", source_requirement_id="R1", children=[
+        OutlineNode(title="人员配置方案", content="人员配置方案如下：项目经理一名，保洁员十二名。" + BODY),
+        OutlineNode(title="质量与应急", children=[
+            OutlineNode(title="服务质量保证措施", content="服务质量保证措施包括日检周查。" + BODY + "另备有应急处置预案。")]),
+        OutlineNode(title="设备管理", description="设备维护")])]
+    analysis = Analysis(groups=[_group("R1", "服务方案", criteria)])
+    (item,) = review_bid(analysis, chapters).items
+    by_label = {p.label: p for p in item.points}
+    assert by_label["应急处置预案"].status == "thin"
+    thin = fill_target(item, by_label["应急处置预案"], chapters)
+    assert (thin.kind, thin.path) == ("append", (0, 1, 0))
+    device = fill_target(item, by_label["设备维护保养计划"], chapters)
+    assert (device.kind, device.path, device.index, device.title) == ("insert", (0, 2), 0, "设备维护保养计划")
+    alone = Analysis(groups=[_group("R1", "服务方案", "方案内容包括：①人员配置方案；②培训计划。")])
+    (item2,) = review_bid(alone, chapters).items
+    training = fill_target(item2, item2.points[1], chapters)
+    assert (training.kind, training.path, training.index) == ("insert", (0,), 3)
+    point = by_label["应急处置预案"]
+    assert draft_problem("太短。", point) == "模型返回的正文过短"
+    assert draft_problem("我方将认真做好各项服务工作，确保服务质量达到采购人要求，并持续改进服务流程和管理制度。", point)
+    assert draft_problem("针对应急处置预案，我方按火灾、停电、食物中毒三类事件分级响应，现场负责人五分钟内到场。", point) is None

@@ -96,8 +96,10 @@ def _click_row(qtbot: Any, dock: ReviewDock, row: int) -> None:
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
 
 
-async def test_the_dock_shows_statuses_and_a_click_jumps_to_the_section(window: MainWindow, qtbot: Any) -> None:
+async def test_the_dock_shows_statuses_and_a_click_jumps_to_the_section(window: MainWindow, qtbot: Any,
+                                                                        qtmodeltester: Any) -> None:
     dock = await _dock(window)
+    qtmodeltester.check(dock.panel.model)
     assert _statuses(dock) == ["已响应", "缺失", "已响应"]
     assert "预计技术得分 7 / 10 分" in dock.panel.summary.text()
     model = dock.panel.model
