@@ -99,7 +99,9 @@ def test_chapters_out_of_the_scoring_order_or_missing() -> None:
     swapped = order_findings(_analysis(), chapters[::-1])
     assert [(f.rule, f.blocking) for f in swapped] == [("章节顺序", False)]
     missing = order_findings(_analysis(), chapters[:1])
-    assert [(f.blocking, "应急预案" in f.message) for f in missing] == [(True, True)]
+    assert [(f.blocking, "应急预案" in f.message) for f in missing] == [(False, True)]
+    mapped = [chapters[0], OutlineNode(title="其他", children=[OutlineNode(title="预案", content=BODY, scoring_refs=["R2"])])]
+    assert order_findings(_analysis(), mapped) == []  # a section the user mapped answers the item
 
 
 def test_anonymity_finds_names_phones_mails_and_people() -> None:

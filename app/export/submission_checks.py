@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
 from app.core.outline import OutlineNode, Path
-from app.core.response_map import find_section
+from app.core.response_map import find_section, unanswered_groups
 from app.export.anonymity import name_forms, normalise
 
 #: Characters of body text per printed page (A4, 小四 body, headings and spacing included).
@@ -108,7 +108,10 @@ def page_findings(limit: int | None, pages: int | None, estimated: bool) -> list
 
 
 def order_findings(analysis: Analysis, chapters: Sequence[OutlineNode]) -> list[Finding]:
-    """Technical scoring items without a chapter, and chapters out of the scoring table's order."""
+    """Technical scoring items no section answers, and chapters out of the scoring table's order.
+
+    Both lose points rather than void the bid: warnings.
+    """
     wanted = [g.id for g in analysis.technical_groups]
     if not wanted:
         return []
@@ -117,9 +120,10 @@ def order_findings(analysis: Analysis, chapters: Sequence[OutlineNode]) -> list[
         return []
     out = []
     have = {rid for _, rid in seen}
+    unanswered = {g.id for g in unanswered_groups(analysis, chapters)}
     for g in analysis.technical_groups:
-        if g.id not in have:
-            out.append(Finding("章节顺序", f"评分项“{g.title}”没有对应的一级章节", True))
+        if g.id not in have and g.id in unanswered:
+            out.append(Finding("章节顺序", f"评分项“{g.title}”没有对应的章节", False))
     order = [rid for _, rid in seen]
     expected = [rid for rid in wanted if rid in have]
     if order != expected:

@@ -255,3 +255,28 @@ async def test_the_export_option_puts_the_table_after_the_body(window: MainWindo
     assert [c.text for c in table.rows[0].cells][:4] == ["评分项", "分值", "评分要点", "状态"]
     assert [r.cells[3].text for r in table.rows[1:4]] == ["已响应", "缺失", "已响应"]
     assert table.rows[-1].cells[0].text == "合计" and table.rows[-1].cells[6].text == "7"
+
+
+async def test_export_asks_before_going_on_with_a_blocking_finding(window: MainWindow, qtbot: Any) -> None:
+    from app.ui.export.dialog import ExportDialog
+
+    c = window.controller
+    c.outline.update((0, 1), content="服务质量保证措施由XXX负责。" + BODY)
+    for answer, expected in (("back", None), ("go", "choices")):
+        task = c.spawn("dialog", window.ask_export_choices())
+        found: list[ExportDialog] = []
+
+        def look() -> bool:
+            found[:] = [d for d in window.findChildren(ExportDialog) if d.isVisible()]
+            return bool(found)
+
+        await wait_for(look)
+        found[0].ok_button.click()
+        checks = await _found(window)
+        assert checks.list.item(0).text().startswith("【必须处理】占位文字")
+        button = checks.back_button if answer == "back" else checks.go_button
+        assert button is not None
+        qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
+        result = await asyncio.wait_for(task, timeout=5)
+        assert (result is None) == (expected is None)
+        await asyncio.sleep(0.05)  # the dialog is deleted once answered

@@ -4,7 +4,9 @@ Kept apart from the window's file handling so the export steps read in one place
 
 1. :func:`ask_export_choices` — the dialog (awaited), then one question listing what is
    still unanswered (★/▲ clauses, technical scoring items when the index is exported);
-   "返回检查" brings the place to fix them to the front.
+   "返回检查" brings the place to fix them to the front. Then the 提交前检查 list
+   (``app.ui.evaluation.checks_dialog``) when something in it blocks (废标 risks, 暗标 leaks,
+   empty sections, placeholders, the page limit).
 2. :func:`export_word` — a copy of the outline, analysis and breakdown goes to a worker
    thread, which builds the document, lets LibreOffice lay it out (seconds) and saves it;
    the window stays responsive. The report's notes (no LibreOffice, a possible short name
@@ -54,12 +56,10 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     choices = dialog.choices() if accepted else None
     warned_items = dialog.warned_items()
     dialog.deleteLater()
-    if choices is not None:
-        asked = await _submission_checks_asked(window, choices)
-        if asked is not None:  # the 提交前检查 list was shown: it covers the warnings below
-            return choices if asked else None
-    if choices is None or not (clauses or warned_items):
-        return choices
+    if choices is None:
+        return None
+    if not (clauses or warned_items):
+        return choices if await _submission_checks_pass(window, choices, clauses_warned=False) else None
     box = QMessageBox(window)
     box.setObjectName("unansweredClausesBox")
     box.setIcon(QMessageBox.Icon.Warning)
@@ -72,8 +72,8 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     await run_dialog(box)
     clicked = box.clickedButton()
     box.deleteLater()
-    if clicked is go:
-        return choices
+    if clicked is go:  # then the 提交前检查 list, for what that question did not cover
+        return choices if await _submission_checks_pass(window, choices, clauses_warned=True) else None
     if clauses:
         window.show_breakdown()
     else:
@@ -83,8 +83,12 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     return None
 
 
-async def _submission_checks_asked(window: WindowHost, choices: ExportChoices) -> bool | None:
-    """提交前检查 with the chosen 暗标 style and bidder: None when nothing blocks, else the user's answer."""
+async def _submission_checks_pass(window: WindowHost, choices: ExportChoices, clauses_warned: bool) -> bool:
+    """提交前检查 with the chosen 暗标 style and bidder; asks when something blocks. True to go on.
+
+    ``clauses_warned``: the unanswered ★/▲ question was just answered, so those rows do not
+    ask again (they stay in the list when something else blocks).
+    """
     from app.export.presets import PRESETS
     from app.ui.evaluation.checks_dialog import confirm_export, window_findings
 
@@ -92,8 +96,8 @@ async def _submission_checks_asked(window: WindowHost, choices: ExportChoices) -
     meta = choices.meta
     findings = window_findings(window, anonymous=bool(preset and preset.anonymous),
                                bidder=meta.bidder_name if meta.has_real_bidder() else "", aliases=meta.bidder_aliases)
-    if not any(f.blocking for f in findings):
-        return None
+    if not any(f.blocking and not (clauses_warned and f.rule.endswith("条款")) for f in findings):
+        return True
     return await confirm_export(window, findings)
 
 
