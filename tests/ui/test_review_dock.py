@@ -262,14 +262,14 @@ async def test_export_asks_before_going_on_with_a_blocking_finding(window: MainW
 
     c = window.controller
     c.outline.update((0, 1), content="服务质量保证措施由XXX负责。" + BODY)
+    found: list[ExportDialog] = []
+
+    def look() -> bool:
+        found[:] = [d for d in window.findChildren(ExportDialog) if d.isVisible()]
+        return bool(found)
+
     for answer, expected in (("back", None), ("go", "choices")):
         task = c.spawn("dialog", window.ask_export_choices())
-        found: list[ExportDialog] = []
-
-        def look() -> bool:
-            found[:] = [d for d in window.findChildren(ExportDialog) if d.isVisible()]
-            return bool(found)
-
         await wait_for(look)
         found[0].ok_button.click()
         checks = await _found(window)
