@@ -280,3 +280,25 @@ async def test_export_asks_before_going_on_with_a_blocking_finding(window: MainW
         result = await asyncio.wait_for(task, timeout=5)
         assert (result is None) == (expected is None)
         await asyncio.sleep(0.05)  # the dialog is deleted once answered
+
+
+async def test_the_model_check_keeps_a_real_quote_across_refreshes(model_window: MainWindow, qtbot: Any,
+                                                                  llm_server: OpenAIServer) -> None:
+    import json
+
+    window = model_window
+    c = window.controller
+    said = "遇到火情、停电等突发情况时，现场负责人五分钟内启动三级响应程序。"
+    c.outline.update((0, 1), content=c.outline.node((0, 1)).content + said)
+    dock = await _dock(window)
+    assert _statuses(dock)[1] == "缺失"
+    llm_server.push(Reply.text(json.dumps({"answer": "是", "quote": said}, ensure_ascii=False)))
+    qtbot.mouseClick(dock.panel.check_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: _statuses(dock)[1] == "已响应（模型）")
+    assert "采信 1 个" in window.statusBar().currentMessage()
+    c.undo_stack.push(EditFieldCommand(c.outline, (0, 0), "content", c.outline.node((0, 0)).content + "。", "编辑"))
+    dock.refresh()
+    assert _statuses(dock)[1] == "已响应（模型）"  # the quote is still in the text
+    c.undo_stack.push(EditFieldCommand(c.outline, (0, 1), "content", "服务质量保证措施包括日检。" + BODY, "编辑"))
+    dock.refresh()
+    assert _statuses(dock)[1] == "缺失"  # the quoted sentence was deleted: the model's answer no longer holds

@@ -111,10 +111,16 @@ class ReviewDock(QObject):
         c = self.window.controller
         if c.busy_generating and self.hidden:
             return
-        self.review = review_bid(c.analysis, c.outline.chapters)
-        if self.model_answers:
-            self._reapply(self.review)
-        self.panel.set_review(self.review)
+        try:
+            review = review_bid(c.analysis, c.outline.chapters)
+            if self.model_answers:
+                self._reapply(review)
+        except Exception:  # a bug here must not take the window down: say so, keep the last table
+            log.exception("review failed")
+            self.panel.summary.setText("评审模拟出错，表格未更新（详情见日志）。")
+            return
+        self.review = review
+        self.panel.set_review(review)
 
     def keep_model_answers(self, review: BidReview) -> None:
         """Remember the model's kept answers of ``review`` so a refresh does not drop them."""
