@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.core.analysis import Analysis, ScoringGroup
 from app.core.outline import OutlineNode
@@ -225,3 +227,40 @@ def test_fill_targets_append_to_a_thin_section_or_add_a_heading_where_it_fits() 
     assert draft_problem("太短。", point) == "模型返回的正文过短"
     assert draft_problem("我方将认真做好各项服务工作，确保服务质量达到采购人要求，并持续改进服务流程和管理制度。", point)
     assert draft_problem("针对应急处置预案，我方按火灾、停电、食物中毒三类事件分级响应，现场负责人五分钟内到场。", point) is None
+
+
+# ------------------------------------------------------------------ tiers on criteria texts generated at random
+
+_QUALITY = ("方案完整、科学合理", "方案较完整、基本合理", "方案一般", "方案简单、针对性不强", "方案粗糙")
+_STYLES = ("{q}的，得{p}分", "{q}，得{p}分", "{q}的得{p}分", "{q}：{p}分")
+
+
+@st.composite
+def _graded(draw: st.DrawFn) -> tuple[str, list[float]]:
+    n = draw(st.integers(min_value=2, max_value=5))
+    points = sorted(draw(st.lists(st.integers(min_value=1, max_value=30), min_size=n, max_size=n, unique=True)),
+                    reverse=True)
+    style = draw(st.sampled_from(_STYLES))
+    numbered = draw(st.booleans())
+    sep = draw(st.sampled_from(("；", "；\n", "。")))
+    parts = [style.format(q=_QUALITY[i], p=p) for i, p in enumerate(points)]
+    if numbered:
+        parts = [f"{i + 1}、{x}" for i, x in enumerate(parts)]
+    zero = draw(st.booleans())
+    if zero:
+        parts.append(f"{len(parts) + 1}、未提供的不得分" if numbered else "未提供的不得分")
+    text = "根据投标人的服务方案进行评审：" + sep.join(parts) + "。"
+    return text, [float(p) for p in points] + ([0.0] if zero else [])
+
+
+@settings(max_examples=80, deadline=None)
+@given(_graded())
+def test_generated_graded_criteria_give_their_tiers_in_order(case: tuple[str, list[float]]) -> None:
+    text, points = case
+    tiers = parse_tiers(text)
+    assert [t.high for t in tiers] == points
+    rule = parse_rule(text)
+    assert rule.kind == "tiers"
+    top = points[0]
+    assert estimate(rule, ["answered"] * 3, top).expected == top
+    assert estimate(rule, ["missing"] * 3, top).expected == (0.0 if points[-1] == 0 else points[-1])
