@@ -55,13 +55,24 @@ async def test_a_quote_in_the_passage_is_kept_and_changes_the_status(llm_server:
 async def test_a_quote_not_in_the_passage_is_rejected_and_code_stays(llm_server: OpenAIServer) -> None:
     analysis, chapters = _case()
     review = review_bid(analysis, chapters)
-    llm_server.push(_answer("是", "我方制定了完善的应急处置预案并定期演练。"))
+    llm_server.push(_answer("是", "我方制定了完善的应急处置预案并定期演练。"), _answer("是", "应急预案完善并定期演练。"))
     async with make_client(llm_server) as client:
         stats = await ask_points(client, review, chapters)
     assert (stats.asked, stats.kept, stats.quote_rejected) == (1, 0, 1)
+    repair = llm_server.completion_requests[1].prompt_text
+    assert "我方制定了完善的应急处置预案并定期演练" in repair and "不在正文中" in repair
     point = review.items[0].points[1]
     assert point.status == "missing" and point.decided_by == "code"
     assert review.items[0].estimate.expected == 6
+
+
+async def test_a_wrong_quote_gets_one_repair_and_a_real_one_is_kept(llm_server: OpenAIServer) -> None:
+    stats = QuestionStats()
+    llm_server.push(_answer("是", "应急预案完善。"), _answer("是", "现场负责人五分钟内启动三级响应程序。"))
+    async with make_client(llm_server) as client:
+        verdict = await ask_point(client, "应急处置预案", PARAPHRASE, stats)
+    assert verdict is not None and verdict.kept and "五分钟内" in verdict.quote
+    assert (stats.asked, stats.kept, stats.quote_rejected) == (1, 1, 0) and len(llm_server.completion_requests) == 2
 
 
 async def test_no_and_partial_answers(llm_server: OpenAIServer) -> None:

@@ -3,8 +3,9 @@
 Code decides the statuses; where a model is configured it may be asked, for one point and
 one passage at a time, 是否回应了“…”: 是/否/部分, with the sentence that does. The wire
 schema is two small fields. An answer of 是 or 部分 counts only when its quote really is
-in the passage (compared without spaces and punctuation); otherwise it is rejected and
-code's status stays. Kept answers change the point's status (是 → answered, 部分 → thin)
+in the passage (compared without spaces and punctuation); a quote that is not gets one
+targeted repair (the issue names it), and if the answer still quotes what the passage does
+not say it is rejected and code's status stays. Kept answers change the point's status (是 → answered, 部分 → thin)
 and are marked ``decided_by="model"``; a 否 never overrides code.
 """
 
@@ -15,7 +16,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -33,14 +34,16 @@ log = logging.getLogger(__name__)
 
 MAX_PASSAGE_CHARS = 1500
 MIN_QUOTE_CHARS = 4
+QUOTE_ISSUE = "quote: 引文"
 _IGNORED = re.compile(r"[\s\u3000，,。.；;：:！!？?、“”\"‘’'（）()【】\[\]《》<>…—\-]+")
 
 
 class PointAnswer(BaseModel):
-    """The whole wire schema: the verdict and the sentence that answers."""
+    """The whole wire schema: the sentence that answers, then the verdict (a model that
+    writes in schema order copies the sentence before it decides)."""
 
-    answer: Literal["是", "否", "部分"]
     quote: str = Field(default="", max_length=300)
+    answer: Literal["是", "否", "部分"]
 
 
 @dataclass
@@ -102,16 +105,28 @@ async def ask_point(client: LLMClient, point: str, passage: str, stats: Question
     stats = stats if stats is not None else QuestionStats()
     stats.asked += 1
     prompt = load_prompt("review_point").format_map({"point": point, "passage": passage})
-    res = await collect_json(client, [{"role": "user", "content": prompt}], PointAnswer, max_attempts=2,
-                             stage="review/point", temperature=0.0, max_tokens=200)
+    last: list[PointAnswer] = []
+
+    def quote_rule(value: Any) -> list[str]:
+        """A 是/部分 whose quote is not in the passage: one targeted repair, naming the quote."""
+        assert isinstance(value, PointAnswer)
+        last[:] = [value]
+        if check_answer(value, passage).kept:
+            return []
+        return [f"{QUOTE_ISSUE}“{value.quote[:60]}”不在正文中，请从正文中原样复制回应该要点的一句话"]
+
+    res = await collect_json(client, [{"role": "user", "content": prompt}], PointAnswer, [quote_rule],
+                             max_attempts=2, stage="review/point", temperature=0.0, max_tokens=200)
     if res.stopped_by == "connection":
         raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
-    if not res.ok or res.value is None:
+    answered = res.value if res.ok and res.value is not None else (
+        last[0] if last and any(i.startswith(QUOTE_ISSUE) for i in res.issues) else None)
+    if answered is None:
         stats.failed += 1
         log.info("review/point: no valid answer (%s)", res.issues[:2])
         return None
     stats.valid += 1
-    verdict = check_answer(res.value, passage)
+    verdict = check_answer(answered, passage)
     if verdict.kept:
         stats.kept += 1
     else:
