@@ -10,8 +10,9 @@ from typing import Any
 
 import openpyxl
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
-from PySide6.QtWidgets import QListWidget
+from PySide6.QtCore import QEvent, QPoint, QSettings, Qt
+from PySide6.QtGui import QKeyEvent
+from PySide6.QtWidgets import QApplication, QListWidget
 
 from app.core.analysis import Analysis, ScoringGroup
 from app.core.breakdown import Breakdown, RiskItem
@@ -302,3 +303,19 @@ async def test_the_model_check_keeps_a_real_quote_across_refreshes(model_window:
     c.undo_stack.push(EditFieldCommand(c.outline, (0, 1), "content", "服务质量保证措施包括日检。" + BODY, "编辑"))
     dock.refresh()
     assert _statuses(dock)[1] == "缺失"  # the quoted sentence was deleted: the model's answer no longer holds
+
+
+async def test_typing_in_the_section_editor_updates_the_table_before_it_is_committed(window: MainWindow,
+                                                                                    qtbot: Any) -> None:
+    dock = await _dock(window)
+    window.outline_view.select_path((0, 1))
+    editor = window.section_editor
+    await wait_for(lambda: editor.key == "1.2")
+    editor.pages.setCurrentWidget(editor.text)  # the Markdown source, as a double-click opens it
+    editor.text.setFocus()
+    editor.text.moveCursor(editor.text.textCursor().MoveOperation.End)
+    for ch in "另备有应急处置预案。":  # Chinese text typed as key events (QTest only types ASCII)
+        for kind in (QEvent.Type.KeyPress, QEvent.Type.KeyRelease):
+            QApplication.sendEvent(editor.text, QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, ch))
+    await wait_for(lambda: _statuses(dock)[1] == "单薄")
+    assert "应急处置预案" not in window.controller.outline.node((0, 1)).content  # not committed yet

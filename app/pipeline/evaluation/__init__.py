@@ -7,7 +7,9 @@ grading (tiers, per-item points, deductions; :mod:`.tiers`) turns the statuses i
 expected score. :func:`app.pipeline.evaluation.review.review_bid` is the entry point;
 :mod:`.questions` asks a configured model closed questions about one point and one
 passage and keeps an answer only when its quoted sentence is really in the passage;
-:mod:`.clauses` tells which ★/▲ clauses the text addresses (for the 提交前检查).
+:mod:`.clauses` tells which ★/▲ clauses the text addresses (for the 提交前检查);
+:mod:`.fill` decides where 补写 writes and drafts one point; :mod:`.table` gives the
+自评表 as rows of text for the spreadsheet and the Word table.
 
 May import core, documents, llm and pipeline.headings; never Qt, ui or export.
 """

@@ -16,7 +16,7 @@ sets (all of a set of one or two bigrams, three quarters of a longer one). The s
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -57,14 +57,16 @@ def split_sentences(text: str) -> tuple[str, ...]:
 class BidText:
     """Every section of the outline as a :class:`Passage`, in outline order."""
 
-    def __init__(self, chapters: Sequence[OutlineNode]) -> None:
+    def __init__(self, chapters: Sequence[OutlineNode], overrides: Mapping[Path, str] | None = None) -> None:
+        """``overrides`` replace the text of some sections (what the user is typing, not yet committed)."""
         self.passages: list[Passage] = []
+        self._overrides = overrides or {}
         for i, chapter in enumerate(chapters):
             self._add((i,), chapter)
 
     def _add(self, path: Path, node: OutlineNode) -> int:
         """Add ``node`` and its subtree (depth first); returns the subtree's characters."""
-        sentences = split_sentences(node.content)
+        sentences = split_sentences(self._overrides.get(path, node.content))
         chars = sum(len(s) for s in sentences)
         at = len(self.passages)
         self.passages.append(Passage(path, ".".join(str(i + 1) for i in path), node.title, sentences, chars))

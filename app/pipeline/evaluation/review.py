@@ -11,7 +11,7 @@ fraction of a second.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -141,10 +141,14 @@ def rescore(item: ItemReview) -> None:
     item.estimate = estimate(rule, [p.status for p in item.points], item.group.points, sub)
 
 
-def review_bid(analysis: Analysis, chapters: Sequence[OutlineNode]) -> BidReview:
-    """The 自评表 of the bid: every technical scoring item, in the analysis's order."""
+def review_bid(analysis: Analysis, chapters: Sequence[OutlineNode],
+               overrides: Mapping[Path, str] | None = None) -> BidReview:
+    """The 自评表 of the bid: every technical scoring item, in the analysis's order.
+
+    ``overrides`` give some sections' text as it is being typed (not yet in the outline).
+    """
     started = time.perf_counter()
-    text = BidText(chapters)
+    text = BidText(chapters, overrides)
     entries = {e.group.id: e.paths for e in index_entries(analysis, chapters)}
     technical = [g for g in analysis.groups if g.category == "technical"]
     items = [review_item(g, text, entries.get(g.id, ()), item_words(g, technical)) for g in technical]

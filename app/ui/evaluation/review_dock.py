@@ -3,7 +3,8 @@
 :func:`attach_review` adds the dock (视图 → 评审模拟) and the 工具 → 提交前检查 action.
 The 自评表 follows the outline as the user writes: tree events, undo steps and analysis
 changes schedule a refresh (at most every :data:`REFRESH_MS`; while a model streams, only
-when the dock can be seen). A click on a row shows its section in the outline; 补写, the
+when the dock can be seen); typing in the section editor counts too, after a pause of
+:data:`TYPING_REFRESH_MS`, with the text not yet committed to the outline. A click on a row shows its section in the outline; 补写, the
 model's check and the spreadsheet export are started from the panel's buttons.
 """
 
@@ -29,6 +30,8 @@ log = logging.getLogger("bidstudio.ui")
 
 REFRESH_MS = 400
 BUSY_REFRESH_MS = 1500
+#: While the user types in the section editor, the table follows after this pause.
+TYPING_REFRESH_MS = 800
 
 
 def _menu(window: WindowHost, prefix: str, title: str) -> QMenu:
@@ -81,6 +84,9 @@ class ReviewDock(QObject):
         for signal in (c.undo_stack.indexChanged, c.analysis_changed, window.analysis_view.analysis_edited):
             signal.connect(self.schedule)
         c.running_changed.connect(lambda running: None if running else self.schedule())
+        editor = getattr(window, "section_editor", None)
+        if editor is not None:  # typing counts before it is committed (on leaving the editor)
+            editor.text.textChanged.connect(self._on_typing)
         self.panel.section_requested.connect(self.show_section)
         self.panel.fill_requested.connect(self._on_fill_requested)
         self.panel.check_requested.connect(self._on_check_requested)
@@ -112,7 +118,7 @@ class ReviewDock(QObject):
         if c.busy_generating and self.hidden:
             return
         try:
-            review = review_bid(c.analysis, c.outline.chapters)
+            review = review_bid(c.analysis, c.outline.chapters, self._typing())
             if self.model_answers:
                 self._reapply(review)
         except Exception:  # a bug here must not take the window down: say so, keep the last table
@@ -149,6 +155,20 @@ class ReviewDock(QObject):
             task = self.window.controller.tasks.get(name)
             if task is not None and not task.done():
                 task.cancel()
+
+    def _on_typing(self) -> None:
+        if not self.hidden:
+            self._timer.start(TYPING_REFRESH_MS)
+
+    def _typing(self) -> dict[Path, str]:
+        """The section being typed in the editor, with its text not yet committed to the outline."""
+        from app.pipeline.drafting.context import path_for_key
+
+        editor = getattr(self.window, "section_editor", None)
+        if editor is None or not editor.key or not editor.showing_source:
+            return {}
+        path = path_for_key(self.window.controller.outline, editor.key)
+        return {path: editor.text.toPlainText()} if path is not None else {}
 
     def _on_tree_event(self, phase: Phase, _event: TreeEvent) -> None:
         if phase == "after":
