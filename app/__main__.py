@@ -7,6 +7,9 @@ import sys
 
 def main() -> int:
     """Launch the GUI (imported lazily so the CLI never loads Qt)."""
+    import multiprocessing
+
+    multiprocessing.freeze_support()  # the library's import process in a packaged app
     from app.ui.shell.main import run
 
     return run(sys.argv)

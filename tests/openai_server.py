@@ -180,7 +180,7 @@ Handler = Callable[[RecordedRequest], Reply]
 class OpenAIServer:
     """The scripted server; a context manager that starts and stops its thread."""
 
-    def __init__(self, models: list[str] | None = None) -> None:
+    def __init__(self, models: list[str] | None = None, port: int = 0) -> None:
         self.models = models or ["test-model"]
         self.requests: list[RecordedRequest] = []
         self.script: deque[Reply] = deque()
@@ -195,7 +195,7 @@ class OpenAIServer:
         self._closed = False
         self._inflight = 0
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True)
 

@@ -12,7 +12,8 @@ LAYER_IMPORTS = {
     "documents": {"core", "documents"},
     "llm": {"core", "llm"},
     "export": {"core", "export"},
-    "pipeline": {"core", "documents", "llm", "pipeline"},
+    "pipeline": {"core", "documents", "llm", "pipeline", "library"},
+    "library": {"core", "documents", "library"},
 }
 
 
@@ -46,7 +47,7 @@ def test_layers_import_only_downward() -> None:
             for name in _imports(path):
                 parts = name.split(".")
                 if parts[0] == "app" and len(parts) > 1 and parts[1] not in allowed and parts[1] not in ("__init__",):
-                    if parts[1] in ("ui", "cli", "pipeline", "documents", "llm", "export", "core"):
+                    if parts[1] in ("ui", "cli", "pipeline", "documents", "llm", "export", "core", "library"):
                         offenders.append(f"app/{layer}/{path.name}: {name}")
     assert offenders == []
 

@@ -20,6 +20,7 @@ def test_analyze_sample_prints_sections_and_rows(capsys: pytest.CaptureFixture[s
     assert "评分办法：第3–4页" in out
     assert "[技术] 总体技术方案：15 分（第3页）" in out
     assert "✓ 全部评分项合计 100 分" in out
+    assert "已确认（各项独立核对一致）" in out
 
 
 def test_analyze_json_and_output_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -27,6 +28,7 @@ def test_analyze_json_and_output_file(tmp_path: Path, capsys: pytest.CaptureFixt
     data = json.loads(capsys.readouterr().out)
     assert data["scoring"]["found"] is True and data["scoring"]["total_points"] == 100
     assert data["scoring"]["points_by_category"] == {"商务": 20, "技术": 60, "价格": 20}
+    assert data["scoring"]["confirmed"] is True and data["scoring"]["doubt_zh"] == ""
     assert data["sections"]["scoring"]["first_page"] == 3
     target = tmp_path / "out.json"
     assert main(["analyze", str(SAMPLE_PDF), "-o", str(target)]) == EXIT_OK

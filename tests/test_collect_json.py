@@ -167,7 +167,7 @@ async def test_too_shallow_outline_repaired_by_model(client: LLMClient, llm_serv
     res = await collect_json(client, MESSAGES, OutlineDocument, rules=[outline_rules])
     assert res.ok and res.model_repairs == 1
     assert res.value is not None and res.value.outline[0].depth() == 3
-    assert "“项目理解”下只有 0 个子项" in llm_server.completion_requests[1].messages[-1]["content"]
+    assert "目录只有一级章节" in llm_server.completion_requests[1].messages[-1]["content"]
 
 
 async def test_garbage_then_valid(client: LLMClient, llm_server: OpenAIServer) -> None:

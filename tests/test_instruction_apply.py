@@ -106,11 +106,12 @@ def test_array_bounds() -> None:
     a = InstructionApplier(tree(*[f"章{i}" for i in range(STORED.max_chapters)]))
     issue = rejected(a, {"op": "append", "path": "/outline", "value": {"title": "再一章"}})
     assert f"最多允许 {STORED.max_chapters} 项" in issue
-    b = InstructionApplier(tree(("甲", [f"节{i}" for i in range(11)])))
+    most = STORED.max_children
+    b = InstructionApplier(tree(("甲", [f"节{i}" for i in range(most - 1)])))
     issue = rejected(b, {"op": "append", "path": "/outline/0/children", "value": [{"title": "x"}, {"title": "y"}]})
-    assert "最多允许 12 项" in issue
-    kids = [{"title": f"节{i}"} for i in range(13)]
-    assert "最多允许 12 项" in rejected(b, {"op": "set", "path": "/outline/0/children", "value": kids})
+    assert f"最多允许 {most} 项" in issue
+    kids = [{"title": f"节{i}"} for i in range(most + 1)]
+    assert f"最多允许 {most} 项" in rejected(b, {"op": "set", "path": "/outline/0/children", "value": kids})
 
 
 def test_required_fields_and_defaults_of_appended_objects() -> None:

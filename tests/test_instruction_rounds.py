@@ -108,11 +108,12 @@ async def test_single_round_fills_the_tree_live(client: LLMClient, llm_server: O
 
 async def test_repair_round_gets_issues_and_rejections(client: LLMClient, llm_server: OpenAIServer) -> None:
     first = [*chapter_lines(0), *chapter_lines(1)]
-    first.remove(line("append", "/outline/1/children/1/children", {"title": "主题1措施1细则1"}))
+    twin = first.index(line("append", "/outline/1/children/1/children", {"title": "主题1措施1细则1"}))
+    first[twin] = line("append", "/outline/1/children/1/children", {"title": "主题1措施1细则0"})  # a repeated sibling
     bad = line("set", "/outline/0/title", 42)
     llm_server.push(
         Reply.text(script(*first, bad, line("done"))),
-        Reply.text(script("补一个细则。", line("append", "/outline/1/children/1/children", {"title": "补充细则"}), line("done"))),
+        Reply.text(script("改一个细则。", line("set", "/outline/1/children/1/children/1/title", "补充细则"), line("done"))),
     )
     outline = Outline()
     events: list[Any] = []
@@ -123,7 +124,7 @@ async def test_repair_round_gets_issues_and_rejections(client: LLMClient, llm_se
     repair = llm_server.completion_requests[1]
     assert [m["role"] for m in repair.messages] == ["system", "user"]  # roles keep alternating
     text = repair.prompt_text
-    assert "/outline/1/children/1/children" in text and "只有 1 个子项" in text
+    assert "/outline/1/children/1/children/1/title" in text and "与同级第 1 项重复" in text
     assert bad in text and "应为字符串，实际是整数" in text
     assert "/outline/1/children/1  标题：主题1措施1" in text  # the listing gives paths
     assert [c.title for c in outline.chapters[1].children[1].children] == ["主题1措施1细则0", "补充细则"]
@@ -147,7 +148,6 @@ async def test_truncation_continues_from_current_state(client: LLMClient, llm_se
     assert [r.truncated for r in first.rejections] == [True]
     prompt = llm_server.completion_requests[1].prompt_text
     assert "被截断" in prompt and cut in prompt and "/outline/1  标题：主题1方案" in prompt
-    assert "“主题1方案”下只有 0 个子项" in prompt
     assert [c.title for c in outline.chapters[1].children] == ["主题1措施0", "主题1措施1"]
     # the cut instruction was never applied half-way
     assert all(c.title != "主题1措" for c in outline.chapters[1].children)
@@ -190,13 +190,14 @@ async def test_dropped_connection_is_continued(client: LLMClient, llm_server: Op
 async def test_errors_are_counted_per_round(client: LLMClient, llm_server: OpenAIServer) -> None:
     """NovelForge pitfall 6: a rejected round's errors must not leak into later rounds."""
     base = [*chapter_lines(0), *chapter_lines(1)]
-    base.remove(line("append", "/outline/1/children/1/children", {"title": "主题1措施1细则1"}))
+    twin = base.index(line("append", "/outline/1/children/1/children", {"title": "主题1措施1细则1"}))
+    base[twin] = line("append", "/outline/1/children/1/children", {"title": "主题1措施1细则0"})  # a repeated sibling
     bad_a = line("set", "/outline/9/title", "甲")
     bad_b = line("set", "/outline/0/nickname", "乙")
     llm_server.push(
         Reply.text(script(*base, bad_a, bad_a, line("done"))),
         Reply.text(script(bad_b, line("done"))),
-        Reply.text(script(line("append", "/outline/1/children/1/children", {"title": "补充细则"}), line("done"))),
+        Reply.text(script(line("set", "/outline/1/children/1/children/1/title", "补充细则"), line("done"))),
     )
     result = await run_instruction_rounds(client, MESSAGES, Outline())
     assert result.valid and result.rounds == 3

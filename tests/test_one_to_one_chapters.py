@@ -28,7 +28,7 @@ def test_tender_titles_are_cleaned_for_display() -> None:
 def test_locked_chapter_titles_are_never_rule_violations() -> None:
     kids = [OutlineNode(title=t, children=[OutlineNode(title=t + "措施"), OutlineNode(title=t + "计划")])
             for t in ("组织", "实施")]
-    locked = OutlineNode(title="BIM", source_requirement_id="R1", source_requirement_title="BIM", children=kids)
+    locked = OutlineNode(title="Bim", source_requirement_id="R1", source_requirement_title="Bim", children=kids)
     assert not [i for i in check_outline([locked, locked.model_copy(update={"title": "质量", "source_requirement_id": "R2",
                                                                          "source_requirement_title": "质量（5分）"})])
                 if i.code == "bad_title"]

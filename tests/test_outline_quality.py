@@ -35,7 +35,7 @@ def test_fragments_from_the_criteria_are_flagged() -> None:
                    description=criteria)
     report = evaluate([chapter])
     flagged = {h.title for h in report.headings if h.fragment}
-    assert {"数量大", "如拣货", "收银", "专业性强", "覆盖面广"} <= flagged
+    assert {"数量大", "如拣货", "专业性强", "覆盖面广"} <= flagged and "收银" not in flagged  # a two-character role is a heading
     assert not report.ok
 
 

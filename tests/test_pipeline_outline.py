@@ -72,7 +72,7 @@ async def test_clean_aligned_run_locks_chapters_and_reports(llm_server: OpenAISe
 async def test_repair_round_fixes_a_chapter(llm_server: OpenAIServer) -> None:
     router = Router()
     bad = chapter_children("服务方案", ["项目人员配置方案", "实施进度计划"])
-    bad["children"][1]["children"] = [{"title": "进度安排"}]  # type: ignore[index]  # one child only
+    bad["children"][1]["children"] = [{"title": "三级目录"}]  # type: ignore[index]  # an echo, and nothing else
     router.add("chapter:服务方案", bad)
     llm_server.handler = router
     async with make_client(llm_server) as client:
@@ -81,22 +81,21 @@ async def test_repair_round_fixes_a_chapter(llm_server: OpenAIServer) -> None:
     assert router.count("chapter:服务方案") == 2
     repair = [r for r in llm_server.completion_requests if "现在只写其中一章“服务方案”" in r.prompt_text][1]
     # the exact issue (where, and what) went back to the model with its previous answer
-    assert "children.1.children" in repair.prompt_text and "进度安排" in repair.prompt_text
+    assert "/children/1/children/0/title" in repair.prompt_text and "三级目录" in repair.prompt_text
     assert len(res.chapters[0].children[1].children) >= 2
 
 
 async def test_stream_repair_round_appends_missing_child(llm_server: OpenAIServer) -> None:
     router = Router()
     nodes = chapter_children("服务方案", ["项目人员配置方案", "实施进度计划"])["children"]
-    nodes[1]["children"] = nodes[1]["children"][:1]  # type: ignore[index]
-    router.add("chapter:服务方案", as_instructions(nodes, "/outline/0/children"),  # type: ignore[arg-type]
-               '{"op":"append","path":"/outline/0/children/1/children","value":{"title":"进度偏差纠正"}}\n{"op":"done"}\n')
+    router.add("chapter:服务方案", "我先想一想。\n{\"op\":\"done\"}\n",  # nothing under the chapter: a defect
+               as_instructions([nodes[0], {"title": "进度偏差纠正"}], "/outline/0/children", thinking=False))
     llm_server.handler = router
     async with make_client(llm_server) as client:
         res = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", strategy="stream",
                                                                                  review=False))
     assert res.ok and res.strategy == "stream"
-    assert "进度偏差纠正" in [n.title for n in res.chapters[0].children[1].children]
+    assert "进度偏差纠正" in [n.title for n in res.chapters[0].children]
     assert router.count("chapter:服务方案") == 2  # initial stream + one repair round
 
 

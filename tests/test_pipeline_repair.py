@@ -35,18 +35,23 @@ def test_echo_and_duplicate_children_are_dropped_keeping_two() -> None:
     sections = out[0].children
     assert [s.title for s in sections] == ["人员配置", "进度计划"]
     assert [c.title for c in sections[0].children] == ["岗位设置", "人员培训"]
-    # only one good child: the echo is kept rather than leaving a single child (the model must fix it)
-    assert [c.title for c in sections[1].children] == ["里程碑", "一级目录"]
+    # one good child is enough: the echo goes (a single sub-item is a shape, not a defect)
+    assert [c.title for c in sections[1].children] == ["里程碑"]
     assert out[0].id == "1" and sections[1].children[0].id == "1.2.1"
 
 
-def test_too_deep_levels_are_cut_and_lists_bounded() -> None:
-    deep = N(title="总体方案", children=[N(title=f"节{i}甲", children=[N(title="小点一", children=[N(title="多余")]),
-                                                                     N(title="小点二")]) for i in range(12)])
+def test_repair_drops_nothing_it_cannot_fix_and_the_rules_say_what_is_over() -> None:
+    steps = "施工准备 平整场地 测量放样 基坑开挖 地基处理 底板防水 钢筋绑扎 模板支设 混凝土浇筑 变形缝处理 顶板防水 基坑回填 质量要求 进度计划".split()
+    deep = N(title="总体方案", children=[N(title=t, children=[N(title="小点一", children=[N(title="第四级")]),
+                                                                     N(title="小点二")]) for t in steps])
     out = repair_outline([deep, deep.model_copy(update={"title": "实施方案"})])
-    assert len(out[0].children) == 10
-    assert all(not leaf.children for s in out[0].children for leaf in s.children)
-    assert check_outline(out) == [] or all(i.code != "too_deep" for i in check_outline(out))
+    assert len(out[0].children) == 14  # a list of 14 stays whole
+    assert all(s.children[0].children[0].title == "第四级" for s in out[0].children)  # a fourth level stays
+    assert not [i for i in check_outline(out) if i.code in ("too_deep", "too_many_children")]
+    huge = N(title="总体方案", children=[N(title=f"工序{chr(0x4e00 + 7 * i)}{chr(0x4e50 + i)}") for i in range(22)])
+    out = repair_outline([huge, N(title="实施方案", children=[N(title="进度")])])
+    assert len(out[0].children) == 22
+    assert [i.code for i in check_outline(out)] == ["too_many_children"]  # said, not cut
 
 
 def test_locked_top_level_is_untouched() -> None:
@@ -71,21 +76,27 @@ def test_coverage_finds_uncovered_points() -> None:
 
 
 def test_bounded_schema_carries_limits_and_is_lenient_where_code_can_fix() -> None:
-    model = children_model(2, 2, 3)
+    model = children_model(2, 1, 14)
     schema = model.model_json_schema()
-    assert schema["properties"]["children"]["maxItems"] == 3 and schema["properties"]["children"]["minItems"] == 2
+    assert schema["properties"]["children"]["maxItems"] == 14 and schema["properties"]["children"]["minItems"] == 1
     heading = schema["$defs"]["Heading2"]["properties"]["title"]
-    assert heading["minLength"] == 2 and heading["maxLength"] == 30
+    assert heading["minLength"] == 2 and heading["maxLength"] == 40
+    long_title = "共用设备设施定期维修计划和实施方案及其费用测算"
     value = model.model_validate({"children": [
-        {"title": "1.1 人员配置", "children": [{"title": "岗位", "description": None}, {"title": "分工"}]},
-        {"title": "进度", "children": [{"title": f"节点{i}"} for i in range(6)]},
-        {"title": "多余一", "children": [{"title": "aa"}, {"title": "bb"}]},
-        {"title": "多余二", "children": [{"title": "aa"}, {"title": "bb"}]},
+        {"title": "1.1 人员配置", "children": [{"title": "岗位", "description": None}]},  # a single sub-item
+        {"title": "进度", "children": [{"title": f"节点{i}"} for i in range(14)]},  # a list of 14
+        {"title": "总体说明"},  # a section left undivided
+        {"title": long_title, "children": [{"title": "aa"}, {"title": "bb"}]},
     ]})
     nodes = to_nodes(value.children)  # type: ignore[attr-defined]
-    assert len(nodes) == 3 and nodes[0].title == "人员配置" and len(nodes[1].children) == 3
+    assert [n.title for n in nodes] == ["人员配置", "进度", "总体说明", long_title]  # nothing cut
+    assert len(nodes[0].children) == 1 and len(nodes[1].children) == 14 and nodes[2].children == []
+    with pytest.raises(ValidationError):  # beyond the limit: refused with the reason, never cut
+        model.model_validate({"children": [{"title": "进度", "children": [{"title": f"节点{i}"} for i in range(15)]}]})
     with pytest.raises(ValidationError):
-        model.model_validate({"children": [{"title": "只有一个", "children": [{"title": "aa"}, {"title": "bb"}]}]})
+        model.model_validate({"children": [{"title": "很" * 41}]})
+    with pytest.raises(ValidationError):
+        model.model_validate({"children": []})
     assert "Heading3" in full_outline_model(3).model_json_schema()["$defs"]
 
 
@@ -142,8 +153,12 @@ def test_children_copying_the_parents_siblings_are_dropped_or_reported() -> None
     repaired = repair_outline(chapters, OutlineLimits(), lock_top=True)
     assert [c.title for c in repaired[1].children] == ["响应机制", "回访制度"]
     assert check_outline(repaired) == []
-    # a per-chapter answer that copies the other chapters is reported, not accepted
-    _, left = subtree_issues("售后服务方案", chapters[1].children[:2], 2, OutlineLimits(),
+    # a per-chapter answer that copies another chapter loses the copy (a good section remains)
+    kept, left = subtree_issues("售后服务方案", chapters[1].children[:2], 2, OutlineLimits(),
+                                siblings=("实施进度计划", "售后服务方案"))
+    assert [n.title for n in kept] == ["响应机制"] and left == []
+    # …and when the copy is all there is, it is reported, not accepted
+    _, left = subtree_issues("售后服务方案", chapters[1].children[:1], 2, OutlineLimits(),
                              siblings=("实施进度计划", "售后服务方案"))
     assert any("同级章节同名" in x for x in left)
     # …at any depth: a level-3 heading named like another chapter is as much a copy

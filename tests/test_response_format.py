@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, Field
 
+from app.core.limits import STORED
 from app.core.outline import OutlineDocument
 from app.llm.client.errors import LLMConfigError, LLMConnectionError
 from app.llm.client.llm_client import EndpointConfig, LLMClient
@@ -218,4 +219,4 @@ def test_strict_schema_closes_every_object() -> None:
     assert "title" in node["properties"]  # a property named like a keyword survives
     assert schema["additionalProperties"] is False
     assert "default" not in json.dumps(schema)
-    assert node["properties"]["children"]["maxItems"] == 12
+    assert node["properties"]["children"]["maxItems"] == STORED.max_children

@@ -77,7 +77,7 @@ def test_presets_cover_the_required_providers() -> None:
     for word in ("OpenAI", "DeepSeek", "通义千问", "Kimi", "智谱", "SiliconFlow", "火山方舟", "Ollama", "LM Studio",
                  "llama.cpp", "自定义"):
         assert word in names
-    assert all(p.base_url.startswith(("http://", "https://")) for p in PRESETS if p.key != "custom")
+    assert all(p.base_url.startswith(("http://", "https://")) for p in PRESETS if p.key not in ("custom", "embedded"))
     assert preset_for_url("http://127.0.0.1:11434/v1/").key == "ollama"
     assert preset("nonsense").key == "custom"
     local = ModelSettings(provider="llamacpp", base_url="http://127.0.0.1:8080/v1", model="m")

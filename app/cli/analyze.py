@@ -40,6 +40,8 @@ def ingest_report(doc: TenderDocument, scoring: ScoringResult, sections: Located
             "found": scoring.found,
             "message_zh": scoring.message_zh,
             "confidence": scoring.confidence,
+            "confirmed": scoring.confirmed,
+            "doubt_zh": scoring.doubt_zh,
             "total_points": scoring.total_points,
             "points_by_category": scoring.points_by_category(),
             "checks_passed": scoring.checks_passed,
@@ -96,6 +98,10 @@ def print_report(doc: TenderDocument, scoring: ScoringResult, sections: LocatedS
             print(f"  ✓ {msg}")
         for msg in scoring.issues:
             print(f"  ✗ {msg}")
+    if scoring.confirmed:
+        print("  已确认（各项独立核对一致）")
+    elif scoring.doubt_zh:
+        print(f"  ? {scoring.doubt_zh}")
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:

@@ -81,6 +81,7 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     progress = _progress(args.quiet)
     journal = CallJournal(Path(args.journal)) if args.journal else None
     async with LLMClient(cfg, journal=journal) as client:
+        client.transport.lifecycle = getattr(args, "managed_server", None)  # --local: started with the first call
         meter = RunMeter(budget=settings.budget, progress=progress)
         where.name = "analysis"
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
@@ -215,6 +216,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
     report["duration_s"] = round(time.monotonic() - started, 2)
     report["analysis"] = {"groups": len(analysis.technical_groups), "source": analysis.source,
                           "table_confident": analysis.table_confident, "notes": analysis.notes,
+                          "scoring_confirmed": analysis.scoring_confirmed, "scoring_doubt": analysis.scoring_doubt,
                           "differences": [d.message for d in analysis.differences]}
     try:
         write_json(result.document().model_dump(mode="json"), args.output)
@@ -292,6 +294,7 @@ def model_analysis(args: argparse.Namespace, doc: TenderDocument, scoring: Scori
 
     async def run() -> Analysis:
         async with LLMClient(cfg) as client:
+            client.transport.lifecycle = getattr(args, "managed_server", None)
             return await analyze_tender(client, doc, scoring=scoring)
 
     import asyncio

@@ -3,8 +3,9 @@
 The outline tree with change events (``outline``, ``pointer``, ``outline_sync``), its bounds
 (``limits``), the project file and the session object (``project``, ``session``, ``recovery``,
 ``atomic_file``), settings and secrets (``settings_model``, ``api_keys``, ``secrets``), the
-analysis and breakdown data (``analysis``, ``breakdown``, ``response_map``, ``scoring_edit``) and
-typed pipeline events. ``rules/`` holds the outline and heading rules.
+analysis and breakdown data (``analysis``, ``breakdown``, ``response_map``, ``scoring_edit``),
+figure data drawn at export (``figures``), the length budget (``length_budget``) and typed
+pipeline events. ``rules/`` holds the outline and heading rules.
 
 Imports: the standard library and pydantic only; never another ``app`` layer.
 """

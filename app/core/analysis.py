@@ -60,6 +60,8 @@ class ScoringGroup(BaseModel):
     group_label: str = Field(default="", max_length=80, description="所在分组（如“技术部分（81分）”）")
     table_key: str = Field(default="", description="来自哪张评分表（ScoringTableInfo.key）")
     decided_by: DecidedBy = Field(default="code", description="类别/取舍由谁决定：程序、模型或用户")
+    doubt: str = Field(default="", description="程序未能确认这一项的原因（空为无疑问）")
+    weighted: bool = Field(default=False, description="分值是权重（百分制打分后乘以权重），按分值计")
 
 
 class ScoringTableInfo(BaseModel):
@@ -120,6 +122,16 @@ class Analysis(BaseModel):
     scoring_message: str = Field(default="", description="评分表读取结果或没有评分表的原因")
     scoring_absence: str = Field(default="", description="没有评分表的原因代码")
     scoring_decisions: list[str] = Field(default_factory=list, description="由模型决定的事项（中文）")
+    scoring_confirmed: bool = Field(default=False, description="程序的各项独立核对一致，评分表已确认")
+    scoring_doubt: str = Field(default="", description="未能确认什么、到哪里核对（一句话）")
+    scoring_user_confirmed: bool = Field(default=False, description="用户已核对并确认评分项")
+
+    @property
+    def needs_scoring_confirmation(self) -> bool:
+        """One-to-one mode should ask the user first: code read the items but could not confirm them (it says
+        why in ``scoring_doubt``) and the user has not confirmed them either."""
+        return (self.has_technical_scoring and bool(self.scoring_doubt)
+                and not (self.scoring_confirmed or self.scoring_user_confirmed))
 
     @property
     def technical_groups(self) -> list[ScoringGroup]:
@@ -135,3 +147,10 @@ class Analysis(BaseModel):
 def renumber_groups(groups: list[ScoringGroup]) -> list[ScoringGroup]:
     """Give groups code-owned ids R1, R2, ... in order (ids are never trusted from a model)."""
     return [g.model_copy(update={"id": f"R{i + 1}"}) for i, g in enumerate(groups)]
+
+
+def points_label(group: ScoringGroup) -> str:
+    """Points as shown to users: ``"12"``, ``"权重35%"`` for a table scored by weights, ``""`` when unknown."""
+    if group.points is None:
+        return ""
+    return f"权重{group.points:g}%" if group.weighted else f"{group.points:g}"

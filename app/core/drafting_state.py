@@ -45,6 +45,7 @@ class SectionDraft(BaseModel):
     completion_tokens: int = 0
     elapsed_s: float = 0.0
     updated_at: datetime | None = None
+    sources: list[str] = Field(default_factory=list, description="撰写时作为参考材料的历史标书段落（来源）")
 
     @property
     def resumable(self) -> bool:
@@ -57,7 +58,7 @@ class SectionDraft(BaseModel):
                   "done": "done", "failed": "failed"}[self.status]
         return SectionState(status=status, error=self.error, model=model,  # type: ignore[arg-type]
                             updated_at=self.updated_at, prompt_tokens=self.prompt_tokens,
-                            completion_tokens=self.completion_tokens)
+                            completion_tokens=self.completion_tokens, sources=list(self.sources))
 
 
 class DraftingState(BaseModel):
@@ -106,5 +107,5 @@ class DraftingState(BaseModel):
                 continue
             out.sections[key] = SectionDraft(key=key, status=status, text=texts.get(key, ""), error=st.error,
                                              prompt_tokens=st.prompt_tokens, completion_tokens=st.completion_tokens,
-                                             updated_at=st.updated_at)
+                                             updated_at=st.updated_at, sources=list(st.sources))
         return out

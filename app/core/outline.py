@@ -15,7 +15,9 @@ from functools import lru_cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import SkipJsonSchema
 
+from app.core.figures import Figure
 from app.core.limits import STORED
 
 Path = tuple[int, ...]
@@ -23,7 +25,9 @@ Path = tuple[int, ...]
 #: Fields of an item that the model (or the user) may write; ``id`` is owned by code.
 EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
                    "scoring_refs", "origin")
-_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id"))
+#: ``locked`` is the user's: a model never writes it (it is not in the wire schemas either).
+#: ``figures`` is edited by the user only (never in the schema a model sees).
+_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked", "figures"))
 #: Who wrote a heading: the model, code from the tender's own text, code from the heading
 #: library, code from a generic template, or the user. None: not recorded (older projects).
 Origin = Literal["model", "tender", "library", "template", "user"]
@@ -43,6 +47,9 @@ class OutlineNode(BaseModel):
     children: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_children)
     origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户）")
     content: str = Field(default="", description="正文")
+    locked: bool = Field(default=False, description="用户锁定：生成目录时保留本标题及其已有下级，只补全其余部分")
+    #: Figures drawn from data (org chart, flowchart, Gantt); user-edited, left out of model schemas.
+    figures: SkipJsonSchema[list[Figure]] = Field(default_factory=list, max_length=50, exclude_if=lambda v: not v)
 
     @classmethod
     def from_checked(cls, data: dict[str, Any]) -> OutlineNode:
@@ -55,6 +62,7 @@ class OutlineNode(BaseModel):
         values: dict[str, Any] = {**_NODE_DEFAULTS, **data}
         values["children"] = [cls.from_checked(k) for k in data.get("children") or ()]
         values["scoring_refs"] = list(data.get("scoring_refs") or ())  # never share a list between nodes
+        values["figures"] = []  # not in the checked schema: a model never writes figures
         node = cls.__new__(cls)
         object.__setattr__(node, "__dict__", values)
         object.__setattr__(node, "__pydantic_fields_set__", set(data))
@@ -75,7 +83,8 @@ class OutlineNode(BaseModel):
 
 
 _NODE_DEFAULTS: dict[str, Any] = {"id": "", "description": "", "source_requirement_id": None,
-                                  "source_requirement_title": None, "origin": None, "content": ""}
+                                  "source_requirement_title": None, "origin": None, "content": "",
+                                  "locked": False}
 
 
 class OutlineDocument(BaseModel):

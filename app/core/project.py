@@ -17,6 +17,8 @@ Format history:
   for the 评分索引表) and ★/▲ risks ``response``/``deviation``/``deviation_note`` (the
   技术偏离表). Nothing to convert; the version tells an older BidStudio, whose outline
   nodes forbid unknown fields, to refuse the file with a clear message.
+* **v3** — outline nodes may carry ``figures`` (org chart, flowchart, Gantt data drawn at
+  export, :mod:`app.core.figures`) and the project a ``length_budget``. Nothing to convert.
 """
 
 from __future__ import annotations
@@ -44,10 +46,11 @@ from app.core.input_limits import (
     read_regular_file,
     size_text,
 )
+from app.core.length_budget import LengthBudget
 from app.core.outline import OutlineDocument, OutlineNode
 
 FORMAT_NAME = "bidstudio-project"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 PROJECT_SUFFIX = ".bidproj"
 #: Run history kept in a file; older runs are dropped first.
 MAX_RUNS = 500
@@ -116,6 +119,7 @@ class SectionState(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     partial_text: str = Field(default="", description="未写完（排队或中断）时已写出的部分正文，用于续写")
+    sources: list[str] = Field(default_factory=list, description="撰写时参考的历史标书段落（来源）")
 
 
 class RunRecord(BaseModel):
@@ -138,7 +142,7 @@ class RunRecord(BaseModel):
 
 
 class Project(BaseModel):
-    """Everything one saved piece of work holds (the ``.bidproj`` file, format v2)."""
+    """Everything one saved piece of work holds (the ``.bidproj`` file, format v3)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -156,6 +160,7 @@ class Project(BaseModel):
     outline: OutlineDocument = Field(default_factory=OutlineDocument)
     sections: dict[str, SectionState] = Field(default_factory=dict, description="按目录编号记录的撰写状态")
     runs: list[RunRecord] = Field(default_factory=list)
+    length_budget: LengthBudget | None = Field(default=None, description="篇幅预算（全书目标与各章分配）")
     #: Set by :func:`load_project` when the file was upgraded from an older format; not saved.
     migrated_from: int | None = Field(default=None, exclude=True)
 
@@ -258,8 +263,14 @@ def _migrate_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format_version": 2}
 
 
+def _migrate_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
+    """v2 -> v3: figures on nodes and the length budget are new optional fields."""
+    return {**data, "format_version": 3}
+
+
 #: ``MIGRATIONS[n]`` turns a format-``n`` dict into a format-``n + 1`` dict.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:

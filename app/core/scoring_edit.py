@@ -51,7 +51,11 @@ def use_table(analysis: Analysis, key: str, used: bool) -> Analysis:
             continue
         groups += kept.get(t.key) or [g.model_copy(deep=True) for g in t.groups]
     groups += kept.get("", [])  # items the user added by hand
-    return analysis.model_copy(update={"scoring_tables": tables, "groups": renumber_groups(groups)})
+    update: dict[str, object] = {"scoring_tables": tables, "groups": renumber_groups(groups)}
+    if analysis.scoring_confirmed or analysis.scoring_doubt:  # code's check was of the other choice of tables
+        update |= {"scoring_confirmed": False, "scoring_user_confirmed": False,
+                   "scoring_doubt": "已改选评分表，程序的核对不再适用；请核对评分项、分值和类别后确认"}
+    return analysis.model_copy(update=update)
 
 
 def move_to_category(analysis: Analysis, ids: Iterable[str], category: ScoringCategory) -> Analysis:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
+from app.core.length_budget import LengthBudget
 from app.core.outline import Outline
 from app.core.project import (
     MAX_RUNS,
@@ -185,6 +186,16 @@ class ProjectSession:
         project = load_project(path)
         self.apply(project, path)
         return project
+
+    @property
+    def length_budget(self) -> LengthBudget | None:
+        """The length budget the user set (kept with the project as opened or saved)."""
+        return self.base.length_budget
+
+    def set_length_budget(self, budget: LengthBudget | None) -> None:
+        """Set or clear the length budget; the project becomes unsaved."""
+        self.base.length_budget = budget
+        self.mark_changed()
 
     # ------------------------------------------------------------------ save
     def snapshot(self) -> Project:

@@ -66,8 +66,17 @@ PRESETS: tuple[ProviderPreset, ...] = (
     ProviderPreset("llamacpp", "llama.cpp server（本地）", "http://127.0.0.1:8080/v1", False, (),
                    "本地服务无需密钥；一次只处理一个请求，系统提示并入用户消息（llama-cpp-python 会丢弃系统消息）。"
                    "点“测试连接”可测出速度和上下文长度。", concurrency=1, system_in_user=True),
+    ProviderPreset("embedded", "内置本地模型（无需联网）", "", False, (),
+                   "由标书工坊在本机启动和停止的 llama.cpp 服务，数据不出本机；需安装 bidstudio[local]。"
+                   "内置的 Gemma 3 270M 很小、效果有限，可选择自己的 3B/7B GGUF 模型文件。", concurrency=1,
+                   system_in_user=True),
     ProviderPreset("custom", "自定义（OpenAI 兼容）", "", True, (), "填写以 /v1 结尾的 OpenAI 兼容接口地址。"),
 )
+#: What to tell a user who has neither a configured model nor the extra (one sentence).
+HOW_TO_GET_A_MODEL = ("要生成目录需要一个模型：可在“模型设置”中填写云端服务（如 DeepSeek、通义千问）的密钥，"
+                      "或使用本机的 Ollama / LM Studio，或安装内置本地模型（pip install \"bidstudio[local]\"）。")
+#: The preset of the built-in local model: the app runs the server, so there is no address to enter.
+EMBEDDED = "embedded"
 PRESETS_BY_KEY = {p.key: p for p in PRESETS}
 
 
@@ -100,6 +109,7 @@ class ModelSettings(BaseModel):
     timeout: float = Field(default=0.0, ge=0.0, le=3600.0, description="每次调用的总时限（秒）；0 为自动")
     max_retries: int = Field(default=3, ge=0, le=10)
     system_in_user: bool = Field(default=False, description="把系统提示并入用户消息（兼容不支持 system 的模型）")
+    local_model_path: str = Field(default="", description="内置本地模型使用的 GGUF 文件；空表示内置的小模型")
     profiles: dict[str, dict[str, Any]] = Field(default_factory=dict,
                                                 description="“测试连接”测得的各接口情况（速度、上下文、结构化输出）")
 
@@ -129,7 +139,9 @@ class ModelSettings(BaseModel):
         return preset(self.provider).needs_key
 
     def is_configured(self, has_key: bool) -> bool:
-        """Enough to try a call: an address, a model and (when needed) a key."""
+        """Enough to try a call: an address, a model and (when needed) a key (the built-in model needs none)."""
+        if self.provider == EMBEDDED:
+            return True
         return bool(self.base_url.strip() and self.model.strip() and (has_key or not self.needs_key))
 
     def key_account(self) -> str:

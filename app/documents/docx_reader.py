@@ -62,7 +62,7 @@ def _style_level(element: Any, style_names: dict[str, str]) -> int | None:
     for prefix in ("heading ", "标题 ", "标题"):
         if lowered.startswith(prefix):
             rest = lowered[len(prefix) :].strip()
-            if rest.isdigit() and 1 <= int(rest) <= 9:
+            if rest.isascii() and rest.isdigit() and 1 <= int(rest) <= 9:
                 return int(rest)
     return None
 

@@ -7,6 +7,7 @@ the same scoring rows and the same page ranges. Progress is reported through a p
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -19,6 +20,7 @@ from app.documents.scoring.model import ScoringResult
 from app.documents.scoring.table import parse_scoring, scoring_diagnostics
 
 Progress = Callable[[str, float], None]
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,11 @@ def ingest_tender(
     scoring = parse_scoring(doc)
     t1 = time.perf_counter()
     report("定位项目概况、采购需求和评分办法", 0.9)
-    sections = locate_sections(doc, scoring)
+    try:
+        sections = locate_sections(doc, scoring)
+    except Exception as exc:  # locating is a convenience: the tender and its scoring stay usable without it
+        log.warning("locating sections failed: %s: %s", type(exc).__name__, exc)
+        sections = LocatedSections()
     doc.timings["scoring_parse"] = t1 - t0
     doc.timings["locate"] = time.perf_counter() - t1
     report("读取完成", 1.0)

@@ -2,7 +2,8 @@
 
 Entry points: ``export_docx`` / ``docx_writer.export_bid`` with ``ExportMeta`` and
 ``ExportOptions`` (re-exported here), the presets (``presets``), the 暗标 check (``anonymity``)
-and the LibreOffice layout pass (``layout_pass``) that writes real page numbers.
+the LibreOffice layout pass (``layout_pass``) that writes real page numbers, figures drawn from
+data (``figures/``, placed by ``figure_writer``) and the office's own Word template (``template``).
 
 Imports: ``app.core`` only; never Qt, the pipeline or the model layer.
 """

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import datetime as _dt
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from app.core.length_budget import LengthBudget
 
 #: Heading number schemes: 第一章/1.1/1.1.1, 一、/（一）/1., or no numbers at all.
 NumberingScheme = Literal["chapter", "chinese", "none"]
@@ -61,6 +64,7 @@ class ExportOptions:
     ``index_table`` / ``deviation_table`` add the 评分索引表 / 技术偏离表 after the TOC (they
     need the analysis / breakdown). ``layout_pass`` lays the file out with LibreOffice, when
     installed, to write real page numbers into the TOC, the tables and the footer total.
+    ``template`` exports into the office's own Word template (:mod:`app.export.template`).
     """
 
     preset: str = "标准投标版"
@@ -74,5 +78,11 @@ class ExportOptions:
     index_table: bool = False
     deviation_table: bool = False
     layout_pass: bool = False
+    #: The office's Word template (.docx/.dotx) to export into; None: the preset's own document.
+    template: str | None = None
+    #: Template style names for heading levels 1…4 when its names are not the usual ones.
+    template_headings: tuple[str, ...] | None = None
+    #: The project's length budget: after the layout pass, pages per chapter are compared with it.
+    length_budget: LengthBudget | None = None
     #: The 评审模拟 自评表 as a table after the body (rows given to the writer by the caller).
     review_table: bool = False

@@ -18,12 +18,12 @@ from docx.enum.text import WD_ALIGN_PARAGRAPH
 from docx.oxml import OxmlElement
 from docx.shared import Twips
 
+from app.core.analysis import points_label
 from app.core.response_map import (
     DeviationEntry,
     IndexEntry,
     criteria_summary,
     default_response,
-    points_text,
 )
 from app.export.block_writer import fix_table_geometry, repeat_header_row, set_style_id, shade_cell
 from app.export.fields import PageFields, add_page_ref
@@ -167,7 +167,7 @@ def write_index_table(doc: Document, preset: ExportPreset, entries: Sequence[Ind
     for n, (entry, cells) in enumerate(zip(entries, rows, strict=True), start=1):
         _set(cells[0], str(n))
         _set(cells[1], entry.group.title)
-        _set(cells[2], points_text(entry.group.points))
+        _set(cells[2], points_label(entry.group))
         _set(cells[3], criteria_summary(entry.group))
         refs = [r for r in (resolve(p) for p in entry.paths) if r is not None]
         _sections_and_pages(cells[4], cells[5], refs, fields)

@@ -29,7 +29,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from app.core.outline import OutlineNode  # noqa: E402
-from app.core.rules.heading_form import fragment_problem, vague_problem  # noqa: E402
+from app.core.rules.heading_form import evidence_problem, fragment_problem, vague_problem  # noqa: E402
 from app.core.rules.outline import check_outline, normalize_title, title_problem  # noqa: E402
 from app.pipeline.headings.candidates import grams  # noqa: E402
 from app.pipeline.headings.criteria_points import point_headings  # noqa: E402
@@ -196,8 +196,8 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
                 h.label = "library"
             elif node.origin in ("tender", "library"):
                 h.label = node.origin  # code built it from the tender's words (e.g. a point with a suffix)
-            h.fragment = (title_problem(node.title) or fragment_problem(node.title, crit)
-                          or (vague_problem(node.title) if h.label == "model" else None))
+            h.fragment = (title_problem(node.title) or fragment_problem(node.title, crit) or vague_problem(node.title)
+                          or evidence_problem(node.title))  # every heading, whoever wrote it
             h.misfit = len(path) > 1 and _misfit(nodes[path[:-1]], node, holders)
             owners[key].add(ci)
             if node.children:

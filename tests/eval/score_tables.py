@@ -72,6 +72,17 @@ class Verdict:
     reason_fits: bool | None = None
     seconds: float = 0.0
     error: str = ""
+    confirmed: bool = False
+    doubt: str = ""
+
+    @property
+    def right(self) -> bool:
+        """The whole reading is right: every unit and the technical subtotal, no wrong table; or a fitting absence."""
+        if self.error:
+            return False
+        if not self.units:
+            return bool(self.reason_fits) if self.reason_fits is not None else not self.claimed
+        return self.units_ok == len(self.units) and self.tech_ok and not self.wrong_tables
 
     @property
     def units_ok(self) -> int:
@@ -196,7 +207,27 @@ def evaluate(name: str, label: dict[str, Any], result: IngestResult) -> Verdict:
             verdict.wrong_tables.append(f"{'+'.join(t.table_ids)}（第{'、'.join(map(str, t.pages))}页）")
     if not verdict.has_table and not verdict.units:
         verdict.reason_fits = _reason_fits(label, scoring.message_zh) and not verdict.claimed
+    verdict.confirmed = bool(getattr(scoring, "confirmed", False))
+    verdict.doubt = str(getattr(scoring, "doubt_zh", ""))
     return verdict
+
+
+def calibration(verdicts: list[Verdict]) -> dict[tuple[bool, bool], int]:
+    """Counts of readings by (right, confirmed)."""
+    out = {(r, c): 0 for r in (True, False) for c in (True, False)}
+    for v in verdicts:
+        out[(v.right, v.confirmed)] += 1
+    return out
+
+
+def print_calibration(verdicts: list[Verdict]) -> None:
+    """The calibration table: readings right/wrong × confirmed/unconfirmed, and the wrong-but-confirmed ones."""
+    table = calibration(verdicts)
+    print("CALIBRATION            confirmed  unconfirmed")
+    for right in (True, False):
+        print(f"  reading {'right' if right else 'wrong'}      {table[(right, True)]:>9}  {table[(right, False)]:>11}")
+    bad = [v.tender for v in verdicts if v.confirmed and not v.right]
+    print(f"  wrong shown as confirmed: {len(bad)}{' — ' + ', '.join(bad) if bad else ''}")
 
 
 def run(folder: Path, only: list[str] | None = None) -> list[Verdict]:
@@ -245,6 +276,7 @@ def print_report(verdicts: list[Verdict]) -> None:
                 print(f"  said: {v.message}")
         if v.error:
             print(f"  error: {v.error}")
+        print(f"  {'confirmed' if v.confirmed else 'unconfirmed: ' + v.doubt}  [{'right' if v.right else 'WRONG'}]")
     units = sum(len(v.units) for v in verdicts)
     ok = sum(v.units_ok for v in verdicts)
     labelled = [v for v in verdicts if v.units]
@@ -258,6 +290,8 @@ def print_report(verdicts: list[Verdict]) -> None:
     print(f"TOTAL tenders with a wrong table claimed: {len(wrong)} ({sum(len(v.wrong_tables) for v in wrong)} tables)")
     print(f"TOTAL tenders without a table: {len(no_table)}; none claimed and reason fits: {reasons}/{len(no_table)}")
     print(f"TOTAL seconds: {sum(v.seconds for v in verdicts):.1f}")
+    print()
+    print_calibration(verdicts)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -174,12 +174,19 @@ async def test_a_run_that_produces_nothing_gives_the_user_outline_back(controlle
 
 
 async def test_no_model_configured_is_a_friendly_error(qapp: object, reporter: ErrorReporter) -> None:
+    """No error dialog: the run ends saying how to get a model, and the settings are asked to open."""
     ctl = AppController(reporter=reporter)
     got: list[tuple[str, str, str]] = []
     reporter.error_reported.connect(lambda *a: got.append(a))
+    finished: list[tuple[bool, str]] = []
+    ctl.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    missing: list[bool] = []
+    ctl.model_missing.connect(lambda: missing.append(True))
     await ctl.run_task(GENERATION, ctl.generate_outline("free"))
     await ctl.shutdown()
-    assert len(got) == 1 and "模型设置" in got[0][1]
+    assert got == []
+    assert finished and not finished[0][0] and "模型设置" in finished[0][1] and "本地" in finished[0][1]
+    assert missing == [True]
     assert not reporter.crash_log_path.exists()  # an expected error is not a crash
 
 

@@ -91,7 +91,10 @@ async def test_dropping_a_heading_on_a_chapter(window: MainWindow) -> None:
     assert model.dropMimeData(mime, Qt.DropAction.CopyAction, -1, 0, chapter)
     node = c.outline.node((0, 0))
     assert node.title == item.text(0) and node.origin == "library" and len(node.children) >= 2
-    assert not model.canDropMimeData(mime, Qt.DropAction.CopyAction, -1, 0, model.index(0, 0, chapter))  # too deep
+    section = model.index(0, 0, chapter)
+    assert model.canDropMimeData(mime, Qt.DropAction.CopyAction, -1, 0, section)  # levels 3–4: a fourth level is fine
+    point = model.index(0, 0, section)
+    assert not model.canDropMimeData(mime, Qt.DropAction.CopyAction, -1, 0, point)  # a fifth level: too deep
     assert c.undo_stack.count() == 2 and c.undo_stack.undoText() == "插入标题库结构"
     c.undo_stack.undo()
     assert c.outline.node((0,)).children == []

@@ -8,6 +8,7 @@ import pytest
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QUndoStack
 
+from app.core.limits import OutlineLimits
 from app.core.outline import Outline, OutlineNode
 from app.ui.outline.commands import (
     EditDescriptionCommand,
@@ -154,9 +155,13 @@ def test_drop_moves_node_with_undo() -> None:
     assert model.dropMimeData(mime, Qt.DropAction.MoveAction, -1, 0, target)
     assert outline.node((2, 0)).title == "进度"
     assert [c.title for c in outline.node((1,)).children] == ["人员"]
-    # A drop that would make a fourth level is refused.
+    # A fourth level in one branch is a shape people use; beyond the ceiling a drop is refused.
+    assert model.canDropMimeData(model.mimeData([model.index_for_path((0, 0))]), Qt.DropAction.MoveAction,
+                                 -1, 0, model.index_for_path((2, 0)))
+    model.set_limits(OutlineLimits(max_depth=3))
     assert not model.canDropMimeData(model.mimeData([model.index_for_path((0, 0))]), Qt.DropAction.MoveAction,
                                      -1, 0, model.index_for_path((2, 0)))
+    model.set_limits(OutlineLimits())
     # Dropping a node into its own subtree is refused.
     assert not model.canDropMimeData(model.mimeData([model.index_for_path((0,))]), Qt.DropAction.MoveAction,
                                      -1, 0, model.index_for_path((0, 0)))

@@ -108,7 +108,9 @@ def test_depth_comes_from_the_one_limits_object(qtbot: Any) -> None:
     view.select_path((0, 0))
     view.update_actions()
     assert view.actions_by_name["add_child"].isEnabled()
-    model.set_limits(OutlineLimits(depth=2))
+    model.set_limits(OutlineLimits(depth=2))  # generation asks for two levels; a person may still go deeper
+    assert not model.flags(leaf) & Qt.ItemFlag.ItemNeverHasChildren
+    model.set_limits(OutlineLimits(depth=2, max_depth=2))  # the ceiling of the one limits object
     assert model.flags(leaf) & Qt.ItemFlag.ItemNeverHasChildren
     view.update_actions()
     assert not view.actions_by_name["add_child"].isEnabled()

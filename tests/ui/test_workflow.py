@@ -581,3 +581,22 @@ async def test_clicking_generate_paces_the_tree_during_the_run_and_releases_it_a
     await _aligned_outline(window, llm_server, qtbot)  # 生成目录 clicked
     assert (True, True) in seen and seen[-1] == (False, False)
     assert view.viewport().updatesEnabled()  # the finished tree paints normally again
+
+
+async def test_regenerating_with_keep_keeps_the_figures_of_surviving_headings(
+        window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
+    from app.ui.figures.section_figures import set_figures
+    from tests.figure_samples import org_figure
+
+    c = window.controller
+    await _aligned_outline(window, llm_server, qtbot)
+    chapter_title = c.outline.node((0,)).title
+    figure = org_figure(6)
+    set_figures(c.outline, c.undo_stack, (0,), [figure], "插入组织机构图")
+    finished: list[tuple[int, str]] = []
+    c.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    click_button(await _box(window, "regenerateOutlineBox"), "重新生成，保留已写正文")
+    await wait_for(lambda: bool(finished) and not c.busy, timeout=30)
+    assert finished[-1][0] and "保留 1 张图" in finished[-1][1]
+    assert c.outline.node((0,)).title == chapter_title and c.outline.node((0,)).figures == [figure]

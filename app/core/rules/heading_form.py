@@ -15,8 +15,8 @@ import re
 #: Lead words that start a sentence piece, never a heading (如期/及时/和谐 are fine words).
 _BAD_START = re.compile(
     r"^(?:如(?!期|实)|例如|比如|等(?!级|同|候|待)|和(?!谐)|以及|及(?!时|格)|与|或|并(?!网|行|发|购)|且|的|了|之|而|但|"
-    r"包括|包含|其中|根据|按照|依据|对于|关于|针对(?=本|该|此|项目|投标|采购)|通过|为了|由于|能够|可以|应当|必须|"
-    r"需要|是否|不得|不能)"
+    r"包括|包含|其中|根据|按照|依据|对于|通过|为了|由于|能够|可以|应当|必须|"
+    r"需要|是否|不得|不能|措施(?!费))"
 )
 #: Particles and conjunctions that end a piece of a sentence.
 _BAD_END_CHAR = "的了等及和与或着过吗呢吧啊之其以并而所该此把被"
@@ -29,9 +29,16 @@ _BAD_END_VERB = re.compile(
 _BAD_END_ADJ = re.compile(
     r"(?:齐全|完善|及时|到位|合理|科学|可行|清晰|丰富|充分|准确|稳定|可靠|先进|完整|全面|周全|健全|明确|"
     r"突出|良好|优良|较好|较强|较高|较大|较多|较少|较低|一般|欠缺|不足|简单|空洞|深刻)$"
-    r"|(?<![最重扩放缩推加提降减增宽])(?:大|小|多|少|高|低|强|弱|广|快|慢|好|差|优)$"
+    r"|(?<![最重扩放缩推加提降减增宽创评择])(?:大|小|多|少|高|低|强|弱|广|快|慢|好|差|优)$"
 )
+#: Grading words the criteria end a point with ("及时性", "详实程度"): what is judged, not a part of the bid.
+_GRADING_END = re.compile(r"(?:及时性|(?:详实|详细|完善|完整|合理|丰富|细致)程度)$|的[\u4e00-\u9fff]{2}性$")
+#: A judgement in the middle of a point ("计划明确实施安排", "方案合理可行"): the criteria's predicate, left on.
+_JUDGED = re.compile(r"(?:计划|方案|措施|内容|安排|制度|流程|体系|配置|设计)(?:明确|合理|完善|详实|科学|可行|清晰|全面|到位|齐全"
+                     r"|周全|完整)(?![化性])(?=[\u4e00-\u9fff])")
 _GRADING = re.compile(r"得\s*[\d.]+\s*分|扣\s*[\d.]+\s*分|不得分|[\d.]+\s*分[）)]?$|分值|评分|扣完为止|投标人|磋商")
+#: A conjunction and one character at the end: a word cut off ("相关职称或证").
+_CUT_END = re.compile(r"[或及和与][\u4e00-\u9fff]$")
 _SENTENCE_PUNCT = re.compile(r"[，,。；;！!？?]")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _LEAD_NUMBER = re.compile(
@@ -43,8 +50,12 @@ _SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|�
                              r"|(?:阐述|论述|描述|说明)(?:对|了|其|本|该)")
 #: Predicates of a requirement ("项目经理具有中级以上职称"): a heading names the part, it does not state it.
 _PREDICATE = re.compile(r"具有|具备|持有|不少于|不低于|不超过")
-MIN_LEN = 3
-MAX_LEN = 30
+#: Two-character words ending in a particle's character that are whole nouns (目的, 场所, 参与…).
+_WHOLE_WORD_ENDS = ("目的", "普及", "涉及", "参与", "场所", "厕所", "住所", "处所", "诊所", "彼此", "尤其", "总和")
+#: A title with no Chinese that is still a heading: an acronym or a standard's name (CMMI3, ISO9001, UPS).
+_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,11}(?:[\s\-/][A-Z0-9]{1,11})?$")
+MIN_LEN = 2
+MAX_LEN = 40
 #: Endings that make a noun phrase a heading (方案, 措施, 管理…).
 HEADING_NOUNS = (
     "方案", "措施", "计划", "机制", "制度", "体系", "流程", "管理", "分析", "保障", "服务", "培训", "建议", "预案",
@@ -77,6 +88,12 @@ def _clauses(text: str) -> set[str]:
     return {p for p in parts if len(p) >= 8 and not _LIST_MARK.match(p) and not ends_with_heading_noun(p)}
 
 
+def _listed_phrases(t: str) -> bool:
+    """Whether a title with commas is a list of noun phrases ending like a heading ("丰富社区文化,加强业主沟通的具体措施"),
+    not sentences: only commas (no full stops or semicolons), and it ends with a heading noun."""
+    return not re.search(r"[。；;！!？?]", t) and ends_with_heading_noun(t) and len(re.split(r"[，,]", t)) <= 3
+
+
 def fragment_problem(title: str, criteria: str = "") -> str | None:
     """Why ``title`` is a fragment rather than a heading (Chinese), or None when it reads as one.
 
@@ -86,23 +103,31 @@ def fragment_problem(title: str, criteria: str = "") -> str | None:
     t = re.sub(r"\s+", "", bare_title(title))
     if not t:
         return "标题为空"
-    if len(_CJK.findall(t)) < 2:
+    if len(_CJK.findall(t)) < 2 and not _ACRONYM.match(t):
         return f"“{t}”几乎没有中文，不是标题"
     if len(t) < MIN_LEN:
         return f"“{t}”不足 {MIN_LEN} 个字，只是一个词，不是完整的标题"
     if len(t) > MAX_LEN:
         return f"“{t}”超过 {MAX_LEN} 个字，是一句话而不是标题"
-    if _SENTENCE_PUNCT.search(t):
+    if _SENTENCE_PUNCT.search(t) and not _listed_phrases(t):
         return f"“{t}”含有句中标点，是一句话而不是标题"
     m = _BAD_START.match(t)
     if m:
         return f"“{t}”以“{m.group()}”开头，是从句子里截下的片段"
-    if t[-1] in _BAD_END_CHAR:
+    if t[-1] in _BAD_END_CHAR and not t.endswith(_WHOLE_WORD_ENDS):
         return f"“{t}”以“{t[-1]}”结尾，是半句话"
     if t.endswith("方面") or t.endswith("等内容"):
         return f"“{t}”以“方面/等内容”结尾，是半句话"
     if _GRADING.search(t):
         return f"“{t}”含有评分用语，是照抄的评分标准"
+    if "是否" in t:
+        return f"“{t}”含有“是否”，是评分标准的问句而不是标题"
+    g = _GRADING_END.search(t)
+    if g:
+        return f"“{t}”以评分用语“{g.group()}”结尾，是照抄的评分标准（应写成所评的内容）"
+    j = _JUDGED.search(t)
+    if j:
+        return f"“{t}”含有评价“{j.group()}”，是评分标准的谓语而不是标题"
     m2 = _BAD_END_VERB.search(t)
     if m2:
         return f"“{t}”以动词“{m2.group()}”结尾，是半句话而不是标题"
@@ -114,6 +139,9 @@ def fragment_problem(title: str, criteria: str = "") -> str | None:
         return f"“{t}”含有谓语“{m4.group()}”，是一条评分要求而不是标题（可改为名词短语）"
     if _SENTENCE_WORDS.search(t[1:]):
         return f"“{t}”含有“进行/确保/并能”等连接词，是一句话而不是标题"
+    cut = _CUT_END.search(t)
+    if cut:
+        return f"“{t}”以“{cut.group()}”结尾，像是被截断的词"
     if criteria and t in _clauses(criteria):
         return f"“{t}”整句照抄了评分标准"
     return None
@@ -126,15 +154,40 @@ _KIND_WORDS = frozenset({"服务", "管理", "工作", "业务", "项目", "方�
 
 
 def vague_problem(title: str) -> str | None:
-    """Why a model's heading says nothing (only empty and kind words, at least one empty: "相关需求",
-    "服务内容", "相关业务"), or None. Applied to what a model writes, not to the tender's own items."""
+    """Why a heading says nothing, or None: only empty words ("相关需求", "其他事项"), or a short title of kind
+    and empty words led by a word that points nowhere ("相关业务") or ending in one ("服务内容"). A catch-all
+    "其他要求" and a longer "项目服务需求" say what they hold."""
     t = re.sub(r"\s+", "", bare_title(title))
     words = [t[i:i + 2] for i in range(0, len(t), 2)]
     if len(t) % 2 or not words or not all(w in _EMPTY_WORDS or w in _KIND_WORDS for w in words):
         return None
-    if not any(w in _EMPTY_WORDS for w in words):
-        return None
-    return f"“{t}”太笼统，没有说出这一节写什么"
+    empty = [w for w in words if w in _EMPTY_WORDS]
+    if len(empty) == len(words) or (len(t) <= 4 and empty and words[0] != "其他"):
+        return f"“{t}”太笼统，没有说出这一节写什么"
+    return None
+
+
+#: Documents a criterion asks the bidder to attach: they go in an attachment list, never in the outline.
+_EVIDENCE = re.compile(r"(?:首页|金额页|签字页|盖章页|签章页|复印件|扫描件|影印件|任命书|授权委托书|中标通知书|验收报告|"
+                       r"营业执照|社保缴纳证明|纳税证明|证明材料|证明文件)$")
+
+
+def evidence_problem(title: str) -> str | None:
+    """Why ``title`` is a document to attach (合同首页, 证书复印件, 项目经理任命书) rather than a heading, or None."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    m = _EVIDENCE.search(t)
+    return f"“{t}”是要附上的证明材料（{m.group()}），应列入附件清单而不是目录" if m else None
+
+
+def evidence_items(text: str) -> list[str]:
+    """The documents ``text`` (a criterion) asks to attach, in order, each once."""
+    parts = re.split(r"[，,、；;。：:（）()\n]|及|和|或", re.sub(r"\s+", "", text))
+    out: list[str] = []
+    for p in parts:
+        p = re.sub(r"^(?:提供|附|附上|须附|需附|并附|加盖公章的|有效的?|相应的?)+", "", p)
+        if 2 <= len(p) <= 20 and _EVIDENCE.search(p) and p not in out:
+            out.append(p)
+    return out
 
 
 def is_heading_form(title: str, criteria: str = "") -> bool:

@@ -1,9 +1,10 @@
 """Structure rules for an outline, checked by code (rule 2 of the architecture).
 
-Schema validity is the floor. These rules catch what weak models do on top of it:
-shallow trees, single children, titles that are only digits, titles that echo the
-prompt ("一级目录"), a section titled like its parent, duplicate siblings and the same
-set of titles repeated under every chapter. Each finding is an :class:`RuleIssue` with a
+Schema validity is the floor. These rules catch defects, wherever a heading comes from:
+an outline of chapters only, titles that are only digits, titles that echo the prompt
+("一级目录"), a section titled like its parent, duplicate siblings, the same set of titles
+repeated under every chapter, and what exceeds a limit (said, never cut). Style is never
+refused: uneven depth, a section left undivided, a single sub-item, long lists. Each finding is an :class:`RuleIssue` with a
 JSON pointer and a Chinese message precise enough to hand back to the model.
 """
 
@@ -54,9 +55,15 @@ _TRAILING_COUNTER = re.compile(r"\s*(?:[（(]\s*\d{1,3}\s*[)）]|[-_－]\s*\d{1,
 _AMOUNT = re.compile(r"\d+(?:\.\d+)?\s*(?:万元|万|元|亿元|亿)(?![\u4e00-\u9fff])")
 #: "(第 2 项)" anywhere in a title: a model numbering copies of one heading.
 _ITEM_COUNTER = re.compile(r"\s*[（(]\s*第\s*\d{1,3}\s*[项个条部分]*\s*[)）]")
+#: A heading without Chinese that is still one: an acronym or a standard (CMMI3, ISO9001, UPS).
+_ACRONYM = re.compile(r"^[A-Z][A-Z0-9]{1,11}(?:[\s\-/][A-Z0-9]{1,11})?$")
 _IDENTIFIER_LIKE = re.compile(r"^(?:[A-Za-z]{1,2}\d*|[A-Za-z]+[\s\-]?\d+)$")
+#: Units a leading number may carry ("24小时", "3级", "5个"): then it is part of the title, not a list label.
+_NUMBER_UNITS = "小天年个级星人次分日号万千百层台套条项名米吨月周种大类栋座部户期届路批元家所位岁度"
 _LEADING_NUMBER = re.compile(
-    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇)|[一二三四五六七八九十]+、|（[一二三四五六七八九十]+）|\(\d+\)|\d+(?:\.\d+)*[.、\s]"
+    r"^\s*(?:第[一二三四五六七八九十百\d]+(?:章|节|部分|篇|条|款)|[一二三四五六七八九十]+[、.．]|[一二三四五六七八九十]{1,3}\s+(?=\S)"
+    r"|[（(]\s*[一二三四五六七八九十\d]+\s*[)）]|[ⅠⅡⅢⅣⅤⅥⅦⅧⅨⅩ]+[、.．\s]|[①-⑳]"
+    r"|\d+(?:[.．]\d+)*(?:[.、．)）\s](?!\d)|(?=[\u4e00-\u9fff])(?!项(?!目))(?![" + _NUMBER_UNITS.replace("项", "") + r"]))"
     r"|[A-Za-z]{2,12}[\s\-_]?\d{1,3}\s*[:：.、])\s*"  # a list label a model put first: "Project-2:", "Step 1:"
 )
 
@@ -126,13 +133,13 @@ def title_problem(title: str) -> str | None:
     digits = sum(ch.isdigit() for ch in t)
     if re.search(r"\d{6,}", t) or digits * 5 > len(t) * 2:
         return f"标题“{t}”大半是数字，像是编号或乱码，不是真正的标题"
-    if not _CJK.search(t):
+    if not _CJK.search(t) and not _ACRONYM.match(t):
         return f"标题“{t}”没有中文，不像是技术标的章节标题"
     if _METADATA_LABEL.match(t):
         return f"标题“{t}”照抄了招标文件的项目信息，不是章节标题"
     if _INSTRUCTION_ECHO.search(t):
         return f"标题“{t}”复述了提示词中的指令，不是真正的标题"
-    if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t):
+    if not _CJK.search(t) and _IDENTIFIER_LIKE.match(t) and not _ACRONYM.match(t):
         return f"标题“{t}”像是编号或占位符，不是真正的标题"
     return None
 
@@ -155,6 +162,10 @@ def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = No
         issues.append(RuleIssue("/outline", "too_few_chapters", f"一级章节只有 {len(chapters)} 个，至少需要 {lim.min_chapters} 个"))
     if len(chapters) > lim.max_chapters:
         issues.append(RuleIssue("/outline", "too_many_chapters", f"一级章节有 {len(chapters)} 个，最多 {lim.max_chapters} 个"))
+    if chapters and lim.deepest > 1 and not any(ch.children for ch in chapters):
+        where = "/outline/0/children" if len(chapters) == 1 else "/outline"
+        issues.append(RuleIssue(where, "no_sections", "目录只有一级章节，没有任何下级标题；至少要有一章分出小节"
+                                if len(chapters) > 1 else f"“{chapters[0].title}”下没有任何子项，至少需要 1 个"))
     _check_level(chapters, (), None, 1, lim, issues, frozenset())
     issues.extend(_repeated_sets(chapters))
     return issues
@@ -186,18 +197,16 @@ def _check_level(
         elif key and key in uncle_keys:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",
                                     f"标题“{node.title}”与上级的同级章节同名，应写本节自己的内容"))
-        if level < lim.depth:
-            n = len(node.children)
-            if n < lim.min_children:
-                issues.append(RuleIssue(ptr + "/children", "too_few_children",
-                                        f"“{node.title}”下只有 {n} 个子项，第 {level + 1} 级至少需要 {lim.min_children} 个"))
-            elif n > lim.max_children:
+        n = len(node.children)
+        if level < lim.deepest:
+            if n > lim.max_children:
                 issues.append(RuleIssue(ptr + "/children", "too_many_children",
                                         f"“{node.title}”下有 {n} 个子项，最多 {lim.max_children} 个"))
             _check_level(node.children, path, node, level + 1, lim, issues, sibling_keys - {key},
                          ancestor_keys | {key})
         elif node.children:
-            issues.append(RuleIssue(ptr + "/children", "too_deep", f"“{node.title}”已是第 {level} 级，不应再有子项（目录共 {lim.depth} 级）"))
+            issues.append(RuleIssue(ptr + "/children", "too_deep",
+                                    f"“{node.title}”已是第 {level} 级，不应再有子项（目录最多 {lim.deepest} 级）"))
 
 
 def _repeated_sets(chapters: list[OutlineNode]) -> list[RuleIssue]:
@@ -244,3 +253,26 @@ def _node(chapters: list[OutlineNode], path: Path) -> OutlineNode:
     for i in path[1:]:
         node = node.children[i]
     return node
+
+
+def is_acronym(title: str) -> bool:
+    """Whether ``title`` is an acronym or a standard's name (CMMI3, ISO9001, UPS): a heading without Chinese."""
+    return bool(_ACRONYM.match(title.strip()))
+
+
+def pattern_issues(children: list[OutlineNode], prefix: str = "/children") -> list[str]:
+    """Issues for sections whose level-3 headings are only the section's title plus the same suffixes as
+    under two other sections ("X目标"/"X措施" everywhere): one template, not headings about the section."""
+    sets: dict[frozenset[str], list[int]] = {}
+    for i, node in enumerate(children):
+        base = normalize_title(node.title)
+        keys = [normalize_title(c.title) for c in node.children]
+        if len(base) < 2 or len(keys) < 2 or not all(k.startswith(base) and len(k) > len(base) for k in keys):
+            continue
+        sets.setdefault(frozenset(k[len(base):] for k in keys), []).append(i)
+    issues: list[str] = []
+    for suffixes, where in sets.items():
+        if len(where) >= 3:
+            issues += [f"{prefix}/{i}/children: 子标题只是上级标题加上“{'、'.join(sorted(suffixes))}”，"
+                       "各节都用同一写法，应写出本节自己的内容" for i in where]
+    return issues

@@ -4,7 +4,9 @@ Entry point: ``table.parse_scoring`` (via ``documents.ingest``) → ``model.Scor
 stages: ``candidates`` (every table-like place), ``columns`` and ``cells`` (what each column and
 cell says), ``fold`` (grid rows into factors), ``category`` (技术/商务/价格), ``paragraphs``
 (schemes written as prose), ``context`` (what the rest of the tender says), ``select`` (rank and
-choose), ``absence`` (why there is none, in Chinese).
+choose), ``absence`` (why there is none, in Chinese), ``prose`` (the part totals the 评标办法 text
+states), ``calibrate`` (confirmed only when independent checks agree; what to check otherwise).
+Nothing inside detection is fatal: a candidate whose reading raises is rejected with the reason.
 
 Imports: ``app.core`` and ``app.documents``.
 """

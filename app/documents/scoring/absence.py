@@ -28,6 +28,8 @@ MESSAGES = {
     "garbled": "文件的文字层是乱码（字体编码无法解析），无法读取评分表；请换用 Word 版或重新导出的 PDF",
     "lowest_price": "本项目采用经评审的最低投标价法，没有技术评分项：评标只审查是否满足要求，再比较价格；"
                     "可用自由模式依据采购需求编写技术标",
+    "lowest_offer": "本项目按满足实质性要求的最低报价确定成交（报价由低到高排序推荐，如竞争性谈判、询价），"
+                    "没有评分项；可用自由模式依据采购需求编写技术标",
     "template": "评分表是未填写分值的模板（只有评分因素名称，分值和评分标准是“……”或空白），无法读取分值；"
                 "请在分析页手工填写评分项，或用自由模式",
     "announcement": "文件只是招标公告，不含评标办法和评分表；评分办法在招标文件正文或附件中，请导入完整的招标文件",
@@ -63,8 +65,9 @@ def absence_reason(doc: TenderDocument) -> tuple[str, str]:
             return "garbled", MESSAGES["garbled"]
         return "no_text", MESSAGES["no_text"]
     text = compact(doc.text())
-    if evaluation_method(doc, text) == "lowest_price":
-        return "lowest_price", MESSAGES["lowest_price"]
+    method = evaluation_method(doc, text)
+    if method in ("lowest_price", "lowest_offer"):
+        return method, MESSAGES[method]
     if _template_table(doc) or ("范本" in text and _BLANK_POINTS.search(text)):
         return "template", MESSAGES["template"]
     if not _SCHEME_WORDS.search(text) and _ANNOUNCEMENT.search(text):

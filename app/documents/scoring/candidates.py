@@ -18,12 +18,14 @@ import re
 
 from app.documents.model import Table, TenderDocument
 from app.documents.scoring.cells import is_empty, name_points, points_value, stated_points
-from app.documents.scoring.columns import Cells, detect_header, header_like, infer_columns
+from app.documents.scoring.columns import Cells, Columns, detect_header, header_like, infer_columns
 from app.documents.scoring.context import table_section
 from app.documents.scoring.fold import GridRow, fold_rows, label_text
 from app.documents.scoring.model import ScoringTable
 from app.documents.text_patterns import compact
 
+# what a PDF→DOCX conversion leaves between the pieces of one table: a page number or "第 3 页 共 9 页"
+_PAGE_FURNITURE = re.compile(r"^(?:[-—–_]*\d{1,4}[-—–_]*|第\d{1,4}页(?:共\d{1,4}页)?|\d{1,4}/\d{1,4}|[Pp]age\d{1,4}(?:of\d{1,4})?)$")
 _WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
 MAX_RUN_ROWS = 600  # grid rows read per run of joined tables (a scoring table has tens)
 _MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
@@ -33,13 +35,28 @@ _CAPTION_LABEL = re.compile(
 )
 
 
-def _continues(prev: Table, table: Table, kind: str) -> bool:
+def _running_header(doc: TenderDocument, prev: Table, table: Table) -> bool:
+    """The only text above ``table`` is the running header that also tops the previous page,
+    and the table keeps the previous fragment's left and right edges."""
+    if prev.bbox is None or table.bbox is None or abs(prev.bbox[0] - table.bbox[0]) > 3 \
+            or abs(prev.bbox[2] - table.bbox[2]) > 3 or not compact(table.caption):
+        return False
+    if not 1 <= prev.page <= doc.page_count:
+        return False
+    head = compact(table.caption)
+    tops = [compact(b.text) for b in doc.page(prev.page).blocks[:3] if b.kind != "table"]
+    return any(t and (t == head or (len(head) >= 6 and head in t)) for t in tops)
+
+
+def _continues(prev: Table, table: Table, doc: TenderDocument) -> bool:
     """True when ``table`` continues ``prev`` (next PDF page, or DOCX with nothing between)."""
     if abs(prev.col_count - table.col_count) > 1:
         return False
-    if kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
-        return prev.ends_page and table.starts_page and table.page == prev.page + 1
-    return not table.caption.strip()
+    if doc.kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
+        if not (prev.ends_page and table.page == prev.page + 1):
+            return False
+        return table.starts_page or _running_header(doc, prev, table)
+    return not table.caption.strip() or bool(_PAGE_FURNITURE.match(compact(table.caption)))
 
 
 def table_runs(doc: TenderDocument) -> list[list[Table]]:
@@ -48,7 +65,7 @@ def table_runs(doc: TenderDocument) -> list[list[Table]]:
     for table in doc.tables:
         if not table.rows:
             continue
-        if runs and _continues(runs[-1][-1], table, doc.kind):
+        if runs and _continues(runs[-1][-1], table, doc):
             runs[-1].append(table)
         else:
             runs.append([table])
@@ -118,6 +135,17 @@ def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     return out
 
 
+def _weighted(block: list[GridRow], cols: Columns) -> bool:
+    """Points given as 权重 percentages ("35%" cells, or "（35%）" in the names): a table scored by weights."""
+    j = cols.points if cols.points is not None else cols.factor if cols.names_carry_points else None
+    if j is None:
+        return False
+    cells = [compact(g.cells[j] or "") for g in block if j < len(g.cells) and g.cells[j] and not is_empty(g.cells[j])]
+    scored = [c for c in cells if points_value(c) is not None or name_points(c) is not None]
+    pct = [c for c in scored if re.search(r"\d\s*[%％]", c)]
+    return bool(scored) and len(pct) >= 0.6 * len(scored)
+
+
 def caption_label(caption: str) -> tuple[str, float | None]:
     """The scoring label inside a caption ("附表2：技术评分细则表（50分）") and its stated points."""
     matches = list(_CAPTION_LABEL.finditer(compact(caption)))
@@ -128,23 +156,43 @@ def caption_label(caption: str) -> tuple[str, float | None]:
 
 
 def candidates_from_tables(doc: TenderDocument) -> list[ScoringTable]:
-    """Every scoring block found in the document's tables, in document order."""
+    """Every scoring block found in the document's tables, in document order.
+
+    Nothing here is fatal: a run of tables whose reading raises becomes a rejected candidate
+    that says why (``rejected`` starts with "解析出错"), and the other runs are still read.
+    """
     out: list[ScoringTable] = []
     for run in table_runs(doc):
-        grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
-        for seg in _segments(grid):
-            rows = [g.cells for g in seg]
-            n, names, hints, header_total = detect_header(rows)
-            body = seg[n:]
-            number = _number_column([g.cells for g in body], hints.get("number"))
-            top = next(t for t in run if t.id == seg[0].table_id)
-            seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
-            for first, last in _blocks(body, number):
-                block = body[first : last + 1]
-                table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
-                if table is not None:
-                    table.section = table_section(doc, table.table_ids[0])[1]
-                    out.append(table)
+        try:
+            out.extend(_run_candidates(doc, run))
+        except Exception as exc:
+            out.append(failed_candidate(run, exc))
+    return out
+
+
+def failed_candidate(run: list[Table], exc: BaseException) -> ScoringTable:
+    """A rejected stand-in for a run of tables whose reading raised, with the reason in Chinese."""
+    pages = sorted({t.page for t in run})
+    return ScoringTable(table_ids=[t.id for t in run], pages=pages, caption=run[0].caption if run else "",
+                        rejected=f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）")
+
+
+def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]:
+    out: list[ScoringTable] = []
+    grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
+    for seg in _segments(grid):
+        rows = [g.cells for g in seg]
+        n, names, hints, header_total = detect_header(rows)
+        body = seg[n:]
+        number = _number_column([g.cells for g in body], hints.get("number"))
+        top = next(t for t in run if t.id == seg[0].table_id)
+        seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
+        for first, last in _blocks(body, number):
+            block = body[first : last + 1]
+            table = _candidate(run, block, names, hints, n, header_total, seg_caption if first == 0 else None)
+            if table is not None:
+                table.section = table_section(doc, table.table_ids[0])[1]
+                out.append(table)
     return out
 
 
@@ -173,6 +221,7 @@ def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: 
     if not label and tail and len(compact(tail)) <= 30 and re.search(r"评分|评审|打分|评标", tail):
         label = tail
     return ScoringTable(
+        weighted=_weighted(block, cols),
         table_ids=ids,
         pages=sorted({g.page for g in block}),
         caption=caption,

@@ -20,6 +20,7 @@ from app.documents.scoring.cells import default_category, explicit_category, is_
 from app.documents.scoring.model import CategorySource, ScoreCategory, ScoringRow, ScoringTable
 from app.documents.text_patterns import compact
 
+_PART_LABEL = re.compile(r"部分|评分$|评审$|标$|类$|得分$")
 _SCORING_WORDS = re.compile(r"评分|评审|打分|评标|评价|细则|标准")
 _GENERIC_GROUP = re.compile(r"^(?:评分|评审|评标)?(?:细则|标准|办法|因素|内容|项目)(?:[（(].*)?$|^评分细则|^评审细则")
 
@@ -78,10 +79,16 @@ def _row_category(row: ScoringRow, table_cat: ScoreCategory | None, grouped: boo
     group_cat = group_category(row.group, grouped)
     if default == ScoreCategory.PRICE:
         return default, ("column" if row.category_label else "group") if group_cat == default else source
+    if group_cat is not None and table_cat is not None and group_cat != ScoreCategory.PRICE \
+            and not _PART_LABEL.search(re.sub(r"[（(][^（()）]*[)）]", "", compact(row.group))):
+        return table_cat, "caption"  # the table's title names the part; a factor-like group only guesses
     if group_cat is not None:
         return group_cat, "column" if row.category_label else "group"
     if table_cat is not None:
         return table_cat, "caption"
     if technical_table:
         return ScoreCategory.TECHNICAL, "weights"
+    own = explicit_category(row.factor) if len(compact(row.factor)) <= 10 else None
+    if own is not None:  # the factor names a part ("商务部分（10分）" over its sub-items, "综合商务")
+        return own, "group"
     return default, source

@@ -14,8 +14,8 @@ from app.documents.text_patterns import clean_cell_text, compact
 
 _NUM = r"\d+(?:\.\d+)?"
 POINTS_CELL = re.compile(
-    rf"^(?:最高|满分|上限|不超过|最多)?(?:{_NUM}\s*(?:分)?\s*[~～\-—–至]\s*)?({_NUM})\s*(?:分|%|％)?"
-    rf"(?:[（(][^（()）\d]{{1,8}}[)）])?$"
+    rf"^(?:最高|满分|上限|不超过|最多|[≤＜<]=?|＝)?(?:{_NUM}\s*(?:分)?\s*[~～\-—–至]\s*)?({_NUM})\s*(?:分|%|％)?"
+    rf"(?:[（(](?:[^（()）\d]{{1,8}}|[^（()）]{{0,4}}每[^（()）]{{1,10}})[)）])?$"
 )
 _NAME_POINTS = re.compile(
     rf"[（(]\s*(?:满分|最高|最高分|共|总分|权重|分值)?\s*[为:：]?\s*({_NUM})\s*(?:分|%|％)\s*[)）]"
@@ -25,6 +25,13 @@ _NAME_POINTS = re.compile(
 _TRAILING_POINTS = re.compile(
     rf"\s*(?:[（(][^（()）]{{0,8}}?{_NUM}\s*(?:分|%|％)[^（()）]{{0,4}}[)）]|(?<![\d.]){_NUM}\s*分)\s*$"
 )
+_ALLOWED_WORDS = r"(?:可选分值|分值选择|等次分值选择|等次分值|分值选项|可选得分|得分选项|档次分值|分档)"
+# "等次分值选择：0.0;3.0;6.0", "可选分值：0-30": the scores the panel may give; the largest is the item's points
+_ALLOWED = re.compile(
+    rf"{_ALLOWED_WORDS}[^:：\d]{{0,4}}[:：]?\s*({_NUM}(?:\s*[;；,，、/]\s*{_NUM})+|{_NUM}\s*[~～\-—–至]\s*{_NUM})"
+)
+_ALLOWED_TAIL = re.compile(rf"\s*[（(]?\s*{_ALLOWED_WORDS}[^:：\d]{{0,4}}[:：]?[\d.\s;；,，、/~～\-—–至]*[)）]?\s*$")
+_LIST_CELL = re.compile(rf"^{_NUM}(?:[;；]{_NUM}){{2,}}[;；]?$")
 _STATED = re.compile(rf"[（(]?\s*(?:共|满分|总分|合计|计)?\s*[为:：]?\s*({_NUM})\s*分\s*[)）]?")
 TOTAL_ROW = re.compile(r"^(合计|总计|小计|总分|合计分值|总分值|分值合计|满分|共计)")
 NOTE_START = re.compile(r"^(说明|注|备注|附注|注意)[0-9一-九]*[:：.、]?")
@@ -47,8 +54,21 @@ def points_value(text: str | None) -> float | None:
     """Points of a bare points cell ("30", "30分", "0~ 10" -> 10, "42%"), None for anything else."""
     if text is None:
         return None
-    m = POINTS_CELL.match(compact(text))
-    return float(m.group(1)) if m else None
+    t = compact(text)
+    m = POINTS_CELL.match(t)
+    if m:
+        return float(m.group(1))
+    if _LIST_CELL.match(t) or (len(t) <= 40 and _ALLOWED.fullmatch(t)):
+        return allowed_max(t)
+    return None
+
+
+def allowed_max(text: str) -> float | None:
+    """The largest of the allowed scores a cell or name lists ("可选分值：0;5;10" -> 10), or None."""
+    m = _ALLOWED.search(text)
+    body = m.group(1) if m else text if _LIST_CELL.match(text) else ""
+    nums = [float(n) for n in re.findall(_NUM, body)]
+    return max(nums) if nums else None
 
 
 def name_points(text: str | None, max_len: int = 48) -> float | None:
@@ -58,6 +78,8 @@ def name_points(text: str | None, max_len: int = 48) -> float | None:
     t = compact(text)
     if len(t) > max_len:
         return None
+    if _ALLOWED.search(t):
+        return allowed_max(t)
     m = _NAME_POINTS.search(t)
     if not m:
         return None
@@ -73,7 +95,7 @@ def stated_points(text: str) -> float | None:
 def strip_points(name: str) -> str:
     """A name without its trailing points: "服务方案（42%）" -> "服务方案", "报价得分10分" -> "报价得分"."""
     text = clean_cell_text(name, keep_breaks=False)
-    out = _TRAILING_POINTS.sub("", text).strip()
+    out = _TRAILING_POINTS.sub("", _ALLOWED_TAIL.sub("", text)).strip()
     return out or text
 
 

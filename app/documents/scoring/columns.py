@@ -37,6 +37,7 @@ _HEADER_ROLES: list[tuple[str, re.Pattern[str]]] = [
 ]
 _GROUP_LABEL = re.compile(r"部分|类|评分|评审|标准|细则|分值|总分|技术|商务|价格|报价|资信|[（(]\s*\d")
 _MAX_HEADER_CELL = 16
+_ASCII_INT = re.compile(r"[0-9]{1,6}")  # str.isdigit() also accepts ① and ² (int() does not)
 SHORT_NAME = 40  # mean length above which a column is criteria rather than names
 
 
@@ -51,6 +52,7 @@ class Columns:
     points: int | None = None
     criteria: int | None = None
     note: int | None = None
+    subtotal: int | None = None  # a column of part subtotals beside the group labels
     names_carry_points: bool = False
     names_in_criteria: bool = False  # the factor column holds group labels; names lead the criteria
     header_rows: int = 0
@@ -146,7 +148,7 @@ def _stats(rows: list[Cells], j: int) -> _Stats:
     pts = sum(1 for c in filled if points_value(c) is not None)
     npts = sum(1 for c in filled if name_points(c) is not None and points_value(c) is None)
     numbering = sum(1 for c in filled if is_numbering(c))
-    ints = [int(compact(c)) for c in filled if compact(c).isdigit()]
+    ints = [int(compact(c)) for c in filled if _ASCII_INT.fullmatch(compact(c))]
     consecutive = len(ints) >= 2 and all(b - a == 1 for a, b in itertools.pairwise(ints)) and ints[0] <= 2
     dotted = any("." in compact(c) or "（" in c or "(" in c for c in filled if is_numbering(c))
     mean = sum(len(compact(c)) for c in filled) / len(filled) if filled else 0.0
@@ -206,6 +208,9 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
                    and len(stats[j].filled) > stats[j].merged and stats[factor].merged > 0]
         if between:
             sub = between[0]  # names of the sub-items under a merged factor ("评分子项")
+            labels = stats[factor].filled
+            if labels and all(is_group_label(v) for v in labels) and len(stats[sub].filled) > len(labels):
+                group, factor, sub = factor, sub, None  # the merged cells are parts ("技术分(50分)"), not factors
     in_criteria = False
     if points is not None and criteria is not None and group is None and sub is None:
         labels = stats[factor].filled
@@ -213,11 +218,13 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         if labels and stats[factor].merged > 0 and all(is_group_label(v) for v in labels) \
                 and leads >= 0.8 * stats[points].points:
             group, factor, in_criteria = factor, criteria, True
+    subtotal = _subtotal_column(stats, points, factor)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
         note = rest[0] if rest else None
     return Columns(factor=factor, number=number, group=group, sub=sub, points=points, criteria=criteria, note=note,
+                   subtotal=subtotal,
                    names_carry_points=names_carry, names_in_criteria=in_criteria, header_rows=header_rows, header=list(header or []),
                    header_hits=len(hints), stated_total=stated_total)
 
@@ -225,11 +232,29 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
 def _points_column(stats: list[_Stats], taken: set[int], hint: int | None) -> int | None:
     """The column of bare points: most points cells, at least half of its filled cells."""
     ok = [j for j, s in enumerate(stats) if j not in taken and s.points >= 1 and s.points >= 0.5 * len(s.filled)]
-    if hint in ok:
-        return hint
     if not ok:
         return None
-    return max(ok, key=lambda j: (stats[j].points, j))
+    def hundred(j: int) -> bool:
+        values = [points_value(c) for c in stats[j].filled]
+        return abs(sum(v for v in values if v is not None) - 100) < 0.01
+
+    if len(ok) > 1 and (adding := [j for j in ok if hundred(j)]) and len(adding) < len(ok):
+        ok = adding  # "满分 100" on every row beside the 权重 column: the column that makes 100 holds the points
+    densest = max(ok, key=lambda j: (stats[j].points, j))
+    if hint in ok and stats[hint].points >= stats[densest].points:
+        return hint
+    return densest  # the column headed 分值 may hold only part subtotals; the row points are denser
+
+
+def _subtotal_column(stats: list[_Stats], points: int | None, factor: int) -> int | None:
+    """A sparse column of numbers left of the factor besides the points column: part subtotals (10 / 90)."""
+    if points is None:
+        return None
+    for j in range(factor):
+        s = stats[j]
+        if j != points and s.filled and s.points == len(s.filled) and s.points < stats[points].points:
+            return j
+    return None
 
 
 def _factor_column(stats: list[_Stats], texts: list[int], hints: dict[str, int]) -> int:

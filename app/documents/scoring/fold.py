@@ -28,7 +28,7 @@ from app.documents.scoring.model import ScoringItem, ScoringRow
 from app.documents.text_patterns import clean_cell_text, compact
 
 _LONG_LABEL = 60
-_TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成")
+_TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成|^综合(?:评分|评审|评价)?(?:总)?得分$|^总得分$")
 
 
 @dataclass
@@ -102,7 +102,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 continue
             group = label
             group_cell = None
-            pts = stated_points(label)
+            short = len(compact(label)) <= 30 and not re.search(r"[；;。]", label)
+            pts = stated_points(label) if short else None
             if pts is not None:
                 out.subtotals[group] = pts
             if not out.rows:
@@ -116,7 +117,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor
         points = _row_points(cells, cols)
-        if any(TOTAL_ROW.match(compact(c or "")) for c in (number, group_value, factor)) or (
+        if any(TOTAL_ROW.match(compact(c or "")) or _TOTAL_NAME.search(compact(c or ""))
+               for c in (number, group_value)) or any(TOTAL_ROW.match(compact(c or "")) for c in (factor,)) or (
                 factor and _TOTAL_NAME.search(compact(factor))):
             if factor and _TOTAL_NAME.search(compact(factor)):
                 out.total = name_points(factor) if out.total is None else out.total
@@ -132,10 +134,16 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
             group = group_cell
             pts = name_points(group_cell) or stated_points(group_cell)
+            if pts is None and cols.subtotal is not None:
+                pts = points_value(_cell(cells, cols.subtotal))
             if pts is not None:
                 out.subtotals[group] = pts
         criteria = clean_cell_text(_cell(cells, cols.criteria) or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
+        if points is None and not sub and cols.points is not None:
+            named = _cell(cells, cols.points) or ""
+            if (in_name := name_points(named)) is not None:  # "企业综合实力（4分）" where the points belong
+                sub, points = strip_points(named), in_name
         note = clean_cell_text(_cell(cells, cols.note) or "")
         last = out.rows[-1] if out.rows else None
         fresh_number = bool(number) and last is not None and compact(number or "") != compact(last.number)
@@ -195,8 +203,26 @@ def _last_number(cells: Cells) -> float | None:
     return None
 
 
+_ITEM_LEAD = re.compile(
+    r"^\s*(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])?\s*([^：:，,。；;（(\n]{2,20}?)\s*[（(]\s*(\d+(?:\.\d+)?)\s*分\s*[)）]"
+)
+
+
+def _name_items(row: ScoringRow) -> None:
+    """Nameless sub-items whose criteria open with their own name and points ("风险管理（8分）…") get that name."""
+    if len(row.items) < 2:
+        return
+    for item in row.items:
+        if item.name or item.points is None:
+            continue
+        m = _ITEM_LEAD.match(item.criteria)
+        if m and abs(float(m.group(2)) - item.points) < 0.01:
+            item.name = m.group(1).strip()
+
+
 def settle_points(row: ScoringRow) -> None:
     """Row points = the sum of its items' points, else the points stated in its name; criteria joined."""
+    _name_items(row)
     item_points = [i.points for i in row.items if i.points is not None]
     row.points = round(sum(item_points), 4) if item_points else row.stated_points
     if len(row.items) == 1:

@@ -59,6 +59,7 @@ class ScoringRow(BaseModel):
     table_id: str
     pages: list[int] = Field(default_factory=list)
     chapter: bool = True  # False: the user marked it "not a chapter" (one-to-one skips it)
+    doubt: str = ""  # why this row could not be confirmed (Chinese, for the analysis view), "" when fine
 
     @property
     def page(self) -> int:
@@ -89,6 +90,7 @@ class ScoringTable(BaseModel):
     score: float = 0.0  # structural rank among the candidates (higher is more scoring-table-like)
     evidence: list[str] = Field(default_factory=list)  # why it ranks so (Chinese, for the UI)
     rejected: str = ""  # why it is a look-alike (考核细则, 索引表 …), "" when it may be used
+    weighted: bool = False  # points are 权重 percentages (each factor scored 0–100 × its weight)
 
     @property
     def points_sum(self) -> float:
@@ -111,6 +113,8 @@ class ScoringResult(BaseModel):
     uncertain: list[str] = Field(default_factory=list)  # what code could not decide (closed questions)
     notes: list[str] = Field(default_factory=list)  # e.g. pages whose tables were cut at a limit
     options: list[list[int]] = Field(default_factory=list)  # schemes code weighed (candidate indices), best first
+    confirmed: bool = False  # independent checks agree (sums, stated subtotals, prose, place); see calibrate
+    doubt_zh: str = ""  # one sentence: what could not be confirmed and where to look ("" when confirmed)
 
     @property
     def rows(self) -> list[ScoringRow]:

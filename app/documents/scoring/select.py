@@ -27,8 +27,11 @@ _DECOYS: list[tuple[re.Pattern[str], str]] = [
     (re.compile(r"符合性|资格性|资格审查|形式审查|响应性审查|是否合格|合格性|否决|初步评审|通过/不通过"),
      "符合性/资格审查表（通过或不通过，没有分值）"),
     (re.compile(r"偏离"), "偏离表"),
+    (re.compile(r"加分项|加分因素|附加分|加分表|另行加分|额外加分|加分标准"), "加分表（在总分之外另计，不是评分表）"),
+    (re.compile(r"价格扣除|扣除比例|价格折扣"), "价格扣除表（政策优惠，不是评分表）"),
 ]
 _CAPTION_SCORING = re.compile(r"评分|评审|评标|打分|细则")
+_POINTS_HEADER = re.compile(r"分值|分数|满分|得分|权重|权值|^分$|标准分|最高分")
 CLAIM_THRESHOLD = 3.0
 MAX_WINDOW = 6
 MAX_PAGE_GAP = 6
@@ -83,11 +86,19 @@ def rank(table: ScoringTable, doc: TenderDocument | None) -> None:
         score += 0.5
     if _CAPTION_SCORING.search(compact(table.caption[-40:] + table.label)):
         score += 1
+    bonus = 0.0
     if doc is not None and table.table_ids and table.kind == "table":
         bonus, why = context_score(doc, table.table_ids[0], table.caption)
         score += bonus
         if why:
             ev.append(why)
+    signal = (table.stated_total is not None or _close(total, 100) or bonus > 0
+              or any(_POINTS_HEADER.search(compact(h)) or _CAPTION_SCORING.search(compact(h)) for h in table.header)
+              or any(_CAPTION_SCORING.search(compact(label)) for label in table.subtotals)
+              or _CAPTION_SCORING.search(compact(table.caption[-40:] + table.label)))
+    if not signal:  # numbers in a table (人数, 数量) without a points header, a total or a scoring title
+        score -= 3
+        ev.append("没有分值表头、标明的总分或评分标题")
     table.score = round(score, 2)
     table.evidence = ev
     table.rejected = decoy_reason(table)

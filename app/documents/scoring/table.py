@@ -20,12 +20,14 @@ import re
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.documents.scoring.absence import absence_reason
+from app.documents.scoring.calibrate import calibrate
 from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
 from app.documents.scoring.cells import explicit_category, fmt_points
-from app.documents.scoring.context import technical_part_by_weight
-from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
+from app.documents.scoring.context import evaluation_method, technical_part_by_weight
+from app.documents.scoring.model import ScoreCategory, ScoringItem, ScoringResult, ScoringRow, ScoringTable
 from app.documents.scoring.paragraphs import paragraph_scheme
+from app.documents.scoring.prose import part_statements, price_label, stated_parts
 from app.documents.scoring.select import choose, rank
 from app.documents.text_patterns import compact
 
@@ -49,11 +51,38 @@ def parse_points(text: str | None) -> float | None:
 
 
 def parse_scoring(doc: TenderDocument) -> ScoringResult:
-    """Find and parse the scoring scheme of a tender, with sums checked and a confidence."""
+    """Find and parse the scoring scheme of a tender, with sums checked and a confidence.
+
+    Never raises: a failure of the whole reading is a result without a table whose message
+    says so in Chinese (the analysis goes on in free mode), with the error in ``notes``.
+    """
+    try:
+        return _parse_scoring(doc)
+    except Exception as exc:
+        return ScoringResult(
+            found=False, absence="error", confidence=0.0,
+            message_zh="评分表解析出错，未能读取评分表；请在分析页手工填写评分项，或用自由模式",
+            notes=[f"解析出错：{type(exc).__name__}: {str(exc)[:120]}"],
+            doubt_zh="评分表解析出错，未能确认有无评分表；请查看评标办法一章，手工填写评分项",
+        )
+
+
+def _parse_scoring(doc: TenderDocument) -> ScoringResult:
     candidates = candidates_from_tables(doc)
     for c in candidates:
-        rank(c, doc)
+        if c.rejected.startswith("解析出错"):
+            continue
+        try:
+            rank(c, doc)
+        except Exception as exc:
+            c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
     choice = choose(candidates)
+    lowest = bool(evaluation_method(doc))
+    while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \
+            and abs(sum(t.points_sum for t in choice.tables) - 100) > 0.01:
+        for t in choice.tables:  # a lowest-price method has no points: an unlabelled look-alike is not its table
+            t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分、合计也不是 100 分，不作为评分表"
+        choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     if not tables and (para := paragraph_scheme(doc)) is not None:
         rank(para, None)
@@ -78,6 +107,8 @@ def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: l
         if all(c is not t for t in tables):
             assign_categories([c])
     assign_categories(tables, technical_by_weight=by_weight)
+    if doc is not None and tables and (price := prose_price(doc, tables)) is not None:
+        tables = [*tables, price]
     result = check_scoring(tables)
     result.candidates = candidates
     if not sure:
@@ -87,7 +118,30 @@ def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: l
         result.absence, result.message_zh = code, message
     elif by_weight and any(r.category_source == "weights" for t in tables for r in t.rows):
         result.uncertain.append("weights")
-    return result
+    return calibrate(doc, result)
+
+
+def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable | None:
+    """The price part stated only in prose ("其中投标报价为70分") when the tables have no price row and
+    the tables plus that part make the stated 100 points; None otherwise."""
+    if any(r.category == ScoreCategory.PRICE for t in tables for r in t.rows):
+        return None
+    statements = [st for st in part_statements(doc) if st.category == ScoreCategory.PRICE and not st.weight]
+    total = sum(t.points_sum for t in tables)
+    points = stated_parts(part_statements(doc)).get(ScoreCategory.PRICE)
+    fits = [st for st in statements if abs(total + st.points - 100) < 0.01]
+    if points is None or abs(total + points - 100) > 0.01 or not fits:
+        if not fits or len({st.points for st in statements}) > 1:
+            return None  # nothing stated, or the prose names more than one price figure
+        points = fits[0].points
+    statement = fits[0]
+    page, name = statement.page, price_label(statement)
+    text = "价格分只在评标办法正文中规定（表格中没有价格行），分值按正文"
+    row = ScoringRow(factor=name, factor_raw=name, points=points, stated_points=points, criteria=text,
+                     category=ScoreCategory.PRICE, category_source="section", table_id="", pages=[page],
+                     items=[ScoringItem(criteria=text, points=points, page=page)])
+    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=f"正文规定的{name}分", rows=[row],
+                        category=ScoreCategory.PRICE, stated_total=points)
 
 
 def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
@@ -117,12 +171,15 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
                 issues.append(f"“{r.factor}”（第{r.page}页）没有读到分值")
             elif r.stated_points is not None and len(r.items) > 1 and abs(r.points - r.stated_points) > 0.01:
                 issues.append(f"“{r.factor}”各小项合计 {fmt_points(r.points)} 分，名称中标明 {fmt_points(r.stated_points)} 分")
+            elif r.stated_points is not None and len(r.scored_items) > 1:
+                passed.append(f"“{r.factor}”各小项合计 {fmt_points(r.points)} 分，与名称中标明的一致")
     total = round(sum(t.points_sum for t in tables), 4)
     stated_sum = [t.stated_total for t in tables]
     if abs(total - 100) < 0.01:
         passed.append("全部评分项合计 100 分")
     elif all(s is not None for s in stated_sum) and abs(total - sum(s or 0 for s in stated_sum)) < 0.01:
         passed.append(f"全部评分项合计 {fmt_points(total)} 分，与标明的总分一致")
+        issues.append(f"全部评分项合计 {fmt_points(total)} 分，不是 100 分（其余分值可能在其他表格或正文中）")
     else:
         issues.append(f"全部评分项合计 {fmt_points(total)} 分，不是 100 分（可能有评分表未识别或分值读错）")
     confidence = max(0.1, min(1.0, 1.0 - 0.2 * len(issues) + (0.0 if passed else -0.2)))
@@ -143,9 +200,16 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
 
 def scoring_diagnostics(result: ScoringResult) -> list[Diagnostic]:
     """The parse outcome as document diagnostics, for the same list the UI shows."""
+    skipped = [
+        Diagnostic(code=DiagnosticCode.SCORING_MISMATCH, severity=Severity.INFO, pages=c.pages,
+                   message_zh=f"候选评分表（第{'、'.join(map(str, c.pages[:3]))}页）{c.rejected}")
+        for c in result.candidates if c.rejected.startswith("解析出错")
+    ] + [Diagnostic(code=DiagnosticCode.SCORING_MISMATCH, severity=Severity.INFO, message_zh=n)
+         for n in result.notes if n.startswith("解析出错")]
     if not result.found:
-        return [Diagnostic(code=DiagnosticCode.NO_SCORING_TABLE, severity=Severity.INFO, message_zh=result.message_zh)]
-    return [
+        return [Diagnostic(code=DiagnosticCode.NO_SCORING_TABLE, severity=Severity.INFO, message_zh=result.message_zh),
+                *skipped]
+    return skipped + [
         Diagnostic(
             code=DiagnosticCode.SCORING_MISMATCH,
             severity=Severity.WARNING,

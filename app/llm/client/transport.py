@@ -15,7 +15,7 @@ import logging
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
 import openai
@@ -120,6 +120,13 @@ def _is_refused(exc: BaseException) -> bool:
     return False
 
 
+class ServerLifecycle(Protocol):
+    """A model server this app runs itself (the built-in local model): started before a call."""
+
+    async def ensure_running(self) -> None:
+        """Start the server if needed (a dead one restarted within its allowance); raise when it cannot run."""
+
+
 class Transport:
     """Shared state of one endpoint's calls (see the module docstring)."""
 
@@ -132,6 +139,7 @@ class Transport:
         self.reached = False  # some request got an answer (or was cut in flight)
         self.gone = False  # connections were refused after the server had been reached
         self.observer: CallObserver | None = None  # live figures of each call (the status bar)
+        self.lifecycle: ServerLifecycle | None = None  # set when the app runs the server itself
         self._api: AsyncOpenAI | None = None
         register_secret(config.api_key)
         install_log_scrubber()
@@ -229,7 +237,12 @@ class Transport:
         raise LLMServerGone.for_endpoint(self.config.base_url, str(exc.__cause__ or exc)[:200])
 
     async def ensure_alive(self) -> None:
-        """Before a call on an endpoint known to be gone: one check, and fail at once if still gone."""
+        """Before a call: a server the app runs is started (or restarted once); an endpoint known to be
+        gone gets one check, and the call fails at once if it is still gone."""
+        if self.lifecycle is not None:
+            await self.lifecycle.ensure_running()
+            self.gone = False
+            return
         if not self.gone:
             return
         if await self._listening():

@@ -99,7 +99,7 @@ class InstructionApplier:
         locked: Sequence[str] = (),
         lock_reason: str = "",
         is_locked: LockPredicate | None = None,
-        code_owned: Sequence[str] = ("id",),
+        code_owned: Sequence[str] = ("id", "locked"),  # the user locks headings, never a model
         strip_title_numbers: bool = True,
     ) -> None:
         self.outline = outline

@@ -89,7 +89,7 @@ def seeds_of(row: ScoringRow) -> list[str]:
     return seeds
 
 
-def row_group(row: ScoringRow, key: str) -> ScoringGroup:
+def row_group(row: ScoringRow, key: str, weighted: bool = False) -> ScoringGroup:
     """One parsed row as a scoring item (id assigned later by ``renumber_groups``)."""
     subs = [ScoringSubItem(name=i.name[:60], criteria=i.criteria[:1000], points=i.points) for i in row.scored_items]
     decided: DecidedBy = "model" if row.category_source == "model" else "user" if row.category_source == "user" else "code"
@@ -97,7 +97,7 @@ def row_group(row: ScoringRow, key: str) -> ScoringGroup:
         id="", title=display_title(row.factor) or row.factor[:60] or "评分项", description=row.criteria[:2000],
         detail_points=seeds_of(row), points=row.points, source_page=row.page or None,
         category=CATEGORY_OF[row.category], sub_items=subs, group_label=row.group[:80], table_key=key,
-        chapter=row.chapter, decided_by=decided,
+        chapter=row.chapter, decided_by=decided, doubt=row.doubt[:200], weighted=weighted,
     )
 
 
@@ -122,7 +122,7 @@ def table_info(table: ScoringTable, used: bool) -> ScoringTableInfo:
         key=key, label=_once(table.label) or _caption_tail(table.caption), kind=table.kind, pages=table.pages,
         total=table.points_sum, stated_total=table.stated_total, stated_by_category=stated_by_category(table),
         score=table.score, evidence=table.evidence, rejected=table.rejected, used=used,
-        groups=[row_group(r, key) for r in rows],
+        groups=[row_group(r, key, table.weighted) for r in rows],
     )
 
 

@@ -47,7 +47,7 @@ def _bare_number(value: Any) -> tuple[Any, list[str]]:
     """A weak model's bare ``2`` or ``"2"`` read as ``{"answer": 2}``."""
     if isinstance(value, int) and not isinstance(value, bool):
         return {"answer": value}, ["裸数字答案按 answer 处理"]
-    if isinstance(value, str) and value.strip().isdigit():
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         return {"answer": int(value.strip())}, ["字符串数字答案按 answer 处理"]
     return value, []
 

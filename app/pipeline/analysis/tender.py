@@ -263,7 +263,8 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
                     differences=diffs, technical_requirements=requirements, notes=[*decisions, *notes],
                     requirement_headings=requirement_headings(doc), scoring_tables=tables,
                     scoring_message=scoring.message_zh, scoring_absence=scoring.absence,
-                    scoring_decisions=decisions)
+                    scoring_decisions=decisions, scoring_confirmed=scoring.confirmed,
+                    scoring_doubt=scoring.doubt_zh)
 
 
 async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,

@@ -9,15 +9,18 @@ turn a :class:`SectionRequest` into chat messages from ``resources/prompts/draft
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.core.breakdown import Breakdown
 from app.core.outline import Outline, OutlineNode, Path
 from app.core.resources import load_prompt
 from app.core.similarity import char_ngrams
+
+if TYPE_CHECKING:
+    from app.library.store import LibraryStore
 
 DEFAULT_TARGET_CHARS = 800
 MAX_REQUIREMENTS = 6
@@ -48,6 +51,8 @@ class SectionRequest:
     guidance: str = ""
     target_chars: int = DEFAULT_TARGET_CHARS
     existing: str = ""  # the section's text before this run: what stays when drafting fails
+    references: list[str] = field(default_factory=list)  # past bids' sections offered as reference material
+    reference_sources: list[str] = field(default_factory=list)  # where each reference came from (recorded on the draft)
 
     @property
     def path_text(self) -> str:
@@ -100,8 +105,15 @@ def _label(node: OutlineNode) -> str:
 
 def section_requests(outline: Outline, analysis: Analysis | None = None, breakdown: Breakdown | None = None, *,
                      paths: Iterable[Path] | None = None, guidance: str = "",
-                     target_chars: int = DEFAULT_TARGET_CHARS) -> list[SectionRequest]:
-    """Requests for the given leaves (all leaves when ``paths`` is None), in outline order."""
+                     target_chars: int = DEFAULT_TARGET_CHARS,
+                     library: LibraryStore | None = None,
+                     targets: Mapping[Path, int] | None = None) -> list[SectionRequest]:
+    """Requests for the given leaves (all leaves when ``paths`` is None), in outline order.
+
+    With the user's ``library``, the past sections that best match each heading go into the
+    request as reference material, with their sources. ``targets`` gives a leaf its own length
+    (the length budget's share); others get ``target_chars``.
+    """
     groups = {g.id: g for g in (analysis.groups if analysis else [])}
     overview = overview_text(analysis.overview if analysis else None)
     wanted = None if paths is None else set(paths)
@@ -125,9 +137,13 @@ def section_requests(outline: Outline, analysis: Analysis | None = None, breakdo
             requirements=related_requirements(breakdown, query),
             overview=overview,
             guidance=guidance,
-            target_chars=target_chars,
+            target_chars=targets.get(path, target_chars) if targets else target_chars,
             existing=node.content,
         ))
+        if library is not None:
+            from app.pipeline.drafting.references import library_references
+
+            out[-1].references, out[-1].reference_sources = library_references(library, node.title, group)
     return out
 
 
@@ -147,6 +163,7 @@ def draft_messages(req: SectionRequest) -> list[dict[str, str]]:
         "requirements": _bullets(req.requirements, "（无）"),
         "guidance": req.guidance.strip() or "（无）",
         "target_chars": req.target_chars,
+        "references": "\n\n".join(req.references) if req.references else "（无）",
     })
     return [{"role": "user", "content": prompt}]
 

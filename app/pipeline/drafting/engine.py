@@ -167,7 +167,8 @@ class DraftingEngine:
             draft = self.state.get(req.key, req.title)
             if (skip_done and draft.status == "done") or req.key in self.running:
                 continue
-            self.state.sections[req.key] = SectionDraft(key=req.key, title=req.title)
+            self.state.sections[req.key] = SectionDraft(key=req.key, title=req.title,
+                                                        sources=list(req.reference_sources))
             todo.append(req)
         return await self._run(todo)
 

@@ -25,11 +25,12 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from app.core.outline import Origin, OutlineNode
-from app.core.rules.heading_form import fragment_problem
+from app.core.rules.heading_form import evidence_items, evidence_problem, fragment_problem
 from app.core.rules.outline import normalize_title, title_problem
 from app.pipeline.headings.criteria_points import CriteriaPoint, point_heading, split_criteria
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibrarySection, default_library
 from app.pipeline.headings.match import EntryMatch, distinct_parts, match_item, rank_variants
+from app.pipeline.headings.tender_kind import fits, tender_kind
 
 if TYPE_CHECKING:
     from app.core.analysis import Analysis, RequirementHeading, ScoringGroup
@@ -45,6 +46,8 @@ _COMMON_LONGEST_FIRST = tuple(sorted(_COMMON, key=len, reverse=True))
 _NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 _DOMAIN_FALLBACK = ("property", "canteen", "cleaning", "security_guard", "landscaping", "delivery", "data_processing",
                     "software_dev", "construction_org", "driving", "office_support")
+#: The generic structure for an item nothing matched, by the tender's kind.
+_GENERIC_FOR = {"works": "construction_org", "goods": "technical_solution", "services": "service_plan"}
 _BACKGROUND = re.compile(r"概况|概述|背景|简介|基本情况|项目情况|项目说明|总则")
 _GOODS = re.compile(r"设备|货物|供货|产品|采购及安装|开关柜|材料")
 
@@ -146,6 +149,7 @@ class ChapterPlan:
     sections: list[Candidate] = field(default_factory=list)
     nodes: list[OutlineNode] = field(default_factory=list)
     structured: bool = False  # the criteria (or requirements) name the chapter's sections
+    attachments: list[str] = field(default_factory=list)  # documents the criteria ask to attach (never headings)
 
     def children_for(self, title: str) -> list[OutlineNode]:
         """Level-3 headings code planned (or was offered) for a section titled ``title``; [] when none."""
@@ -187,7 +191,7 @@ def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str])
     for c in items:
         if restates(c.title, chapter) or any(same_heading(c.title, s, 0.85) for s in siblings):
             continue
-        if title_problem(c.title) or fragment_problem(c.title):
+        if title_problem(c.title) or fragment_problem(c.title) or evidence_problem(c.title):
             continue
         if any(same_heading(c.title, o.title, 0.9) for o in out):
             continue
@@ -197,11 +201,14 @@ def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str])
 
 def _fallback_entries(title: str, project: str, library: HeadingLibrary) -> list[EntryMatch]:
     """Entries for an item nothing matched: the project's domain, else a generic plan."""
+    kind = tender_kind(project)
     for entry_id in _DOMAIN_FALLBACK:
         entry = library.get(entry_id)
-        if entry and any(k in project for k in entry.keywords):
+        if entry and fits(entry, kind) and any(k in project for k in entry.keywords):
             return [EntryMatch(entry, 1.0, None, ("项目领域",))]
-    generic = library.get("technical_solution" if _GOODS.search(project + title) else "service_plan")
+    if kind is None:
+        kind = "goods" if _GOODS.search(project + title) else "services"
+    generic = library.get(_GENERIC_FOR[kind])
     return [EntryMatch(generic, 0.5, None, ("通用结构",))] if generic else []
 
 
@@ -466,7 +473,7 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     name = group.title if group is not None else title
     matches = chapter_entries(name, criteria, project, lib)
     suffix = matches[0].entry.point_suffix if matches else ""
-    plan = ChapterPlan(chapter=title, entries=matches)
+    plan = ChapterPlan(chapter=title, entries=matches, attachments=evidence_items(criteria))
     others = list(siblings or [])
     raw_points = _point_candidates(group.description if group is not None else "", suffix, details)
     plan.points = _clean_candidates([p.candidate for p in raw_points], title, others)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.core.rules.heading_form import ends_with_heading_noun, fragment_problem
+from app.core.rules.heading_form import ends_with_heading_noun, evidence_problem, fragment_problem
 
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 _NUMBERED_LINE = re.compile(r"(?:^|\n|[。；;])\s*(?:[（(]\s*(\d{1,2})\s*[)）]|(\d{1,2})\s*[、.．](?!\d))")
@@ -292,7 +292,7 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
             t = t[: e.start()]
     if suffix and (len(t) < 4 or not ends_with_heading_noun(t)) and not _needs_no_suffix(t):
         t = _merge_suffix(t, suffix)
-    if not 3 <= len(t) <= MAX_HEADING or fragment_problem(t, criteria) is not None:
+    if not 3 <= len(t) <= MAX_HEADING or fragment_problem(t, criteria) is not None or evidence_problem(t):
         return None
     return t
 

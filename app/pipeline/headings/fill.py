@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from app.core.outline import OutlineNode
+from app.core.rules.heading_checks import copies_project
 from app.core.rules.heading_form import fragment_problem, vague_problem
-from app.core.rules.outline import normalize_title, title_problem
+from app.core.rules.outline import title_problem
 from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
@@ -49,24 +50,6 @@ def fragment_issues(children: list[OutlineNode], prefix: str = "/children", crit
     return issues
 
 
-def pattern_issues(children: list[OutlineNode], prefix: str = "/children") -> list[str]:
-    """Issues for sections whose level-3 headings are only the section's title plus the same suffixes as
-    under two other sections ("X目标"/"X措施" everywhere): one template, not headings about the section."""
-    sets: dict[frozenset[str], list[int]] = {}
-    for i, node in enumerate(children):
-        base = normalize_title(node.title)
-        keys = [normalize_title(c.title) for c in node.children]
-        if len(base) < 2 or len(keys) < 2 or not all(k.startswith(base) and len(k) > len(base) for k in keys):
-            continue
-        sets.setdefault(frozenset(k[len(base):] for k in keys), []).append(i)
-    issues: list[str] = []
-    for suffixes, where in sets.items():
-        if len(where) >= 3:
-            issues += [f"{prefix}/{i}/children: 子标题只是上级标题加上“{'、'.join(sorted(suffixes))}”，"
-                       "各节都用同一写法，应写出本节自己的内容" for i in where]
-    return issues
-
-
 def vague_issues(children: list[OutlineNode], prefix: str = "/children") -> list[str]:
     """Issues for headings (at any depth below) a model wrote that say nothing ("相关需求")."""
     issues: list[str] = []
@@ -76,12 +59,6 @@ def vague_issues(children: list[OutlineNode], prefix: str = "/children") -> list
             issues.append(f"{prefix}/{i}/title: {problem}")
         issues += vague_issues(node.children, f"{prefix}/{i}/children")
     return issues
-
-
-def copies_project(title: str, project: str) -> bool:
-    """Whether ``title`` copies the project's name (contains it, or nearly is it; names under 6 characters say too little)."""
-    p, t = "".join(_CJK.findall(project)), "".join(_CJK.findall(title))
-    return len(p) >= 6 and (p in t or same_heading(t, p, 0.7))
 
 
 def project_echo_issues(children: list[OutlineNode], project: str, prefix: str = "/children") -> list[str]:

@@ -13,6 +13,7 @@ import json
 from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -70,6 +71,8 @@ class LibraryEntry(BaseModel):
     context: tuple[str, ...] = ()
     generic: bool = False
     point_suffix: str = Field(default="", max_length=8)
+    #: The kinds of tender the entry is written for (works / goods / services); empty: any kind.
+    kinds: tuple[Literal["works", "goods", "services"], ...] = ()
     variants: tuple[LibraryVariant, ...] = Field(min_length=2)
 
     def variant(self, variant_id: str) -> LibraryVariant:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from app.core.analysis import ScoringGroup
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibraryVariant, default_library
+from app.pipeline.headings.tender_kind import fits, tender_kind
 
 MIN_SCORE = 6.0
 _TAIL_WORDS = re.compile(r"(?:的)?(?:情况|方案|能力|措施|计划|要求|评价|程度|水平|内容)+$")
@@ -97,7 +98,8 @@ def match_item(name: str, criteria: str = "", project: str = "", *, library: Hea
     lib = library or default_library()
     clean = _clean_name(name)
     crit = re.sub(r"\s+", "", criteria or "")
-    found = [m for m in (_score(e, clean, crit, project) for e in lib) if m is not None]
+    kind = tender_kind(project)  # a library structure is used only for the kind of tender it was written for
+    found = [m for m in (_score(e, clean, crit, project) for e in lib if fits(e, kind)) if m is not None]
     found.sort(key=lambda m: -m.score)
     out: list[EntryMatch] = []
     for m in found:

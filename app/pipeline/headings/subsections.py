@@ -23,10 +23,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.core.outline import OutlineNode
 from app.core.outline_sync import sync_children
 from app.core.resources import resource_path
-from app.core.rules.heading_form import fragment_problem, vague_problem
-from app.core.rules.outline import normalize_title, title_problem
+from app.core.rules import heading_checks, registry
+from app.core.rules.heading_checks import HeadingContext
+from app.core.rules.outline import normalize_title
 from app.pipeline.headings.candidates import same_heading
-from app.pipeline.headings.fill import ask_once, copies_project, mark_origins
+from app.pipeline.headings.fill import ask_once, mark_origins
 from app.pipeline.headings.library import default_library
 from app.pipeline.outline.budget import BudgetExhausted
 
@@ -36,14 +37,14 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 #: Characters of a level-3 heading the model may write (the wire pattern asks for this range).
-SUB_MIN, SUB_MAX = 4, 12
+SUB_MIN, SUB_MAX = heading_checks.SUB_MIN, heading_checks.SUB_MAX
+#: What the wire pattern asks of a weak model (a regular shape it can follow; validation accepts more).
+WIRE_MIN, WIRE_MAX = 4, 20
 #: Headings asked per section.
 SUB_COUNT = 3
 #: Calls kept in reserve for the rest of the run: below it, sections keep their planned headings.
 CALL_RESERVE = 12
 _CJK = re.compile(r"[\u4e00-\u9fff]")
-_CONJUNCTIONS = re.compile(r"[与和及、]")
-_PROMPT_WORDS = re.compile(r"标题|小节|节点|下级|名词|短语|输出|示例|例如|json", re.IGNORECASE)
 
 
 class SubsectionTitles(BaseModel):
@@ -51,7 +52,7 @@ class SubsectionTitles(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     titles: Annotated[list[Annotated[str, Field(json_schema_extra={
-        "pattern": f"^[\\u4e00-\\u9fa5]{{{SUB_MIN},{SUB_MAX}}}$"})]], Field(min_length=1, max_length=SUB_COUNT + 1)]
+        "pattern": f"^[\\u4e00-\\u9fa5、]{{{WIRE_MIN},{WIRE_MAX}}}$"})]], Field(min_length=1, max_length=SUB_COUNT + 1)]
 
 
 @cache
@@ -70,79 +71,39 @@ def example_titles() -> set[str]:
     return {normalize_title(t) for e in _examples() for t in [e["section_title"], e["chapter_title"], *e["titles"]]}
 
 
-#: Bigrams too common in headings to tie one to a section ("方案", "管理" …).
-GENERIC_GRAMS = frozenset({"方案", "管理", "服务", "计划", "措施", "保障", "工作", "项目", "体系", "制度", "机制",
-                           "要求", "内容", "情况", "实施", "相关", "安排", "建设", "系统"})
-#: Words of the tendering procedure that every project name and prompt carries (采购项目, 招标): in a
-#: heading they are the model echoing its prompt unless the section itself is about them (原料采购).
-WRAPPER_GRAMS = frozenset({"采购", "招标", "投标", "磋商", "询价", "比选", "竞标", "标书"})
-#: Share of a heading's characters that must be covered by words found in the tender or the plan.
-GROUNDED_SHARE = 0.8
-
-
 @cache
 def _library_words() -> str:
     """Every heading of the heading library: the words bid writers use for such sections."""
     return "|".join(t for e in default_library() for t in e.headings())
 
 
-def grounded_share(title: str, vocabulary: str) -> float:
-    """Share of ``title``'s characters inside a two-character word that also occurs in ``vocabulary``."""
-    t = "".join(_CJK.findall(title))
-    if len(t) < 2:
-        return 0.0
-    covered = [False] * len(t)
-    for i in range(len(t) - 1):
-        if t[i:i + 2] in vocabulary:
-            covered[i] = covered[i + 1] = True
-    return sum(covered) / len(t)
+def _context(title: str, section: str, chapter: str, context: str, taken: list[str], project: str,
+             section_words: str, siblings: tuple[str, ...]) -> HeadingContext:
+    return HeadingContext(title=re.sub(r"\s+", "", title), level=3, writer="model", parent=section, chapter=chapter,
+                          project=project, context=context, section_words=section_words, siblings=siblings,
+                          taken=tuple(taken), examples=frozenset(example_titles()), vocabulary=_library_words(),
+                          small_question=True)
 
 
 def subsection_problem(title: str, section: str, chapter: str, context: str, taken: list[str],
                        project: str = "", section_words: str = "", siblings: tuple[str, ...] = ()) -> str | None:
     """Why a model's level-3 heading ``title`` under ``section`` cannot be kept (Chinese), or None.
 
-    ``context`` is this chapter's own text (project, chapter, criteria, the plan's headings):
-    a heading must be made of words found there. ``section_words`` is what is known of the
-    section (its title, description and planned headings): the heading must share a specific
-    word with it, or it is about another section. ``taken`` are headings already in the
+    Only defects refuse (the rules of :mod:`app.core.rules.registry` in the scope of a weak model's
+    answer to the one-section question): a repeat of the section, chapter or project, an example
+    copied, a heading used elsewhere, prompt words, fragments. ``context`` is this chapter's own
+    text; ``section_words`` what is known of the section; ``taken`` headings already in the
     outline, ``siblings`` the ones kept for this section so far.
     """
-    t = re.sub(r"\s+", "", title)
-    if not SUB_MIN <= len(t) <= SUB_MAX or len(_CJK.findall(t)) < len(t):
-        return "不是 4–12 个汉字的标题"
-    problem = title_problem(t) or fragment_problem(t) or vague_problem(t)
-    if problem:
-        return problem
-    if _PROMPT_WORDS.search(t):
-        return "复述了提问的用词"
-    key = _CONJUNCTIONS.sub("", normalize_title(t))
-    if normalize_title(t) in example_titles():
-        return "照抄了示例"
-    for upper in (section, chapter):
-        u = _CONJUNCTIONS.sub("", normalize_title(upper))  # "运输和交付" under 运输与交付 repeats it
-        shared = next((i for i, (a, b) in enumerate(zip(key, u, strict=False)) if a != b), min(len(key), len(u)))
-        if key == u or key in u or (shared >= 6 and shared < len(u)):  # a cut copy: "饮食需求六个方面阐述对该"
-            return "只是重复了上级标题"
-    if copies_project(t, project) or (len(t) >= 5 and t in "".join(_CJK.findall(project))):
-        return "照抄了项目名称"
-    grams = [t[i:i + 2] for i in range(len(t) - 1)]
-    if len(set(grams)) < len(grams):
-        return "标题在重复自己"
-    own_text = section + chapter + section_words
-    wrapper = next((g for g in grams if g in WRAPPER_GRAMS and g not in own_text), None)
-    if wrapper:  # "采购需求分析" under 项目背景分析: the tender's procedure, not the bidder's work
-        return f"用了招标程序的用语“{wrapper}”，不是本节的内容"
-    if grounded_share(t, context + section + section_words + _library_words()) < GROUNDED_SHARE:
-        return "用了招标文件和本节都没有的词"
-    own = _grams(section + section_words) - GENERIC_GRAMS
-    if section_words and not (set(grams) - GENERIC_GRAMS) & own:
-        return "与本节内容无关"
-    if any(k in t or t in k for k in (normalize_title(x) for x in siblings)):
-        return "与同一节的另一个小标题重复"
-    if any(same_heading(t, x, 0.8) for x in taken):
-        return "与目录中已有的标题重复"
-    return None
+    return registry.first_problem(_context(title, section, chapter, context, taken, project, section_words, siblings))
+
+
+def subsection_warnings(title: str, section: str, chapter: str, context: str, project: str = "",
+                        section_words: str = "") -> list[str]:
+    """What speaks against a model's level-3 heading without being a defect (words the tender, the section and the
+    library do not use; nothing shared with the section): such a heading ranks after the headings code planned."""
+    ctx = _context(title, section, chapter, context, [], project, section_words, ())
+    return [msg for _, msg in registry.problems(ctx, "warning")]
 
 
 def _messages(job: OutlineJob, chapter: str, section: str) -> list[dict[str, Any]]:
@@ -200,6 +161,7 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
         own = context + section.title + section.description
         words = section.description + "".join(c.title + c.description for c in planned)
         kept: list[str] = []
+        warned: list[str] = []
         spent = False
         try:
             for temperature in (0.3, 0.7):
@@ -207,8 +169,12 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
                 calls += 1
                 for a in answers:
                     a = re.sub(r"\s+", "", a)
-                    if len(fixed) + len(kept) < want and subsection_problem(a, section.title, target.title, own, taken,
-                                                               job.project_name, words, tuple(kept)) is None:
+                    if len(fixed) + len(kept) >= want or subsection_problem(
+                            a, section.title, target.title, own, taken, job.project_name, words, (*kept, *warned)):
+                        continue
+                    if subsection_warnings(a, section.title, target.title, own, job.project_name, words):
+                        warned.append(a)  # no defect, but nothing ties it to the section: after the planned ones
+                    else:
                         kept.append(a)
                 if len(fixed) + len(kept) >= lim.min_children:
                     break
@@ -223,6 +189,9 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
                 break
             if p not in fixed and not any(same_heading(p.title, c.title, 0.8) for c in children):
                 children.append(p)
+        for t in warned:
+            if len(children) < want and not any(same_heading(t, c.title, 0.8) for c in children):
+                children.append(OutlineNode(title=t))
         if len(children) < lim.min_children:
             children = planned
         children = mark_origins(children, target.plan)

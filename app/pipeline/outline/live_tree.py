@@ -127,7 +127,7 @@ class JsonOutlineFeed:
         self.base = base
         self.root_key = root_key
         self.levels = levels
-        self.title_len = limits.wire_title_len
+        self.title_len = STORED.max_title_len  # shown whole; the rules say when a title is too long
         self.applied = 0
         self.rejected = 0
         self._reader = JsonStreamReader()

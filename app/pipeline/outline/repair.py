@@ -2,9 +2,10 @@
 
 Weak models number their own titles ("1.2 设计原则"), wrap them in markdown, echo the prompt
 ("二级目录"), repeat a sibling, title a child like its parent, or write one level too many.
-Code fixes what code can: strip numbering and decoration, drop unusable children as long
-as at least ``min_children`` remain, cut lists to the limits, cut levels below the depth,
-and renumber. What is left (too few children, repeated child sets) goes back to the model.
+Code fixes what code can: strip numbering and decoration, drop unusable children (echoes,
+copies of the parent or a sibling) as long as one good child remains, and renumber.
+Nothing else is dropped: a list longer than the limit or a level below the deepest one is
+kept and reported by the rules, so the model (or the user) is told instead of losing it.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def repair_children(children: list[OutlineNode], parent_title: str | None, level
 
     ``avoid`` holds the normalised titles of the parent's own siblings: a child copying one
     of them is as unusable as an echo title.
-    Unusable children (echo titles, same as the parent or its siblings, duplicate siblings) are dropped only
-    while at least ``limits.min_children`` good ones remain, so dropping never creates a
-    "too few children" problem that was not there before.
+    Unusable children (echo titles, same as the parent or its siblings, duplicate siblings) are dropped
+    as long as one good child remains (a single child is an outline's style; no child at all would
+    change the shape, so then they stay and the rules name them).
     """
     cleaned: list[OutlineNode] = []
     for child in children:
@@ -46,17 +47,12 @@ def repair_children(children: list[OutlineNode], parent_title: str | None, level
         if _node_ok(node, parent_key, seen, avoid):
             good.append(node)
             seen.add(normalize_title(node.title))
-    kept = good if len(good) >= min(limits.min_children, len(cleaned)) else cleaned
-    max_n = limits.max_chapters if level == 1 else limits.max_children
-    kept = kept[:max_n]
+    kept = good if len(good) >= min(1, len(cleaned)) else cleaned  # a single child is fine; none is not
     keys = [normalize_title(n.title) for n in kept]
     out: list[OutlineNode] = []
     for i, node in enumerate(kept):
-        if level >= limits.depth:
-            sub: list[OutlineNode] = []
-        else:
-            uncles = frozenset(keys[:i] + keys[i + 1:])
-            sub = repair_children(node.children, node.title, level + 1, limits, uncles)
+        uncles = frozenset(keys[:i] + keys[i + 1:])
+        sub = repair_children(node.children, node.title, level + 1, limits, uncles)
         out.append(node.model_copy(update={"children": sub}))
     return out
 

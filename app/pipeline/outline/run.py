@@ -33,6 +33,7 @@ from app.pipeline.outline.result import OutlineFailure, OutlineResult
 from app.pipeline.outline.review import ReviewOutcome, review_outline
 from app.pipeline.outline.steps import OutlineStrategy, StrategySelector, build_subtree, set_children
 from app.pipeline.outline.strategies import make_strategies
+from app.pipeline.outline.user_outline import has_locks, keep_locked, open_chapters
 
 if TYPE_CHECKING:
     from app.llm.client.llm_client import LLMClient
@@ -50,13 +51,14 @@ class _Run:
         self.selector = StrategySelector(make_strategies(), settings.strategy, settings.switch_after)
         self.draft = draft if draft is not None else Outline()
         self.job.draft = self.draft
-        self.mode = settings.mode
+        self.mode: str = settings.mode  # "user": the user's locked outline is filled in
         self.chapters: list[OutlineNode] = []
         self.warnings: list[str] = []
         self.notes: list[str] = []
         self.review_passed: bool | None = None
         self.failed_chapters: dict[int, list[str]] = {}
         self.plans: dict[int, ChapterPlan] = {}
+        self.undivided: set[int] = set()  # chapters left whole: the model wrote nothing and nothing of the library fits
 
     async def plan_chapters_async(self) -> None:
         """:meth:`plan_chapters`, yielding to the event loop after each chapter.
@@ -135,6 +137,15 @@ class _Run:
         res = await build_subtree(self.job, self.selector, self.target(index, guidance, existing), self.draft,
                                   index + 1, len(self.chapters), stage)
         if res.nodes is None:
+            plan = self.plans.get(index)
+            nothing_fits = (self.job.settings.code_fill and not existing and plan is not None
+                            and plan.chapter == self.chapters[index].title and not plan.nodes)
+            if nothing_fits and not self.chapters[index].children:
+                self.undivided.add(index)  # keep the tender's own item as a whole chapter rather than foreign headings
+                self.warnings.append(f"第 {index + 1} 章“{self.chapters[index].title}”：模型没有写出下级目录，标题库中也没有"
+                                     "适合本类项目的结构，已保留为一章，请补充")
+                self.failed_chapters.pop(index, None)
+                return True
             self.failed_chapters[index] = res.issues
             return False
         elsewhere = {normalize_title(n.title) for i, ch in enumerate(self.chapters) if i != index for _, n in ch.walk()}
@@ -156,7 +167,7 @@ class _Run:
                     self.chapters[i] = ch.model_copy(update={"children": list(by_id[ch.source_requirement_id].children)})
         self.sync_draft()
         await self.plan_chapters_async()
-        todo = [i for i in range(len(self.chapters)) if not (resume and self.complete(i))]
+        todo = [i for i in range(len(self.chapters)) if not (resume and self.finished(i))]
         if resume:
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
         for i in todo:
@@ -196,10 +207,33 @@ class _Run:
             self.warnings.append(f"{failure.message_zh}，已保留当前目录（各章均已完整）")
         return None
 
+    def finished(self, index: int) -> bool:
+        """Whether resuming may keep chapter ``index``: complete, and either as many sections as a run asks
+        for or sections a finished step marked with their origin (a cancelled stream leaves unmarked ones)."""
+        ch = self.chapters[index]
+        if index in self.undivided:
+            return True
+        return self.complete(index) and (len(ch.children) >= self.job.limits.min_children
+                                         or all(c.origin is not None for c in ch.children))
+
     def complete(self, index: int) -> bool:
         """Whether chapter ``index`` already has a subtree that breaks no rule (resuming keeps it)."""
         ch = self.chapters[index]
         return bool(ch.children) and not _chapter_problems(ch, self.limits)
+
+    async def user(self, base: list[OutlineNode]) -> None:
+        """The user's outline (rule 16): locked headings stay, the model fills only the open chapters."""
+        self.chapters = [c.model_copy(deep=True) for c in base]
+        self.sync_draft()
+        await self.plan_chapters_async()
+        todo = open_chapters(self.chapters)
+        self.notes.append(f"按您导入的目录生成：{len(self.chapters) - len(todo)} 章已锁定保留，补全其余 {len(todo)} 章")
+        self.job.meter.emit("outline", self.notes[-1])
+        for i in todo:
+            before = self.chapters[i]
+            if await self.chapter(i, existing=bool(before.children)):
+                self.chapters[i] = keep_locked(before, self.chapters[i])
+                self.sync_draft()
 
     async def free(self, base: list[OutlineNode] | None, resume: bool = False) -> None:
         lim = self.job.limits
@@ -207,7 +241,7 @@ class _Run:
             self.chapters = [c.model_copy(deep=True) for c in base]
             self.sync_draft()
             await self.plan_chapters_async()
-            todo = [i for i in range(len(self.chapters)) if not self.complete(i)]
+            todo = [i for i in range(len(self.chapters)) if not self.finished(i)]
             self.job.meter.emit("outline", f"继续生成未完成的 {len(todo)} 章（已完成的 {len(self.chapters) - len(todo)} 章保留）")
             for i in todo:
                 await self.chapter(i, existing=bool(self.chapters[i].children))
@@ -332,12 +366,13 @@ def _chapter_problems(chapter: OutlineNode, lim: OutlineLimits) -> list[str]:
 def drop_repeats(sections: list[OutlineNode], elsewhere: set[str], min_children: int) -> list[OutlineNode]:
     """``sections`` without level-3 headings that another chapter (``elsewhere``) or an earlier section
     already has, as long as each section keeps ``min_children`` (the local repair of a heading the
-    model copied from guidance that code also planned for another chapter)."""
+    model copied from guidance that code also planned for another chapter). A repeated heading with
+    its own subtree stays: design and construction chapters name the same systems, each with its parts."""
     seen = set(elsewhere)
     out: list[OutlineNode] = []
     for section in sections:
         keys = [normalize_title(c.title) for c in section.children]
-        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen]
+        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen or c.children]
         kids = fresh if len(fresh) >= min_children and len(fresh) < len(keys) else section.children
         seen.update(normalize_title(c.title) for c in kids)
         out.append(section if kids is section.children else section.model_copy(update={"children": kids}))
@@ -393,9 +428,13 @@ async def _guarded(run: _Run, body: Callable[[], Awaitable[None]]) -> OutlineFai
 def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     renumber_nodes(run.chapters)
     run.sync_draft()
-    issues = [str(i) for i in check_outline(run.chapters, run.limits)]
+    # The user's own structure is not judged by the generation rules (rule 14: style is never refused).
+    issues = [] if run.mode == "user" else [str(i) for i in check_outline(run.chapters, run.limits)]
     if run.mode == "aligned":
         issues += verify_locked(run.chapters, run.job.analysis.technical_groups)
+        if run.job.limits.deepest > 1:  # each chapter is asked for on its own: an empty one was never written
+            issues += [f"/outline/{i}/children: “{ch.title}”尚未生成下级目录" for i, ch in enumerate(run.chapters)
+                       if not ch.children and i not in run.undivided]
     if failure is None and run.failed_chapters:
         bad = sorted(run.failed_chapters)
         detail = tuple(f"第 {i + 1} 章：{x}" for i in bad for x in run.failed_chapters[i][:3])
@@ -410,6 +449,10 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
                            warnings=run.warnings, uncovered=uncovered, notes=run.notes,
                            heading_sources=dict(sources))
+    for i, plan in sorted(run.plans.items()):
+        if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
+            result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
+                                   + "、".join(plan.attachments[:8]))
     filled = sources["tender"] + sources["library"]
     if filled:
         result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库"
@@ -429,15 +472,21 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
     ``draft`` is filled live as the run proceeds; ``base`` is an existing outline to
     rewrite or expand (改写/扩写) instead of starting from nothing. With ``resume`` the
     ``base`` is what an interrupted run left: chapters that are already complete are kept
-    and only the others are generated.
+    and only the others are generated. A ``base`` with headings the user locked (their own
+    imported outline) keeps them: only its open chapters are written.
     """
     s = settings or OutlineSettings()
     run = _Run(client, analysis, s, progress or ignore_progress, draft)
-    if s.mode == "aligned" and not analysis.has_technical_scoring:
+    if base and has_locks(base):
+        run.mode = "user"
+    elif s.mode == "aligned" and not analysis.has_technical_scoring:
         run.mode = "free"
         run.notes.append("招标文件中没有找到技术评分项，已改用自由模式，依据技术要求生成目录")
 
     async def body() -> None:
+        if run.mode == "user" and base:
+            await run.user(base)
+            return
         if run.mode == "aligned":
             await run.aligned(base, resume)
         else:

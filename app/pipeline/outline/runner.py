@@ -61,7 +61,10 @@ async def run_outline(client: LLMClient, outline: Outline, request: OutlineReque
 
     settings = OutlineSettings(mode=request.mode, guidance=request.guidance, requirements=request.requirements,
                                limits=request.limits)
-    base = [c.model_copy(deep=True) for c in outline.chapters] if request.resume and outline.chapters else None
+    from app.pipeline.outline.user_outline import has_locks
+
+    keep_user = has_locks(outline.chapters)  # the user's locked outline is the base the model fills in
+    base = [c.model_copy(deep=True) for c in outline.chapters] if (request.resume or keep_user) and outline.chapters else None
     result = await generate_outline(client, request.analysis, settings, progress=progress, draft=outline,
                                     base=base, resume=request.resume)
     outline.renumber()

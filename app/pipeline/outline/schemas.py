@@ -3,9 +3,11 @@
 A weak model under grammar-constrained decoding keeps appending array items until the
 token limit unless the schema bounds them, and writes "1", "3", "4" as titles unless the
 schema asks for real text. These models carry ``minItems``/``maxItems`` and
-``minLength``/``maxLength`` into the JSON schema sent to the endpoint, while their
-validators stay lenient where code can fix things (numbering is stripped, over-long lists
-and descriptions are cut) so a near miss is repaired locally instead of re-asked.
+``minLength``/``maxLength`` (:mod:`app.llm.json.wire_schema` makes the wire smaller still),
+while their validators stay lenient where code can fix things (numbering is stripped).
+The bounds are the rules' (:class:`~app.core.limits.OutlineLimits`): a section may be left
+undivided, a list may hold up to ``max_children`` items and a title up to ``max_title_len``
+characters; beyond them the answer is refused with the reason, never cut.
 """
 
 from __future__ import annotations
@@ -19,28 +21,32 @@ from app.core.limits import STORED, OutlineLimits
 from app.core.outline import OutlineNode
 from app.core.rules.outline import clean_title
 
-#: Title length asked of the model (from the one ``OutlineLimits``; shorter than the rule's).
-TITLE_MAX = OutlineLimits().wire_title_len
-DESC_MAX = 80
+#: Title length a heading may have (the rule's; a longer title is refused with the reason, never cut mid-word).
+TITLE_MAX = OutlineLimits().max_title_len
+#: Description length kept (a description is a note for the writer: a longer one is cut at a sentence end).
+DESC_MAX = 200
 
 
 def _title(v: Any) -> Any:
-    return clean_title(v, TITLE_MAX) if isinstance(v, str) else v
+    return clean_title(v, STORED.max_title_len) if isinstance(v, str) else v
 
 
 def _desc(v: Any) -> Any:
     if v is None:
         return ""
-    return v.strip()[:DESC_MAX] if isinstance(v, str) else v
-
-
-def _cut(max_items: int) -> BeforeValidator:
-    return BeforeValidator(lambda v: v[:max_items] if isinstance(v, list) else v)
+    if not isinstance(v, str):
+        return v
+    text = v.strip()
+    if len(text) <= DESC_MAX:
+        return text
+    cut = text[:DESC_MAX]
+    end = max(cut.rfind(p) for p in "。；;！？")
+    return cut[:end + 1] if end >= DESC_MAX // 2 else cut
 
 
 def _bounded_list(item: type[BaseModel], min_items: int, max_items: int) -> Any:
-    """``list[item]`` carrying minItems/maxItems to the wire; longer answers are cut locally."""
-    return Annotated[list[item], _cut(max_items), Field(min_length=min_items, max_length=max_items)]  # type: ignore[valid-type]
+    """``list[item]`` carrying minItems/maxItems; a longer answer is refused with the reason (never cut)."""
+    return Annotated[list[item], Field(min_length=min_items, max_length=max_items)]  # type: ignore[valid-type]
 
 
 Title = Annotated[str, BeforeValidator(_title), Field(min_length=2, max_length=TITLE_MAX)]
@@ -63,8 +69,9 @@ class TitleLeaf(BaseModel):
 
 
 @cache
-def node_model(levels: int, min_items: int = 2, max_items: int = 5, descriptions: bool = True) -> type[BaseModel]:
-    """A heading model with ``levels`` levels including itself (1 = leaf)."""
+def node_model(levels: int, min_items: int = 0, max_items: int = 20, descriptions: bool = True) -> type[BaseModel]:
+    """A heading model with up to ``levels`` levels including itself (1 = leaf); its children may be
+    absent (a section left undivided) or as few as one."""
     if levels <= 1:
         return LeafItem if descriptions else TitleLeaf
     child = node_model(levels - 1, min_items, max_items, descriptions)
@@ -75,15 +82,15 @@ def node_model(levels: int, min_items: int = 2, max_items: int = 5, descriptions
         f"Heading{levels}{'' if descriptions else 'T'}",
         __config__=ConfigDict(extra="ignore"),
         **fields,
-        children=(_bounded_list(child, min_items, max_items), ...),
+        children=(_bounded_list(child, 0, max_items), []),
     )
     return model
 
 
 @cache
-def children_model(levels: int, min_items: int = 2, max_items: int = 5, descriptions: bool = True) -> type[BaseModel]:
-    """``{"children": [...]}`` for one chapter's subtree of ``levels`` levels (2–3 typically)."""
-    child = node_model(levels, min_items, max_items, descriptions)
+def children_model(levels: int, min_items: int = 1, max_items: int = 20, descriptions: bool = True) -> type[BaseModel]:
+    """``{"children": [...]}`` for one chapter's subtree of up to ``levels`` levels (at least ``min_items``)."""
+    child = node_model(levels, 0, max_items, descriptions)
     model: type[BaseModel] = create_model(
         f"ChapterChildren{levels}{'' if descriptions else 'T'}",
         __config__=ConfigDict(extra="ignore"),
@@ -93,7 +100,7 @@ def children_model(levels: int, min_items: int = 2, max_items: int = 5, descript
 
 
 @cache
-def chapters_model(min_items: int = 3, max_items: int = 10) -> type[BaseModel]:
+def chapters_model(min_items: int = 2, max_items: int = 20) -> type[BaseModel]:
     """``{"chapters": [{title, description}]}`` for the top level of free mode."""
     model: type[BaseModel] = create_model(
         "TopLevel",
@@ -104,9 +111,9 @@ def chapters_model(min_items: int = 3, max_items: int = 10) -> type[BaseModel]:
 
 
 @cache
-def full_outline_model(depth: int = 3, max_chapters: int = 10, max_children: int = 4) -> type[BaseModel]:
-    """``{"outline": [...]}`` for a whole outline in one call (bounded at every level)."""
-    chapter = node_model(depth, 2, max_children)
+def full_outline_model(depth: int = 3, max_chapters: int = 20, max_children: int = 20) -> type[BaseModel]:
+    """``{"outline": [...]}`` for a whole outline in one call (bounded at every level, branches of any depth)."""
+    chapter = node_model(depth, 0, max_children)
     model: type[BaseModel] = create_model(
         "WholeOutline",
         __config__=ConfigDict(extra="ignore"),

@@ -16,14 +16,13 @@ from pydantic import BaseModel
 
 from app.core.outline import Outline, OutlineNode
 from app.core.outline_sync import sync_outline
-from app.core.rules.outline import OutlineLimits, check_outline, normalize_title
+from app.core.rules.outline import OutlineLimits, check_outline, normalize_title, pattern_issues
 from app.llm.client.errors import LLMConnectionError
 from app.llm.instructions.apply import InstructionApplier
 from app.llm.json.collect import StreamSink, collect_json
 from app.pipeline.headings.fill import (
     drop_fragments,
     fragment_issues,
-    pattern_issues,
     project_echo_issues,
     vague_issues,
 )
@@ -110,8 +109,8 @@ class JsonStrategy:
     async def top_level(self, job: OutlineJob, guidance: str = "") -> StepResult:
         """Chapter titles and descriptions for free mode."""
         lim = job.limits
-        lo, hi = max(lim.min_chapters, 3), min(lim.max_chapters, 8)
-        model = chapters_model(lo, hi)
+        lo, hi = max(lim.min_chapters, 3), min(lim.max_chapters, 8)  # asked; validation takes up to max_chapters
+        model = chapters_model(lim.min_chapters, lim.max_chapters)
         prompt = job.prompt("outline_top_level", project=job.project_text(), requirements=job.requirements_text(),
                             min_chapters=lo, max_chapters=hi, guidance=guidance_block(guidance),
                             output_format=json_format_hint(1, "chapters"), desc_rule=desc_rule(job, "该章"))
@@ -132,7 +131,7 @@ class JsonStrategy:
     async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:
         """The levels below one node, checked as a subtree."""
         s = job.settings
-        model = children_model(target.levels, job.limits.min_children, s.max_sections, s.descriptions)
+        model = children_model(target.levels + job.limits.extra_levels, 1, job.limits.max_children, s.descriptions)
         prompt = chapter_prompt(job, target, json_format_hint(target.levels, seeds=target.seeds,
                                                               descriptions=s.descriptions))
 
@@ -141,7 +140,7 @@ class JsonStrategy:
                                    job.project_name)[1]
 
         with LiveSubtree(target.title, job.draft, target.path) as live:
-            feed = JsonOutlineFeed(live.applier, (0,), "children", target.levels, job.limits)
+            feed = JsonOutlineFeed(live.applier, (0,), "children", target.levels + job.limits.extra_levels, job.limits)
             value, issues, calls = await self._collect(job, stage, prompt, model, rule, s.chapter_max_tokens, feed,
                                                        target.temperature)
         if value is None:
@@ -153,7 +152,7 @@ class JsonStrategy:
     async def full(self, job: OutlineJob, draft: Outline | None, guidance: str = "") -> StepResult:
         """A whole outline in one bounded JSON object (free mode)."""
         lim, s = job.limits, job.settings
-        model = full_outline_model(lim.depth, min(lim.max_chapters, 8), min(lim.max_children, s.max_sections))
+        model = full_outline_model(lim.deepest, lim.max_chapters, lim.max_children)
         prompt = job.prompt("outline_full", project=job.project_text(), requirements=job.requirements_text(),
                             depth=lim.depth, min_chapters=max(lim.min_chapters, 3), max_chapters=min(lim.max_chapters, 8),
                             guidance=guidance_block(guidance), output_format=json_format_hint(lim.depth, "outline"),
@@ -163,7 +162,7 @@ class JsonStrategy:
             return [str(i) for i in check_outline(repair_outline(to_nodes(value.outline), lim), lim)]
 
         outline = draft if draft is not None else Outline()
-        feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", lim.depth, lim)
+        feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", lim.deepest, lim)
         value, issues, calls = await self._collect(job, "outline", prompt, model, rule, s.full_max_tokens, feed)
         if value is None:
             return StepResult(None, issues, calls)

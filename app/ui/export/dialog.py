@@ -18,6 +18,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QDate, QSettings, Qt
@@ -39,7 +40,9 @@ from PySide6.QtWidgets import (
 )
 from typing_extensions import override
 
+from app.core.analysis import points_label
 from app.export import BIDDER_PLACEHOLDER, PRESETS, ExportMeta, ExportOptions, NumberingScheme
+from app.ui.export.template_dialog import TemplateRow
 
 if TYPE_CHECKING:
     from app.core.analysis import ScoringGroup
@@ -81,7 +84,7 @@ def unanswered_items_text(items: Sequence[ScoringGroup]) -> str:
         return ""
     lines = [f"有 {len(items)} 个技术评分项未响应（没有对应章节，可在“评分索引与偏离表”中选择响应章节）："]
     for g in items[:SHOWN_CLAUSES]:
-        points = f"（{g.points:g}分）" if g.points is not None else ""
+        points = f"（{points_label(g)}{'' if g.weighted else '分'}）" if g.points is not None else ""
         lines.append(f"· {g.id} {g.title}{points}")
     if len(items) > SHOWN_CLAUSES:
         lines.append(f"……等共 {len(items)} 项")
@@ -149,6 +152,9 @@ class ExportDialog(QDialog):
         self.preset_note = QLabel()
         self.preset_note.setWordWrap(True)
         self.preset_note.setStyleSheet("color:#666;")
+        self.template_row = TemplateRow()
+        self.template_row.setObjectName("templateRow")
+        self.template_row.changed.connect(self._update_ok)
         self.numbering_box = QComboBox()
         for scheme, label in NUMBERING_LABELS.items():
             self.numbering_box.addItem(label, scheme)
@@ -211,6 +217,7 @@ class ExportDialog(QDialog):
         form = QFormLayout()
         form.addRow("样式：", self.preset_box)
         form.addRow("", self.preset_note)
+        form.addRow("Word 模板：", self.template_row)
         form.addRow("标题编号：", self.numbering_box)
         form.addRow("项目名称：", self.project_edit)
         form.addRow("投标人：", self.bidder_edit)
@@ -260,6 +267,9 @@ class ExportDialog(QDialog):
         self.cover_check.setChecked(_setting(qs, "include_cover", True))
         self.toc_check.setChecked(_setting(qs, "include_toc", True))
         self.aliases_edit.setText(_setting(qs, "aliases", ""))
+        template = _setting(qs, "template", "")
+        if template and Path(template).is_file():
+            self.template_row.set_template(template)
         # On by default where they help: the index in one-to-one mode, the deviations when ★/▲ exist.
         self.index_check.setChecked(self.index_items > 0 and _setting(qs, self._index_key(), self.one_to_one))
         self.index_check.setEnabled(self.index_items > 0)
@@ -286,7 +296,8 @@ class ExportDialog(QDialog):
                            ("include_descriptions", self.descriptions_check.isChecked()),
                            ("page_break", self.page_break_check.isChecked()),
                            ("include_cover", self.cover_check.isChecked()), ("include_toc", self.toc_check.isChecked()),
-                           ("aliases", self.aliases_edit.text().strip())):
+                           ("aliases", self.aliases_edit.text().strip()),
+                           ("template", self.template_row.path() or "")):
             qs.setValue(f"{SETTINGS_GROUP}/{key}", value)
         # Table and layout choices are remembered only where the user could make them.
         if self.index_check.isEnabled():
@@ -326,7 +337,7 @@ class ExportDialog(QDialog):
 
     def _update_ok(self) -> None:
         any_checked = bool(self.checked_chapters())
-        self.ok_button.setEnabled(any_checked)
+        self.ok_button.setEnabled(any_checked and not self.template_row.missing_levels())
         self.selection_hint.setVisible(not any_checked)
 
     def _on_preset_changed(self, *_args: object) -> None:
@@ -358,6 +369,8 @@ class ExportDialog(QDialog):
                                 index_table=self.index_check.isChecked(),
                                 deviation_table=self.deviation_check.isChecked(),
                                 layout_pass=self.layout_check.isChecked(),
+                                template=self.template_row.path(),
+                                template_headings=self.template_row.heading_names(),
                                 review_table=self.review_check.isEnabled() and self.review_check.isChecked())
         return ExportChoices(meta, options)
 

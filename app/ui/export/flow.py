@@ -16,6 +16,7 @@ Kept apart from the window's file handling so the export steps read in one place
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -126,6 +127,15 @@ def _default_choices(window: WindowHost) -> ExportChoices:
     return ExportChoices(ExportMeta(project_name=name), ExportOptions())
 
 
+def _with_budget(window: WindowHost, choices: ExportChoices) -> ExportChoices:
+    """The choices carrying the project's length budget (the layout pass reports pages against it)."""
+    budget = window.controller.length_budget
+    if budget is None or choices.options.length_budget is not None:
+        return choices
+    return dataclasses.replace(choices, options=dataclasses.replace(choices.options,
+                                                                    length_budget=budget.model_copy(deep=True)))
+
+
 def _export(path: Path, choices: ExportChoices, chapters: list[OutlineNode], analysis: Analysis,
             breakdown: Breakdown | None) -> ExportReport:
     from app.core.settings_model import data_dir
@@ -176,7 +186,7 @@ def _over_page_limit(window: WindowHost, report: ExportReport) -> tuple[str, ...
 
 def export_word_now(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:
     """Export on the calling thread (scripts and tests); same steps as :func:`export_word`."""
-    chosen = choices or _default_choices(window)
+    chosen = _with_budget(window, choices or _default_choices(window))
     try:
         outcome: ExportReport | BaseException = _export(path, chosen, *_snapshot(window))
     except Exception as exc:
@@ -186,7 +196,7 @@ def export_word_now(window: WindowHost, path: Path, choices: ExportChoices | Non
 
 async def export_word(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:
     """Export on a worker thread (the layout pass takes seconds); the window stays responsive."""
-    chosen = choices or _default_choices(window)
+    chosen = _with_budget(window, choices or _default_choices(window))
     snapshot = _snapshot(window)
     window.statusBar().showMessage("正在导出 Word……" + ("（排版页码需要数秒）" if chosen.options.layout_pass else ""))
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bidstudio-export") as pool:

@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
 )
 from typing_extensions import override
 
-from app.core.analysis import Analysis, ScoringGroup
+from app.core.analysis import Analysis, ScoringGroup, points_label
 from app.core.outline import OutlineNode, Path
-from app.core.response_map import index_entries, mappable_groups, node_at, points_text, section_number
+from app.core.response_map import index_entries, mappable_groups, node_at, section_number
 from app.ui.widgets.flat_table import FlatTableModel
 from app.ui.widgets.section_picker import SectionPickerDialog
 
@@ -112,7 +112,7 @@ class IndexTableModel(FlatTableModel):
             if col == COL_TITLE:
                 return f"{row.group.id} {row.group.title}"
             if col == COL_POINTS:
-                return points_text(row.group.points)
+                return points_label(row.group)
             if col == COL_KIND:
                 return _KIND.get(row.group.category, "")
             if col == COL_SECTIONS:

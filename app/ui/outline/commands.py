@@ -360,3 +360,28 @@ class RecordedRunCommand(QUndoCommand):
     def undo(self) -> None:
         """Qt override: take the whole run back."""
         undo_ops(self.outline, self.ops)
+
+
+class ReplaceOutlineCommand(OutlineCommand):
+    """Replace the whole outline (an imported outline): one undo step brings the old one back."""
+
+    def __init__(self, outline: Outline, chapters: list[OutlineNode], text: str = "导入目录") -> None:
+        super().__init__(outline, text)
+        self.chapters = chapters
+
+    def perform(self) -> None:
+        """Replace every chapter."""
+        self.outline.replace(self.chapters)
+
+
+class SetChildrenCommand(OutlineCommand):
+    """Replace the children of one heading (a past bid's section structure dropped onto it)."""
+
+    def __init__(self, outline: Outline, path: Path, nodes: list[OutlineNode], text: str = "套用历史标书结构") -> None:
+        super().__init__(outline, text)
+        self.path = path
+        self.nodes = nodes
+
+    def perform(self) -> None:
+        """Set the children."""
+        self.outline.set_children(self.path, self.nodes)

@@ -233,7 +233,8 @@ class OutlineItemModel(QAbstractItemModel):
         col = index.column()
         if role == _DISPLAY:
             if col == COL_TITLE:
-                return f"{node.id}  {node.title}" if node.id else node.title
+                title = f"{node.id}  {node.title}" if node.id else node.title
+                return f"{title}  〔图 {len(node.figures)}〕" if node.figures else title
             # One line per row: a multi-line description would make every (uniform) row that tall.
             return " ".join(node.description.split()) if col == COL_DESCRIPTION else _source_text(node)
         if role == _EDIT:
@@ -247,7 +248,7 @@ class OutlineItemModel(QAbstractItemModel):
         if role == _DECORATION:
             if col != COL_TITLE:
                 return None
-            return lock_icon() if locked else text_icon() if node.content.strip() else None
+            return lock_icon() if locked or node.locked else text_icon() if node.content.strip() else None
         if role == _BACKGROUND:
             return _LOCKED_BG if locked else None
         if role == _FOREGROUND:
@@ -258,8 +259,11 @@ class OutlineItemModel(QAbstractItemModel):
                 parts.append(node.description)
             if node.content.strip():
                 parts.append(f"已写正文 {len(node.content.strip())} 字")
+            parts += [f"图：{f.title}" for f in node.figures]
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
+            elif node.locked:
+                parts.append("（您的目录：已锁定，生成目录时原样保留）")
             return "\n".join(parts)
         if role == PathRole:
             return self.path_for_index(index)
@@ -289,12 +293,12 @@ class OutlineItemModel(QAbstractItemModel):
         node: OutlineNode | None = index.internalPointer()
         root = self._outline.root
         parents = self._parents
-        for level in range(1, self._limits.depth + 1):  # climb at most ``depth`` levels
+        for level in range(1, self._limits.deepest + 1):  # climb at most ``deepest`` levels
             node = parents.get(id(node))
             if node is None:
                 return False
             if node is root:
-                return level >= self._limits.depth
+                return level >= self._limits.deepest
         return True
 
     def setData(self, index: ModelIndex, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
@@ -383,7 +387,7 @@ class OutlineItemModel(QAbstractItemModel):
         payload = library_payload(data)
         if self._read_only or payload is None or not parent.isValid():
             return None
-        return insert_command(self._outline, self.path_for_index(parent), payload, self._limits.depth)
+        return insert_command(self._outline, self.path_for_index(parent), payload, self._limits.deepest)
 
     def _drop_plan(self, data: QMimeData, action: Qt.DropAction, row: int,
                    parent: ModelIndex) -> tuple[Path, Path, int] | None:
@@ -404,7 +408,7 @@ class OutlineItemModel(QAbstractItemModel):
             return None
         if self._locked_top_level and (len(src) == 1 or dst_parent == ()):
             return None
-        if len(dst_parent) + self._outline.node(src).depth() > self._limits.depth:
+        if len(dst_parent) + self._outline.node(src).depth() > self._limits.deepest:
             return None
         count = len(self._outline.node(dst_parent).children)
         dst_index = count if row < 0 else min(row, count)

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QInputDialog, QMen
 
 from app.core.limits import STORED
 from app.core.outline import OutlineNode, Path
+from app.ui.figures.section_figures import SectionProposer, figure_menu
 from app.ui.outline.commands import (
     InsertNodeCommand,
     MoveNodeCommand,
@@ -110,6 +111,8 @@ class OutlineView(QTreeView):
         self._sizing = False
         header.sectionResized.connect(self._on_section_resized)
         self.actions_by_name: dict[str, QAction] = {}
+        #: Set by the window: asks the model for a figure's data (None: the editor's button is off).
+        self.figure_proposer: SectionProposer | None = None
         self._build_actions()
         self._auto_shown = 0
         model.rowsInserted.connect(self._on_rows_inserted)
@@ -157,7 +160,7 @@ class OutlineView(QTreeView):
         a = self.actions_by_name
         a["add_sibling"].setEnabled(editable and not (locked and (top or not has)))
         a["add_child"].setEnabled(editable and has and path is not None
-                                  and len(path) < self.outline_model.limits.depth)
+                                  and len(path) < self.outline_model.limits.deepest)
         a["rename"].setEnabled(editable and has and not (locked and top))
         a["edit_description"].setEnabled(editable and has)
         a["delete"].setEnabled(editable and has and not (locked and top))
@@ -213,7 +216,7 @@ class OutlineView(QTreeView):
         """Append a child to the current node (within the outline's depth) and rename it inline."""
         path = self.current_path()
         outline = self.outline_model.outline
-        if (path is None or len(path) >= self.outline_model.limits.depth
+        if (path is None or len(path) >= self.outline_model.limits.deepest
                 or len(outline.node(path).children) >= STORED.max_children):
             return None
         cmd = InsertNodeCommand(outline, path, len(outline.node(path).children), OutlineNode(title=title), "添加下级节点")
@@ -278,7 +281,7 @@ class OutlineView(QTreeView):
     def indent_current(self) -> None:
         """Tab: the node becomes the last child of its previous sibling."""
         path = self.current_path()
-        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > self.outline_model.limits.depth:
+        if path is not None and len(path) + self.outline_model.outline.node(path).depth() > self.outline_model.limits.deepest:
             return  # would exceed the outline's depth
         self._move(lambda p: indent(self.outline_model.outline, p))
 
@@ -378,6 +381,9 @@ class OutlineView(QTreeView):
                 menu.addAction(a[name])
         if idx.isValid():
             node = self.outline_model.node_for_index(idx)
+            menu.addSeparator()
+            menu.addMenu(figure_menu(self.outline_model.outline, self.undo_stack, self.outline_model.path_for_index(idx),
+                                     self, enabled=not self.outline_model.read_only, proposer=self.figure_proposer))
             if node.source_requirement_id:
                 menu.addSeparator()
                 rid = node.source_requirement_id

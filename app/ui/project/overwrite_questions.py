@@ -25,15 +25,21 @@ from app.ui.widgets.async_dialog import run_dialog
 RegenerateChoice = Literal["keep", "replace", "cancel"]
 
 
-async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int) -> RegenerateChoice:
-    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel."""
+async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int, locked: int = 0) -> RegenerateChoice:
+    """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel.
+
+    ``locked``: headings the user locked (their imported outline); those stay whatever happens.
+    """
     box = QMessageBox(parent)
     box.setObjectName("regenerateOutlineBox")
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("重新生成目录")
     text = f"当前目录有 {headings} 个标题"
     text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。"
-    box.setText(text + "重新生成会替换整个目录。")
+    if locked:
+        box.setText(text + f"其中 {locked} 个标题已锁定（您的目录），生成时原样保留，只补全其余部分。")
+    else:
+        box.setText(text + "重新生成会替换整个目录。")
     box.setInformativeText("可以保留标题不变的小节的正文；其余内容可用“编辑 → 撤销”（Ctrl+Z）一步找回。")
     keep = box.addButton("重新生成，保留已写正文", QMessageBox.ButtonRole.AcceptRole) if drafted else None
     replace = box.addButton("重新生成", QMessageBox.ButtonRole.DestructiveRole)
@@ -47,6 +53,26 @@ async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int) -
     if clicked is replace:
         return "replace"
     return "cancel"
+
+
+ConfirmChoice = Literal["confirm", "review"]
+
+
+async def ask_confirm_scoring(parent: QWidget, doubt: str, technical: int) -> ConfirmChoice:
+    """Before one-to-one generation from scoring items code could not confirm: confirm them, or review first."""
+    box = QMessageBox(parent)
+    box.setObjectName("confirmScoringBox")
+    box.setIcon(QMessageBox.Icon.Question)
+    box.setWindowTitle("确认评分项")
+    box.setText(f"一一对应模式将按 {technical} 个技术评分项各建一个一级章节，但评分表未能自动确认。")
+    box.setInformativeText((doubt or "请核对评分项、分值和类别") + "\n\n评分项看起来正确就直接确认；否则先在分析页修改。")
+    confirm = box.addButton("评分项无误，生成", QMessageBox.ButtonRole.AcceptRole)
+    review = box.addButton("先核对评分项", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(confirm)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    return "confirm" if clicked is confirm and review is not None else "review"
 
 
 class RegenerateDialog(QDialog):

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from app.core.api_keys import ApiKeyStore
     from app.core.settings_model import AppSettings
     from app.llm.client.llm_client import LLMClient
+    from app.ui.run.local_model import LocalModelService
     from app.ui.shell.errors import ErrorReporter
     from app.ui.shell.main_window import MainWindow
 
@@ -33,6 +34,39 @@ class SessionWiring:
         self._key_store = key_store
         self.window: MainWindow | None = None
         self._settings_dialog: object | None = None
+        self._local: LocalModelService | None = None
+
+    @property
+    def local(self) -> LocalModelService:
+        """The built-in local model service, made on first use (it looks for the optional packages)."""
+        if self._local is None:
+            from app.ui.run.local_model import LocalModelService
+
+            self.use_local_service(LocalModelService(self.window))
+        assert self._local is not None
+        return self._local
+
+    def use_local_service(self, service: LocalModelService) -> None:
+        """Serve the built-in model through ``service`` (its state goes to the status bar)."""
+        self._local = service
+        service.state_changed.connect(self._on_local_state)
+
+    def _on_window_gone(self, *_args: object) -> None:
+        """The window is gone: the built-in model server stops with it."""
+        self.window = None
+        if self._local is not None:
+            self._local.stop()
+
+    def _on_local_state(self, _state: str, message: str) -> None:
+        if self.window is not None:
+            self.window.statusBar().showMessage(f"内置本地模型：{message}", 20000)
+
+    def _external_configured(self) -> bool:
+        """An endpoint other than the built-in model is set up (address, model, key where needed)."""
+        from app.core.settings_model import EMBEDDED
+
+        model = self.settings.model
+        return model.provider != EMBEDDED and model.is_configured(bool(self.api_key()))
 
     @property
     def key_store(self) -> ApiKeyStore:
@@ -52,12 +86,18 @@ class SessionWiring:
         return self.key_store.get(self.settings.model.key_account())
 
     def configured(self) -> bool:
-        """Whether a model endpoint is configured enough to try a call."""
-        return self.settings.model.is_configured(bool(self.api_key()))
+        """Whether a model can be called: a configured endpoint, or the built-in model where it can run."""
+        external = self._external_configured()
+        if self.local.wanted(self.settings.model, external):
+            return self.local.usable(self.settings.model)
+        return external
 
     def make_client(self) -> LLMClient | None:
-        """A new client for the configured endpoint, or None when nothing is configured."""
-        if not self.configured():
+        """A new client for the configured endpoint (or the built-in model), None when there is none."""
+        external = self._external_configured()
+        if self.local.wanted(self.settings.model, external):
+            return self.local.make_client(self.settings.model) if self.local.usable(self.settings.model) else None
+        if not external:
             return None
         from app.llm.client.llm_client import EndpointConfig, LLMClient
 
@@ -69,6 +109,8 @@ class SessionWiring:
 
         self.window = window
         window.settings_opener = self.open_settings  # type: ignore[attr-defined]
+        window.controller.model_missing.connect(self._on_model_missing)
+        window.destroyed.connect(self._on_window_gone)
         session, signals = window.controller.session, window.session_signals
         autosaver = Autosaver(session.snapshot, interval_ms=self.settings.autosave_interval_s * 1000,
                               project_path=session.path, parent=window)
@@ -80,6 +122,31 @@ class SessionWiring:
         signals.saved.connect(lambda path: autosaver.notify_saved(Path(path) if path else None))
         signals.reset.connect(lambda: autosaver.follow(session.path, session.is_dirty))
         autosaver.failed.connect(lambda msg: window.statusBar().showMessage(msg, 10000))
+
+    def _on_model_missing(self) -> None:
+        """A run needed a model and none can be called: the settings open (the run's message says how)."""
+        from PySide6.QtCore import QTimer
+
+        QTimer.singleShot(0, self.open_settings)
+
+    def offer_local_servers(self) -> None:
+        """With no model configured: look for model servers on this machine and say what was found."""
+        if self.window is None or self.configured():
+            if self.window is not None and not self._external_configured() and self.local.usable(self.settings.model):
+                self.window.statusBar().showMessage("未配置模型：生成时将使用内置本地模型（无需联网，小模型效果有限）。", 20000)
+            return
+        self.window.controller.spawn("local-servers", self._offer_local_servers())
+
+    async def _offer_local_servers(self) -> None:
+        from app.llm.local.discovery import find_local_servers
+
+        found = await find_local_servers()
+        window = self.window
+        if not found or window is None or self.configured():
+            return
+        names = "；".join(s.summary_zh() for s in found[:3])
+        window.guide.setText(f"尚未配置模型。发现本机的模型服务：{names}。请 <a href='settings'>打开模型设置</a>，"
+                             "在“本机模型服务”中选用（数据不出本机）；也可以选择云端服务并填写密钥。")
 
     def open_settings(self) -> None:
         """Open the settings dialog non-modally; saving updates the client factory and the guide."""

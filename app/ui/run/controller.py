@@ -24,19 +24,28 @@ from qasync import asyncSlot
 
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
-from app.core.kept_texts import KeptText, drafted_texts, restore_texts
+from app.core.kept_texts import (
+    KeptFigures,
+    KeptText,
+    drafted_texts,
+    restore_figures,
+    restore_texts,
+    section_figures,
+)
 from app.core.limits import OutlineLimits
 from app.core.outline import Outline
 from app.core.outline import Path as OutlinePath
 from app.core.pipeline_events import PipelineEvent, stage_label
 from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
+from app.core.settings_model import HOW_TO_GET_A_MODEL
 from app.pipeline.outline.runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
 from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
 from app.ui.run.drafting_bridge import DraftingBridge
 
 if TYPE_CHECKING:
+    from app.core.length_budget import LengthBudget
     from app.documents.model import TenderDocument
     from app.llm.client.llm_client import LLMClient
     from app.ui.shell.errors import ErrorReporter
@@ -54,9 +63,9 @@ CANCEL_WAIT_S = 0.5
 
 
 class NoModelConfigured(Exception):
-    """Generation was asked for but no model endpoint is configured."""
+    """Generation was asked for but no model endpoint is configured (nor a built-in model installed)."""
 
-    message_zh = "还没有配置模型。请先在“设置 → 模型设置”中选择服务商、填写接口地址、模型名称和密钥。"
+    message_zh = HOW_TO_GET_A_MODEL
 
 
 class BreakdownConfigError(Exception):
@@ -85,6 +94,7 @@ class AppController(QObject):
         tokens_changed(int, int): prompt and completion tokens of the current run.
         running_changed(bool): a model job started (True) or ended (False).
         run_finished(bool, str): a job ended: success and a Chinese message.
+        model_missing(): a job needed a model and none can be called (the settings should open).
         document_loaded(object): a ``TenderDocument`` was read.
         analysis_changed(object): the ``Analysis`` changed.
         breakdown_changed(object): the requirement ``Breakdown`` changed (or None).
@@ -96,6 +106,7 @@ class AppController(QObject):
     tokens_changed = Signal(int, int)
     running_changed = Signal(bool)
     run_finished = Signal(bool, str)
+    model_missing = Signal()
     document_loaded = Signal(object)
     analysis_changed = Signal(object)
     breakdown_changed = Signal(object)
@@ -156,6 +167,11 @@ class AppController(QObject):
     @analysis.setter
     def analysis(self, analysis: Analysis) -> None:
         self.session.analysis = analysis
+
+    @property
+    def length_budget(self) -> LengthBudget | None:
+        """The project's length budget (None: not set)."""
+        return self.session.length_budget
 
     @property
     def breakdown(self) -> Breakdown | None:
@@ -304,6 +320,7 @@ class AppController(QObject):
         if self._cached_client is None:
             client = self.client_factory()
             if client is None:
+                self.model_missing.emit()
                 raise NoModelConfigured()
             transport = getattr(client, "transport", None)
             if transport is not None:
@@ -497,7 +514,11 @@ class AppController(QObject):
         if old is not None and old is not current and not old.done():
             old.cancel()
             await asyncio.wait([old], timeout=2.0)
-        client = self._client()
+        try:
+            client = self._client()
+        except NoModelConfigured as exc:  # the settings open (model_missing); the status bar says how
+            self.run_finished.emit(False, exc.message_zh)
+            return OutlineOutcome(False, exc.message_zh)
         await self._prepare(client)
         self.mode = mode
         self.model.set_locked_top_level(False)
@@ -506,6 +527,7 @@ class AppController(QObject):
                                  requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         runner = self.runner
         kept = drafted_texts(self.outline) if keep_texts and not resume else []
+        figures = section_figures(self.outline) if keep_texts and not resume else []
         recorder = OpRecorder(self.outline)
         self._begin("正在继续生成未完成的章节……" if resume else "正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
@@ -525,6 +547,8 @@ class AppController(QObject):
         finally:
             if kept:
                 outcome.message += self._restore_texts(kept)
+            if figures and self.outline.chapters:
+                outcome.message += self._restore_figures(figures)
             self.outline.renumber()
             recorder.stop()
             if recorder.ops and not outcome.ok and not self.outline.chapters:
@@ -539,6 +563,15 @@ class AppController(QObject):
             self.model.set_read_only(False)
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
             self._end(outcome.ok, outcome.message)
+
+    def _restore_figures(self, kept: list[KeptFigures], under: OutlinePath = ()) -> str:
+        """Put figures back on surviving headings; a note for the run's message."""
+        restored, left = restore_figures(self.outline, kept, under)
+        note = f"；已保留 {restored} 张图" if restored else ""
+        if left:
+            lost = sum(len(k.figures) for k in left)
+            note += f"；{lost} 张图所在的标题已不在目录中（撤销可找回）"
+        return note
 
     def _restore_texts(self, kept: list[KeptText], under: OutlinePath = ()) -> str:
         """Put drafted texts back on surviving headings; a note for the run's message."""
@@ -572,6 +605,7 @@ class AppController(QObject):
         settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
                                    requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
         kept = drafted_texts(self.outline, under=path) if keep_texts else []
+        figures = section_figures(self.outline, under=path) if keep_texts else []
         recorder = OpRecorder(self.outline)
         self._begin(f"正在重新生成“{title}”……", kind="outline", mode="regenerate")
         self.model.set_read_only(True)
@@ -591,8 +625,11 @@ class AppController(QObject):
             if not outcome.ok:
                 undo_ops(self.outline, recorder.ops)  # cancelled or failed: the old subtree comes back
                 recorder.ops.clear()
-            elif kept:
-                outcome.message += self._restore_texts(kept, path)
+            else:
+                if kept:
+                    outcome.message += self._restore_texts(kept, path)
+                if figures:
+                    outcome.message += self._restore_figures(figures, path)
             self.outline.renumber()
             recorder.stop()
             if recorder.ops:

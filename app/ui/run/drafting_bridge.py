@@ -23,8 +23,10 @@ if TYPE_CHECKING:
     from app.core.analysis import Analysis
     from app.core.breakdown import Breakdown
     from app.core.drafting_state import DraftingState, SectionDraft
+    from app.core.length_budget import LengthBudget
     from app.core.outline import Outline
     from app.core.project import Project, SectionState
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
     from app.pipeline.drafting.engine import DraftingEngine, RewriteResult
 
@@ -72,6 +74,10 @@ class DraftingHost(RunTracker, Protocol):
         """The requirement breakdown, when there is one."""
 
     @property
+    def length_budget(self) -> LengthBudget | None:
+        """The project's length budget, when the user set one."""
+
+    @property
     def busy_generating(self) -> bool:
         """Whether an outline run owns the tree right now."""
 
@@ -98,6 +104,7 @@ class DraftingBridge(QObject):
         self._runs: RunTracker = runs or controller
         self._engine: DraftingEngine | None = None
         self._restored: DraftingState | None = None  # loaded with a project, before any engine exists
+        self.library: LibraryStore | None = None  # the user's 资料库: past sections become reference material
 
     # ------------------------------------------------------------------ engine
     def engine(self) -> DraftingEngine:
@@ -137,6 +144,14 @@ class DraftingBridge(QObject):
         elif draft.status == "failed":
             log.warning("section %s failed: %s", draft.key, draft.error, extra={"stage": "chapter"})
 
+    def length_targets(self) -> dict[tuple[int, ...], int] | None:
+        """Each leaf's share of the project's length budget in characters (None: no budget set)."""
+        from app.core.length_budget import outline_targets
+
+        c = self.controller
+        budget = c.length_budget
+        return outline_targets(budget, c.outline.chapters, c.analysis) if budget is not None else None
+
     # ------------------------------------------------------------------ work
     async def draft(self, keys: list[str] | None = None, guidance: str = "") -> DraftingState:
         """Draft the given leaves (all leaves when None); finished text becomes undoable edits."""
@@ -148,7 +163,8 @@ class DraftingBridge(QObject):
         paths = None
         if keys is not None:
             paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
-        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance)
+        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, guidance=guidance,
+                                    library=self.library, targets=self.length_targets())
         engine = self.engine()
         await self._runs.prepare_client(engine.client)
         self._runs.begin_run(f"正在撰写正文（{len(requests)} 节）……", kind="draft",
@@ -194,7 +210,8 @@ class DraftingBridge(QObject):
             return self.state
         keys = set(resumable) | set(failed)
         paths = [p for p in (path_for_key(c.outline, k) for k in keys) if p is not None]
-        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths)
+        requests = section_requests(c.outline, c.analysis, c.breakdown, paths=paths, library=self.library,
+                                    targets=self.length_targets())
         engine = self.engine()
         await self._runs.prepare_client(engine.client)
         self._runs.begin_run(f"正在继续撰写未完成的正文（{len(requests)} 节）……", kind="draft", mode="resume")

@@ -12,18 +12,25 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtWidgets import QMainWindow
 
-from app.core.kept_texts import drafted_texts
+from app.core.kept_texts import drafted_texts, section_figures
 from app.ui.outline.commands import RecordedRunCommand
-from app.ui.project.overwrite_questions import ask_redraft, ask_regenerate_outline, ask_regenerate_subtree
+from app.ui.project.overwrite_questions import (
+    ask_confirm_scoring,
+    ask_redraft,
+    ask_regenerate_outline,
+    ask_regenerate_subtree,
+)
 from app.ui.run.controller import DRAFTING, GENERATION
 from app.ui.run.no_text_dialog import ask_without_text
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QComboBox, QDockWidget, QLineEdit
 
+    from app.core.outline import Outline
     from app.core.outline import Path as OutlinePath
     from app.ui.outline.view import OutlineView
     from app.ui.run.controller import AppController
+    from app.ui.tender.analysis_view import AnalysisView
 
     _Base = QMainWindow
 else:
@@ -39,6 +46,8 @@ class GenerationActionsMixin(_Base):
         guidance: QLineEdit
         outline_view: OutlineView
         section_dock: QDockWidget
+        analysis_dock: QDockWidget
+        analysis_view: AnalysisView
 
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
         def _current_leaf(self) -> tuple[str, Any] | None: ...
@@ -60,7 +69,7 @@ class GenerationActionsMixin(_Base):
             return False
         stack = c.undo_stack
         last = stack.command(stack.index() - 1) if stack.index() > 0 else None
-        return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline))
+        return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline) or section_figures(c.outline))
 
     def _nothing_to_read(self, guidance: str) -> str | None:
         """Why the model would generate from nothing (no usable tender text, no description), or None."""
@@ -100,13 +109,28 @@ class GenerationActionsMixin(_Base):
             c.session.mark_changed()  # the description is part of the project now
             mode = "free"
             self.mode_box.setCurrentIndex(self.mode_box.findData("free"))
+        if mode == "aligned" and c.analysis.needs_scoring_confirmation and not c.can_resume(mode):  # type: ignore[arg-type]
+            if not await self._confirm_scoring():
+                return
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
-            choice = await ask_regenerate_outline(self, len(c.outline), len(drafted_texts(c.outline)))
+            locked = sum(1 for _, n in c.outline.walk() if n.locked)
+            choice = await ask_regenerate_outline(self, len(c.outline), _kept_count(c.outline), locked)
             if choice == "cancel":
                 return
             keep = choice == "keep"
         await c.run_task(GENERATION, c.generate_outline(mode, guidance, keep_texts=keep))  # type: ignore[arg-type]
+
+    async def _confirm_scoring(self) -> bool:
+        """Ask the user to confirm unconfirmed scoring items (one click) or to review them first."""
+        analysis = self.controller.analysis
+        choice = await ask_confirm_scoring(self, analysis.scoring_doubt, len(analysis.technical_groups))
+        if choice == "review":
+            self.analysis_dock.show()
+            self.analysis_dock.raise_()
+            return False
+        self.analysis_view.confirm_scoring()
+        return True
 
     # ------------------------------------------------------------------ one chapter or section
     def _on_regenerate_requested(self, path: object) -> None:
@@ -119,7 +143,7 @@ class GenerationActionsMixin(_Base):
         if not c.outline.exists(path):
             return
         node = c.outline.node(path)
-        answer = await ask_regenerate_subtree(self, node.title, len(drafted_texts(c.outline, under=path)))
+        answer = await ask_regenerate_subtree(self, node.title, _kept_count(c.outline, path))
         if answer is None:
             return
         guidance, keep = answer
@@ -176,3 +200,8 @@ class GenerationActionsMixin(_Base):
             return
         self.section_dock.show()
         self._spawn_ui(DRAFTING, self.controller.drafting.resume())
+
+
+def _kept_count(outline: Outline, under: tuple[int, ...] = ()) -> int:
+    """Sections whose text or figures a regeneration can keep (what the question offers to keep)."""
+    return len(drafted_texts(outline, under=under)) + len(section_figures(outline, under=under))

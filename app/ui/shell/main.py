@@ -137,6 +137,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
         QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured()))  # keyring after paint
         wiring.offer_crash_log(reporter)
         wiring.offer_recovery()
+        QTimer.singleShot(300, wiring.offer_local_servers)  # after the keyring check above
         if args.sample:
             controller.spawn("dialog", window.open_sample())
         elif args.path:

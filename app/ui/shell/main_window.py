@@ -84,6 +84,12 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.evaluation.review_dock import attach_review
 
         self.review_dock = attach_review(self)  # 评审模拟 dock, 工具 → 提交前检查
+        from app.ui.outline.outline_import import attach_outline_import
+
+        self.act_import_outline = attach_outline_import(self)  # 文件 → 导入目录…
+        from app.ui.library.attach import attach_library
+
+        self.library = attach_library(self)  # 资料库, 历史标书, 查重
         self._connect(log_handler)
         self._layout_restored = self._restore_layout()
         if not self._layout_restored:
@@ -128,6 +134,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
         self.act_cancel.setEnabled(False)
         self.act_settings = self._act("模型设置…", self.open_settings)
+        self.act_budget = self._act("篇幅预算…", self.open_length_budget,
+                                    tip="设定技术标的目标页数或字数，按分值分配到各章，撰写时按此控制篇幅")
         self.act_about = self._act("关于标书工坊", self.show_about)
 
     def _build_menus(self) -> None:
@@ -154,7 +162,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         g.addActions([self.act_analyze, self.act_breakdown, self.act_generate_free, self.act_generate_aligned,
                       self.outline_view.actions_by_name["regenerate"]])
         g.addSeparator()
-        g.addActions([self.act_draft_current, self.act_draft_all, self.act_resume_drafts])
+        g.addActions([self.act_draft_current, self.act_draft_all, self.act_resume_drafts, self.act_budget])
         g.addSeparator()
         g.addAction(self.act_cancel)
         s = mb.addMenu("设置(&S)")
@@ -215,6 +223,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
         self.outline_view.source_requested.connect(self._show_requirement)
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
+        self.outline_view.figure_proposer = self.propose_figure
         self.library_panel.insert_requested.connect(self._on_library_insert)
         if self.reporter is not None:
             self.reporter.error_reported.connect(self.show_error)
@@ -225,7 +234,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
 
         c = self.controller
         problem = "正在生成目录，请稍后再添加" if c.model.read_only else insert_into(
-            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), c.model.limits.depth)
+            c.outline, c.undo_stack, self.outline_view.current_path(), (entry, variant, section), c.model.limits.deepest)
         if problem:
             self.statusBar().showMessage(problem, 6000)
 
@@ -361,6 +370,26 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         else:
             self.statusBar().showMessage("模型设置不可用", 5000)
 
+    async def propose_figure(self, kind: str, node: Any) -> Any:
+        """Ask the configured model for a figure's data for ``node`` (the figure editor's button)."""
+        from app.pipeline.drafting.context import related_requirements
+        from app.pipeline.drafting.figure_proposal import FigureProposal, propose_figure
+        from app.ui.run.controller import NoModelConfigured
+
+        c = self.controller
+        try:
+            client = c.client()
+        except NoModelConfigured:
+            return FigureProposal(None, "尚未配置模型：请先在“设置 → 模型设置”中填写，或手工填写表格")
+        requirements = related_requirements(c.breakdown, f"{node.title} {node.description}")
+        return await propose_figure(client, kind, node, c.analysis, requirements)
+
+    def open_length_budget(self) -> None:
+        """Open the 篇幅预算 dialog (non-blocking)."""
+        from app.ui.export.budget_dialog import open_budget_dialog
+
+        self.budget_dialog = open_budget_dialog(self)
+
     def show_about(self) -> None:
         """Help → About, with the AGPL licence notice."""
         box = QMessageBox(self)
@@ -419,6 +448,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         shutdown = getattr(self.document_pane, "shutdown", None)
         if shutdown is not None:
             shutdown()
+        self.library.shutdown()
         autosaver = getattr(self, "autosaver", None)
         if autosaver is not None:
             autosaver.close()

@@ -28,10 +28,11 @@ from PySide6.QtWidgets import (
 )
 from typing_extensions import override
 
-from app.core.settings_model import PRESETS, AppSettings, ModelSettings, preset, save_settings
+from app.core.settings_model import EMBEDDED, PRESETS, AppSettings, ModelSettings, preset, save_settings
 from app.ui.run.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
 from app.ui.run.connection_check import check_and_probe as run_check_connection
 from app.ui.run.connection_check import fetch_models as run_fetch_models
+from app.ui.shell.local_models_panel import LocalModelsPanel
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QCloseEvent
@@ -131,9 +132,11 @@ class SettingsDialog(QDialog):
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("保存")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("取消")
+        self.local_panel = LocalModelsPanel(self)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(test_row)
+        layout.addWidget(self.local_panel)
         layout.addWidget(self.buttons)
 
         self.provider_combo.currentIndexChanged.connect(self._on_provider_changed)
@@ -144,6 +147,8 @@ class SettingsDialog(QDialog):
         self.test_button.clicked.connect(self.test_connection)
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+        self.local_panel.chosen.connect(self.use_local_server)
+        self.local_panel.search()
 
     @staticmethod
     def _spin(low: int, high: int, step: int) -> QSpinBox:
@@ -165,6 +170,7 @@ class SettingsDialog(QDialog):
         self.concurrency_spin.setValue(m.concurrency)
         self.timeout_spin.setValue(int(m.timeout))
         self.system_in_user_check.setChecked(m.system_in_user)
+        self.local_panel.gguf_edit.setText(m.local_model_path)
         self._show_hint()
         self._reload_key()
 
@@ -177,6 +183,7 @@ class SettingsDialog(QDialog):
         p = preset(str(self.provider_combo.currentData()))
         self.hint_label.setText(p.hint)
         self.hint_label.setVisible(bool(p.hint))
+        self.base_url_edit.setEnabled(p.key != EMBEDDED)  # the app runs that server itself
         self.key_edit.setPlaceholderText("保存在系统密钥库中，不会写入设置或项目文件" if p.needs_key
                                          else "本地服务通常无需密钥，可留空")
         self._fit_height()
@@ -209,6 +216,7 @@ class SettingsDialog(QDialog):
             "concurrency": self.concurrency_spin.value(),
             "timeout": float(self.timeout_spin.value()),
             "system_in_user": self.system_in_user_check.isChecked(),
+            "local_model_path": self.local_panel.gguf_edit.text().strip(),
         })
 
     def current_settings(self) -> AppSettings:
@@ -232,7 +240,23 @@ class SettingsDialog(QDialog):
         """Run the connection check in the background; the result shows in the status line."""
         self._start_check("test")
 
+    def use_local_server(self, preset_key: str, base_url: str, model: str) -> None:
+        """Take a server found on this machine as the endpoint, then measure it (测试连接)."""
+        index = self.provider_combo.findData(preset_key)
+        if index >= 0:
+            self.provider_combo.setCurrentIndex(index)  # the preset's concurrency and system handling
+        self.base_url_edit.setText(base_url)
+        self.model_combo.setEditText(model)
+        self._reload_key()
+        self.test_connection()
+
     def _start_check(self, kind: str) -> None:
+        if str(self.provider_combo.currentData()) == EMBEDDED:
+            ok = self.local_panel.status.ready or bool(self.local_panel.gguf_edit.text().strip())
+            text = ("内置本地模型由程序在生成时启动，无需测试连接。" if ok
+                    else self.local_panel.status.missing_zh())
+            self._show_status(ConnectionReport(ok, text, kind="ok" if ok else "error"))
+            return
         if not self.base_url_edit.text().strip().startswith(("http://", "https://")):
             self._show_status(ConnectionReport(False, "请先填写以 http:// 或 https:// 开头的接口地址。", kind="error"))
             return
@@ -315,6 +339,7 @@ class SettingsDialog(QDialog):
             save_settings(settings, self._settings_path)
         self._settings = settings
         self._runner.shutdown()
+        self.local_panel.shutdown()
         self.settingsSaved.emit(settings)
         super().accept()
 
@@ -322,10 +347,12 @@ class SettingsDialog(QDialog):
     def reject(self) -> None:
         """Close without saving; a running check is cancelled."""
         self._runner.shutdown()
+        self.local_panel.shutdown()
         super().reject()
 
     @override
     def closeEvent(self, event: QCloseEvent) -> None:
         """Cancel a running check before the dialog goes away."""
         self._runner.shutdown()
+        self.local_panel.shutdown()
         super().closeEvent(event)

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QComboBox, QDockWidget, QMainWindow
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QSettings
+    from PySide6.QtGui import QAction
 
     from app.ui.outline.view import OutlineView
     from app.ui.run.controller import AppController
@@ -34,6 +35,8 @@ class WindowHost(QMainWindow):
         analysis_view: AnalysisView
         breakdown_view: BreakdownView
         breakdown_dock: QDockWidget
+        act_save: QAction
+        section_dock: QDockWidget
 
         def display_name(self) -> str:
             """The project's name for titles and suggested file names."""

@@ -138,6 +138,17 @@ class AnalysisView(QWidget):
         self.candidates.itemChanged.connect(self._on_candidate_toggled)
         self.checks_label = QLabel()
         self.checks_label.setWordWrap(True)
+        self.doubt_label = QLabel()
+        self.doubt_label.setObjectName("scoringDoubt")
+        self.doubt_label.setWordWrap(True)
+        self.doubt_label.setStyleSheet("color: #a05a00;")
+        self.confirm_button = QPushButton("核对无误，确认评分项")
+        self.confirm_button.setObjectName("confirmScoring")
+        self.confirm_button.setToolTip("确认后，一一对应模式生成目录时不再询问")
+        self.confirm_button.clicked.connect(self.confirm_scoring)
+        doubt = QHBoxLayout()
+        doubt.addWidget(self.doubt_label, 1)
+        doubt.addWidget(self.confirm_button)
         self.no_scoring = QLabel()
         self.no_scoring.setWordWrap(True)
         self.no_scoring.setStyleSheet("color: #a05a00;")
@@ -165,6 +176,7 @@ class AnalysisView(QWidget):
         bl.addLayout(source)
         bl.addWidget(self.candidates)
         bl.addWidget(self.checks_label)
+        bl.addLayout(doubt)
         bl.addWidget(self.no_scoring)
         bl.addWidget(self.free_mode_button)
         bl.addLayout(self._buttons())
@@ -253,12 +265,28 @@ class AnalysisView(QWidget):
         bad = any(c.ok is False for c in checks)
         self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
         self.checks_label.setVisible(bool(checks))
+        self._show_doubt(analysis)
         without = not analysis.has_technical_scoring
         self.no_scoring.setText(no_scoring_text(analysis))
         self.no_scoring.setVisible(without)
         self.free_mode_button.setVisible(without)
         self.source_label.setVisible(bool(used) or not without)
         self.jump_button.setVisible(bool(used))
+
+    def _show_doubt(self, analysis: Analysis) -> None:
+        """The one sentence saying what code could not confirm, and the one-click confirmation."""
+        asks = analysis.needs_scoring_confirmation
+        doubtful = sum(1 for g in analysis.groups if g.doubt)
+        text = analysis.scoring_doubt or "评分表未经程序确认，请核对评分项、分值和类别"
+        if doubtful:
+            text += f"。存疑的 {doubtful} 项已标为橙色"
+        self.doubt_label.setText(text if asks else "")
+        self.doubt_label.setVisible(asks)
+        self.confirm_button.setVisible(asks)
+
+    def confirm_scoring(self) -> None:
+        """The user checked the items: one-to-one generation no longer asks (one undo step)."""
+        self._emit(self.current_analysis().model_copy(update={"scoring_user_confirmed": True}))
 
     def current_analysis(self) -> Analysis:
         """The analysis as the user sees it now."""

@@ -24,6 +24,7 @@ HEADERS = ("编号", "类别", "评分项", "分值", "章节", "评分标准 / 
 COL_ID, COL_CATEGORY, COL_TITLE, COL_POINTS, COL_CHAPTER, COL_CRITERIA, COL_PAGE = range(7)
 CATEGORY_OF_ZH: dict[str, ScoringCategory] = {v: k for k, v in CATEGORY_ZH.items()}  # type: ignore[misc]
 _DIM = QColor("#888888")
+_DOUBT = QColor("#ffe0b2")  # a row code could not confirm (orange, as the sentence above the table says)
 _DECIDED = {"model": "（模型判断）", "user": "（已手工修改）"}
 
 
@@ -81,6 +82,8 @@ class ScoringTableModel(FlatTableModel):
             return self._tooltip(g, col)
         if role == Qt.ItemDataRole.ForegroundRole and (g.category != "technical" or not g.chapter):
             return QBrush(_DIM)
+        if role == Qt.ItemDataRole.BackgroundRole and g.doubt:
+            return QBrush(_DOUBT)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_ID, COL_CATEGORY, COL_POINTS, COL_PAGE):
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -94,7 +97,7 @@ class ScoringTableModel(FlatTableModel):
         if col == COL_TITLE:
             return g.title
         if col == COL_POINTS:
-            return "" if g.points is None else f"{g.points:g}"
+            return "" if g.points is None else f"{g.points:g}" if edit or not g.weighted else f"{g.points:g}%"
         if col == COL_CHAPTER:
             return ""
         if col == COL_CRITERIA:
@@ -103,6 +106,10 @@ class ScoringTableModel(FlatTableModel):
 
     @staticmethod
     def _tooltip(g: ScoringGroup, col: int) -> str | None:
+        if g.doubt:
+            return f"待核对：{g.doubt}"
+        if col == COL_POINTS and g.weighted and g.points is not None:
+            return f"权重 {g.points:g}%：该项按百分制打分后乘以权重，这里按 {g.points:g} 分计"
         if col == COL_CATEGORY:
             return f"{CATEGORY_ZH[g.category]}{_DECIDED.get(g.decided_by, '')}" + (
                 f"\n所在分组：{g.group_label}" if g.group_label else "")
@@ -144,7 +151,7 @@ class ScoringTableModel(FlatTableModel):
             parsed = self._parse(col, str(value).strip())
             if parsed is None:
                 return False
-            update = parsed
+            update = {**parsed, "doubt": ""}  # the user looked at this row and set it
         else:
             return False
         self.groups[index.row()] = g.model_copy(update=update)

@@ -1,0 +1,297 @@
+"""One registry of the heading rules: each rule a named object with its scope, severity and examples.
+
+A rule names the defect it catches (``code``), says where it applies (levels, and who wrote
+the heading: ``model``, ``tender``, ``library``, ``user``), whether a finding is a ``defect``
+(refused) or a ``warning`` (reported only), its Chinese message (returned by ``check``), and
+examples: headings it must refuse and human headings it must accept. The tests run every
+example; ``tests/eval/human_outlines.py`` runs every rule on every heading of real human
+outlines. A rule that only tames a weak model says so (``weak_model_guard``) and applies
+only to model-written headings.
+
+Callers describe one heading with a :class:`HeadingContext` and ask :func:`first_problem` (or
+:func:`problems`) for the rules that apply to it. Shape rules (children per node, chapters,
+depth, repeated child sets) are listed in :data:`SHAPE_RULES` with their examples; their
+check lives in :func:`app.core.rules.outline.check_outline`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.rules.heading_checks import (
+    HeadingContext,
+    Writer,
+    _evidence,
+    _example_copy,
+    _fragment,
+    _leading_number,
+    _long,
+    _procedure_word,
+    _project_echo,
+    _prompt_words,
+    _repeats_upper,
+    _same_as_parent,
+    _self_repeat,
+    _sibling_repeat,
+    _sub_form,
+    _taken,
+    _title_form,
+    _ungrounded,
+    _unrelated,
+    _vague,
+)
+
+__all__ = ["HEADING_RULES", "SHAPE_RULES", "Example", "HeadingContext", "HeadingRule", "ShapeRule",
+           "first_problem", "problems", "rule", "rules_for"]
+
+Severity = Literal["defect", "warning"]
+ALL_WRITERS: frozenset[Writer] = frozenset({"model", "tender", "library", "user"})
+ALL_LEVELS = frozenset({1, 2, 3, 4})
+
+
+@dataclass(frozen=True)
+class Example:
+    """A heading a rule is tested on, with the context it is checked in."""
+
+    title: str
+    parent: str = ""
+    chapter: str = ""
+    level: int = 2
+    context: str = ""
+    section_words: str = ""
+    project: str = ""
+    criteria: str = ""
+    siblings: tuple[str, ...] = ()
+
+    def as_context(self, writer: Writer = "model", small_question: bool = True) -> HeadingContext:
+        """The example as a heading context (written by ``writer``)."""
+        return HeadingContext(title=self.title, level=self.level, writer=writer, parent=self.parent,
+                              chapter=self.chapter, project=self.project, criteria=self.criteria,
+                              context=self.context or self.parent + self.chapter, siblings=self.siblings,
+                              section_words=self.section_words, small_question=small_question)
+
+
+def _ex(items: Iterable[str | Example]) -> tuple[Example, ...]:
+    return tuple(x if isinstance(x, Example) else Example(x) for x in items)
+
+
+@dataclass(frozen=True)
+class HeadingRule:
+    """One rule about a single heading."""
+
+    code: str
+    defect: str  # what it catches, in a line (English, for people reading the registry)
+    check: Callable[[HeadingContext], str | None]  # the Chinese message, or None when the heading passes
+    refuse: tuple[Example, ...]
+    accept: tuple[Example, ...]
+    levels: frozenset[int] = ALL_LEVELS
+    writers: frozenset[Writer] = ALL_WRITERS
+    severity: Severity = "defect"
+    weak_model_guard: bool = False  # only tames a weak model: applies to model-written headings only
+    small_question_only: bool = False  # only for the one-section question asked of a weak model
+
+    def applies(self, ctx: HeadingContext) -> bool:
+        """Whether this rule looks at ``ctx`` at all (its level and writer are in scope)."""
+        if ctx.level not in self.levels or ctx.writer not in self.writers:
+            return False
+        if self.weak_model_guard and ctx.writer != "model":
+            return False
+        return not (self.small_question_only and not ctx.small_question)
+
+
+@dataclass(frozen=True)
+class ShapeRule:
+    """A rule about a node's children or the whole outline (checked by ``check_outline``)."""
+
+    code: str
+    defect: str
+    severity: Severity
+    message: str  # the message's pattern, as check_outline words it
+
+
+# --------------------------------------------------------------------------- the registry
+
+_BELOW = frozenset({2, 3, 4})
+
+HEADING_RULES: tuple[HeadingRule, ...] = (
+    HeadingRule(
+        "sub_form", "not a Chinese heading of a sensible length", _sub_form,
+        refuse=_ex([Example("讲", level=3), Example("training plan", level=3)]),
+        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("共用设备设施定期维修计划和实施方案", level=3),
+                    Example("概况", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "unusable_title", "digits, punctuation, prompt echoes, placeholders, JSON debris, prices, copied tender metadata",
+        _title_form,
+        refuse=_ex(["一级目录", "节标题", "标题一", "具体标题", "<章标题>", "1.2", "xxx_title", "{\"title\"", "报价 35 万元",
+                    "项目名称：某某工程", "请根据以下内容输出", "Step 1"]),
+        accept=_ex(["工程概况", "人员、材料、机械计划表", "测量放样", "保洁队长", "施工前准备",
+                    "共用设备设施定期维修计划和实施方案", "7×24小时服务响应", "概况"]),
+    ),
+    HeadingRule(
+        "long_title", "a sentence instead of a heading (longer than the title limit)", _long,
+        refuse=_ex(["为确保本工程顺利实施而采取的全部组织、技术、经济和合同措施以及其他一切必要手段说明"]),
+        accept=_ex(["共用设备设施定期维修计划和实施方案", "临时设施布置及施工用水、用电情况"]),
+    ),
+    HeadingRule(
+        "fragment", "a piece of a sentence: lead words, trailing particles or verbs, predicates, grading words, "
+        "a criteria clause copied whole", _fragment,
+        refuse=_ex(["如拣货", "数量大", "专业性强", "提供", "安装方案是否详实", "项目风险分析及应对措施及时性",
+                    "措施建设", "计划明确实施安排", "项目经理具有中级以上职称", "质量保证措施得3分",
+                    "项目技术人员相关职称或证", "项目技术设计方案的成熟性", "安装方案是否详实施安排",
+                    Example("服务人员配置合理且经验丰富", criteria="服务人员配置合理且经验丰富，得5分")]),
+        accept=_ex(["概况", "质量创优", "工程创优", "针对本项目的合理化建议", "关于节假日保障", "食材采购与管理",
+                    "平整场地", "测量放样", "地理位置", "交接班制度", "保洁队长", "及时性保障措施",
+                    "持证上岗", "人员、材料、机械计划表"]),
+    ),
+    HeadingRule(
+        "evidence", "a document to attach (合同首页, 证书复印件, 任命书): an attachment, not a part of the bid's text",
+        _evidence,
+        refuse=_ex(["合同首页", "金额页", "签字盖章页", "项目经理任命书", "证书复印件", "营业执照扫描件"]),
+        accept=_ex(["ISO9001质量管理体系认证证书", "运输车辆照片", "相关图片", "人员资格与能力", "合同管理"]),
+        levels=_BELOW,
+    ),
+    HeadingRule(
+        "vague", "a heading that says nothing (相关需求, 其他事项)", _vague,
+        refuse=_ex(["相关需求", "其他事项", "相关内容", "有关问题"]),
+        accept=_ex(["项目服务需求", "概况", "其他要求", "管理制度", "工作计划", "服务要求"]),
+        levels=_BELOW,
+    ),
+    HeadingRule(
+        "leading_number", "numbering the model wrote into a title (code numbers headings)", _leading_number,
+        refuse=_ex(["1.2 设计原则", "第三章 质量保证", "（一）编制说明", "3、测量放样"]),
+        accept=_ex(["7×24小时服务响应", "5S现场管理", "三级安全教育", "一体化管理"]),
+        severity="warning",
+    ),
+    # ---- the one-section question asked of a weak model: guards for model-written level-3 headings
+    HeadingRule(
+        "prompt_words", "the question's own words (标题, 小节, 输出) echoed as a heading", _prompt_words,
+        refuse=_ex([Example("输出培训小标题", level=3), Example("下级目录内容", level=3)]),
+        accept=_ex([Example("培训讲师选派", level=3), Example("标志标牌设置", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "example_copy", "a heading copied from the prompt's worked examples", _example_copy,
+        refuse=(), accept=_ex([Example("测量放样", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "repeats_upper", "the section's (or chapter's) title repeated, or cut and continued", _repeats_upper,
+        refuse=(Example("培训效果考核", parent="培训效果考核", level=3), Example("效果考核", parent="培训效果考核", level=3),
+                Example("节假日值班人员调配", parent="节假日值班人员安排", level=3)),
+        accept=(Example("培训效果考核记录", parent="培训效果考核", level=3),
+                Example("平整场地", parent="各施工工序专项施工方案", level=3),
+                Example("质量保证体系", parent="质量保证措施", level=3)),
+        levels=frozenset({3}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "same_as_parent", "a heading titled like the heading above it", _same_as_parent,
+        refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3)),
+        accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3)),
+        levels=_BELOW,
+    ),
+    HeadingRule(
+        "project_echo", "the project's name copied as a heading", _project_echo,
+        refuse=(Example("某单位培训服务项目", project="某单位培训服务项目", level=3),
+                Example("单位培训服务", project="某单位培训服务项目", level=3)),
+        accept=(Example("培训讲师选派", project="某单位培训服务项目", level=3),),
+        levels=_BELOW, weak_model_guard=True,
+    ),
+    HeadingRule(
+        "self_repeat", "a heading repeating its own words (考核考核考核)", _self_repeat,
+        refuse=_ex([Example("考核考核考核", level=3), Example("需求与需求", level=3)]),
+        accept=_ex([Example("人员、材料、机械计划表", level=3), Example("信息插座安装及端接", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "procedure_word", "the tendering procedure's words (采购, 招标) echoed from the prompt", _procedure_word,
+        refuse=(Example("培训采购计划", parent="培训效果考核", level=3),),
+        accept=(Example("食材采购与管理", parent="食材采购", level=3),
+                Example("原料采购验收", parent="原料采购管理", level=3)),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "ungrounded", "words found nowhere in the tender, the section or the heading library", _ungrounded,
+        refuse=(Example("宇宙飞船航行", parent="培训效果考核", context="某单位培训服务", level=3),),
+        accept=(Example("测量放样", parent="各施工工序专项施工方案", context="综合管廊工程测量及放样", level=3),),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True, severity="warning",
+    ),
+    HeadingRule(
+        "unrelated", "no specific word shared with the section", _unrelated,
+        refuse=(Example("服务资格审核", parent="培训效果考核", section_words="考核办法讲师选派", level=3),),
+        accept=(Example("考核结果运用", parent="培训效果考核", section_words="考核办法讲师选派", level=3),
+                Example("地理位置", parent="工程基本情况", section_words="建筑面积", context="工程地理位置与交通",
+                        level=3)),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True, severity="warning",
+    ),
+    HeadingRule(
+        "sibling_repeat", "another heading of the same section said again", _sibling_repeat,
+        refuse=(Example("培训课程评估表", level=3, siblings=("培训课程评估",)),),
+        accept=(Example("讲师选派", level=3, siblings=("培训课程评估",)),
+                Example("质保期内售后服务承诺", level=3, siblings=("质保期",))),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+    HeadingRule(
+        "taken", "a heading already used elsewhere in the outline", _taken,
+        refuse=(), accept=(),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
+    ),
+)
+
+SHAPE_RULES: tuple[ShapeRule, ...] = (
+    ShapeRule("too_few_chapters", "fewer chapters than an outline needs", "defect", "一级章节只有 N 个，至少需要 M 个"),
+    ShapeRule("too_many_chapters", "more chapters than the limit (the limit is said, nothing is cut)", "defect",
+              "一级章节有 N 个，最多 M 个"),
+    ShapeRule("too_many_children", "a list longer than the limit (said, nothing is cut)", "defect",
+              "“X”下有 N 个子项，最多 M 个"),
+    ShapeRule("too_deep", "a level below the outline's depth", "defect", "“X”已是第 N 级，不应再有子项"),
+    ShapeRule("no_sections", "an outline with chapters only (no chapter divided), or a chapter asked for alone that "
+              "came back empty; a chapter left undivided beside divided ones is style", "defect",
+              "目录只有一级章节，没有任何下级标题"),
+    ShapeRule("duplicate_sibling", "two siblings with one title", "defect", "标题“X”与同级第 N 项重复"),
+    ShapeRule("same_as_parent_sibling", "a heading copying a sibling of its parent", "defect",
+              "标题“X”与上级的同级章节同名"),
+    ShapeRule("suffix_pattern", "the section's title plus the same suffixes under three sections (X目标/X措施 everywhere): "
+              "one template, not headings about each section (outline.pattern_issues)", "defect",
+              "子标题只是上级标题加上“…”，各节都用同一写法"),
+    ShapeRule("repeated_children", "one child set under three parents, or two sections of a parent alike", "defect",
+              "“X”的子标题与其他 N 处完全相同"),
+)
+
+
+def rule(code: str) -> HeadingRule:
+    """The heading rule named ``code``."""
+    for r in HEADING_RULES:
+        if r.code == code:
+            return r
+    raise KeyError(code)
+
+
+def rules_for(ctx: HeadingContext, severity: Severity | None = "defect") -> list[HeadingRule]:
+    """The heading rules that apply to ``ctx`` (only defects by default; None: all)."""
+    return [r for r in HEADING_RULES if r.applies(ctx) and (severity is None or r.severity == severity)]
+
+
+def problems(ctx: HeadingContext, severity: Severity | None = "defect") -> list[tuple[str, str]]:
+    """Every ``(code, message)`` of the rules that apply to ``ctx`` and refuse it."""
+    out: list[tuple[str, str]] = []
+    for r in rules_for(ctx, severity):
+        msg = r.check(ctx)
+        if msg:
+            out.append((r.code, msg))
+    return out
+
+
+def first_problem(ctx: HeadingContext, codes: Iterable[str] | None = None) -> str | None:
+    """The first defect found in ``ctx`` (by the registry's order), optionally among ``codes`` only."""
+    wanted = set(codes) if codes is not None else None
+    for r in rules_for(ctx):
+        if wanted is not None and r.code not in wanted:
+            continue
+        msg = r.check(ctx)
+        if msg:
+            return msg
+    return None

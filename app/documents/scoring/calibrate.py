@@ -1,0 +1,131 @@
+"""Calibrated confidence: a reading is "confirmed" only when independent checks agree.
+
+The checks, each independent of how the rows were read:
+
+- arithmetic: the rows add up to 100 (or to every stated total), each stated subtotal
+  (a group label "技术部分（70分）", a 小计 row, a 分值 column of part subtotals) is met, every
+  row carries points, a factor's items add up to the points in its name;
+- the prose: what the 评标办法 text states the parts are worth ("其中价格部分为30分、
+  技术部分为70分") agrees with the categories read;
+- where: the table sits under a scoring heading or caption, and no other scheme ranks close;
+- the categories: a row whose category is only guessed from its name as non-technical,
+  or a scheme without any price, cannot be confirmed by the sums.
+
+``calibrate`` sets ``confirmed``, ``doubt_zh`` (one sentence saying what could not be
+confirmed and where to look) and ``doubt`` on the rows that are doubtful. It also adds an
+issue when the prose contradicts the table, so the reading never looks certain then.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.documents.model import TenderDocument
+from app.documents.scoring.cells import fmt_points
+from app.documents.scoring.context import SCORING_TITLE, table_section
+from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
+from app.documents.scoring.prose import part_statements, stated_parts
+from app.documents.text_patterns import compact
+
+_LONG_NAME = 30
+_CRITERIA_WORDS = re.compile(r"得\d|不得分|扣\d|每[项个次]|满分为|[＞>≥]\d")
+_EXPLAINED_ABSENCE = {"lowest_price", "lowest_offer", "template", "announcement", "no_text", "garbled"}
+_NO_PRICE = ("不设价格", "价格不参与", "价格不作为", "不进行价格", "不评价格", "报价不计分", "价格不计分", "不含价格分")
+
+
+def _where(tables: list[ScoringTable]) -> str:
+    pages = sorted({p for t in tables for p in t.pages if p})
+    if not pages:
+        return "评标办法"
+    if len(pages) == 1:
+        return f"第{pages[0]}页的评分表"
+    return f"第{pages[0]}–{pages[-1]}页的评分表"
+
+
+def _under_scoring_heading(doc: TenderDocument | None, table: ScoringTable) -> bool:
+    if table.kind != "table" or not table.table_ids:
+        return True
+    text = compact(f"{table.caption[-60:]} {table.label} {table.section}")
+    if SCORING_TITLE.search(text):
+        return True
+    if doc is None:
+        return False
+    chapter, section = table_section(doc, table.table_ids[0])
+    return bool(SCORING_TITLE.search(compact(f"{chapter} {section}")))
+
+
+def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], list[str]]:
+    """(passed, issues) of the technical total read against the parts the prose states."""
+    statements = part_statements(doc)
+    parts = stated_parts(statements)
+    tech = parts.get(ScoreCategory.TECHNICAL)
+    got = result.points_by_category().get(ScoreCategory.TECHNICAL.value, 0.0)
+    weights = {st.points for st in statements if st.weight and st.category == ScoreCategory.TECHNICAL}
+    if tech is None and len(weights) == 1:
+        weight = weights.pop()
+        if abs(got - weight) < 0.01:
+            return [f"正文规定技术部分权重 {fmt_points(weight)}%，与评分表一致"], []
+        if abs(got - 100) < 0.01 and "weights" in result.uncertain:
+            return [], []  # a 100-point technical table that the weight scales into the total
+        return [], [f"正文规定技术部分权重 {fmt_points(weight)}%，评分表中的技术项合计 {fmt_points(got)} 分"]
+    if tech is None:
+        return [], []
+    if abs(got - tech) < 0.01:
+        return [f"正文规定技术部分 {fmt_points(tech)} 分，与评分表一致"], []
+    weighted = any(st.weight for st in statements) or "weights" in result.uncertain
+    if weighted and abs(got - 100) < 0.01:
+        return [], []  # a 100-point technical table weighted into the total: the prose states the weight
+    return [], [f"正文规定技术部分 {fmt_points(tech)} 分，评分表中的技术项合计 {fmt_points(got)} 分"]
+
+
+def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResult:
+    """Set ``confirmed``, ``doubt_zh`` and the rows' ``doubt`` of a settled reading (in place, returned)."""
+    if not result.found:
+        result.confirmed = result.absence in _EXPLAINED_ABSENCE
+        if not result.confirmed:
+            result.doubt_zh = ("未能确认文件中没有评分表：没有读到带分值的评分项；"
+                               "请查看评标办法一章，如有评分表请手工填写评分项")
+        return result
+    doubts: list[str] = []
+    independent = [c for c in result.checks_passed if "全部评分项合计" not in c]
+    if doc is not None:
+        passed, issues = prose_check(doc, result)
+        result.checks_passed.extend(passed)
+        independent.extend(passed)
+        if issues:
+            result.issues.extend(issues)
+            result.confidence = round(max(0.1, result.confidence - 0.3), 2)
+            result.message_zh += "；" + issues[0]
+    for t in result.tables:
+        for r in t.rows:
+            if r.points is None:
+                r.doubt = "没有读到分值"
+            elif len(compact(r.factor)) > _LONG_NAME or _CRITERIA_WORDS.search(compact(r.factor)):
+                r.doubt = "名称像是评分标准，评分项名称可能读错"
+            elif r.category_source == "guess" and r.category != ScoreCategory.TECHNICAL:
+                r.doubt = f"类别“{r.category.value}”是按名称推断的"
+    doubtful = [r for r in result.rows if r.doubt]
+    where = _where(result.tables)
+    if result.issues:
+        doubts.append(result.issues[0])
+    if "table" in result.uncertain:
+        doubts.append("还有其他表格也像评分表")
+    if not all(_under_scoring_heading(doc, t) for t in result.tables):
+        doubts.append("评分表不在评标办法章节之下")
+    if doubtful:
+        names = "、".join(f"“{r.factor}”" for r in doubtful[:3])
+        doubts.insert(1 if result.issues else 0, f"{names}{'等' if len(doubtful) > 3 else ''}{doubtful[0].doubt}")
+    if not independent:
+        doubts.append("除合计外没有标明的总分、小计或正文说明可以核对")
+    has_price = any(r.category == ScoreCategory.PRICE for r in result.rows)
+    text = compact(doc.text()) if doc is not None else ""
+    if not has_price and "weights" not in result.uncertain and not any(w in text for w in _NO_PRICE):
+        doubts.append("没有读到价格分")
+    if not result.technical_rows:
+        doubts.append("没有读到技术评分项")
+    result.confirmed = not doubts
+    if doubts:
+        result.doubt_zh = f"评分表未能确认：{doubts[0]}；请核对{where}"
+        if len(doubts) > 1:
+            result.doubt_zh += f"（另有 {len(doubts) - 1} 处待核对）"
+    return result

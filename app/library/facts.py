@@ -1,0 +1,207 @@
+"""Company facts (企业资料): certificates, staff, references (业绩) and equipment.
+
+Bid offices keep these in spreadsheets; :func:`read_facts_xlsx` reads every sheet whose
+header row names known columns (证书名称/证书编号/有效期至, 姓名/岗位/证书/工作年限, 项目名称/
+采购人/合同金额/日期, 设备名称/型号/数量 …) and tells which kind each sheet holds. Facts are
+stored in the library; a certificate whose date has passed is flagged, and staff and
+references can be written as the tables a bid needs (人员配置表, 业绩表).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.library.store import LibraryStore
+
+KINDS = ("certificate", "staff", "reference", "equipment")
+KIND_LABELS = {"certificate": "资质证书", "staff": "人员", "reference": "业绩", "equipment": "设备"}
+#: Column names a sheet may use for each field (first match wins), per kind.
+COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
+    "certificate": {"name": ("证书名称", "资质名称", "资质证书", "名称"), "number": ("证书编号", "编号", "证号"),
+                    "valid_until": ("有效期至", "有效期", "到期日期", "截止日期", "有效截止")},
+    "staff": {"name": ("姓名",), "role": ("岗位", "拟任岗位", "职务", "拟任职务", "角色"),
+              "certificates": ("证书", "持证情况", "资格证书", "职称"), "years": ("工作年限", "从业年限", "年限")},
+    "reference": {"project": ("项目名称", "工程名称"), "client": ("采购人", "招标人", "业主", "建设单位", "委托单位", "客户"),
+                  "amount": ("合同金额", "金额", "中标金额"), "date": ("日期", "签订日期", "完成时间", "合同日期", "时间")},
+    "equipment": {"name": ("设备名称", "名称"), "model": ("型号", "规格型号", "规格"), "quantity": ("数量", "台数"),
+                  "status": ("状态", "性能", "备注")},
+}
+_KEY_FIELD = {"certificate": "number", "staff": "name", "reference": "project", "equipment": "model"}
+_DATE = re.compile(r"(\d{4})\s*[年./-]\s*(\d{1,2})\s*[月./-]\s*(\d{1,2})")
+
+
+@dataclass
+class Fact:
+    """One row of company facts: its kind, its fields, where it came from, and its id once stored."""
+
+    kind: str
+    data: dict[str, str]
+    source: str = ""
+    id: int | None = None
+
+    def expired(self, today: dt.date | None = None) -> bool:
+        """A certificate whose 有效期 has passed."""
+        if self.kind != "certificate":
+            return False
+        until = parse_date(self.data.get("valid_until", ""))
+        return until is not None and until < (today or dt.date.today())
+
+
+@dataclass
+class FactsImport:
+    """What a spreadsheet held: facts by kind, and sheets that were not understood."""
+
+    facts: list[Fact] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+def parse_date(text: str) -> dt.date | None:
+    """A date written as 2025年6月30日, 2025-06-30 or 2025/6/30; None when there is none."""
+    m = _DATE.search(text)
+    if not m:
+        return None
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    except ValueError:
+        return None
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, dt.datetime | dt.date):
+        return value.strftime("%Y-%m-%d")
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value).strip()
+
+
+def classify_header(header: Sequence[str]) -> tuple[str, dict[str, int]] | None:
+    """Which kind a header row describes and the column of each field, or None."""
+    cells = [re.sub(r"\s+", "", h) for h in header]
+    best: tuple[int, str, dict[str, int]] | None = None
+    for kind, fields in COLUMNS.items():
+        found: dict[str, int] = {}
+        for name, aliases in fields.items():
+            for alias in aliases:
+                col = next((i for i, c in enumerate(cells) if c == alias or (len(alias) > 2 and alias in c)), None)
+                if col is not None and col not in found.values():
+                    found[name] = col
+                    break
+        if _KEY_FIELD[kind] in found or (kind == "equipment" and "name" in found and "quantity" in found):
+            score = len(found)
+            if best is None or score > best[0]:
+                best = (score, kind, found)
+    return (best[1], best[2]) if best is not None and best[0] >= 2 else None
+
+
+def facts_from_rows(rows: Iterable[Sequence[Any]], source: str) -> tuple[str, list[Fact]] | None:
+    """Facts from a table whose header row is among its first five rows; None when none is recognised."""
+    rows = [list(r) for r in rows]
+    for h in range(min(5, len(rows))):
+        found = classify_header([_cell(c) for c in rows[h]])
+        if found is None:
+            continue
+        kind, cols = found
+        facts = []
+        for r in rows[h + 1:]:
+            data = {name: _cell(r[col]) if col < len(r) else "" for name, col in cols.items()}
+            if any(data.values()):
+                facts.append(Fact(kind, data, source))
+        return kind, facts
+    return None
+
+
+def read_facts_xlsx(path: Path) -> FactsImport:
+    """Every recognised sheet of an .xlsx; raises ValueError with a Chinese message for a bad file."""
+    from openpyxl import load_workbook
+
+    try:
+        wb = load_workbook(str(path), read_only=True, data_only=True)
+    except Exception as exc:
+        raise ValueError(f"无法打开 Excel 文件“{path.name}”：文件已损坏或不是 .xlsx") from exc
+    out = FactsImport()
+    try:
+        for ws in wb.worksheets:
+            got = facts_from_rows(ws.iter_rows(values_only=True), f"{path.name} › {ws.title}")
+            if got is None:
+                out.skipped.append(ws.title)
+            else:
+                out.facts.extend(got[1])
+    finally:
+        wb.close()
+    return out
+
+
+# ---------------------------------------------------------------------------- storage
+
+
+def save_facts(store: LibraryStore, facts: Sequence[Fact]) -> int:
+    """Store facts (one transaction); a row equal to a stored one of the same kind is not added twice."""
+    added = 0
+    with store.transaction() as con:
+        existing = {(k, d) for k, d in con.execute("SELECT kind, data FROM facts")}
+        for f in facts:
+            blob = json.dumps(f.data, ensure_ascii=False, sort_keys=True)
+            if (f.kind, blob) in existing:
+                continue
+            cur = con.execute("INSERT INTO facts(kind, data, source) VALUES (?,?,?)", (f.kind, blob, f.source))
+            f.id = int(cur.lastrowid or 0)
+            existing.add((f.kind, blob))
+            added += 1
+    return added
+
+
+def load_facts(store: LibraryStore, kind: str | None = None) -> list[Fact]:
+    """Stored facts (of one kind), in the order they were added."""
+    with store.lock:
+        rows = store.conn.execute("SELECT id, kind, data, source FROM facts" + (" WHERE kind = ?" if kind else "")
+                                  + " ORDER BY id", (kind,) if kind else ()).fetchall()
+    return [Fact(str(k), json.loads(d), str(s), int(i)) for i, k, d, s in rows]
+
+
+def remove_fact(store: LibraryStore, fact_id: int) -> None:
+    """Delete one stored fact."""
+    with store.transaction() as con:
+        con.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+
+
+# ---------------------------------------------------------------------------- tables for drafting
+
+_STAFF_TITLES = ("人员配置", "人员安排", "项目团队", "人员组成", "团队配置", "拟派人员", "项目组")
+_REFERENCE_TITLES = ("业绩", "类似项目", "项目经验", "成功案例")
+
+
+def table_for_heading(title: str, store: LibraryStore, today: dt.date | None = None) -> tuple[str, str] | None:
+    """For a heading like 人员配置表 / 类似项目业绩: ``(label, markdown table)`` from the stored facts."""
+    if any(k in title for k in _STAFF_TITLES):
+        staff = load_facts(store, "staff")
+        if staff:
+            rows = [[f.data.get("name", ""), f.data.get("role", ""), f.data.get("certificates", ""),
+                     f.data.get("years", "")] for f in staff]
+            return "人员配置表", markdown_table(["姓名", "岗位", "证书", "工作年限"], rows)
+    if any(k in title for k in _REFERENCE_TITLES):
+        refs = load_facts(store, "reference")
+        if refs:
+            rows = [[f.data.get("project", ""), f.data.get("client", ""), f.data.get("amount", ""),
+                     f.data.get("date", "")] for f in refs]
+            return "业绩表", markdown_table(["项目名称", "采购人", "合同金额", "日期"], rows)
+    return None
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A simple Markdown table (the drafting text format the Word writer understands)."""
+    def line(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "｜").replace("\n", " ") for c in cells) + " |"
+    return "\n".join([line(header), line(["---"] * len(header)), *(line(r) for r in rows)])
+
+
+def expired_certificates(store: LibraryStore, today: dt.date | None = None) -> list[Fact]:
+    """Stored certificates past their 有效期."""
+    return [f for f in load_facts(store, "certificate") if f.expired(today)]

@@ -1,0 +1,170 @@
+"""企业资料 in the 资料库 dock: certificates, staff, references, equipment — from Excel or typed in.
+
+A certificate past its 有效期 is shown in red and marked 已过期. New rows are typed into the
+table and stored with 保存; an .xlsx is read sheet by sheet (sheets it does not understand
+are named, not silently dropped).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.library.facts import (
+    COLUMNS,
+    KIND_LABELS,
+    KINDS,
+    Fact,
+    load_facts,
+    read_facts_xlsx,
+    remove_fact,
+    save_facts,
+)
+from app.library.store import LibraryStore
+
+_HEADERS = {kind: [aliases[0] for aliases in fields.values()] for kind, fields in COLUMNS.items()}
+_EXPIRED = QBrush(QColor("#c0392b"))
+_ID_ROLE = 256
+
+
+class FactsPanel(QWidget):
+    """One kind of company facts at a time, editable for new rows."""
+
+    def __init__(self, store: Callable[[], LibraryStore | None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("factsPanel")
+        self._store = store
+        self.kind_box = QComboBox()
+        for kind in KINDS:
+            self.kind_box.addItem(KIND_LABELS[kind], kind)
+        self.kind_box.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.import_button = QPushButton("从 Excel 导入…")
+        self.import_button.clicked.connect(self._on_import)
+        self.add_button = QPushButton("添加一行")
+        self.add_button.setObjectName("factsAdd")
+        self.add_button.clicked.connect(self.add_row)
+        self.save_button = QPushButton("保存")
+        self.save_button.setObjectName("factsSave")
+        self.save_button.clicked.connect(self.save_new_rows)
+        self.remove_button = QPushButton("删除所选")
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.table = QTableWidget(0, 0)
+        self.table.setObjectName("factsTable")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        row = QHBoxLayout()
+        for w in (self.kind_box, self.import_button, self.add_button, self.save_button, self.remove_button):
+            row.addWidget(w)
+        row.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addWidget(self.table, 1)
+
+    @property
+    def kind(self) -> str:
+        """The kind shown (certificate, staff, reference, equipment)."""
+        return str(self.kind_box.currentData())
+
+    def refresh(self) -> None:
+        """Show the stored facts of the current kind; expired certificates in red."""
+        store = self._store()
+        facts = load_facts(store, self.kind) if store is not None else []
+        fields = list(COLUMNS[self.kind])
+        headers = _HEADERS[self.kind] + (["状态"] if self.kind == "certificate" else [])
+        self.table.setColumnCount(len(headers))
+        self.table.setHorizontalHeaderLabels(headers)
+        self.table.setRowCount(len(facts))
+        expired = 0
+        for r, f in enumerate(facts):
+            late = f.expired()
+            expired += late
+            values = [f.data.get(k, "") for k in fields] + (["已过期" if late else "有效"] if self.kind == "certificate" else [])
+            for c, v in enumerate(values):
+                item = QTableWidgetItem(v)
+                item.setData(_ID_ROLE, f.id)
+                if late:
+                    item.setForeground(_EXPIRED)
+                    item.setToolTip("该证书已过有效期：投标时不能使用")
+                self.table.setItem(r, c, item)
+        label = KIND_LABELS[self.kind]
+        self.status.setText(f"{label}：{len(facts)} 条" + (f"，其中 {expired} 本已过有效期（红色）" if expired else ""))
+
+    def add_row(self) -> None:
+        """Append an empty row to type a new fact into (stored by 保存)."""
+        r = self.table.rowCount()
+        self.table.insertRow(r)
+        for c in range(self.table.columnCount()):
+            self.table.setItem(r, c, QTableWidgetItem(""))
+        self.table.setCurrentCell(r, 0)
+
+    def save_new_rows(self) -> int:
+        """Store the rows typed in (those without an id); returns how many were added."""
+        store = self._store()
+        if store is None:
+            return 0
+        fields = list(COLUMNS[self.kind])
+        new: list[Fact] = []
+        for r in range(self.table.rowCount()):
+            first = self.table.item(r, 0)
+            if first is None or first.data(_ID_ROLE) is not None:
+                continue
+            data = {k: (it.text().strip() if (it := self.table.item(r, c)) is not None else "") for c, k in enumerate(fields)}
+            if any(data.values()):
+                new.append(Fact(self.kind, data, "手工录入"))
+        added = save_facts(store, new)
+        self.refresh()
+        return added
+
+    def remove_selected(self) -> int:
+        """Delete the selected stored facts."""
+        store = self._store()
+        if store is None:
+            return 0
+        ids = {int(i.data(_ID_ROLE)) for i in self.table.selectedItems() if i.data(_ID_ROLE) is not None}
+        for fid in ids:
+            remove_fact(store, fid)
+        self.refresh()
+        return len(ids)
+
+    def import_xlsx(self, path: Path) -> int:
+        """Read an .xlsx into the library; returns how many facts were added."""
+        store = self._store()
+        if store is None:
+            return 0
+        try:
+            got = read_facts_xlsx(path)
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return 0
+        added = save_facts(store, got.facts)
+        kinds = sorted({f.kind for f in got.facts})
+        if kinds:
+            self.kind_box.setCurrentIndex(self.kind_box.findData(kinds[0]))
+        self.refresh()
+        shown = self.status.text()
+        msg = f"已从“{path.name}”导入 {added} 条企业资料"
+        if got.skipped:
+            msg += f"；未识别的工作表：{'、'.join(got.skipped)}（需要含“证书名称/姓名/项目名称/设备名称”等列）"
+        self.status.setText(f"{msg}。当前显示 {shown}")
+        return added
+
+    def _on_import(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "选择企业资料表格", "", "Excel 文件 (*.xlsx)")
+        if path:
+            self.import_xlsx(Path(path))

@@ -1,0 +1,159 @@
+"""The library in the window: import with progress and cancel, list/search/remove, 历史标书 insert and structure
+(one undo step each, names replaced), 查重 with jump-to and .xlsx export."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PySide6.QtCore import QSettings, Qt
+
+from app.core.analysis import Analysis, ProjectOverview
+from app.core.outline import OutlineNode
+from app.ui.run.controller import AppController
+from app.ui.shell.errors import ErrorReporter
+from app.ui.shell.main_window import MainWindow
+from tests.library_fixtures import OWN_OUTLINES, make_bid, write_docx
+from tests.openai_server import OpenAIServer
+from tests.ui.conftest import make_client_factory
+from tests.ui.ui_helpers import close_window, wait_for
+
+pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+
+
+@pytest.fixture
+async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer, reporter: ErrorReporter,
+                 monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[MainWindow]:
+    monkeypatch.setenv("BIDSTUDIO_DATA_DIR", str(tmp_path / "data"))
+    qapp.setQuitOnLastWindowClosed(False)
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
+    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    win.show()
+    yield win
+    await close_window(win)
+    await asyncio.sleep(0)
+
+
+def _bids(folder: Path, n: int) -> list[Any]:
+    folder.mkdir(parents=True, exist_ok=True)
+    made = []
+    for i in range(n):
+        bid = make_bid(i, OWN_OUTLINES[i % len(OWN_OUTLINES)], paragraphs=3)
+        write_docx(bid, folder / f"bid{i:02d}.docx")
+        made.append(bid)
+    return made
+
+
+async def test_import_cancel_list_search_remove(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    lib = window.library
+    assert not lib.path.exists()  # nothing is created until the library is used
+    _bids(tmp_path / "bids", 12)
+    lib.dock.toggleViewAction().trigger()
+    panel = lib.panel
+    assert panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: panel.cancel_button.isVisible())
+    qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: not panel.cancel_button.isVisible(), timeout=30)
+    stored = panel.bids.rowCount()
+    assert 0 <= stored < 12 and len(panel.last_outcomes) == stored
+    assert panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: panel.worker is None and not panel.cancel_button.isVisible(), timeout=60)
+    assert panel.bids.rowCount() == 12 and "导入完成：新增" in panel.status.text()
+    assert ("已在资料库中" in panel.status.text()) == (stored > 0)
+    panel.search_box.setText("应急响应流程")
+    qtbot.keyClick(panel.search_box, Qt.Key.Key_Return)
+    assert panel.results.rowCount() > 0 and panel.results.item(0, 0).text() == "应急响应流程"
+    panel.bids.selectRow(0)
+    qtbot.mouseClick(panel.remove_button, Qt.MouseButton.LeftButton)
+    assert panel.bids.rowCount() == 11 and lib.store().counts()[0] == 11  # type: ignore[union-attr]
+
+
+async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    lib = window.library
+    past = _bids(tmp_path / "bids", 3)
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 3, timeout=60)
+    c = window.controller
+    c.analysis = Analysis(overview=ProjectOverview(project_name="新区智慧停车项目", buyer="新区城市管理局"))
+    c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="应急预案"), OutlineNode(title="日常巡检")])])
+    window.outline_view.select_path((0, 0))
+    window.section_dock.show()  # opening the section editor brings the past sections beside it
+    await wait_for(lambda: lib.past_dock.isVisible())
+    await wait_for(lambda: lib.past.list.count() > 0)
+    hit = lib.past.selected()
+    assert hit is not None and hit.section.title == "应急预案" and hit.source.startswith("历史标书：")
+    old_project = hit.section.project
+    before = c.undo_stack.count()
+    qtbot.mouseClick(lib.past.insert_button, Qt.MouseButton.LeftButton)
+    content = c.outline.node((0, 0)).content
+    assert "新区智慧停车项目" in content and old_project not in content and "〔日期〕" not in content
+    assert f"“{old_project}” → “新区智慧停车项目”" in lib.past.review.text()
+    assert c.undo_stack.count() == before + 1
+    window.act_undo.trigger()
+    assert c.outline.node((0, 0)).content == ""
+    # a chapter takes a past section's sub-headings (the candidates also come up beside the heading library)
+    lib.past_dock.hide()
+    window.library_dock.show()
+    await wait_for(lambda: lib.past_dock.isVisible())
+    window.outline_view.select_path((0,))
+    await wait_for(lambda: lib.past.list.count() > 0)
+    lib.past.list.setCurrentRow(0)
+    qtbot.mouseClick(lib.past.structure_button, Qt.MouseButton.LeftButton)
+    kids = [k.title for k in c.outline.node((0,)).children]
+    assert kids == ["服务内容", "服务流程"] and all(k.origin == "user" for k in c.outline.node((0,)).children)
+    window.act_undo.trigger()
+    assert [k.title for k in c.outline.node((0,)).children] == ["应急预案", "日常巡检"]
+    assert past  # generated
+
+
+async def test_check_dock_finds_stale_name_jumps_and_exports(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    lib = window.library
+    past = _bids(tmp_path / "bids", 2)
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 2, timeout=60)
+    c = window.controller
+    c.analysis = Analysis(overview=ProjectOverview(project_name="新区智慧停车项目", buyer="新区城市管理局"))
+    c.outline.replace([OutlineNode(title="概述", content="本项目为新区智慧停车项目。"),
+                       OutlineNode(title="服务承诺", content=f"我方承诺向{past[1].client}提供优质服务。")])
+    lib.check_action.trigger()  # type: ignore[union-attr]
+    assert lib.check_dock.isVisible()
+    table = lib.checks.table
+    assert table.rowCount() == 1 and table.item(0, 1).text() == past[1].client
+    assert "其他项目的名称" in lib.checks.summary.text()
+    window.resizeDocks([lib.check_dock], [260], Qt.Orientation.Vertical)
+    await wait_for(lambda: table.viewport().height() > 40 and table.visualItemRect(table.item(0, 1)).height() > 0)
+    rect = table.visualItemRect(table.item(0, 1))
+    qtbot.mousePress(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # a double click's first press
+    qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert window.outline_view.current_path() == (1,)
+    out = lib.checks.export(tmp_path / "查重结果.xlsx")
+    assert out is not None and out.stat().st_size > 0
+    c.outline.update((1,), content="我方承诺提供优质服务。")
+    qtbot.mouseClick(lib.checks.check_button, Qt.MouseButton.LeftButton)
+    assert table.rowCount() == 0 and "未发现问题" in lib.checks.summary.text()
+
+
+async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from tests.test_library_facts import _workbook
+
+    lib = window.library
+    lib.dock.toggleViewAction().trigger()
+    lib.tabs.setCurrentIndex(1)
+    facts = lib.facts
+    assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
+    assert "未识别的工作表：说明" in facts.status.text()
+    facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
+    assert facts.table.rowCount() == 2 and facts.table.item(0, 3).text() == "已过期"
+    assert "1 本已过有效期" in facts.status.text()
+    facts.kind_box.setCurrentIndex(facts.kind_box.findData("equipment"))
+    qtbot.mouseClick(facts.add_button, Qt.MouseButton.LeftButton)
+    for col, value in enumerate(("全站仪", "TS-09", "2", "良好")):
+        facts.table.item(0, col).setText(value)
+    qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
+    assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
+    assert "设备：1 条" in facts.status.text()
