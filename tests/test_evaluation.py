@@ -264,3 +264,13 @@ def test_generated_graded_criteria_give_their_tiers_in_order(case: tuple[str, li
     top = points[0]
     assert estimate(rule, ["answered"] * 3, top).expected == top
     assert estimate(rule, ["missing"] * 3, top).expected == (0.0 if points[-1] == 0 else points[-1])
+
+
+def test_text_about_a_narrower_point_is_thin_evidence_for_the_broader_one() -> None:
+    criteria = "方案至少包括培训、培训计划等进行评审。"
+    chapters = _bid(("培训计划", "培训计划按季度编排，每季度两次。" + BODY), title="人员管理")
+    statuses = dict(_review(chapters, criteria))
+    assert statuses == {"培训": "thin", "培训计划": "answered"}
+    analysis = Analysis(groups=[_group("R1", "人员管理", criteria)])
+    point = review_bid(analysis, chapters).items[0].points[0]
+    assert point.note == "只在“培训计划”的内容中提及"

@@ -179,6 +179,19 @@ def match_point(terms: PointTerms, passages: Sequence[Passage], siblings: Sequen
                 best_weak = (c, passage, sentence)
     others = [o for o in siblings if o is not terms and not o.main <= terms.main]
     titled = [p for p in titled if not any(coverage(o, p.title) >= 1.0 for o in others)]
+    # Text about a narrower sibling ("培训计划" for "培训") is weak evidence for the broader point.
+    narrower = [o for o in siblings if o is not terms and terms.main < o.main]
+    borrowed = ""
+    if narrower:
+        def about(text: str) -> PointTerms | None:
+            return next((o for o in narrower if coverage(o, text) >= 1.0), None)
+
+        kept_strong = [(p, s) for p, s in strong if about(s) is None]
+        kept_titled = [p for p in titled if about(p.title) is None]
+        lent = next((o for o in (*(about(s) for _, s in strong), *(about(p.title) for p in titled)) if o), None)
+        if lent is not None and len(kept_strong) < 2 and not any(p.subtree_chars >= ANSWER_CHARS for p in kept_titled):
+            borrowed = f"只在“{lent.label}”的内容中提及"
+        strong, titled = kept_strong, kept_titled
     body = [p for p in titled if p.subtree_chars >= ANSWER_CHARS]
     strong_chars = sum(len(s) for _, s in strong)
     evidence = _evidence(terms, strong, body or titled)
@@ -190,6 +203,8 @@ def match_point(terms: PointTerms, passages: Sequence[Passage], siblings: Sequen
     if strong or any(p.subtree_chars for p in titled):
         note = "只有标题，正文不足" if titled and not strong else "只有一句提及，展开不足"
         return PointMatch("thin", evidence, note, 2.0)
+    if borrowed:
+        return PointMatch("thin", evidence, borrowed, 1.9)
     c, weak, sentence = best_weak
     if weak is not None and c >= 0.66:
         return PointMatch("thin", [Evidence(weak.path, weak.heading, quote_of(sentence, terms))],
