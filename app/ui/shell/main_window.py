@@ -83,6 +83,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.export.response_tables import attach_response_tables
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
+        from app.ui.evaluation.review_dock import attach_review
+
+        self.review_dock = attach_review(self)  # 评审模拟 dock, 工具 → 提交前检查
         from app.ui.outline.outline_import import attach_outline_import
 
         self.act_import_outline = attach_outline_import(self)  # 文件 → 导入目录…
