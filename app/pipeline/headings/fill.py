@@ -25,6 +25,7 @@ from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
 from app.pipeline.headings.library import default_library
+from app.pipeline.headings.past_bids import SOURCE_PREFIX
 from app.pipeline.outline.job import user_messages
 
 if TYPE_CHECKING:
@@ -86,8 +87,8 @@ def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[Out
     that source (the model copied it), anything else is the model's own."""
     known: dict[str, str] = {}
     if plan is not None:
-        for c in [*plan.points, *plan.requirements]:
-            known.setdefault(c.title, "tender")
+        for c in [*plan.points, *plan.requirements, *plan.history]:
+            known.setdefault(c.title, c.source)
             for t, src in c.children:
                 known.setdefault(t, src)
         for n in plan.nodes:
@@ -216,7 +217,8 @@ async def pick_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Outl
     lo = max(lim.min_children, min(n, 3))
     if n <= lo:
         return nodes, 0
-    listing = "\n".join(f"{i + 1}. {node.title}" for i, node in enumerate(nodes))
+    listing = "\n".join(f"{i + 1}. {node.title}" + ("（历史标书）" if node.origin == "history" else "")
+                        for i, node in enumerate(nodes))
     prompt = job.prompt("outline_pick", project_name=job.project_name, chapter_title=target.title,
                         chapter_brief=target.brief, candidates=listing, min_items=lo, max_items=n)
 
@@ -256,13 +258,14 @@ async def refine_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Ou
     for node, item in zip(nodes, value.items, strict=False):
         update: dict[str, Any] = {}
         new = re.sub(r"\s+", "", item.title)
-        if adaptation_problem(new, node.title, context) is None and new not in titles:
+        verbatim = node.origin in ("history", "user")  # the user's own headings are kept as they are (rule 16)
+        if not verbatim and adaptation_problem(new, node.title, context) is None and new not in titles:
             titles.add(new)
             update.update(title=new, origin="model")
         text = re.sub(r"\s+", "", getattr(item, "description", ""))
         if text and description_problem(text, node.title, target.title, job.project_name) is None and text not in seen_desc:
             seen_desc.add(text)
-            note = node.description if node.description.startswith("评分标准") else ""
+            note = node.description if node.description.startswith(("评分标准", SOURCE_PREFIX)) else ""
             update["description"] = (text + (f"（{note}）" if note else ""))[:380]
         out.append(node.model_copy(update=update) if update else node)
     return out + nodes[len(out):], calls
