@@ -102,11 +102,21 @@ async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure
     window.outline_view.select_path((0,))
     await wait_for(lambda: lib.past.list.count() > 0)
     lib.past.list.setCurrentRow(0)
+    chosen = lib.past.selected()
+    assert chosen is not None and chosen.section.title == "服务方案"
+    before = c.undo_stack.index()
     qtbot.mouseClick(lib.past.structure_button, Qt.MouseButton.LeftButton)
-    kids = [k.title for k in c.outline.node((0,)).children]
-    assert kids == ["服务内容", "服务流程"] and all(k.origin == "user" for k in c.outline.node((0,)).children)
+    assert c.undo_stack.index() == before + 1  # the whole structure, all levels, is one step
+    chapter = c.outline.node((0,))
+    kids = [k.title for k in chapter.children]
+    assert kids == ["服务内容", "服务流程"] and [k.title for k in chapter.children[1].children] == ["日常巡检", "故障处理"]
+    marked = [n for _, n in chapter.walk()]
+    assert all(n.origin == "history" for n in marked)  # 历史标书, with bid and section as the source
+    assert all(n.description == f"来源：历史标书“{chosen.section.bid_name}” › 服务方案" for n in marked)
     window.act_undo.trigger()
+    assert c.undo_stack.index() == before
     assert [k.title for k in c.outline.node((0,)).children] == ["应急预案", "日常巡检"]
+    assert all(not k.children and k.origin is None for k in c.outline.node((0,)).children)
     assert past  # generated
 
 
