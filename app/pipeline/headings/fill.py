@@ -219,8 +219,10 @@ async def pick_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Outl
         return nodes, 0
     listing = "\n".join(f"{i + 1}. {node.title}" + ("（历史标书）" if node.origin == "history" else "")
                         for i, node in enumerate(nodes))
+    sources = ("招标文件、常用标书结构和本公司历史标书；标“历史标书”的是本公司以往投标用过的结构，合适时优先选用"
+               if any(node.origin == "history" for node in nodes) else "招标文件和常用标书结构")
     prompt = job.prompt("outline_pick", project_name=job.project_name, chapter_title=target.title,
-                        chapter_brief=target.brief, candidates=listing, min_items=lo, max_items=n)
+                        chapter_brief=target.brief, candidates=listing, min_items=lo, max_items=n, sources=sources)
 
     def rule(value: Any) -> list[str]:
         picks = list(value.picks)
