@@ -167,3 +167,32 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
     assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
     assert "设备：1 条" in facts.status.text()
+
+
+async def test_outline_run_takes_past_bids_only_when_the_library_has_some(
+        window: MainWindow, tmp_path: Path, llm_server: OpenAIServer) -> None:
+    """An empty library changes nothing; once it holds a past bid about a chapter, the run marks that
+    chapter's headings 历史标书 with their source."""
+    from tests.openai_server import Reply
+    from tests.pipeline_support import Router
+    from tests.test_past_bid_candidates import GARBAGE, PAST_QUALITY, QUALITY_BID, _analysis
+
+    llm_server.handler = Router(lambda kind, req: Reply.text(GARBAGE))  # a weak model: code fills the chapters
+    lib, c = window.library, window.controller
+    c.analysis = _analysis(("质量保证措施", "质量管理体系健全、质量检查制度完善的得10分"), ("应急预案", "包括应急组织"))
+    assert lib.store() is not None and c.past_bids() is None  # open, but empty
+    outcome = await c.generate_outline("aligned")
+    assert outcome.ok, outcome.message
+    assert not any(n.origin == "history" for _, n in c.outline.walk())
+    assert not any("历史标书" in r.prompt_text for r in llm_server.completion_requests)
+    folder = tmp_path / "past"
+    folder.mkdir()
+    write_docx(make_bid(5, QUALITY_BID), folder / "quality.docx")
+    lib.panel.import_paths([folder])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 1, timeout=60)
+    assert c.past_bids() is not None
+    outcome = await c.generate_outline("aligned")
+    assert outcome.ok, outcome.message
+    past = [n for n in c.outline.chapters[0].children if n.origin == "history"]
+    assert [n.title for n in past] == PAST_QUALITY
+    assert all(n.description.startswith("来源：历史标书“quality” › 质量保证措施") for n in past)
