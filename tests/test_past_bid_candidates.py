@@ -17,16 +17,10 @@ from app.library.store import LibraryStore
 from app.pipeline.headings.candidates import TitleRegistry, plan_chapter, plan_outline
 from app.pipeline.outline.job import OutlineSettings
 from app.pipeline.outline.run import generate_outline
-from tests.library_fixtures import OWN_OUTLINES, make_bid, write_docx
+from tests.library_fixtures import OWN_OUTLINES, PAST_QUALITY, QUALITY_BID, make_bid, write_docx
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 from tests.pipeline_support import Router, make_client
 
-#: A past bid whose first chapter answers a quality item; one of its sections is an attachment (never a heading).
-QUALITY_BID = ("第一章 质量保证措施\n一、质量管理体系\n（一）质量管理机构\n（二）质量责任制度\n"
-               "二、质量检查与验收\n（一）自检互检\n（二）验收程序\n三、质量问题整改\n（一）问题台账\n（二）整改复查\n"
-               "四、证书复印件\n（一）营业执照扫描件\n（二）认证证书复印件\n"
-               "第二章 人员管理方案\n一、人员招聘\n二、人员考核\n三、人员培训")
-PAST_QUALITY = ["质量管理体系", "质量检查与验收", "质量问题整改"]
 PROJECT = ProjectOverview(project_name="某市政务服务中心运维项目", summary="为政务服务中心提供运维服务")
 GARBAGE = json.dumps({"children": [{"title": "一级目录", "children": [{"title": "二级目录"}, {"title": "二级目录"}]},
                                    {"title": "一级目录", "children": [{"title": "二级目录"}, {"title": "二级目录"}]}]},

@@ -173,9 +173,10 @@ async def test_outline_run_takes_past_bids_only_when_the_library_has_some(
         window: MainWindow, tmp_path: Path, llm_server: OpenAIServer) -> None:
     """An empty library changes nothing; once it holds a past bid about a chapter, the run marks that
     chapter's headings 历史标书 with their source."""
+    from tests.library_fixtures import PAST_QUALITY, QUALITY_BID
     from tests.openai_server import Reply
     from tests.pipeline_support import Router
-    from tests.test_past_bid_candidates import GARBAGE, PAST_QUALITY, QUALITY_BID, _analysis
+    from tests.test_past_bid_candidates import GARBAGE, _analysis
 
     llm_server.handler = Router(lambda kind, req: Reply.text(GARBAGE))  # a weak model: code fills the chapters
     lib, c = window.library, window.controller

@@ -46,8 +46,8 @@ from app.ui.run.drafting_bridge import DraftingBridge
 
 if TYPE_CHECKING:
     from app.core.length_budget import LengthBudget
-    from app.library.store import LibraryStore
     from app.documents.model import TenderDocument
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
     from app.ui.shell.errors import ErrorReporter
 
