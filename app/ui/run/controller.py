@@ -611,7 +611,8 @@ class AppController(QObject):
         title = self.outline.node(path).title
         aligned = any(c.source_requirement_id for c in self.outline.chapters) and self.analysis.has_technical_scoring
         settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
-                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
+                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "",
+                                   library=self.past_bids())
         kept = drafted_texts(self.outline, under=path) if keep_texts else []
         figures = section_figures(self.outline, under=path) if keep_texts else []
         recorder = OpRecorder(self.outline)
