@@ -14,7 +14,7 @@ from app.cli import main
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
 from app.library.bid_import import import_bid
 from app.library.store import LibraryStore
-from app.pipeline.headings.candidates import TitleRegistry, plan_chapter, plan_outline
+from app.pipeline.headings.candidates import TitleRegistry, about_item, plan_chapter, plan_outline
 from app.pipeline.outline.job import OutlineSettings
 from app.pipeline.outline.run import generate_outline
 from tests.library_fixtures import OWN_OUTLINES, PAST_QUALITY, QUALITY_BID, make_bid, write_docx
@@ -72,6 +72,17 @@ def test_a_past_bid_about_something_else_changes_nothing(tmp_path: Path) -> None
     store = _store(tmp_path, "第一章 人员管理方案\n一、人员招聘\n二、人员考核\n三、人员培训", OWN_OUTLINES[1], OWN_OUTLINES[2])
     assert _plans(analysis, store) == without
     store.close()
+
+
+@pytest.mark.parametrize(("item", "past", "fits"), [
+    ("质量保证措施", "质量保证措施", True), ("质量保证措施", "质量保证体系", True), ("实施计划", "项目实施计划", True),
+    ("售后服务", "售后服务体系", True),
+    ("质量保证措施", "保证措施", False),  # a broader past chapter (quality, safety, schedule …) is not about quality
+    ("质量管理方案", "人员管理方案", False),  # common words only (管理/方案)
+    ("服务方案", "培训方案", False), ("应急预案", "质量保证措施", False),
+])
+def test_a_past_section_fits_an_item_only_when_each_names_what_the_other_does(item: str, past: str, fits: bool) -> None:
+    assert about_item(item, past) is fits
 
 
 async def test_a_weak_models_chapter_is_filled_from_the_past_structure(tmp_path: Path,

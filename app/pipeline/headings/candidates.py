@@ -498,15 +498,18 @@ class _Builder:
 
 
 def about_item(item: str, past_title: str) -> bool:
-    """Whether a past section titled ``past_title`` is about the scoring item (or chapter) ``item``:
-    the same heading, or half of the specific words of the shorter one shared (common tender words
-    such as 管理/方案 never make a match on their own)."""
-    if same_heading(item, past_title, 0.75):
-        return True
+    """Whether a past section titled ``past_title`` is about the scoring item (or chapter) ``item``.
+
+    Each names mostly what the other names: at least half of the specific words (bigrams, common
+    tender words such as 管理/方案/措施 cut out) of each are the other's. A broader past section
+    (保证措施 for 质量保证措施) or a narrower one is about something else. When neither has a
+    specific word (实施计划), the two headings must be nearly the same.
+    """
     a, b = grams(item), grams(past_title)
-    if not a or not b:
-        return False
-    return 2 * len(a & b) >= min(len(a), len(b)) and bool(a & b)
+    if not a and not b:
+        return same_heading(item, past_title, 0.75)
+    shared = len(a & b)
+    return shared > 0 and 2 * shared >= max(len(a), len(b))
 
 
 def history_candidates(past: LibraryStore, name: str, criteria: str, chapter: str,
