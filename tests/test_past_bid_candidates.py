@@ -112,6 +112,32 @@ async def test_a_weak_models_chapter_is_filled_from_the_past_structure(tmp_path:
     store.close()
 
 
+async def test_a_model_that_copies_past_headings_keeps_them_marked_with_their_source(
+        tmp_path: Path, llm_server: OpenAIServer) -> None:
+    store = _store(tmp_path, QUALITY_BID)
+    [bid] = store.bids()
+    own = iter(["质量例会制度", "质量月活动安排", "巡检记录表", "验收签认", "整改时限", "复查销项", "应急值守", "事后评估"])
+
+    def copy(kind: str, req: RecordedRequest) -> Reply:
+        if kind.startswith("chapter:"):
+            listed = req.prompt_text.split("可参考的二级标题", 1)[-1].splitlines()[1:]
+            cands = [x[2:].split("（", 1)[0] for x in listed if x.startswith("- ")][:3]
+            sections = [{"title": t, "children": [{"title": next(own)}, {"title": next(own)}]} for t in cands[:2]]
+            return Reply.text(json.dumps({"children": sections}, ensure_ascii=False))
+        return Reply.text('{"passed": true, "suggestions": []}')
+
+    llm_server.handler = Router(copy)
+    analysis = _analysis(("质量保证措施", "质量管理体系健全、质量检查制度完善的得10分"), ("应急预案", "包括应急组织"))
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, analysis, OutlineSettings(mode="aligned", review=False, library=store))
+    assert res.ok
+    first = res.chapters[0].children
+    assert [n.title for n in first] == PAST_QUALITY[:2]
+    assert all(n.origin == "history" and n.description == f"来源：历史标书“{bid.name}” › 质量保证措施" for n in first)
+    assert all(c.origin == "model" for n in first for c in n.children)  # what it wrote itself is its own
+    store.close()
+
+
 async def test_without_a_library_the_chapter_comes_from_the_tender_and_heading_library(
         llm_server: OpenAIServer) -> None:
     llm_server.handler = Router(lambda kind, req: Reply.text(GARBAGE))

@@ -83,28 +83,36 @@ def drop_fragments(children: list[OutlineNode], min_children: int, criteria: str
 
 
 def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[OutlineNode]:
-    """The model's nodes with their origin set: a heading equal to a tender or library candidate keeps
-    that source (the model copied it), anything else is the model's own."""
+    """The model's nodes with their origin set: a heading equal to a tender, past-bid or library candidate
+    keeps that source (the model copied it; a past bid's heading also gets its source noted when it has
+    no description), anything else is the model's own."""
     known: dict[str, str] = {}
+    notes: dict[str, str] = {}  # a past bid's heading → its source
     if plan is not None:
         for c in [*plan.points, *plan.requirements, *plan.history]:
             known.setdefault(c.title, c.source)
             for t, src in c.children:
                 known.setdefault(t, src)
+            if c.source == "history":
+                for t in (c.title, *(t for t, _ in c.children)):
+                    notes.setdefault(t, c.note)
         for n in plan.nodes:
             for _, x in OutlineNode(title="r", children=[n]).walk():
                 known.setdefault(x.title, x.origin or "library")
     library = {t for e in default_library() for t in e.headings()}
 
-    def origin_of(title: str) -> str:
+    def origin_of(title: str) -> tuple[str, str]:
         for k, src in known.items():
             if same_heading(title, k, 0.9):
-                return src
-        return "library" if title in library else "model"
+                return src, k
+        return ("library" if title in library else "model"), ""
 
     def mark(node: OutlineNode) -> OutlineNode:
-        origin = node.origin or origin_of(node.title)
-        return node.model_copy(update={"origin": origin, "children": [mark(c) for c in node.children]})
+        origin, key = (node.origin, "") if node.origin else origin_of(node.title)
+        update: dict[str, Any] = {"origin": origin, "children": [mark(c) for c in node.children]}
+        if origin == "history" and not node.description.strip() and notes.get(key):
+            update["description"] = notes[key]
+        return node.model_copy(update=update)
 
     return [mark(n) for n in nodes]
 
