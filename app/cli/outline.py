@@ -42,7 +42,10 @@ if TYPE_CHECKING:
     from app.core.pipeline_events import PipelineEvent
     from app.documents.model import TenderDocument
     from app.documents.scoring.model import ScoringResult
+    from app.library.store import LibraryStore
+    from app.llm.client.journal import CallJournal
     from app.llm.client.llm_client import EndpointConfig
+    from app.pipeline.outline.job import OutlineSettings
     from app.pipeline.outline.result import OutlineResult
 
 __all__ = ["EXIT_ENDPOINT", "cmd_outline", "model_analysis", "register"]
@@ -62,11 +65,8 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
                        scoring: ScoringResult, where: _Stage) -> tuple[Analysis, OutlineResult]:
     from app.core.rules.outline import OutlineLimits
     from app.llm.client.journal import CallJournal
-    from app.llm.client.llm_client import LLMClient
-    from app.pipeline.analysis.tender import analyze_tender
-    from app.pipeline.outline.budget import RunBudget, RunMeter
+    from app.pipeline.outline.budget import RunBudget
     from app.pipeline.outline.job import OutlineSettings
-    from app.pipeline.outline.run import generate_outline
 
     settings = OutlineSettings(
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
@@ -79,8 +79,26 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         settings = replace(settings, code_fill=False)
     if args.compact:
         settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
+    past = _open_library(args.library) if args.library else None
+    if past is not None:
+        settings = replace(settings, library=past)
     progress = _progress(args.quiet)
     journal = CallJournal(Path(args.journal)) if args.journal else None
+    try:
+        return await _generate(args, cfg, doc, scoring, where, settings, progress, journal)
+    finally:
+        if past is not None:
+            past.close()
+
+
+async def _generate(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDocument, scoring: ScoringResult,
+                    where: _Stage, settings: OutlineSettings, progress: Any,
+                    journal: CallJournal | None) -> tuple[Analysis, OutlineResult]:
+    from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.tender import analyze_tender
+    from app.pipeline.outline.budget import RunMeter
+    from app.pipeline.outline.run import generate_outline
+
     async with LLMClient(cfg, journal=journal) as client:
         client.transport.lifecycle = getattr(args, "managed_server", None)  # --local: started with the first call
         meter = RunMeter(budget=settings.budget, progress=progress)
@@ -93,6 +111,18 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
     result.meter.started = min(result.meter.started, meter.started)
     return analysis, result
+
+
+def _open_library(path: str) -> LibraryStore:
+    """The user's library at ``path`` (a 资料库 file that exists); a usage error in Chinese otherwise."""
+    from app.library.store import LibraryError, LibraryStore
+
+    if not Path(path).is_file():
+        raise CliUsageError(f"--library {path}：资料库文件不存在")
+    try:
+        return LibraryStore(Path(path))
+    except LibraryError as exc:
+        raise CliUsageError(f"--library {path}：{exc.message_zh}") from exc
 
 
 def _profile_strategy(args: argparse.Namespace) -> Literal["json", "stream"]:
@@ -191,6 +221,8 @@ def _check_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
         if not journal.exists() and not journal.parent.is_dir():
             raise CliUsageError(f"--journal {args.journal}：上级文件夹 {journal.parent} 不存在")
         _check_journal_writable(journal)
+    if args.library:
+        _open_library(args.library).close()  # a missing or broken 资料库 is a usage error before any work
     return password, max_bytes
 
 
@@ -331,6 +363,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--compact", action="store_true", help="只要标题、不要描述，每节最多 4 个小节（适合很慢的本地小模型）")
     p.add_argument("--analysis", choices=["auto", "table", "model"], default="auto",
                    help="评分项来源：auto 评分表可靠时不再问模型；table 只用评分表和程序读取（不调用模型）；model 总是请模型补充")
+    p.add_argument("--library", metavar="PATH",
+                   help="资料库文件（历史标书）：与评分项匹配的历史标书章节结构优先作为候选标题，标注“历史标书”及来源")
     p.add_argument("--journal", metavar="DIR", help="把每次模型调用记入 DIR/llm_calls.jsonl（便于排查）")
     p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
     add_endpoint_arguments(p)

@@ -94,7 +94,7 @@ class _Run:
         return iter_plan_outline(pairs, self.job.analysis, levels=min(2, self.job.limits.depth - 1),
                                  max_sections=s.max_sections, max_leaves=s.max_leaves,
                                  min_children=self.job.limits.min_children,
-                                 max_children=self.job.limits.max_children, reserved=taken)
+                                 max_children=self.job.limits.max_children, reserved=taken, past=s.library)
 
     @property
     def limits(self) -> OutlineLimits:
@@ -476,9 +476,10 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
         if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
             result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
                                    + "、".join(plan.attachments[:8]))
-    filled = sources["tender"] + sources["library"]
+    filled = sources["tender"] + sources["library"] + sources["history"]
     if filled:
-        result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库"
+        past = f"，{sources['history']} 个取自历史标书" if sources["history"] else ""
+        result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库{past}"
                                "（已标注来源），请核对")
     if failure is None:
         run.job.meter.emit("done", "目录生成完成")

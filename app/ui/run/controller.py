@@ -49,6 +49,7 @@ from app.ui.run.drafting_bridge import DraftingBridge
 if TYPE_CHECKING:
     from app.core.length_budget import LengthBudget
     from app.documents.model import TenderDocument
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
     from app.ui.shell.errors import ErrorReporter
 
@@ -501,6 +502,12 @@ class AppController(QObject):
                 task.cancel()
                 await asyncio.wait([task], timeout=2.0)
 
+    def past_bids(self) -> LibraryStore | None:
+        """The user's library (资料库, opened by the library docks) when it holds past bids, else None:
+        its sections about each chapter's scoring item become outline candidates (历史标书)."""
+        library = self.drafting.library
+        return library if library is not None and library.counts()[0] > 0 else None
+
     async def generate_outline(self, mode: Mode = "free", guidance: str = "", *,
                                keep_texts: bool = False) -> OutlineOutcome:
         """Generate the outline into the tree, live; the whole run becomes one undo step.
@@ -526,7 +533,8 @@ class AppController(QObject):
         self.model.set_locked_top_level(False)
         resume = self.can_resume(mode)
         request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume, limits=self.limits,
-                                 requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
+                                 requirements=self.breakdown.to_prompt_text() if self.breakdown else "",
+                                 library=self.past_bids())
         runner = self.runner
         kept = drafted_texts(self.outline) if keep_texts and not resume else []
         figures = section_figures(self.outline) if keep_texts and not resume else []
@@ -632,7 +640,8 @@ class AppController(QObject):
         title = self.outline.node(path).title
         aligned = any(c.source_requirement_id for c in self.outline.chapters) and self.analysis.has_technical_scoring
         settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
-                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
+                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "",
+                                   library=self.past_bids())
         kept = drafted_texts(self.outline, under=path) if keep_texts else []
         figures = section_figures(self.outline, under=path) if keep_texts else []
         recorder = OpRecorder(self.outline)
