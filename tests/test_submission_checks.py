@@ -47,7 +47,7 @@ def test_a_star_clause_the_text_does_not_answer_blocks_while_left_at_the_default
     addressed = {c.risk_index: c.answered_by for c in clause_coverage(breakdown, chapters)}
     assert addressed == {0: ""}
     found = submission_checks(_analysis(), chapters, breakdown, addressed=addressed)
-    assert _blocking(found) == ["★条款"] and "无偏离" in found[0].message
+    assert _blocking(found) == ["★条款"] and "待确认" in found[0].message
 
 
 def test_a_star_clause_answered_in_the_text_passes() -> None:

@@ -5,7 +5,7 @@ which ★/▲ clauses the text addresses, the tender's page limit, the page coun
 returns :class:`Finding` rows; ``blocking`` ones are what a bid office would refuse to
 hand in. The rules:
 
-- every ★ clause answered — the deviation table row must not be the default 无偏离 on a
+- every ★ clause answered — the deviation table row must not be the default 待确认 on a
   clause the text does not address (▲: a warning; a clause the user marked as answered
   by a section whose text does not show it: a warning to check);
 - the page limit (技术标不超过 N 页), against the laid-out or estimated page count;
@@ -77,13 +77,13 @@ def _number(path: Path) -> str:
 
 def clause_findings(breakdown: Breakdown | None, chapters: Sequence[OutlineNode],
                     addressed: dict[int, str] | None) -> list[Finding]:
-    """★ clauses left at the default 无偏离 although no text answers them (blocking); ▲ ones warn."""
+    """★ clauses left at the default 待确认 although no text answers them (blocking); ▲ ones warn."""
     if breakdown is None:
         return []
     out = []
     for index, risk in breakdown.marked():
         where = (addressed or {}).get(index, "")
-        filled = bool(risk.response.strip()) or risk.deviation != "无偏离"
+        filled = bool(risk.response.strip()) or risk.deviation != "待确认"  # the writer chose a deviation
         pointed = find_section(chapters, risk.answered_in) if risk.answered_in else None
         short = risk.text[:40] + ("…" if len(risk.text) > 40 else "")
         if where or filled:
@@ -95,7 +95,7 @@ def clause_findings(breakdown: Breakdown | None, chapters: Sequence[OutlineNode]
                                False, pointed))
             continue
         blocking = risk.mark == "★"
-        out.append(Finding(f"{risk.mark}条款", f"“{short}”正文没有回应，偏离表仍是默认“无偏离”", blocking, pointed))
+        out.append(Finding(f"{risk.mark}条款", f"“{short}”正文没有回应，偏离表仍是默认“待确认”", blocking, pointed))
     return out
 
 

@@ -97,7 +97,9 @@ async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure
     assert c.outline.node((0, 0)).content == ""
     # a chapter takes a past section's sub-headings (the candidates also come up beside the heading library)
     lib.past_dock.hide()
+    window.library_dock.hide()  # (the first-start layout may already show it, or keep it behind a tab)
     window.library_dock.show()
+    window.library_dock.raise_()
     await wait_for(lambda: lib.past_dock.isVisible())
     window.outline_view.select_path((0,))
     await wait_for(lambda: lib.past.list.count() > 0)

@@ -17,6 +17,12 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # 评审模拟 (issue 27)
+    "review/point: no valid answer (%s)": "评审模拟：该要点的模型回答无效（%s）",
+    "review: no model client (%s)": "评审模拟：没有可用的模型（%s）",
+    "review fill refused for %s: %s": "评审模拟：补写“%s”未被接受：%s",
+    "review failed": "评审模拟失败",
+    "review table exported to %s": "自评表已导出到 %s",
     # added with the hardening of issue 30
     "%s: prompt (~%d tokens) + max_tokens %d exceed the context size %d; max_tokens lowered to %d":
         "%s：提示（约 %d tokens）加最大输出 %d 超过上下文长度 %d，最大输出已降到 %d",
