@@ -128,3 +128,28 @@ def test_empty_sections_and_placeholders_block(placeholder: str) -> None:
     found = text_findings(chapters)
     assert [(f.rule, f.path) for f in found] == [("空章节", (1, 1)), ("占位文字", (1, 2))]
     assert all(f.blocking for f in found)
+
+
+def test_the_parts_a_tender_prescribes_must_be_there_and_in_order() -> None:
+    from app.documents.outline_import import prescribed_outline
+    from app.export.submission_checks import prescribed_findings
+
+    tender = ("第四章 投标文件格式\n技术部分须按以下顺序编写：\n一、项目理解与需求分析\n二、服务方案\n三、质量保证措施\n"
+              "四、应急预案\n以上内容缺项的，按无效投标处理。\n第五章 合同条款\n")
+    parts = [s.title for s in prescribed_outline(tender)]
+    assert parts == ["项目理解与需求分析", "服务方案", "质量保证措施", "应急预案"]
+    complete = [OutlineNode(title=t) for t in ("项目理解与需求分析", "服务方案及实施计划", "质量保证措施", "应急预案")]
+    assert prescribed_findings(parts, complete) == []
+    missing = [OutlineNode(title=t) for t in ("项目理解与需求分析", "服务方案", "应急预案")]
+    found = prescribed_findings(parts, missing)
+    assert [(f.rule, f.blocking) for f in found] == [("规定结构", True)] and "质量保证措施" in found[0].message
+    swapped = [OutlineNode(title=t) for t in ("服务方案", "项目理解与需求分析", "质量保证措施", "应急预案")]
+    found = prescribed_findings(parts, swapped)
+    assert [(f.rule, f.blocking) for f in found] == [("规定结构", False)] and found[0].path == (0,)
+    assert prescribed_findings([], missing) == []  # a tender that prescribes nothing: no finding
+
+
+def test_a_prescribed_part_left_out_blocks_in_the_whole_list() -> None:
+    chapters = _chapters()
+    found = submission_checks(_analysis(), chapters, None, prescribed=["项目理解与需求分析", chapters[0].title])
+    assert any(f.rule == "规定结构" and f.blocking and "项目理解" in f.message for f in found)

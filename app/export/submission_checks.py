@@ -9,7 +9,8 @@ hand in. The rules:
   clause the text does not address (▲: a warning; a clause the user marked as answered
   by a section whose text does not show it: a warning to check);
 - the page limit (技术标不超过 N 页), against the laid-out or estimated page count;
-- the order the tender prescribes — the technical scoring items' chapters, in order;
+- the order the tender prescribes — the technical scoring items' chapters, in order, and the
+  parts a tender prescribes for the technical part ("须按以下顺序编写…"), each present and in order;
 - 暗标: the bidder's name (and its short forms), company names, phone numbers, e-mail
   addresses and people's names after a role word (项目经理：张某某) anywhere in the text;
 - empty sections and placeholder text (【…】, XXX, ×××).
@@ -133,6 +134,41 @@ def order_findings(analysis: Analysis, chapters: Sequence[OutlineNode]) -> list[
     return out
 
 
+def _same_heading(wanted: str, have: str) -> bool:
+    """A chapter title answers a prescribed one: equal, one inside the other, or mostly the same words."""
+    from app.core.similarity import normalize_text, similarity
+
+    a, b = normalize_text(wanted), normalize_text(have)
+    if not a or not b:
+        return False
+    return a == b or (len(a) >= 2 and a in b) or (len(b) >= 4 and b in a) or similarity(a, b, n=2) >= 0.5
+
+
+def prescribed_findings(prescribed: Sequence[str], chapters: Sequence[OutlineNode]) -> list[Finding]:
+    """The technical part's structure the tender prescribes ("须按以下顺序编写"): each part present, in order.
+
+    A prescribed part no chapter answers is blocking (a bid that leaves out a required part may be
+    rejected); parts out of order warn.
+    """
+    if not prescribed or not chapters:
+        return []
+    out: list[Finding] = []
+    found: list[tuple[int, int]] = []  # (prescribed index, chapter index)
+    for k, title in enumerate(prescribed):
+        hit = next((i for i, c in enumerate(chapters) if _same_heading(title, c.title)), None)
+        if hit is None:
+            out.append(Finding("规定结构", f"招标文件规定的技术部分“{title}”没有对应的章节", True))
+        else:
+            found.append((k, hit))
+    positions = [i for _k, i in found]
+    if positions != sorted(positions):
+        first = next(n for n in range(1, len(positions)) if positions[n] < positions[n - 1])
+        k, i = found[first]
+        out.append(Finding("规定结构", f"第 {i + 1} 章“{chapters[i].title}”不在招标文件规定的顺序上"
+                                       f"（规定的第 {k + 1} 部分）", False, (i,)))
+    return out
+
+
 def anonymity_findings(chapters: Sequence[OutlineNode], bidder: str = "", aliases: Sequence[str] = ()) -> list[Finding]:
     """暗标: the bidder's name, company names, phone numbers, e-mails and people's names in titles and text."""
     forms = name_forms(bidder, aliases) if bidder.strip() else None
@@ -179,16 +215,18 @@ def text_findings(chapters: Sequence[OutlineNode]) -> list[Finding]:
 def submission_checks(analysis: Analysis, chapters: Sequence[OutlineNode], breakdown: Breakdown | None, *,
                       addressed: dict[int, str] | None = None, anonymous: bool = False, bidder: str = "",
                       aliases: Sequence[str] = (), page_limit: int | None = None,
-                      pages: int | None = None) -> list[Finding]:
+                      pages: int | None = None, prescribed: Sequence[str] = ()) -> list[Finding]:
     """The whole 提交前检查 list, blocking findings first.
 
     ``addressed`` maps a ★/▲ risk index to the heading whose text answers it; ``pages`` is
-    the laid-out body page count (estimated from the text when None).
+    the laid-out body page count (estimated from the text when None); ``prescribed`` the
+    top-level parts the tender prescribes for the technical part, in its order.
     """
     estimated = pages is None
     count = estimated_pages(chapters) if pages is None else pages
     found = [*clause_findings(breakdown, chapters, addressed), *page_findings(page_limit, count, estimated),
-             *order_findings(analysis, chapters), *text_findings(chapters)]
+             *order_findings(analysis, chapters), *prescribed_findings(prescribed, chapters),
+             *text_findings(chapters)]
     if anonymous:
         found += anonymity_findings(chapters, bidder, aliases)
     return sorted(found, key=lambda f: not f.blocking)

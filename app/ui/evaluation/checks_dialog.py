@@ -47,6 +47,17 @@ def tender_page_limit(window: WindowHost) -> int | None:
     return page_limit_in("\n".join(p.text for p in document_pages(doc)))
 
 
+def tender_prescribed_parts(window: WindowHost) -> list[str]:
+    """The top-level parts the open tender prescribes for the technical part (须按以下顺序…), or []."""
+    doc = window.controller.document
+    if doc is None:
+        return []
+    from app.documents.clauses import document_pages
+    from app.documents.outline_import import prescribed_outline
+
+    return [s.title for s in prescribed_outline("\n".join(p.text for p in document_pages(doc)))]
+
+
 def _remembered(window: WindowHost) -> tuple[bool, str, tuple[str, ...]]:
     """The last export's 暗标 choice, bidder and aliases (from the export dialog's settings)."""
     from app.export.presets import PRESETS
@@ -70,7 +81,8 @@ def window_findings(window: WindowHost, *, anonymous: bool | None = None, bidder
                              anonymous=last_anonymous if anonymous is None else anonymous,
                              bidder=last_bidder if bidder is None else bidder,
                              aliases=last_aliases if aliases is None else aliases,
-                             page_limit=tender_page_limit(window), pages=pages)
+                             page_limit=tender_page_limit(window), pages=pages,
+                             prescribed=tender_prescribed_parts(window))
 
 
 class SubmissionChecksDialog(QDialog):
