@@ -7,7 +7,10 @@ server received. It also plays three llama.cpp behaviours: rejecting ``json_sche
 response formats (as HTTP 400, or as llama-cpp-python's HTTP 500 pydantic error),
 counting overlapping requests so concurrency limits can be checked, and dying on a schema
 whose grammar is too large (:func:`grammar_overflow`): the connection is dropped without
-an answer and the server stops listening, so every later request is refused.
+an answer and the server stops listening, so every later request is refused. Hostile or
+broken servers are played too: SSE payloads sent verbatim (``Reply.events``: truncated JSON,
+split surrogate pairs), a raw body of any type and encoding (``Reply.raw``: a login page,
+plain JSON, a gzip bomb) and a body that never ends (``Reply.endless``).
 
 Usage::
 
@@ -126,6 +129,20 @@ class Reply:
     drop_after: int | None = None  # close the socket after this many characters (streaming)
     usage: dict[str, int] | bool | None = True  # True: computed; None/False: no usage reported
     reasoning: str = ""  # sent as reasoning_content deltas before the content
+    #: Hostile or broken servers: SSE ``data:`` payloads sent verbatim (then ``[DONE]``), instead of content.
+    events: list[str] | None = None
+    #: A raw 200 body sent verbatim whatever was asked (a web page, plain JSON, gzip bytes…).
+    raw_body: bytes | None = None
+    content_type: str = "text/event-stream"
+    content_encoding: str = ""
+    #: Bytes repeated after ``raw_body`` until the client hangs up (or ``endless_limit`` bytes were sent).
+    endless: bytes | None = None
+    endless_limit: int = 4 << 30
+
+    @classmethod
+    def raw(cls, body: bytes, content_type: str, **kw: Any) -> Reply:
+        """A 200 answer with exactly this body (for streaming and plain requests alike)."""
+        return cls(raw_body=body, content_type=content_type, **kw)
 
     @classmethod
     def text(cls, content: str, **kw: Any) -> Reply:
@@ -367,6 +384,9 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 self._send_json(reply.status, reply.body, reply.headers)
                 return
             model = body.get("model", "test-model")
+            if reply.raw_body is not None or reply.endless is not None:
+                self._raw(req, reply)
+                return
             if body.get("stream"):
                 include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
                 self._stream(req, reply, model, include_usage)
@@ -391,6 +411,26 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
                 obj["usage"] = usage
             return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\n\n"
 
+        def _raw(self, req: RecordedRequest, reply: Reply) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", reply.content_type)
+            if reply.content_encoding:
+                self.send_header("Content-Encoding", reply.content_encoding)
+            if reply.endless is None:
+                self.send_header("Content-Length", str(len(reply.raw_body or b"")))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            self.close_connection = True
+            self.wfile.write(reply.raw_body or b"")
+            sent = len(reply.raw_body or b"")
+            while reply.endless is not None and sent < reply.endless_limit:
+                self.wfile.write(reply.endless)
+                sent += len(reply.endless)
+                req.sent.append((sent, time.perf_counter()))
+                if reply.chunk_delay:
+                    time.sleep(reply.chunk_delay)
+            self.wfile.flush()
+
         def _stream(self, req: RecordedRequest, reply: Reply, model: str, include_usage: bool) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -399,6 +439,15 @@ def _make_handler(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.close_connection = True
             w = self.wfile
+            if reply.events is not None:
+                for payload in reply.events:
+                    w.write(b"data: " + payload.encode("utf-8", "surrogatepass") + b"\n\n")
+                    w.flush()
+                    if reply.chunk_delay:
+                        time.sleep(reply.chunk_delay)
+                w.write(b"data: [DONE]\n\n")
+                w.flush()
+                return
             w.write(self._chunk(model, {"role": "assistant", "content": ""}, None))
             for i in range(0, len(reply.reasoning), reply.chunk_size):
                 w.write(self._chunk(model, {"reasoning_content": reply.reasoning[i:i + reply.chunk_size]}, None))

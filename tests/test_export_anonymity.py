@@ -110,3 +110,34 @@ def test_a_heading_naming_the_bidder_is_reported_where_it_stands(tmp_path: Path)
     message = _refused(tmp_path, chapters)
     assert "目录或评分索引表、偏离表" in message  # the TOC line
     assert "“2.2 恒信配送功能设计”" in message  # and the heading itself
+
+
+HONGTU = "广州市宏图智慧科技有限公司"
+
+
+def test_short_forms_include_the_trade_name_between_place_and_industry() -> None:
+    forms = name_forms(HONGTU)
+    assert {"宏图公司", "宏图科技", "宏图智慧", "宏图智慧科技"} <= set(forms.forms)
+    assert forms.weak == ("宏图",)
+    assert "中国公司" not in name_forms("中国电信股份有限公司").forms  # no place: no two-character cut
+
+
+@pytest.mark.parametrize("text", [
+    "宏图公司承诺按期完成。",
+    "本方案由宏图科技编制。",
+    "宏圖智慧的服務團隊",  # traditional characters
+    "宏\u0301图\u0323公司",  # combining marks on the characters
+    "⽯宏图科技",  # a Kangxi radical before it changes nothing
+])
+def test_short_and_variant_forms_of_the_bidder_are_refused(tmp_path: Path, text: str) -> None:
+    chapters = sample_chapters()
+    chapters[0].children[0].content += "\n" + text
+    message = _refused(tmp_path, chapters, _meta(bidder_name=HONGTU))
+    assert f"暗标文件中不得出现投标人名称“{HONGTU}”" in message
+
+
+def test_the_bare_trade_name_is_warned_about(tmp_path: Path) -> None:
+    chapters = sample_chapters()
+    chapters[0].children[0].content += "\n宏图团队负责现场。"
+    report = export_bid(chapters, tmp_path / "w.docx", _meta(bidder_name=HONGTU), ANON)
+    assert report.path.is_file() and any("宏图" in w for w in report.warnings)

@@ -102,9 +102,9 @@ def test_deviation_table_rows_defaults_and_typed_responses(tmp_path: Path) -> No
     rows = [[c.text for c in r.cells] for r in table.rows[1:]]
     assert len(rows) == 3  # only ★/▲ clauses
     assert rows[0][:6] == ["1", "★\n第12页", "★投标人须提供 7×24 小时运维服务，故障 2 小时内到场。",
-                           "完全响应，详见“3.2 质量保障措施”。", "无偏离", ""]
+                           "待确认（相关章节：“3.2 质量保障措施”）", "待确认", ""]
     assert rows[1][3:6] == ["支持 500 个并发用户，优于招标要求。", "正偏离", "见压力测试报告"]
-    assert rows[2][3] == "完全响应。" and rows[2][6] == "—"
+    assert rows[2][3] == "待确认" and rows[2][6] == "—"
     marks = _bookmarks(doc)
     assert [[marks[b] for b in _cell_refs(r.cells[6])] for r in table.rows[1:]] == [
         ["3.2 质量保障措施"], ["2.1.2 部署方案"], []]
@@ -208,7 +208,7 @@ def test_mappings_and_deviation_rows_survive_save_and_load(tmp_path: Path) -> No
     (tmp_path / "v1.bidproj").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     old = load_project(tmp_path / "v1.bidproj")
     assert old.migrated_from == 1 and old.breakdown is not None
-    assert [r.deviation for r in old.breakdown.risks] == ["无偏离"] * 4
+    assert [r.deviation for r in old.breakdown.risks] == ["待确认"] * 4  # never assumed
 
 
 def test_a_kept_libreoffice_profile_is_used_by_one_export_at_a_time(tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ from app.core.outline import OutlineDocument
 from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError
 from app.llm.client.journal import CallJournal, replay_request
 from app.llm.client.llm_client import EndpointConfig, LLMClient, replay
-from app.llm.client.response_format import FormatRegistry, json_schema_format
+from app.llm.client.response_format import FormatRegistry
 from app.llm.json.collect import collect_json
+from app.llm.json.wire_schema import wire_format  # bounded as the app sends it (storage holds 2000 chapters)
 from tests.corpus_cases import good_answer
 from tests.openai_server import OpenAIServer, Reply
 
@@ -55,7 +56,7 @@ async def test_retries_formats_and_errors_are_recorded(llm_server: OpenAIServer,
     c = make_client(llm_server, journal, max_retries=1)
     llm_server.reject_json_schema = "500"
     llm_server.push(Reply.error(503, "busy"), Reply.text('{"outline": []}'))
-    await c.complete(MESSAGES, response_format=json_schema_format(OutlineDocument))
+    await c.complete(MESSAGES, response_format=wire_format(OutlineDocument))
     llm_server.default = Reply.error(502, "bad gateway")
     with pytest.raises(LLMConnectionError):
         await c.complete(MESSAGES, stage="second")
@@ -115,7 +116,7 @@ async def test_replay_sends_the_same_request(llm_server: OpenAIServer, tmp_path:
     c = make_client(llm_server, journal, system_in_user=True)
     llm_server.reject_json_schema = "400"
     llm_server.default = Reply.text('{"outline": []}')
-    await c.complete(MESSAGES, response_format=json_schema_format(OutlineDocument), temperature=0.7, max_tokens=55)
+    await c.complete(MESSAGES, response_format=wire_format(OutlineDocument), temperature=0.7, max_tokens=55)
     await c.aclose()
     original = llm_server.completion_requests[-1].body
     entry = CallJournal.read(journal.path)[0]

@@ -70,3 +70,31 @@ def test_time_budget_stops_the_search(tmp_path: Path) -> None:
     with pymupdf.open(str(path)) as pdf:
         scan = pdf_tables.extract_scoring_candidate_tables(pdf, doc.pages, time_budget_s=0.0)
     assert scan.tables == [] and scan.skipped_pages == [1, 2]
+
+
+def _long_table_pdf(path: Path, rows: int) -> tuple[Path, int]:
+    """One scoring table of ``rows`` items flowing over many pages (only the first says 评分)."""
+    c = composer()
+    c.heading("技术评分表")
+    body = [["序号", "评分因素", "评分标准", "分值"]]
+    body += [[str(i + 1), f"方案要点{i + 1}", "内容完整、措施具体。", "1"] for i in range(rows)]
+    first, last = c.table([40, 90, 280, 50], body)
+    c.save(path)
+    return path, last - first + 1
+
+
+def test_a_ten_page_table_is_read_to_its_end(tmp_path: Path) -> None:
+    path, pages = _long_table_pdf(tmp_path / "long.pdf", 500)
+    assert pages >= 10
+    doc = load_tender(path)
+    assert sum(len(t.rows) for t in doc.tables) == 501  # the header and every item
+    assert _limited(path) == []
+
+
+def test_a_join_stopped_by_a_limit_says_where_and_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pdf_tables, "MAX_FOLLOW_PAGES", 2)
+    path, pages = _long_table_pdf(tmp_path / "long.pdf", 300)
+    assert pages > 3
+    (message, where), = _limited(path)
+    assert where == [3] and "从第1页开始的表格到第3页底仍未结束" in message and "最多连读 3 页" in message
+    assert "第4页起的部分没有读取" in message

@@ -12,6 +12,7 @@ import keyring
 import keyring.backend
 import pytest
 from keyring.backends import fail
+from PySide6.QtCore import Qt
 
 from app.core.api_keys import NO_BACKEND_WARNING, ApiKeyStore
 from app.core.settings_model import (
@@ -263,3 +264,47 @@ def test_dialog_buttons_run_off_the_gui_thread(qtbot, llm_server: OpenAIServer, 
     assert got.args[0].kind == "unauthorized"
     assert "401" in dialog.status_label.text()
     dialog.reject()
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+def test_the_keyring_note_is_shown_whole_and_custom_clears_a_preset_address(qtbot, tmp_path: Path,
+                                                                            no_keyring: None) -> None:
+    """Issue 30 minors: the keyring note neither clips nor overlaps; 自定义 does not keep DeepSeek's address."""
+    from PySide6.QtCore import QPoint
+
+    dialog = SettingsDialog(AppSettings(), ApiKeyStore(), settings_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    note = dialog.keyring_warning
+    assert note.isVisible() and note.height() >= note.heightForWidth(note.width())
+    top_left = note.mapTo(dialog, QPoint(0, 0))
+    model_top = dialog.model_combo.mapTo(dialog, QPoint(0, 0)).y()
+    assert top_left.y() + note.height() <= model_top  # nothing drawn over the next row
+    assert dialog.base_url_edit.text() == "https://api.deepseek.com/v1"
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("custom"))
+    assert dialog.base_url_edit.text() == ""
+    dialog.base_url_edit.setText("http://10.0.0.5:9000/v1")  # the user's own address stays on a later switch
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("deepseek"))
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("custom"))
+    assert dialog.base_url_edit.text() == ""  # DeepSeek's address, set by the switch, is cleared again
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+def test_an_http_500_is_not_called_unreachable(qtbot, tmp_path: Path, llm_server: OpenAIServer,
+                                               memory_keyring: MemoryKeyring) -> None:
+    """Issue 30 minor: 测试连接 against a server that answers 500 says the server erred, not 无法连接到."""
+    llm_server.models = ["test-model"]
+    llm_server.default = Reply.error(500, "upstream exploded")
+    settings = AppSettings()
+    settings.model = settings.model.model_copy(update={"provider": "custom", "base_url": llm_server.base_url,
+                                                       "model": "test-model"})
+    dialog = SettingsDialog(settings, ApiKeyStore(), settings_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.keyClicks(dialog.key_edit, SECRET)
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: dialog.test_button.isEnabled() and dialog.status_label.text().startswith("✘"),
+                    timeout=30000)
+    text = dialog.status_label.text()
+    assert "无法连接到" not in text and "HTTP 500" in text

@@ -26,6 +26,7 @@ EXIT_USAGE = 2
 EXIT_UNREADABLE = 3
 EXIT_MODEL = 4
 EXIT_ENDPOINT = 5
+EXIT_CANCELLED = 130  # SIGINT or SIGTERM: what was generated is written first
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -158,6 +159,8 @@ def check_output_path(value: str | None, option: str, *, inputs: Sequence[str] =
         st = os.stat(path)
     except FileNotFoundError:
         st = None
+        if os.path.islink(path):  # a link to nowhere: writing through it would fail after all the work
+            raise CliUsageError(f"{where}：这是一个指向不存在位置的链接（{os.readlink(path)}），不会写入它") from None
     except OSError as exc:
         raise CliUsageError(f"{where}：无法访问（{exc.strerror or exc}）") from None
     from app.core.atomic_file import in_system_folder

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from app.cli.common import (
+    EXIT_CANCELLED,
     EXIT_ENDPOINT,
     EXIT_ERROR,
     EXIT_MODEL,
@@ -41,7 +42,10 @@ if TYPE_CHECKING:
     from app.core.pipeline_events import PipelineEvent
     from app.documents.model import TenderDocument
     from app.documents.scoring.model import ScoringResult
+    from app.library.store import LibraryStore
+    from app.llm.client.journal import CallJournal
     from app.llm.client.llm_client import EndpointConfig
+    from app.pipeline.outline.job import OutlineSettings
     from app.pipeline.outline.result import OutlineResult
 
 __all__ = ["EXIT_ENDPOINT", "cmd_outline", "model_analysis", "register"]
@@ -61,11 +65,8 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
                        scoring: ScoringResult, where: _Stage) -> tuple[Analysis, OutlineResult]:
     from app.core.rules.outline import OutlineLimits
     from app.llm.client.journal import CallJournal
-    from app.llm.client.llm_client import LLMClient
-    from app.pipeline.analysis.tender import analyze_tender
-    from app.pipeline.outline.budget import RunBudget, RunMeter
+    from app.pipeline.outline.budget import RunBudget
     from app.pipeline.outline.job import OutlineSettings
-    from app.pipeline.outline.run import generate_outline
 
     settings = OutlineSettings(
         mode=args.mode, limits=OutlineLimits(depth=args.depth),
@@ -78,8 +79,26 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         settings = replace(settings, code_fill=False)
     if args.compact:
         settings = replace(settings, descriptions=False, max_sections=4, max_leaves=3)
+    past = _open_library(args.library) if args.library else None
+    if past is not None:
+        settings = replace(settings, library=past)
     progress = _progress(args.quiet)
     journal = CallJournal(Path(args.journal)) if args.journal else None
+    try:
+        return await _generate(args, cfg, doc, scoring, where, settings, progress, journal)
+    finally:
+        if past is not None:
+            past.close()
+
+
+async def _generate(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDocument, scoring: ScoringResult,
+                    where: _Stage, settings: OutlineSettings, progress: Any,
+                    journal: CallJournal | None) -> tuple[Analysis, OutlineResult]:
+    from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.tender import analyze_tender
+    from app.pipeline.outline.budget import RunMeter
+    from app.pipeline.outline.run import generate_outline
+
     async with LLMClient(cfg, journal=journal) as client:
         client.transport.lifecycle = getattr(args, "managed_server", None)  # --local: started with the first call
         meter = RunMeter(budget=settings.budget, progress=progress)
@@ -87,11 +106,23 @@ async def _run_outline(args: argparse.Namespace, cfg: EndpointConfig, doc: Tende
         analysis = await analyze_tender(None if args.analysis == "table" else client, doc, scoring=scoring,
                                         meter=meter, model_groups=True if args.analysis == "model" else None)
         where.name = "outline"
-        result = await generate_outline(client, analysis, settings, progress=progress)
+        result = await generate_outline(client, analysis, settings, progress=progress, draft=where.draft)
     # The analysis calls count towards the run's figures.
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
     result.meter.started = min(result.meter.started, meter.started)
     return analysis, result
+
+
+def _open_library(path: str) -> LibraryStore:
+    """The user's library at ``path`` (a 资料库 file that exists); a usage error in Chinese otherwise."""
+    from app.library.store import LibraryError, LibraryStore
+
+    if not Path(path).is_file():
+        raise CliUsageError(f"--library {path}：资料库文件不存在")
+    try:
+        return LibraryStore(Path(path))
+    except LibraryError as exc:
+        raise CliUsageError(f"--library {path}：{exc.message_zh}") from exc
 
 
 def _profile_strategy(args: argparse.Namespace) -> Literal["json", "stream"]:
@@ -124,7 +155,36 @@ class _Stage:
     """Which stage of a run is going on, so a failure report can name it."""
 
     def __init__(self) -> None:
+        from app.core.outline import Outline
+
         self.name = "setup"
+        self.draft = Outline()  # the live tree the run fills: what a cancel or SIGTERM still saves
+
+
+def _save_partial(args: argparse.Namespace, started: float, where: _Stage, why: str) -> None:
+    """Cancelled (SIGINT) or terminated (SIGTERM): write the outline so far and a report saying so."""
+    chapters = list(where.draft.chapters)
+    note = "未生成任何章节"
+    if chapters:
+        try:
+            write_json(where.draft.to_document().model_dump(mode="json"), args.output)
+            note = f"已保存部分目录（{len(chapters)} 章）" + (f"到 {args.output}" if args.output else "")
+        except (CliOutputError, ValueError) as exc:
+            note = f"部分目录未能写入：{exc}"
+    _failure_report(args, started, where.name, "cancelled", f"{why}：{note}", why, EXIT_CANCELLED)
+
+
+def _terminate_as_interrupt() -> None:
+    """SIGTERM ends the run like Ctrl+C does, so what was generated is written before exiting."""
+    import signal
+
+    def handler(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):  # not the main thread (a test calling main() from a worker)
+        pass
 
 
 def _failure_report(args: argparse.Namespace, started: float, stage: str, kind: str, message: str,
@@ -160,7 +220,22 @@ def _check_options(args: argparse.Namespace) -> tuple[str | None, int | None]:
             raise CliUsageError(f"--journal {args.journal}：不是文件夹")
         if not journal.exists() and not journal.parent.is_dir():
             raise CliUsageError(f"--journal {args.journal}：上级文件夹 {journal.parent} 不存在")
+        _check_journal_writable(journal)
+    if args.library:
+        _open_library(args.library).close()  # a missing or broken 资料库 is a usage error before any work
     return password, max_bytes
+
+
+def _check_journal_writable(folder: Path) -> None:
+    """Create the journal folder and file now: a folder that cannot be written is a usage error."""
+    from app.llm.client.journal import JOURNAL_FILE
+
+    try:
+        folder.mkdir(exist_ok=True)
+        with open(folder / JOURNAL_FILE, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise CliUsageError(f"--journal {folder}：无法写入（{exc.strerror or exc}）") from None
 
 
 def cmd_outline(args: argparse.Namespace) -> int:
@@ -191,8 +266,12 @@ def cmd_outline(args: argparse.Namespace) -> int:
     where = _Stage()
     import asyncio
 
+    _terminate_as_interrupt()
     try:
         analysis, result = asyncio.run(_run_outline(args, cfg, doc, scoring, where))
+    except KeyboardInterrupt:
+        _save_partial(args, started, where, "已取消")
+        return EXIT_CANCELLED
     except LLMConfigError as exc:
         _failure_report(args, started, where.name, "config", f"模型设置错误：{exc.message_zh}",
                         type(exc).__name__, EXIT_ENDPOINT)
@@ -205,7 +284,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
         _failure_report(args, started, where.name, "budget", f"预算用尽：{exc.message_zh}",
                         type(exc).__name__, EXIT_MODEL)
         return EXIT_MODEL
-    except (KeyboardInterrupt, CliUsageError):
+    except CliUsageError:
         raise
     except Exception as exc:  # an unforeseen failure still leaves a report naming where it happened
         _failure_report(args, started, where.name, "internal", f"内部错误：{type(exc).__name__}: {exc}",
@@ -226,15 +305,20 @@ def cmd_outline(args: argparse.Namespace) -> int:
         if args.report:
             write_json({**report, "exit_code": EXIT_ERROR}, args.report)
         return EXIT_ERROR
-    if args.docx and result.chapters:
-        problem = _export_docx(result, analysis, args.docx)
-        if problem:
-            report["warnings"].append(problem)
-            print(problem, file=sys.stderr)
+    docx_problem = _export_docx(result, analysis, args.docx) if args.docx and result.chapters else None
+    if docx_problem:  # the Word file asked for was not written: an error exit, and the report says so
+        report["docx_error"] = docx_problem
+        print(docx_problem, file=sys.stderr)
     exit_code = EXIT_OK if result.valid else EXIT_MODEL
     if result.failure is not None:
         exit_code = EXIT_ENDPOINT if result.failure.kind in ("endpoint", "config") else EXIT_MODEL
+    elif docx_problem:
+        exit_code = EXIT_ERROR
     report["exit_code"] = exit_code
+    if docx_problem and exit_code == EXIT_ERROR:
+        if args.report:
+            write_json(report, args.report)
+        return exit_code
     if args.report:
         write_json(report, args.report)
     if result.failure is not None:
@@ -246,7 +330,8 @@ def cmd_outline(args: argparse.Namespace) -> int:
     for w in result.warnings:
         print(f"提示：{w}", file=sys.stderr)
     if not args.quiet:
-        print(f"目录有效：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
+        who = "" if report["model_nodes"] else "；模型没有写出任何标题，各级标题均由程序依据招标文件和标题库补全"
+        print(f"目录有效{who}：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"
               f"调用 {report['llm_calls']} 次；{report['prompt_tokens'] + report['completion_tokens']} tokens；"
               f"{report['duration_s']} 秒", file=sys.stderr)
     return exit_code
@@ -278,6 +363,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--compact", action="store_true", help="只要标题、不要描述，每节最多 4 个小节（适合很慢的本地小模型）")
     p.add_argument("--analysis", choices=["auto", "table", "model"], default="auto",
                    help="评分项来源：auto 评分表可靠时不再问模型；table 只用评分表和程序读取（不调用模型）；model 总是请模型补充")
+    p.add_argument("--library", metavar="PATH",
+                   help="资料库文件（历史标书）：与评分项匹配的历史标书章节结构优先作为候选标题，标注“历史标书”及来源")
     p.add_argument("--journal", metavar="DIR", help="把每次模型调用记入 DIR/llm_calls.jsonl（便于排查）")
     p.add_argument("--quiet", "-q", action="store_true", help="不打印进度")
     add_endpoint_arguments(p)

@@ -110,6 +110,9 @@ class Analysis(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     overview: ProjectOverview = Field(default_factory=ProjectOverview)
+    #: overview field (project_name/buyer/budget) -> whether to trust it: "✓ …" when the places code
+    #: read it agree, otherwise what to check and where (the analysis page shows it beside the value).
+    overview_checks: dict[str, str] = Field(default_factory=dict, description="项目信息的核对结果")
     groups: list[ScoringGroup] = Field(default_factory=list)
     source: AnalysisSource = "none"
     table_confident: bool = False

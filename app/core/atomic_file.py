@@ -16,6 +16,7 @@ import contextlib
 import errno
 import hashlib
 import os
+import re
 import stat
 import tempfile
 import time
@@ -149,15 +150,29 @@ def atomic_write_bytes(path: Path | str, data: bytes) -> None:
     _fsync_dir(folder)
 
 
-def _writer_pid(tmp: Path, target_name: str | None) -> int | None:
-    """The pid in ``.<target>.<pid>-XXXX.tmp`` (None for names from older versions)."""
-    middle = tmp.name[:-4]
-    if target_name is not None:
-        middle = middle[len(target_name) + 2 :]
-    else:  # ".<any name>.<pid>-XXXX": the pid follows the last dot
-        middle = middle.rsplit(".", 1)[-1]
-    head = middle.split("-", 1)[0]
-    return int(head) if head.isdigit() and "-" in middle else None
+#: The random part :func:`tempfile.mkstemp` puts in a name.
+_RANDOM = re.compile(r"[A-Za-z0-9_]{6,16}")
+
+
+def _writer_pid(tmp_name: str, target_name: str | None) -> int | bool | None:
+    """The pid in ``.<target>.<pid>-XXXXXXXX.tmp`` — the exact shape this module writes.
+
+    ``True`` for an older version's ``.<target>.XXXXXXXX.tmp`` of ``target_name`` (no pid: only
+    its age tells), ``None`` for any other name. With ``target_name`` the name must be that
+    target's, character for character (a target named ``*`` matches only itself, never a pattern).
+    """
+    if not (tmp_name.startswith(".") and tmp_name.endswith(".tmp")):
+        return None
+    middle = tmp_name[1:-4]
+    name, dot, rest = middle.rpartition(".")
+    if not dot or not name or (target_name is not None and name != target_name):
+        return None
+    pid, dash, rand = rest.partition("-")
+    if dash and pid.isdigit() and _RANDOM.fullmatch(rand):
+        return int(pid)
+    if not dash and target_name is not None and _RANDOM.fullmatch(rest):
+        return True
+    return None
 
 
 def _writer_gone(pid: int) -> bool:
@@ -177,24 +192,33 @@ def _writer_gone(pid: int) -> bool:
 def clean_stale_temp_files(folder: Path | str, target_name: str | None = None) -> int:
     """Remove temporary files left by killed writes in ``folder`` (of ``target_name`` only, if given).
 
-    A leftover is one whose writer process is gone, or (any writer) older than
-    :data:`STALE_AFTER_S`. Returns how many were removed; never raises.
+    Only names of the exact shape this module writes are considered (the target's name is
+    compared as text, never used as a pattern); of those, a leftover is one whose writer
+    process is gone, or that is older than :data:`STALE_AFTER_S`. Returns how many were
+    removed; never raises.
     """
-    pattern = f".{target_name}.*.tmp" if target_name is not None else ".*.tmp"
     removed = 0
     now = time.time()
     try:
-        candidates = list(Path(folder).glob(pattern))
+        with os.scandir(folder) as entries:
+            candidates = [e.name for e in entries if e.name.endswith(".tmp")]
     except OSError:
         return 0
-    for tmp in candidates:
+    for name in candidates:
+        pid = _writer_pid(name, target_name)
+        if pid is None:
+            continue
+        tmp = Path(folder) / name
         try:
             st = tmp.lstat()
             if not stat.S_ISREG(st.st_mode):
                 continue
-            pid = _writer_pid(tmp, target_name)
             old = now - st.st_mtime > STALE_AFTER_S
-            if (pid is not None and _writer_gone(pid)) or old:
+            if pid is True or pid is False:
+                gone = old
+            else:
+                gone = _writer_gone(pid) or (pid != os.getpid() and old)
+            if gone:
                 tmp.unlink()
                 removed += 1
         except OSError:

@@ -19,9 +19,9 @@ RiskCategory = Literal[
 ]
 RiskOrigin = Literal["model", "code", "system"]
 ClauseMark = Literal["★", "▲"]
-#: How the bid deviates from a ★/▲ clause (技术偏离表); 无偏离 unless the user says otherwise.
-Deviation = Literal["无偏离", "正偏离", "负偏离"]
-DEVIATIONS: tuple[Deviation, ...] = ("无偏离", "正偏离", "负偏离")
+#: How the bid deviates from a ★/▲ clause (技术偏离表); 待确认 until the writer says (never assumed).
+Deviation = Literal["待确认", "无偏离", "正偏离", "负偏离"]
+DEVIATIONS: tuple[Deviation, ...] = ("待确认", "无偏离", "正偏离", "负偏离")
 
 #: Chinese labels of the statuses and risk categories, for views and exports.
 STATUS_LABELS: dict[str, str] = {
@@ -65,7 +65,7 @@ class RiskItem(BreakdownItem):
     mark: ClauseMark | None = None
     answered_in: str | None = None
     response: str = Field(default="", max_length=2000, description="投标响应")
-    deviation: Deviation = Field(default="无偏离", description="偏离情况")
+    deviation: Deviation = Field(default="待确认", description="偏离情况")
     deviation_note: str = Field(default="", max_length=2000, description="偏离说明")
 
 

@@ -66,7 +66,8 @@ class OutlineLimits:
 
 
 #: What a stored outline can hold at all (node model bounds, user edits, project files). One-to-one
-#: mode makes one chapter per technical scoring item, and some tenders list a few dozen; a user's
-#: own outline (imported verbatim) may list a few dozen items under one heading.
-STORED = OutlineLimits(depth=4, min_children=0, max_children=40, min_chapters=0, max_chapters=40,
+#: mode makes one chapter per technical scoring item, and a tender may list hundreds: the chapter
+#: bound only stops a hostile file, never a run's result. A user's own outline (imported verbatim)
+#: may list a few dozen items under one heading.
+STORED = OutlineLimits(depth=4, min_children=0, max_children=40, min_chapters=0, max_chapters=2000,
                        max_title_len=60, max_description_len=400, max_depth=4)

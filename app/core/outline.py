@@ -29,8 +29,9 @@ EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requ
 #: ``figures`` is edited by the user only (never in the schema a model sees).
 _UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked", "figures"))
 #: Who wrote a heading: the model, code from the tender's own text, code from the heading
-#: library, code from a generic template, or the user. None: not recorded (older projects).
-Origin = Literal["model", "tender", "library", "template", "user"]
+#: library, code from a generic template, or the user; ``history``: code from the user's own past
+#: bids (历史标书, the source noted in the description). None: not recorded (older projects).
+Origin = Literal["model", "tender", "library", "template", "user", "history"]
 
 
 class OutlineNode(BaseModel):
@@ -45,7 +46,7 @@ class OutlineNode(BaseModel):
     source_requirement_title: str | None = Field(default=None, description="对应评分项标题")
     scoring_refs: list[str] = Field(default_factory=list, description="用户标注本节响应的评分项编号（评分索引表）")
     children: list[OutlineNode] = Field(default_factory=list, max_length=STORED.max_children)
-    origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户）")
+    origin: Origin | None = Field(default=None, description="标题来源（模型/招标文件/标题库/模板/用户/历史标书）")
     content: str = Field(default="", description="正文")
     locked: bool = Field(default=False, description="用户锁定：生成目录时保留本标题及其已有下级，只补全其余部分")
     #: Figures drawn from data (org chart, flowchart, Gantt); user-edited, left out of model schemas.

@@ -3,8 +3,8 @@
 While a project has unsaved changes the UI writes it every N seconds to a recovery file
 in ``<data dir>/recovery/`` (atomic write). A normal save or close deletes that file, so
 a recovery file present at start means the app did not end normally. It is offered only
-when it is newer than the project file it belongs to. One project path always maps to
-the same recovery file name; untitled work gets one per session.
+when it is newer than the project file it belongs to. Each session (window) writes its
+own file, named by the project path and the session.
 """
 
 from __future__ import annotations
@@ -37,11 +37,15 @@ def default_recovery_dir() -> Path:
 
 
 def recovery_file_for(project_path: Path | None, session_id: str, folder: Path) -> Path:
-    """The recovery file for a saved project (stable per path) or for untitled work (per session)."""
+    """The recovery file of one session (one window of one process) for a project or untitled work.
+
+    Per session, never per project only: two windows on one project must not share a file,
+    or one's save (which removes its recovery file) would take the other's autosave along.
+    """
     if project_path is None:
         return folder / f"untitled-{session_id}{RECOVERY_SUFFIX}"
     key = hashlib.sha256(str(project_path.resolve()).encode("utf-8")).hexdigest()[:16]
-    return folder / f"{project_path.stem[:40]}-{key}{RECOVERY_SUFFIX}"
+    return folder / f"{project_path.stem[:40]}-{key}-{session_id}{RECOVERY_SUFFIX}"
 
 
 @dataclass(frozen=True)

@@ -161,8 +161,8 @@ def deviation_entries(breakdown: Breakdown | None, chapters: Sequence[OutlineNod
 
 
 def default_response(heading: str | None) -> str:
-    """The 投标响应 written when the user typed none: full compliance, pointing at the section."""
-    return f"完全响应，详见“{heading}”。" if heading else "完全响应。"
+    """The 投标响应 shown when the writer typed none: 待确认 (compliance is never assumed), with the section."""
+    return f"待确认（相关章节：“{heading}”）" if heading else "待确认"
 
 
 def section_heading(chapters: Sequence[OutlineNode], path: Path | None) -> str | None:

@@ -13,6 +13,7 @@ import logging
 import re
 import threading
 from typing import Any, TextIO
+from urllib.parse import urlsplit, urlunsplit
 
 REDACTED = "***"
 SECRET_KEYS = frozenset({"authorization", "api_key", "apikey", "api-key", "x-api-key", "proxy-authorization"})
@@ -21,6 +22,8 @@ _PATTERNS = (
     re.compile(r"\bsk-[A-Za-z0-9_\-]{8,}"),
     re.compile(r"(?i)((?:api[_-]?key|authorization|x-api-key)[\"']?\s*[:=]\s*[\"']?)(?!\*\*\*)[^\s\"',;}]{6,}"),
 )
+#: ``scheme://user:password@``: the password part of a URL's user information.
+_URL_PASSWORD = re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^/\s:@]*:)([^@\s/]+)@")
 _secrets: set[str] = set()
 _lock = threading.Lock()
 
@@ -42,6 +45,7 @@ def scrub(text: str, extra: set[str] | frozenset[str] = frozenset()) -> str:
     for secret in sorted(known, key=len, reverse=True):
         if secret in text:
             text = text.replace(secret, REDACTED)
+    text = _URL_PASSWORD.sub(lambda m: m.group(1) + REDACTED + "@", text)
     text = _PATTERNS[0].sub("Bearer " + REDACTED, text)
     text = _PATTERNS[1].sub("sk-" + REDACTED, text)
     return _PATTERNS[2].sub(lambda m: m.group(1) + REDACTED, text)
@@ -97,3 +101,33 @@ class ScrubbingStream:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def split_url_password(url: str) -> tuple[str, str]:
+    """``url`` without the password of its user information, and that password ("" if none).
+
+    ``http://user:pw@host/v1`` → (``http://user@host/v1``, ``pw``); the user name stays, so
+    the address still says whose it is.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        password = parts.password
+    except ValueError:
+        return url, ""
+    if not password:
+        return url, ""
+    userinfo, _, host = parts.netloc.rpartition("@")
+    user = userinfo.split(":", 1)[0]
+    return urlunsplit(parts._replace(netloc=f"{user}@{host}")), password
+
+
+def with_url_password(url: str, password: str) -> str:
+    """``url`` with ``password`` put back after its user name (unchanged without one)."""
+    if not password or "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    authority = rest.split("/", 1)[0]
+    if "@" not in authority or ":" in authority.split("@", 1)[0]:
+        return url
+    user, host_rest = rest.split("@", 1)
+    return f"{scheme}://{user}:{password}@{host_rest}"

@@ -14,9 +14,13 @@ replaced under an outline, a model run recorded, work restored from a recovery f
 from __future__ import annotations
 
 import logging
+import os
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
@@ -25,6 +29,7 @@ from app.core.outline import Outline
 from app.core.project import (
     MAX_RUNS,
     Project,
+    ProjectSaveError,
     RunRecord,
     SectionState,
     TenderRef,
@@ -33,6 +38,9 @@ from app.core.project import (
     save_project,
     with_project_suffix,
 )
+from app.core.project_lock import acquire as lock_project
+from app.core.project_lock import live_holder
+from app.core.project_lock import release as unlock_project
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +66,19 @@ class SessionError(Exception):
         self.message_zh = message_zh
 
 
+class ProjectChangedOnDisk(SessionError):
+    """The project file was changed by another program since it was opened or last saved here."""
+
+
+def file_stamp(path: Path) -> tuple[int, int, int] | None:
+    """What identifies one version of a file on disk (modification time, size, inode), or None."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino
+
+
 class ProjectSession:
     """The one bid being worked on: its content, its file and its unsaved state.
 
@@ -68,6 +89,9 @@ class ProjectSession:
     def __init__(self, outline: Outline | None = None) -> None:
         self.outline = outline if outline is not None else Outline()
         self.path: Path | None = None
+        self.disk_stamp: tuple[int, int, int] | None = None  # the file as opened or last saved here
+        self.session_id = uuid.uuid4().hex[:12]  # names this session in the project's lock file
+        self.read_only = False  # opened while another session held the file: saving needs another name
         self.base = Project()  # the project as opened or last saved: what the UI does not edit rides along
         self.tender_path: Path | None = None
         self.document: Any = None  # the read ``TenderDocument`` (documents is a layer above core)
@@ -149,7 +173,10 @@ class ProjectSession:
     def new(self) -> None:
         """Start an empty, untitled project (the caller settled unsaved changes first)."""
         self.outline.replace([])
+        self._release_lock()
         self.path = None
+        self.disk_stamp = None
+        self.read_only = False
         self.base = Project()
         self.tender_path, self.document = None, None
         self.analysis = Analysis()
@@ -162,15 +189,21 @@ class ProjectSession:
 
     close = new
 
-    def apply(self, project: Project, path: Path | None, *, restored: bool = False) -> None:
+    def apply(self, project: Project, path: Path | None, *, restored: bool = False, read_only: bool = False) -> None:
         """Make ``project`` (loaded from ``path``, or recovered) this session's content.
 
         The tender is not read here (that takes a worker thread); the caller locates and
-        opens it. Recovered work counts as unsaved.
+        opens it. Recovered work counts as unsaved. Unless ``read_only`` (another session
+        holds the file), the file is locked for this session while it is open.
         """
         self.outline.replace(outline_chapters(project))
         self.outline.renumber()
+        self._release_lock()
         self.path = path
+        self.disk_stamp = file_stamp(path) if path is not None else None
+        self.read_only = read_only and path is not None
+        if path is not None and not self.read_only:
+            lock_project(path, self.session_id)
         self.base = project.model_copy(deep=True)
         self.tender_path, self.document = None, None
         self.analysis = project.analysis.model_copy(deep=True) if project.analysis is not None else Analysis()
@@ -214,10 +247,15 @@ class ProjectSession:
         elif base.tender is not None:
             tender = base.tender.model_copy()  # the tender is missing now: keep the reference
         sections = self.section_states(base.sections) if self.section_states is not None else dict(base.sections)
+        try:
+            document = self.outline.to_document()
+        except ValidationError as exc:  # the tree holds more than a project file stores: say so, lose nothing
+            raise ProjectSaveError(f"目录超出了项目文件能保存的范围（{exc.error_count()} 处），请先精简目录再保存。",
+                                   self.path, str(exc)[:300]) from exc
         return base.model_copy(deep=True, update={
             "title": self.display_name(), "tender": tender, "analysis": self.analysis, "breakdown": self.breakdown,
             "generation_mode": self.generation_mode, "guidance": self.guidance,
-            "outline": self.outline.to_document(), "sections": sections, "runs": list(self.runs),
+            "outline": document, "sections": sections, "runs": list(self.runs),
             "migrated_from": None,
         })
 
@@ -228,20 +266,50 @@ class ProjectSession:
             return base.tender.model_copy()
         return TenderRef(path=str(self.tender_path.resolve()))
 
-    def save(self, path: Path | None = None) -> Path:
+    def _release_lock(self) -> None:
+        if self.path is not None and not self.read_only:
+            unlock_project(self.path, self.session_id)
+
+    def release(self) -> None:
+        """The window closes: give up the project's lock (the content stays)."""
+        self._release_lock()
+
+    def changed_on_disk(self) -> bool:
+        """Whether another program changed (or replaced) the project file since it was opened or saved here."""
+        if self.path is None or self.disk_stamp is None:
+            return False
+        now = file_stamp(self.path)
+        return now is not None and now != self.disk_stamp
+
+    def save(self, path: Path | None = None, *, overwrite_external: bool = False) -> Path:
         """Write the project atomically to ``path`` (save as) or to :attr:`path` (save).
 
-        Raises :class:`SessionError` when there is no path yet and
-        :class:`~app.core.project.ProjectSaveError` when writing fails (nothing changes then).
+        Raises :class:`SessionError` when there is no path yet, :class:`ProjectChangedOnDisk`
+        when the file was changed by another program (unless ``overwrite_external``: the user
+        was asked) and :class:`~app.core.project.ProjectSaveError` when writing fails (nothing
+        changes then).
         """
         target = path if path is not None else self.path
         if target is None:
             raise SessionError("项目还没有文件名，请用“另存为”选择保存位置。")
         target = with_project_suffix(target)
+        if self.read_only and target == self.path:
+            raise SessionError(f"项目“{target.name}”以只读方式打开（另一个窗口正在编辑它），请用“另存为”保存到新文件。")
+        holder = live_holder(target, self.session_id) if target != self.path else None
+        if holder is not None:
+            raise SessionError(f"项目文件“{target.name}”正被 {holder.description_zh} 打开，不能覆盖，请换一个文件名。")
+        if not overwrite_external and target == self.path and self.changed_on_disk():
+            raise ProjectChangedOnDisk(f"项目文件“{target.name}”在打开后被其他程序修改过；为免覆盖对方的修改，未保存。"
+                                       "请另存为新文件，或确认后覆盖。")
         project = self.snapshot()
         save_project(project, target)
         self.base = project
+        if target != self.path:
+            self._release_lock()
+            lock_project(target, self.session_id)
         self.path = target
+        self.read_only = False
+        self.disk_stamp = file_stamp(target)
         log.info("saved project %s", target)
         self._set_dirty(True, False)
         self._emit("saved")

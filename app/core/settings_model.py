@@ -19,8 +19,10 @@ from typing import Any
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.core.api_keys import ApiKeyStore
 from app.core.atomic_file import atomic_write_text
 from app.core.input_limits import read_regular_file
+from app.core.secrets import split_url_password, with_url_password
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ class ModelSettings(BaseModel):
 
     def profile_key(self) -> str:
         """Where this endpoint's measured profile is kept (address and model)."""
-        return f"{self.base_url.strip().rstrip('/')}|{self.model.strip()}"
+        return f"{self.clean_url}|{self.model.strip()}"
 
     def profile(self) -> dict[str, Any] | None:
         """The measured profile of the current address and model, if any."""
@@ -146,12 +148,24 @@ class ModelSettings(BaseModel):
 
     def key_account(self) -> str:
         """The keyring account name for this endpoint's key (keys belong to an address)."""
-        return self.base_url.strip().rstrip("/") or self.provider
+        return self.clean_url or self.provider
+
+    @property
+    def clean_url(self) -> str:
+        """The address without a password in it (what names keys and profiles, and what is shown)."""
+        return split_url_password(self.base_url.strip())[0].rstrip("/")
 
     def endpoint_kwargs(self, api_key: str) -> dict[str, Any]:
-        """Keyword arguments for ``EndpointConfig`` (core cannot import the llm layer)."""
+        """Keyword arguments for ``EndpointConfig`` (core cannot import the llm layer).
+
+        A password that was in the address is taken back from the keyring (:func:`save_settings`
+        keeps it there, never in the settings file).
+        """
+        url = self.base_url.strip()
+        if not split_url_password(url)[1]:
+            url = with_url_password(url, url_passwords().get(url_password_account(url)))
         return {
-            "base_url": self.base_url.strip(),
+            "base_url": url,
             "api_key": api_key or ("" if self.needs_key else PLACEHOLDER_KEY),
             "model": self.model.strip(),
             "temperature": self.temperature,
@@ -243,8 +257,33 @@ def load_settings(path: Path | None = None) -> AppSettings:
 
 
 def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
-    """Write settings atomically (creating the folder); returns the path written."""
+    """Write settings atomically (creating the folder); returns the path written.
+
+    A password in the model address (``http://user:pw@host/v1``) goes to the keyring like an
+    API key; the file gets the address without it.
+    """
     p = path or default_settings_path()
     p.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(p, settings.model_dump_json(indent=2) + "\n")
+    written = settings
+    clean, password = split_url_password(settings.model.base_url)
+    if password:
+        url_passwords().set(url_password_account(clean), password)
+        written = settings.model_copy(update={"model": settings.model.model_copy(update={"base_url": clean})})
+    atomic_write_text(p, written.model_dump_json(indent=2) + "\n")
     return p
+
+
+_URL_PASSWORDS: list[ApiKeyStore] = []
+
+
+def url_passwords() -> ApiKeyStore:
+    """The store of passwords taken out of model addresses (one per process, so a session-only
+    fallback keeps them for the whole run)."""
+    if not _URL_PASSWORDS:
+        _URL_PASSWORDS.append(ApiKeyStore())
+    return _URL_PASSWORDS[0]
+
+
+def url_password_account(url: str) -> str:
+    """The keyring account of the password of ``url`` (the address without it)."""
+    return "url-password:" + split_url_password(url)[0].strip().rstrip("/")

@@ -191,6 +191,12 @@ def read_pdf(path: Path, password: str | None = None) -> TenderDocument:
         scan = extract_scoring_candidate_tables(doc, pages)
         t2 = time.perf_counter()
     limited = _limit_diagnostics(scan.skipped_pages, scan.truncated_pages)
+    for first, last, why in scan.cut_joins:  # a table that goes on past where reading stopped: say where and why
+        limited.append(Diagnostic(
+            code=DiagnosticCode.TABLES_LIMITED, severity=Severity.WARNING, pages=[last],
+            message_zh=f"从第{first}页开始的表格到第{last}页底仍未结束，但{why}，第{last + 1}页起的部分没有读取；"
+                       "评分表若在其中，评分项会不全，请在分析页核对",
+        ))
     if total_pages > len(pages):
         limited.append(Diagnostic(
             code=DiagnosticCode.PAGES_LIMITED, severity=Severity.WARNING,

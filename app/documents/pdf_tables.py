@@ -39,7 +39,7 @@ _MENTION = re.compile(r"评标|评分|评审|打分|比选|磋商")
 _PAGE_NUMBER = re.compile(r"^(?:[-—–\s]*\d{1,4}[-—–\s]*|第\d+页(?:共\d+页)?|\d+/\d+)$")
 MARGIN_SHARE = 0.06  # top/bottom share of the page treated as running header/footer
 CAPTION_GAP = 45.0  # points above a table in which its caption line may sit
-MAX_FOLLOW_PAGES = 6  # how many pages a table may continue over
+MAX_FOLLOW_PAGES = 30  # how many pages a table may continue over (the page and time caps bound the work too)
 MAX_TABLE_PAGES = 40  # pages searched for tables at most (densest in scoring words first)
 TIME_BUDGET_S = 10.0  # table search stops after this, the remaining pages are reported
 MAX_PAGE_LINES = 3000  # a page with more text lines than this is not searched
@@ -53,6 +53,8 @@ class TableScan:
     tables: list[Table] = field(default_factory=list)
     skipped_pages: list[int] = field(default_factory=list)
     truncated_pages: list[int] = field(default_factory=list)
+    #: Tables still running at the bottom of the last page read: (first page, last page read, why it stopped).
+    cut_joins: list[tuple[int, int, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -183,6 +185,22 @@ def _page_hits(pages: list[Page]) -> dict[int, float]:
     return strong or out  # a lone passing mention is searched only when nothing looks better
 
 
+_SEARCH_CAP = "search cap"
+
+
+def _join_stop(number: int, follow: int, searched: int, total: int, pages: list[Page], deadline: float) -> str:
+    """Why a table still running at the bottom of page ``number`` is not followed further ("" to go on)."""
+    if number >= total:
+        return ""  # the last page: the table ends with the file
+    if follow >= MAX_FOLLOW_PAGES:
+        return f"一张表最多连读 {MAX_FOLLOW_PAGES + 1} 页"
+    if searched >= MAX_TABLE_PAGES or time.monotonic() > deadline:
+        return _SEARCH_CAP
+    if not pages[number].readable:
+        return f"第{number + 1}页没有可读的文字（可能是扫描件）"
+    return ""
+
+
 def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                                      time_budget_s: float = TIME_BUDGET_S) -> TableScan:
     """Tables of the pages that may hold scoring tables, plus the pages they run onto (bounded)."""
@@ -211,10 +229,18 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
             scan.tables.extend(found)
             if cut:
                 scan.truncated_pages.append(number)
-            if not found or not found[-1].ends_page or follow >= MAX_FOLLOW_PAGES or len(done) >= MAX_TABLE_PAGES:
+            if not found or not found[-1].ends_page:
+                break
+            why = _join_stop(number, follow, len(done), len(pages), pages, deadline)
+            if why == _SEARCH_CAP:  # the next page joins the pages the search left out (reported with them)
+                if number + 1 not in scan.skipped_pages:
+                    scan.skipped_pages.append(number + 1)
+                break
+            if why:
+                scan.cut_joins.append((start, number, why))
                 break
             number += 1
             follow += 1
     scan.tables.sort(key=lambda t: (t.page, t.bbox[1] if t.bbox else 0.0))
-    scan.skipped_pages.sort()
+    scan.skipped_pages = sorted(set(scan.skipped_pages))
     return scan

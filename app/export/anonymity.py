@@ -9,16 +9,18 @@ table cell, and rarely in its registered form: writers say 恒信配送 or 恒�
 and trade words removed step by step) plus any short forms the user adds;
 :func:`find_mentions` searches every paragraph of the built document (cover, body, tables,
 headers, footers) and the properties, ignoring spaces, zero-width characters, full-width
-forms and case. A trade name of two characters alone (恒信) is too common a word to refuse
+forms, case, combining marks and the difference between traditional and simplified characters
+(OpenCC's ``t2s``). A trade name of two characters alone (恒信) is too common a word to refuse
 on, so it is reported as a warning. :func:`strip_identifying_metadata` removes the revision
 count, the template's rsids and its custom XML item.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
@@ -64,9 +66,33 @@ _IGNORED: Final = re.compile(r"[\s\u200b-\u200f\u2060\ufeff·•・.,，、_\-�
 COVER, HEADER, FOOTER, PROPERTIES = "封面", "页眉", "页脚", "文档属性"
 
 
+#: Marks that change how a character looks but not which name it spells (accents, variation selectors,
+#: enclosing circles) and format characters; removed before comparing.
+_MARK_CATEGORIES: Final = frozenset({"Mn", "Me", "Cf"})
+
+
+@functools.lru_cache(maxsize=1)
+def _simplifier() -> Callable[[str], str]:
+    """Traditional → simplified Chinese (OpenCC's ``t2s``); identity when OpenCC cannot load."""
+    try:
+        import opencc
+
+        converter = opencc.OpenCC("t2s")
+    except Exception:  # a broken install must not stop an export; the other foldings still apply
+        return lambda text: text
+    return lambda text: str(converter.convert(text))
+
+
 def normalise(text: str) -> str:
-    """``text`` as compared: NFKC (full-width → half-width), lower case, separators removed."""
-    return _IGNORED.sub("", unicodedata.normalize("NFKC", text).casefold())
+    """``text`` as compared: compatibility forms folded (full-width → half-width, radicals), combining
+    marks dropped, traditional characters made simplified, lower case, separators removed."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    if any(unicodedata.category(ch) in _MARK_CATEGORIES for ch in decomposed):
+        decomposed = "".join(ch for ch in decomposed if unicodedata.category(ch) not in _MARK_CATEGORIES)
+    folded = unicodedata.normalize("NFKC", decomposed).casefold()
+    if any("\u3400" <= ch <= "\u9fff" for ch in folded):
+        folded = _simplifier()(folded)
+    return _IGNORED.sub("", folded)
 
 
 def _strip_legal_form(name: str) -> str:
@@ -143,15 +169,25 @@ def name_forms(bidder: str, aliases: Sequence[str] = ()) -> NameForms:
         add(core, forms)
         # Trade words off one at a time: 恒信配送服务 -> 恒信配送 -> 恒信.
         trade = core
+        industry: list[str] = []
         while True:
-            stripped = next((trade[: -len(w)] for w in _TRADE_WORDS
-                             if trade.endswith(w) and len(trade) - len(w) >= 2), None)
-            if stripped is None:
+            word = next((w for w in _TRADE_WORDS if trade.endswith(w) and len(trade) - len(w) >= 2), None)
+            if word is None:
                 break
-            trade = stripped
+            trade = trade[: -len(word)]
+            industry.insert(0, word)
             add(trade, forms)
-        for suffix in ("公司", "集团", "股份"):
-            add(trade + suffix, forms)
+        # Between a place and the industry words, the trade name proper is most often the first
+        # two characters of what is left (宏图 of 广州市宏图智慧科技): writers say 宏图公司, 宏图科技,
+        # or just 宏图. A name that opens with no place (中国电信) is a brand as a whole.
+        names = [trade]
+        if core != no_form and len(trade) >= 4 and all("\u3400" <= ch <= "\u9fff" for ch in trade[:2]):
+            names.append(trade[:2])
+        for name in names:
+            add(name, forms)
+            for suffix in ("公司", "集团", "股份", *industry[:2], "".join(industry[:2])):
+                if suffix:
+                    add(name + suffix, forms)
     weak = [w for w in weak if w not in forms]
     return NameForms(tuple(sorted(forms, key=len, reverse=True)), tuple(weak))
 

@@ -58,6 +58,7 @@ from app.export.options import ExportError, ExportMeta, ExportOptions
 from app.export.presets import ExportPreset, get_preset
 from app.export.properties import write_properties
 from app.export.response_tables import SectionRef, write_deviation_table, write_index_table
+from app.export.review_sheet import ReviewRows, write_review_table
 from app.export.styles import GUIDANCE, apply_preset_styles
 from app.export.template import (
     clear_body,
@@ -199,10 +200,10 @@ def _apply_page_setup(section: Section, preset: ExportPreset) -> None:
 
 def build_document(
     source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: ExportOptions | None = None, *,
-    analysis: Analysis | None = None, breakdown: Breakdown | None = None,
+    analysis: Analysis | None = None, breakdown: Breakdown | None = None, review: ReviewRows | None = None,
 ) -> Document:
     """Build the python-docx document in memory (what :func:`export_docx` saves, without layout)."""
-    return _build(source, meta, options or ExportOptions(), analysis, breakdown).doc
+    return _build(source, meta, options or ExportOptions(), analysis, breakdown, review).doc
 
 
 def _clean_meta(meta: ExportMeta) -> ExportMeta:
@@ -216,7 +217,7 @@ def _clean_meta(meta: ExportMeta) -> ExportMeta:
 
 
 def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: ExportOptions,
-           analysis: Analysis | None, breakdown: Breakdown | None) -> _Built:
+           analysis: Analysis | None, breakdown: Breakdown | None, review: ReviewRows | None = None) -> _Built:
     meta = _clean_meta(meta)
     preset = get_preset(options.preset)
     chapters = source.chapters if isinstance(source, Outline) else list(source)
@@ -266,6 +267,8 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
 
     figures = _figure_writer(doc, body_section)
     first_heading = _write_body(doc, headings, preset, options, figures, heading_ids)
+    if options.review_table and review is not None and review[1]:
+        write_review_table(doc, preset, review[0], review[1])
     start = front[0] if front else first_heading
     first_text = start.text if start is not None else ""
     if start is not None:
@@ -386,12 +389,14 @@ def export_bid(
     breakdown: Breakdown | None = None,
     soffice: str | None = None,
     layout_profile: Path | None = None,
+    review: ReviewRows | None = None,
 ) -> ExportReport:
     """Export and report: with ``options.layout_pass`` the document is laid out by LibreOffice
     (``soffice``, else the one found on this machine) and the real page numbers are written
     into the TOC, the index and deviation tables and the footer total before saving.
     ``layout_profile`` keeps LibreOffice's profile between exports (the app passes one in
-    its data folder); None uses a fresh one each time.
+    its data folder); None uses a fresh one each time. ``review`` is the 自评表 (header and
+    rows) written after the body when ``options.review_table`` is set.
 
     Without LibreOffice, or when the layout fails, the file is still written (fields kept for
     Word to compute on update) and the report says why. Raises :class:`ExportError` like
@@ -399,7 +404,7 @@ def export_bid(
     """
     options = options or ExportOptions()
     target = _target_path(path)
-    built = _build(source, meta, options, analysis, breakdown)
+    built = _build(source, meta, options, analysis, breakdown, review)
     notes: list[str] = list(built.notes)
     chapter_pages: list[tuple[str, int, float | None]] = []
     laid_out = False

@@ -84,3 +84,5 @@ class ExportOptions:
     template_headings: tuple[str, ...] | None = None
     #: The project's length budget: after the layout pass, pages per chapter are compared with it.
     length_budget: LengthBudget | None = None
+    #: The 评审模拟 自评表 as a table after the body (rows given to the writer by the caller).
+    review_table: bool = False

@@ -207,9 +207,10 @@ def main(argv: list[str] | None = None) -> int:
 
         fault_matrix.APP_ROOT = APP_ROOT
     from fault_rows import ISSUE_ROWS
+    from fault_rows_30 import ISSUE30_ROWS
     from fault_rows_more import MORE_ROWS
 
-    rows = _select(args.rows, [*ISSUE_ROWS, *MORE_ROWS])
+    rows = _select(args.rows, [*ISSUE_ROWS, *MORE_ROWS, *ISSUE30_ROWS])
     base = Path(tempfile.mkdtemp(prefix="bidstudio-faults-"))
     print(f"{'row':>3}  {'verdict':7} {'exit':>5} {'sec':>6} {'peakMB':>7}  {'owner':9} probe — seen")
     broke = 0

@@ -35,7 +35,7 @@ from app.pipeline.headings.candidates import grams  # noqa: E402
 from app.pipeline.headings.criteria_points import point_headings  # noqa: E402
 from app.pipeline.headings.library import default_library  # noqa: E402
 
-LABELS = ("model", "tender", "library", "generic", "user")
+LABELS = ("model", "tender", "library", "generic", "user", "history")
 TEMPLATE_MARK = "模板补全"
 _SPACE = re.compile(r"\s+")
 
@@ -188,8 +188,8 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
             if TEMPLATE_MARK in node.description or node.origin == "template" or (
                     full in generic and node.origin in (None, "tender", "library")):
                 h.label = "generic"  # code's template fill-in (a pattern the model wrote stays the model's, flagged)
-            elif node.origin == "user":
-                h.label = "user"
+            elif node.origin in ("user", "history"):
+                h.label = node.origin  # the user's own outline, or their past bids (历史标书)
             elif key in offered or (len(key) >= 4 and key in raw):
                 h.label = "tender"
             elif key in lib:
@@ -246,7 +246,8 @@ def print_table(rows: list[dict[str, object]]) -> None:
 
 def print_sample(report: Report, chapters: int = 4) -> None:
     """Chapter, its headings and the source of each, side by side."""
-    names = {"model": "模型", "tender": "招标文件", "library": "标题库", "generic": "通用模板", "user": "用户"}
+    names = {"model": "模型", "tender": "招标文件", "library": "标题库", "generic": "通用模板", "user": "用户",
+             "history": "历史标书"}
     print(f"\n== {report.name}")
     for ci, chapter in enumerate(report.chapters[:chapters]):
         print(f"{ci + 1} {chapter.title}")

@@ -1,6 +1,7 @@
 """Smoke run with default options against a real (local, weak) model server.
 
     python tests/eval/smoke_local.py ../shared/tenders --base-url http://127.0.0.1:8091/v1 --model gemma3-270m
+    python tests/eval/smoke_local.py ../shared/tenders --local     # the built-in model (extra "local")
 
 Runs ``bidstudio-cli outline`` with DEFAULT options (no ``--analysis``, ``--compact`` or other
 flags) on every shared tender whose ``labels.json`` entry has a technical scoring table, and
@@ -64,7 +65,7 @@ def heading_counts(outline: dict[str, Any], report: dict[str, Any]) -> tuple[int
         nonlocal model, code
         for node in nodes:
             if level >= 2:
-                if node.get("origin") in ("tender", "library", "template"):
+                if node.get("origin") in ("tender", "library", "template", "history", "user"):
                     code += 1
                 else:
                     model += 1
@@ -79,7 +80,8 @@ def run_one(tender: Path, args: argparse.Namespace, out_dir: Path) -> dict[str, 
     """One default ``outline`` run; the row of figures."""
     stem = tender.stem
     outline_path, report_path = out_dir / f"{stem}.outline.json", out_dir / f"{stem}.report.json"
-    cmd = [sys.executable, "-m", "app.cli", "outline", str(tender), "--base-url", args.base_url, "--model", args.model,
+    endpoint = ["--local"] if args.local else ["--base-url", args.base_url, "--model", args.model]
+    cmd = [sys.executable, "-m", "app.cli", "outline", str(tender), *endpoint,
            "-o", str(outline_path), "--report", str(report_path), "-q"]
     env = {**os.environ, "BIDSTUDIO_API_KEY": os.environ.get("BIDSTUDIO_API_KEY", "local")}
     t0 = time.monotonic()
@@ -97,19 +99,23 @@ def run_one(tender: Path, args: argparse.Namespace, out_dir: Path) -> dict[str, 
             "calls": report.get("llm_calls", 0), "prompt_tokens": report.get("prompt_tokens", 0),
             "completion_tokens": report.get("completion_tokens", 0), "seconds": round(seconds, 1),
             "model_headings": model_written, "code_headings": code_filled,
-            "alive": server_alive(args.base_url),
+            "alive": proc.returncode != 5 if args.local else server_alive(args.base_url),
             "last_error": (proc.stderr.strip().splitlines() or [""])[-1][:120]}
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("folder", type=Path)
-    parser.add_argument("--base-url", required=True)
-    parser.add_argument("--model", required=True)
+    parser.add_argument("--base-url")
+    parser.add_argument("--model")
+    parser.add_argument("--local", action="store_true",
+                        help="用内置本地模型（outline --local：程序自己启动和停止 llama.cpp 服务；alive 表示没有因服务退出而失败）")
     parser.add_argument("--only", nargs="*", default=[], help="只跑文件名包含这些字样的招标文件")
     parser.add_argument("--out", type=Path, help="输出目录（默认临时目录）")
     parser.add_argument("--timeout", type=float, default=3600, help="每个招标文件最多运行的秒数")
     args = parser.parse_args()
+    if not args.local and not (args.base_url and args.model):
+        parser.error("需要 --base-url 和 --model，或 --local")
     tenders = [t for t in technical_tenders(args.folder) if not args.only or any(o in t.name for o in args.only)]
     out_dir = args.out or Path(tempfile.mkdtemp(prefix="smoke-local-"))
     out_dir.mkdir(parents=True, exist_ok=True)
@@ -121,7 +127,7 @@ def main() -> int:
         try:
             row = run_one(tender, args, out_dir)
         except subprocess.TimeoutExpired:
-            row = {"tender": tender.name, "exit": "timeout", "alive": server_alive(args.base_url)}
+            row = {"tender": tender.name, "exit": "timeout", "alive": args.local or server_alive(args.base_url)}
         rows.append(row)
         print("\t".join(str(row.get(c, "")) for c in cols), flush=True)
         if row.get("exit") not in (0, "0"):
@@ -131,7 +137,8 @@ def main() -> int:
     code = sum(int(r.get("code_headings") or 0) for r in rows)
     share = model / (model + code) if model + code else 0.0
     print(f"# {ok}/{len(rows)} exit 0 valid; level-2/3 headings by the model {model}, by code {code} "
-          f"({share:.0%} model); server alive at the end: {server_alive(args.base_url)}; outputs in {out_dir}")
+          f"({share:.0%} model); server alive at the end: {args.local or server_alive(args.base_url)}; "
+          f"outputs in {out_dir}")
     return 0 if ok == len(rows) else 1
 
 

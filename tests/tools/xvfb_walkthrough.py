@@ -1,14 +1,15 @@
 """Walk the main workflow of the real app on a real X display (Xvfb) and screenshot every step.
 
     python tests/tools/xvfb_walkthrough.py [--tender ../shared/tenders/yangjiang-tax-canteen.pdf]
-                                           [--out /tmp/walkthrough] [--readme]
+                                           [--out /tmp/walkthrough] [--screen 1366x768] [--readme]
 
 Starts Xvfb on a free display, the scripted OpenAI-compatible server (tests/openai_server.py,
 standing in for a model: its answers are the chapter contents below) and the app itself
 through ``app.ui.shell.main.run`` with a settings file pointing at that server. A coroutine inside
 the app's loop then does what a user does — opens the tender through the file dialog,
 generates one-to-one, regenerates a chapter with guidance, drafts a section, exports Word,
-shrinks the window to 1366×768 and quits — and ``import -window root`` (ImageMagick)
+shrinks the window to 1366×768 (``--screen 1366x768``: a first start on a laptop-sized
+screen instead) and quits — and ``import -window root`` (ImageMagick)
 captures the screen after each step. ``--readme`` also copies the pictures the README uses
 into docs/.
 
@@ -34,20 +35,20 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 SCREEN = (1920, 1080)
-WINDOW = (1600, 900)
+WINDOW = (1600, 1000)
 LAPTOP = (1366, 768)
 #: Shots the README shows (walkthrough name -> docs/ name).
 README_SHOTS = {"06-outline.png": "screenshot-main.png", "04-analysis.png": "screenshot-analysis.png",
                 "11-laptop-1366x768.png": "screenshot-1366x768.png"}
 
 
-def start_xvfb() -> tuple[subprocess.Popen[bytes], str]:
-    """Xvfb on the first free display number from :90."""
+def start_xvfb(screen: tuple[int, int] = SCREEN) -> tuple[subprocess.Popen[bytes], str]:
+    """Xvfb (a ``screen``-sized display) on the first free display number from :90."""
     for number in range(90, 110):
         if Path(f"/tmp/.X11-unix/X{number}").exists() or Path(f"/tmp/.X{number}-lock").exists():
             continue
         display = f":{number}"
-        proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp"],
+        proc = subprocess.Popen(["Xvfb", display, "-screen", "0", f"{screen[0]}x{screen[1]}x24", "-nolisten", "tcp"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(100):
             if Path(f"/tmp/.X11-unix/X{number}").exists():
@@ -130,8 +131,10 @@ async def walk(shooter: Shooter, tender: Path, work: Path, real_model: bool = Fa
     await until(lambda: top(object, "mainWindow") is not None)
     win = top(object, "mainWindow")
     c = win.controller
-    win.resize(*WINDOW)
-    win.move(0, 0)
+    laptop_screen = win.screen().size().width() <= LAPTOP[0]
+    if not laptop_screen:  # on a laptop-sized screen the first start's own size is what is shown
+        win.resize(*WINDOW)
+        win.move(0, 0)
     await settle(1.5)
     await shooter.shot("01-start.png", win)
 
@@ -229,11 +232,20 @@ async def walk(shooter: Shooter, tender: Path, work: Path, real_model: bool = Fa
     QTest.keyClick(save.findChild(QLineEdit, "fileNameEdit"), Qt.Key.Key_Return)
     await until(lambda: target.exists(), timeout=120)
     print(f"  exported {target.stat().st_size // 1024} KB, mode {oct(target.stat().st_mode & 0o777)}", flush=True)
+    await until(lambda: top(QMessageBox, "exportReportBox") is not None, timeout=120)
+    await settle()
+    await shooter.shot("10b-exported.png", win)
+    done = top(QMessageBox, "exportReportBox")
+    next(b for b in done.buttons() if b.text() == "关闭").click()
 
-    # A laptop screen.
-    win.resize(*LAPTOP)
+    # A laptop screen (on a bigger screen: the window made that small).
+    if not laptop_screen:
+        win.resize(*LAPTOP)
     await settle(1.5)
     await shooter.shot("11-laptop-1366x768.png", win)
+    win.analysis_dock.raise_()  # the scoring table must show 8+ rows there
+    await settle()
+    await shooter.shot("11b-laptop-analysis.png", win)
 
     await quit_without_saving(shooter, win)
     _ = (QPoint, QApplication)
@@ -276,24 +288,29 @@ def main() -> int:
     parser.add_argument("--readme", action="store_true", help="copy the README's pictures into docs/")
     parser.add_argument("--base-url", help="a real OpenAI-compatible server instead of the scripted model")
     parser.add_argument("--model", default="gemma3-270m", help="model name on --base-url")
+    parser.add_argument("--screen", default=f"{SCREEN[0]}x{SCREEN[1]}",
+                        help="the X screen's size, e.g. 1366x768: a first start on a laptop screen")
     args = parser.parse_args()
+    screen = tuple(int(v) for v in args.screen.lower().split("x"))
+    if len(screen) != 2:
+        raise SystemExit("--screen WIDTHxHEIGHT")
     if not args.tender.is_file():
         raise SystemExit(f"tender not found: {args.tender}")
     for tool in ("Xvfb", "import"):
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is needed (apt-get install xvfb imagemagick)")
-    xvfb, display = start_xvfb()
+    xvfb, display = start_xvfb((screen[0], screen[1]))
     work = Path(tempfile.mkdtemp(prefix="bidstudio-walk-"))
     os.environ.update(DISPLAY=display, QT_QPA_PLATFORM="xcb", BIDSTUDIO_CONFIG_DIR=str(work / "config"),
                       BIDSTUDIO_DATA_DIR=str(work / "data"))
     try:
-        return run_app(args, work)
+        return run_app(args, work, (screen[0], screen[1]))
     finally:
         xvfb.terminate()
         xvfb.wait(5)
 
 
-def run_app(args: argparse.Namespace, work: Path) -> int:
+def run_app(args: argparse.Namespace, work: Path, screen: tuple[int, int] = SCREEN) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
@@ -334,7 +351,13 @@ def run_app(args: argparse.Namespace, work: Path) -> int:
     if failures:
         raise failures[0]
     if args.readme:
-        shots = {"06-outline.png": README_SHOTS["06-outline.png"]} if real_model else README_SHOTS
+        # the main picture is a real model's outline; the laptop picture is a first start on a 1366×768 screen
+        if real_model:
+            shots = {"06-outline.png": README_SHOTS["06-outline.png"]}
+        elif screen[0] <= LAPTOP[0]:
+            shots = {"11-laptop-1366x768.png": README_SHOTS["11-laptop-1366x768.png"]}
+        else:
+            shots = {"04-analysis.png": README_SHOTS["04-analysis.png"]}
         for name, target in shots.items():
             shutil.copy(args.out / name, REPO / "docs" / target)
             print(f"copied {name} -> docs/{target}")

@@ -14,12 +14,13 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWidgetItem
 
 from app.ui.run.controller import AppController
 from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
-from app.ui.tender.scoring_items_model import COL_POINTS, COL_TITLE, ScoringTableModel
+from app.ui.tender.scoring_items_model import COL_PAGE, COL_POINTS, COL_TITLE, ScoringTableModel
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 from tests.scoring_fixtures import build
@@ -87,6 +88,10 @@ async def test_source_checks_candidates_and_corrections_are_undo_steps(window: M
     used = next(t for t in c.analysis.scoring_tables if t.used)
     assert pages == [used.pages[0]]
 
+    assert view.candidates_toggle.isVisible()
+    if not view.candidates.isVisible():  # the list of candidate tables is one click away
+        qtbot.mouseClick(view.candidates_toggle, Qt.MouseButton.LeftButton)
+    assert view.candidates.isVisible()
     items = [view.candidates.item(i) for i in range(view.candidates.count())]
     assert any("不像评分表" in it.text() and "考核" in it.text() for it in items)
     decoy = next(it for it in items if "考核" in it.text())
@@ -169,3 +174,89 @@ def test_scoring_items_model_passes_the_model_tester(qtmodeltester: Any) -> None
     assert not model.setData(model.index(1, 1), "不是类别")
     assert model.setData(model.index(0, 4), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
     assert not model.groups[0].chapter
+
+
+async def test_clicking_a_row_stays_on_the_analysis_and_double_click_edits(window: MainWindow, tmp_path: Path,
+                                                                           qtbot: Any) -> None:
+    """Issue 30 major 1: only the 页码 cell (or 查看原文) jumps to the tender; other cells select and edit."""
+    path, _expect = build("decoys", tmp_path)
+    await window.open_path(path)
+    c, view = window.controller, window.analysis_view
+    window.analysis_dock.raise_()
+    await wait_for(view.table.isVisible)
+    pages: list[int] = []
+    view.page_requested.connect(pages.append)
+    model = view.table_model
+    row = _row(model, "保洁作业方案")
+    assert model.groups[row].source_page
+    title_rect = view.table.visualRect(model.index(row, COL_TITLE))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=title_rect.center())
+    await asyncio.sleep(0.05)
+    assert pages == [] and view.table.isVisible(), "a click on a row left the analysis"
+    assert view.table.selectionModel().isRowSelected(row)
+
+    points_rect = view.table.visualRect(model.index(row, COL_POINTS))
+    await asyncio.sleep(0.6)  # past the double-click interval after the click above
+    qtbot.mousePress(view.table.viewport(), Qt.MouseButton.LeftButton, pos=points_rect.center())
+    qtbot.mouseRelease(view.table.viewport(), Qt.MouseButton.LeftButton, pos=points_rect.center())
+    qtbot.mouseDClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=points_rect.center())
+    await wait_for(lambda: any(w.isVisible() for w in view.table.viewport().findChildren(QLineEdit)))
+    line = next(w for w in view.table.viewport().findChildren(QLineEdit) if w.isVisible())
+    line.selectAll()
+    qtbot.keyClicks(line, "30")
+    qtbot.keyClick(line, Qt.Key.Key_Return)
+    await wait_for(lambda: view.table.state() != QAbstractItemView.State.EditingState)
+    assert next(g for g in c.analysis.groups if g.title == "保洁作业方案").points == 30
+    assert pages == [] and view.table.isVisible()
+
+    qtbot.mouseClick(view.jump_button, Qt.MouseButton.LeftButton)  # the selected item's page
+    assert pages == [model.groups[row].source_page]
+    window.analysis_dock.raise_()
+    await wait_for(view.table.isVisible)
+    page_rect = view.table.visualRect(model.index(row, COL_PAGE))
+    qtbot.mouseClick(view.table.viewport(), Qt.MouseButton.LeftButton, pos=page_rect.center())
+    assert pages == [model.groups[row].source_page] * 2
+
+
+async def test_score_summary_follows_a_category_move(window: MainWindow, tmp_path: Path, qtbot: Any) -> None:
+    """Issue 30 minor: the line above the outline shows the new technical subtotal after a move (and undo)."""
+    path, _expect = build("decoys", tmp_path)
+    await window.open_path(path)
+    view = window.analysis_view
+    before = window.score_label.text()
+    assert "小计 60 分" in before
+    view.table.selectRow(_row(view.table_model, "人员培训计划"))
+    qtbot.mouseClick(view.move_buttons["business"], Qt.MouseButton.LeftButton)
+    assert "小计 45 分" in window.score_label.text()
+    window.controller.undo_stack.undo()
+    assert window.score_label.text() == before
+
+
+async def test_the_project_name_is_read_whole_and_shown_with_its_check(window: MainWindow, tmp_path: Path,
+                                                                       qtbot: Any) -> None:
+    """Issue 30 major 3: a name wrapped on the cover is read whole, checked against the announcement."""
+    import pymupdf
+
+    name = "某市某区城市管理局2025-2026年度环卫作业车辆维修服务采购项目"
+    pages = ["公开招标文件\n项目编号：AB-2025-001\n项目名称：某市某区城市管理局2025-2026\n年度环卫作业车辆维修服务采购项目\n"
+             "采购人：某市某区城市管理局",
+             f"第一章 招标公告\n项目名称：{name}\n采购人：某市某区城市管理局\n预算金额：人民币 128.5 万元"]
+    path = tmp_path / "招标文件.pdf"
+    doc = pymupdf.open()
+    for text in pages:
+        doc.new_page().insert_text((60, 72), text, fontname="china-s", fontsize=11)
+    doc.save(path)
+    doc.close()
+    await window.open_path(path)
+    view = window.analysis_view
+    line = QTextDocumentFragment.fromHtml(view.overview_line.text()).toPlainText()
+    assert f"项目名称✓：{name}" in line and "采购人✓：某市某区城市管理局" in line and "预算（待确认）：128.5万元" in line
+    qtbot.mouseClick(view.overview_toggle, Qt.MouseButton.LeftButton)
+    assert view.project_name.isVisible() and view.project_name.text() == name
+    assert view.budget.toolTip().startswith("待确认") and "第2页" in view.budget.toolTip()
+    view.budget.setFocus()
+    view.budget.selectAll()
+    qtbot.keyClicks(view.budget, "130")
+    qtbot.keyClick(view.budget, Qt.Key.Key_Return)  # the user's own value counts as checked
+    assert "预算✓：130" in QTextDocumentFragment.fromHtml(view.overview_line.text()).toPlainText()
+    assert window.controller.analysis.overview.budget == "130"

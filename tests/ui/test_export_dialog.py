@@ -173,6 +173,13 @@ async def test_export_error_is_shown_with_its_chinese_message(window: MainWindow
     assert not dialog.date_edit.isEnabled() and "检查正文" in dialog.preset_note.text()
     dialog.bidder_edit.setText(BIDDER)
     dialog.ok_button.click()
+    # 提交前检查 names the leak first; going on anyway, the writer's own check still refuses.
+    from app.ui.evaluation.checks_dialog import SubmissionChecksDialog
+
+    checks: SubmissionChecksDialog = await _visible(window, SubmissionChecksDialog, "submissionChecksDialog")
+    assert any("投标人名称" in checks.list.item(i).text() for i in range(checks.list.count()))
+    assert checks.go_button is not None
+    checks.go_button.click()
     choices = await asyncio.wait_for(task, timeout=5)
     assert choices is not None and choices.options.preset == "暗标"
     target = tmp_path / "暗标.docx"

@@ -97,16 +97,28 @@ async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure
     assert c.outline.node((0, 0)).content == ""
     # a chapter takes a past section's sub-headings (the candidates also come up beside the heading library)
     lib.past_dock.hide()
+    window.library_dock.hide()  # (the first-start layout may already show it, or keep it behind a tab)
     window.library_dock.show()
+    window.library_dock.raise_()
     await wait_for(lambda: lib.past_dock.isVisible())
     window.outline_view.select_path((0,))
     await wait_for(lambda: lib.past.list.count() > 0)
     lib.past.list.setCurrentRow(0)
+    chosen = lib.past.selected()
+    assert chosen is not None and chosen.section.title == "服务方案"
+    before = c.undo_stack.index()
     qtbot.mouseClick(lib.past.structure_button, Qt.MouseButton.LeftButton)
-    kids = [k.title for k in c.outline.node((0,)).children]
-    assert kids == ["服务内容", "服务流程"] and all(k.origin == "user" for k in c.outline.node((0,)).children)
+    assert c.undo_stack.index() == before + 1  # the whole structure, all levels, is one step
+    chapter = c.outline.node((0,))
+    kids = [k.title for k in chapter.children]
+    assert kids == ["服务内容", "服务流程"] and [k.title for k in chapter.children[1].children] == ["日常巡检", "故障处理"]
+    marked = [n for _, n in chapter.walk()]
+    assert all(n.origin == "history" for n in marked)  # 历史标书, with bid and section as the source
+    assert all(n.description == f"来源：历史标书“{chosen.section.bid_name}” › 服务方案" for n in marked)
     window.act_undo.trigger()
+    assert c.undo_stack.index() == before
     assert [k.title for k in c.outline.node((0,)).children] == ["应急预案", "日常巡检"]
+    assert all(not k.children and k.origin is None for k in c.outline.node((0,)).children)
     assert past  # generated
 
 
@@ -157,3 +169,33 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
     assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
     assert "设备：1 条" in facts.status.text()
+
+
+async def test_outline_run_takes_past_bids_only_when_the_library_has_some(
+        window: MainWindow, tmp_path: Path, llm_server: OpenAIServer) -> None:
+    """An empty library changes nothing; once it holds a past bid about a chapter, the run marks that
+    chapter's headings 历史标书 with their source."""
+    from tests.library_fixtures import PAST_QUALITY, QUALITY_BID
+    from tests.openai_server import Reply
+    from tests.pipeline_support import Router
+    from tests.test_past_bid_candidates import GARBAGE, _analysis
+
+    llm_server.handler = Router(lambda kind, req: Reply.text(GARBAGE))  # a weak model: code fills the chapters
+    lib, c = window.library, window.controller
+    c.analysis = _analysis(("质量保证措施", "质量管理体系健全、质量检查制度完善的得10分"), ("应急预案", "包括应急组织"))
+    assert lib.store() is not None and c.past_bids() is None  # open, but empty
+    outcome = await c.generate_outline("aligned")
+    assert outcome.ok, outcome.message
+    assert not any(n.origin == "history" for _, n in c.outline.walk())
+    assert not any("历史标书" in r.prompt_text for r in llm_server.completion_requests)
+    folder = tmp_path / "past"
+    folder.mkdir()
+    write_docx(make_bid(5, QUALITY_BID), folder / "quality.docx")
+    lib.panel.import_paths([folder])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 1, timeout=60)
+    assert c.past_bids() is not None
+    outcome = await c.generate_outline("aligned")
+    assert outcome.ok, outcome.message
+    past = [n for n in c.outline.chapters[0].children if n.origin == "history"]
+    assert [n.title for n in past] == PAST_QUALITY
+    assert all(n.description.startswith("来源：历史标书“quality” › 质量保证措施") for n in past)

@@ -108,3 +108,34 @@ def test_a_bug_is_one_chinese_sentence_with_details_folded(qapp: Any, qtbot: Any
     assert dialog.details_box.isVisible() and "internal-state" in dialog.details_box.toPlainText()
     qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
     assert not dialog.isVisible()
+
+
+async def test_a_dead_endpoint_is_logged_in_chinese(qapp: Any) -> None:
+    """Issue 30: the retry lines of a call to a closed port read in Chinese in the log pane."""
+    import socket
+
+    from app.llm.client.errors import LLMConnectionError
+    from app.llm.client.llm_client import EndpointConfig, LLMClient
+
+    with socket.socket() as s:  # a port that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    handler = QtLogHandler()
+    root = logging.getLogger("app")
+    old_level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    client = LLMClient(EndpointConfig(base_url=f"http://127.0.0.1:{port}/v1", api_key="k", model="m",
+                                      max_retries=1, backoff_base=0.01, timeout=5.0))
+    try:
+        with pytest.raises(LLMConnectionError):
+            await client.complete([{"role": "user", "content": "你好"}], max_tokens=4, stage="test")
+    finally:
+        await client.aclose()
+        root.removeHandler(handler)
+        root.setLevel(old_level)
+    messages = [e.message for e in handler.drain()]
+    assert messages, "the retry was not logged"
+    joined = "\n".join(messages)
+    assert "connection error" not in joined.lower() and "All connection attempts failed" not in joined
+    assert "连接失败" in joined or "连接被拒绝" in joined

@@ -114,6 +114,7 @@ async def test_save_keeps_sections_runs_and_created_at(make_window: WindowFactor
     assert saved.outline.outline[0].children[0].content == "已写好的配送流程正文。"
 
     # Reopen in a fresh window and save once more: nothing is lost on the second round either.
+    window.controller.session.release()  # done with the file (as on closing): a second window may edit it
     again = make_window(model_configured=False)
     assert await again.open_project(second)
     third = tmp_path / "第三次.bidproj"
@@ -183,6 +184,7 @@ async def test_mid_draft_save_then_reopen_resumes_only_unfinished(make_window: W
         return Reply.text(body[title])
 
     llm_server.handler = second_session
+    window.controller.session.release()  # done with the file (as on closing): a second window may edit it
     reopened = make_window()
     r = reopened.controller
     assert await reopened.open_project(path)

@@ -11,8 +11,8 @@ from typing import Any
 
 import docx
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtCore import QMimeData, QObject, QPoint, QSettings, Qt, QUrl, Slot
+from PySide6.QtGui import QDesktopServices, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QFileDialog, QLineEdit, QMessageBox, QTreeWidgetItem
 
@@ -187,7 +187,9 @@ async def test_deviation_edits_are_undoable_and_warned(window: MainWindow, qtbot
     window.response_tables.show(1)
     model = view.model
     assert model.rowCount() == 3
-    assert model.index(0, COL_RESPONSE).data() == "完全响应，详见“3.2 质量保障措施”。"  # the default, in grey
+    # Nothing is assumed for the writer (issue 30): 待确认 with the answering section, in grey.
+    assert model.index(0, COL_RESPONSE).data() == "待确认（相关章节：“3.2 质量保障措施”）"
+    assert model.index(0, COL_DEVIATION).data() == "待确认"
     assert model.index(0, COL_RESPONSE).data(Qt.ItemDataRole.ForegroundRole) is not None
     assert "3. 尚未填写响应章节" in view.warning_label.text()
     unanswered = model.index(2, COL_SECTION)
@@ -266,7 +268,23 @@ async def test_export_dialog_defaults_warnings_and_tables_in_the_file(window: Ma
     doc = docx.Document(str(target))
     titles = [p.text for p in doc.paragraphs if p.style.name == "目录标题"]
     assert titles == ["目  录", "评分索引表", "技术偏离表"]
-    assert window.findChild(QMessageBox, "exportReportBox") is None  # nothing to report: no notes, no warnings
+    # Issue 30: the export ends in a box that opens the file or its folder (no notes to report here).
+    done: QMessageBox = await _visible(window, QMessageBox, "exportReportBox")
+    assert str(target) in done.text() and not done.informativeText()
+    opened: list[str] = []
+
+    class Catcher(QObject):
+        @Slot(QUrl)
+        def open(self, url: QUrl) -> None:
+            opened.append(url.toLocalFile())
+
+    catcher = Catcher()
+    QDesktopServices.setUrlHandler("file", catcher, "open")
+    try:
+        click_button(done, "打开所在文件夹")
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert opened[0] == str(tmp_path)
 
 
 @pytest.mark.libreoffice

@@ -16,13 +16,23 @@ from typing import TYPE_CHECKING, Any
 
 from app.llm.client.call_progress import REPORT_EVERY_S, CallProgress
 from app.llm.client.completion import Completion, Message, estimate_tokens
-from app.llm.client.errors import LLMError
+from app.llm.client.errors import (
+    CallTimedOut,
+    DegenerateOutput,
+    LLMError,
+    MalformedEvent,
+    WrongShapeAnswer,
+)
 
 if TYPE_CHECKING:
     from app.llm.client.transport import Transport
 
 log = logging.getLogger("app.llm.client.llm_client")
 _CALL_IDS = itertools.count(1)
+#: Tokens kept free between an estimated prompt and the context size (the estimate is rough).
+CONTEXT_MARGIN_TOKENS = 64
+#: The smallest answer worth lowering ``max_tokens`` to; below it the call goes out as asked (and is warned about).
+MIN_ANSWER_TOKENS = 256
 
 
 class CallLog:
@@ -42,9 +52,16 @@ class CallLog:
         self.fmt: dict[str, Any] | None = None
         prompt = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in self.sent_messages)
         budget = transport.config.max_tokens if max_tokens is None else max_tokens
-        if prompt + budget > transport.config.context_size:
-            log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
-                        "answer with nothing", stage, prompt, transport.config.context_size)
+        context = transport.config.context_size
+        if prompt + budget > context:
+            room = context - prompt - CONTEXT_MARGIN_TOKENS
+            if room >= MIN_ANSWER_TOKENS:  # llama.cpp answers nothing past its context: ask for less instead
+                log.info("%s: prompt (~%d tokens) + max_tokens %d exceed the context size %d; max_tokens lowered "
+                         "to %d", stage, prompt, budget, context, room)
+                self.max_tokens = max_tokens = room
+            else:
+                log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
+                            "answer with nothing", stage, prompt, context)
         self.attempts = 1
         self.retries: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []
@@ -86,6 +103,8 @@ class CallLog:
         comp.attempts = self.attempts
         comp.latency_s = time.monotonic() - self.t0
         self.progress(comp.usage.completion_tokens, done=True)
+        if comp.empty:
+            self.transport.health.unusable(self.call_id, "empty", f"finish_reason={comp.finish_reason}")
         journal = self.transport.journal
         if journal is not None:
             journal.record_call({
@@ -102,6 +121,9 @@ class CallLog:
             return
         self.done = True
         self.progress(0, done=True, ok=False)
+        kind = unusable_kind(exc)
+        if kind:
+            self.transport.health.unusable(self.call_id, kind, exc.message_zh if isinstance(exc, LLMError) else "")
         journal = self.transport.journal
         if journal is None:
             return
@@ -114,3 +136,16 @@ class CallLog:
             error = {"type": type(exc).__name__, "message": str(exc)[:300]}
         journal.record_call({**self._entry(), "raw_output": partial, "latency_s": round(time.monotonic() - self.t0, 4),
                              "error": error})
+
+
+def unusable_kind(exc: BaseException) -> str:
+    """The :mod:`~app.llm.client.model_health` kind of a failed call, or "" when it says nothing about the model."""
+    if isinstance(exc, CallTimedOut):
+        return "timeout"
+    if isinstance(exc, WrongShapeAnswer):
+        return "wrong_shape"
+    if isinstance(exc, MalformedEvent):
+        return "malformed"
+    if isinstance(exc, DegenerateOutput):
+        return "degenerate"
+    return ""

@@ -112,3 +112,27 @@ class CallTimedOut(LLMConnectionError):
 
 class ResponseFormatRejected(LLMResponseError):
     """The endpoint does not support the response format that was sent (internal signal)."""
+
+
+class AnswerTooLarge(DegenerateOutput):
+    """The HTTP answer outgrew a byte cap (one line, the whole body, compressed or inflated).
+
+    Raised while the bytes arrive, so a hostile or broken endpoint never holds more than
+    the cap in memory; the call counts as a failed attempt and is not retried.
+    """
+
+
+class WrongShapeAnswer(LLMResponseError):
+    """The endpoint answered, but not as an OpenAI stream: a web page, plain JSON, other text.
+
+    ``kind`` is ``"html"``, ``"json"`` or ``"other"``; the same request would get the same
+    answer, so it is not retried, and a run stops after a few of them.
+    """
+
+    def __init__(self, message_zh: str, *, kind: str, detail: str = "") -> None:
+        super().__init__(message_zh, detail=detail)
+        self.kind = kind
+
+
+class MalformedEvent(LLMResponseError):
+    """A stream event was not valid JSON or not valid UTF-8 (a broken or hostile server)."""

@@ -29,10 +29,10 @@ from app.llm.client.completion import (
     extra_str,
     fold_system_messages,
 )
-from app.llm.client.errors import LLMResponseError, ResponseFormatRejected
+from app.llm.client.errors import LLMResponseError, MalformedEvent, ResponseFormatRejected
 from app.llm.client.journal import replay_request
 from app.llm.client.retry_policy import Retryable, backoff_delay, give_up
-from app.llm.client.streaming import CompletionStream
+from app.llm.client.streaming import CompletionStream, wrong_shape
 from app.llm.client.transport import Transport
 
 if TYPE_CHECKING:
@@ -55,6 +55,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+
+#: Model ids kept from ``GET /models`` (a hostile or huge list must not freeze the settings combo).
+MAX_MODEL_IDS = 2000
 
 
 class LLMClient:
@@ -140,7 +143,11 @@ class LLMClient:
             except openai.APIError as exc:
                 raise self.transport.classify(exc, None) from exc
             self.transport.answered()
-            return sorted(m.id for m in page.data)
+            ids = sorted({m.id for m in page.data if isinstance(getattr(m, "id", None), str) and 0 < len(m.id) <= 200})
+            if len(ids) > MAX_MODEL_IDS:  # a list a combo box (and a person) can use: say what was left out
+                log.warning("list_models: the endpoint offers %d models; keeping the first %d", len(ids), MAX_MODEL_IDS)
+                ids = ids[:MAX_MODEL_IDS]
+            return ids
 
         return await self._with_retries(once, None)
 
@@ -226,17 +233,22 @@ class LLMClient:
                 if isinstance(exc, openai.APIStatusError):
                     transport.answered()
                 raise transport.classify(exc, fmt) from exc
+            except ValueError as exc:  # a 200 whose JSON (or UTF-8) is broken
+                transport.answered()
+                raise MalformedEvent("模型服务返回的应答无法解析", detail=f"{type(exc).__name__}: {exc}"[:200]) from exc
         transport.answered()
         if not hasattr(resp, "choices"):  # a 200 that is not JSON: a proxy page or a wrong address
-            raise LLMResponseError("模型服务返回的不是 OpenAI 格式的响应，请检查接口地址（通常以 /v1 结尾）。",
-                                   detail=str(resp)[:200])
-        choice = resp.choices[0] if resp.choices else None
-        raw = (choice.message.content or "") if choice else ""
-        extra_reasoning = extra_str(choice.message, "reasoning_content") if choice else ""
-        finish = choice.finish_reason if choice else None
-        usage = None
-        if resp.usage is not None and (resp.usage.prompt_tokens or resp.usage.completion_tokens):
-            usage = Usage(resp.usage.prompt_tokens or 0, resp.usage.completion_tokens or 0)
+            raise wrong_shape("", str(resp)[:4096])
+        try:
+            choice = resp.choices[0] if resp.choices else None
+            raw = _text_or_empty(choice.message.content) if choice else ""
+            extra_reasoning = extra_str(choice.message, "reasoning_content") if choice else ""
+            finish = choice.finish_reason if choice else None
+            usage = None
+            if resp.usage is not None and (resp.usage.prompt_tokens or resp.usage.completion_tokens):
+                usage = Usage(int(resp.usage.prompt_tokens or 0), int(resp.usage.completion_tokens or 0))
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError) as exc:  # JSON of the wrong shape
+            raise MalformedEvent("模型服务返回的应答不是 OpenAI 格式", detail=f"{type(exc).__name__}: {exc}"[:200]) from exc
         comp = transport.completion(call_id=call.call_id, attempts=call.attempts, messages=call.sent_messages,
                                     raw=raw, extra_reasoning=extra_reasoning, finish=finish, usage=usage, fmt=fmt,
                                     latency=time.monotonic() - t0)
@@ -270,6 +282,14 @@ class LLMClient:
                     call.retries.append({"attempt": attempt + 1, "error": exc.reason, "delay_s": round(delay, 3)})
                 await asyncio.sleep(delay)
                 attempt += 1
+
+
+def _text_or_empty(value: object) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise TypeError(f"content is {type(value).__name__}, not text")
+    return value
 
 
 async def replay(client: LLMClient, entry: dict[str, Any], stage: str = "replay") -> Completion:

@@ -16,7 +16,13 @@ from typing import Any
 import openai
 
 from app.llm.client.completion import EndpointConfig
-from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError, ResponseFormatRejected
+from app.llm.client.errors import (
+    LLMConfigError,
+    LLMConnectionError,
+    LLMError,
+    LLMResponseError,
+    ResponseFormatRejected,
+)
 from app.llm.client.response_format import is_format_rejection, mentions_format
 
 RETRY_STATUS = frozenset({408, 409, 429})
@@ -49,6 +55,9 @@ def classify(exc: openai.APIError, fmt: dict[str, Any] | None, config: EndpointC
     if isinstance(exc, openai.APITimeoutError):
         return Retryable("timeout")
     if isinstance(exc, openai.APIConnectionError):
+        cause = own_error_in(exc)
+        if cause is not None:  # a byte cap crossed while the body was read: the same answer would follow
+            return cause
         return Retryable(f"connection error: {exc.__cause__ or exc}")
     if not isinstance(exc, openai.APIStatusError):
         return LLMResponseError("模型服务返回了无法识别的响应。", detail=str(exc)[:300])
@@ -114,3 +123,15 @@ def retry_after_of(exc: openai.APIStatusError) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, parsed.timestamp() - time.time())
+
+
+def own_error_in(exc: BaseException) -> LLMError | None:
+    """One of our errors raised under the HTTP layer (a byte cap) that openai wrapped, if any."""
+    cause: BaseException | None = exc.__cause__ or exc.__context__
+    for _ in range(6):
+        if cause is None:
+            return None
+        if isinstance(cause, LLMError):
+            return cause
+        cause = cause.__cause__ or cause.__context__
+    return None

@@ -26,14 +26,17 @@ import openai
 
 from app.llm.client.call_limits import tokens_allowed
 from app.llm.client.call_log import CallLog
-from app.llm.client.completion import Completion, Message, Usage, estimate_tokens, extra_str
+from app.llm.client.chunk_parts import SurrogateMender, chunk_parts
+from app.llm.client.completion import Completion, Message, Usage, estimate_tokens
 from app.llm.client.errors import (
+    AnswerTooLarge,
     CallTimedOut,
     DegenerateOutput,
     LLMConnectionError,
     LLMError,
-    LLMResponseError,
+    MalformedEvent,
     ResponseFormatRejected,
+    WrongShapeAnswer,
 )
 from app.llm.client.retry_policy import Retryable, StreamCut, backoff_delay, give_up
 from app.llm.client.transport import CallTiming, answer_char_cap, ensure_asyncgen_hooks
@@ -152,6 +155,17 @@ class CompletionStream:
                         transport.mark_unsupported(fmt)
                         call.rejected.append({"response_format": fmt, "error": exc.detail})
                         break
+                    except MalformedEvent as exc:
+                        if delivered and self._whole:
+                            delivered.clear()
+                        if delivered or attempt >= transport.config.max_retries:
+                            raise MalformedEvent(f"{exc.message_zh}（已尝试 {attempt + 1} 次），请检查模型服务",
+                                                 detail=exc.detail) from exc
+                        delay = backoff_delay(transport.config, attempt, None)
+                        log.warning("%s: malformed stream event (%s); retrying in %.2f s", call.stage, exc.detail, delay)
+                        call.retries.append({"attempt": attempt + 1, "error": exc.detail, "delay_s": round(delay, 3)})
+                        await asyncio.sleep(delay)
+                        attempt += 1
                     except (Retryable, StreamCut) as exc:
                         retry = exc if isinstance(exc, Retryable) else Retryable("stream cut: connection closed mid-stream")
                         if delivered and self._whole:
@@ -202,12 +216,14 @@ class CompletionStream:
                     transport.answered()
                 raise transport.classify(exc, fmt) from exc
             transport.answered()
-            await _refuse_non_stream(ostream)
+            content_type = await _refuse_non_stream(ostream)
+            events = 0
             raw: list[str] = []
             extra_reasoning: list[str] = []
             finish: str | None = None
             usage: Usage | None = None
             think = ThinkFilter()
+            mend, mend_reasoning = SurrogateMender(), SurrogateMender()
             loop = RepetitionDetector()
             chars = tokens = 0
             chunks = ostream.__aiter__()
@@ -223,16 +239,18 @@ class CompletionStream:
                         break
                     if self._finished:  # stopped by the consumer (a cancel that wait_for swallowed included)
                         raise asyncio.CancelledError()
-                    if chunk.usage is not None and (chunk.usage.prompt_tokens or chunk.usage.completion_tokens):
-                        usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
-                    for choice in chunk.choices:
-                        if choice.finish_reason:
-                            finish = choice.finish_reason
-                        reasoning = extra_str(choice.delta, "reasoning_content")
+                    events += 1
+                    parts = chunk_parts(chunk)
+                    if parts.usage is not None:
+                        usage = parts.usage
+                    for chunk_finish, reasoning, piece in parts.choices:
+                        if chunk_finish:
+                            finish = chunk_finish
+                        reasoning = mend_reasoning.feed(reasoning)
                         if reasoning:
                             extra_reasoning.append(reasoning)
                             chars += len(reasoning)
-                        piece = choice.delta.content or ""
+                        piece = mend.feed(piece)
                         if not piece:
                             continue
                         raw.append(piece)
@@ -257,10 +275,26 @@ class CompletionStream:
                 raise transport.classify(exc, fmt) from exc
             except httpx2.TransportError as exc:
                 raise Retryable(f"stream error: {type(exc).__name__}: {exc}") from exc
+            except ValueError as exc:  # an event that is not JSON, or not UTF-8
+                raise MalformedEvent("模型服务发送了无法解析的流式数据", detail=f"{type(exc).__name__}: {exc}"[:200]) from exc
+            except AnswerTooLarge as exc:
+                if not events and "json" in content_type:  # one huge JSON document instead of a stream
+                    raise wrong_shape(content_type, exc.message_zh) from exc
+                raise
             finally:
                 await _close_quietly(ostream, chunks)
+            if not events and "json" in content_type:  # a whole JSON answer: the SSE reader found no event in it
+                raise wrong_shape(content_type, "")
             if finish is None:
                 raise StreamCut()
+            rest = mend.finish()
+            if rest:
+                raw.append(rest)
+                visible = think.feed(rest)
+                if visible:
+                    delivered.append(visible)
+                    self._queue.put_nowait(visible)
+            extra_reasoning.append(mend_reasoning.finish())
             tail = think.finish()
             if tail:
                 delivered.append(tail)
@@ -272,18 +306,35 @@ class CompletionStream:
             log.warning("%s: endpoint returned an empty answer (finish_reason=%s)", call.stage, finish)
 
 
-async def _refuse_non_stream(ostream: Any) -> None:
-    """A 200 that is not an event stream (a proxy's login page, a wrong address) is an error."""
+async def _refuse_non_stream(ostream: Any) -> str:
+    """A 200 that is not an event stream (a proxy's login page, a wrong address) is an error.
+
+    Returns the content type; a JSON one is let through (some servers label their event stream
+    so) and judged by what arrives: no event at all means plain JSON (:func:`wrong_shape`).
+    """
     response = getattr(ostream, "response", None)
-    kind = str(getattr(response, "headers", {}).get("content-type", "")) if response is not None else ""
+    kind = str(getattr(response, "headers", {}).get("content-type", "")).lower() if response is not None else ""
     if not kind or "event-stream" in kind or "json" in kind:
-        return
+        return kind
     try:
-        body = (await response.aread()).decode("utf-8", "replace")  # type: ignore[union-attr]
-    except Exception:  # the body is only for the message
+        body = (await response.aread())[:4096].decode("utf-8", "replace")  # type: ignore[union-attr]
+    except Exception:  # the body is only for the message (a cap crossed included)
         body = kind
     await _close_quietly(ostream, None)
-    raise LLMResponseError("模型服务返回的不是 OpenAI 格式的响应，请检查接口地址（通常以 /v1 结尾）。", detail=body[:200])
+    raise wrong_shape(kind, body)
+
+
+def wrong_shape(kind: str, body: str) -> WrongShapeAnswer:
+    """The error for a 200 answer that is not an OpenAI stream: says what came instead."""
+    head = body.lstrip()[:200].lower()
+    if "html" in kind or head.startswith(("<!doctype", "<html", "<")):
+        return WrongShapeAnswer("模型服务地址返回了一个网页（可能是登录页、代理或网关页面），不是 OpenAI 接口的应答；"
+                                "请检查接口地址（通常以 /v1 结尾）和网络代理。", kind="html", detail=body[:200])
+    if "json" in kind or head.startswith(("{", "[")):
+        return WrongShapeAnswer("模型服务应答了，但不是 OpenAI 流式格式（返回了普通 JSON 而不是事件流）；"
+                                "请检查接口地址，或确认该服务支持流式输出。", kind="json", detail=body[:200])
+    return WrongShapeAnswer(f"模型服务返回的不是 OpenAI 格式的响应（{kind or '未知类型'}），请检查接口地址（通常以 /v1 结尾）。",
+                            kind="other", detail=body[:200])
 
 
 async def _within(awaitable: Any, seconds: float, clock: str, total: float = 0.0) -> Any:

@@ -21,7 +21,9 @@ from urllib.parse import urlsplit
 import openai
 from openai import AsyncOpenAI
 
-from app.core.secrets import install_log_scrubber, register_secret
+from app.core.secrets import install_log_scrubber, register_secret, split_url_password
+from app.llm.client.bounded_http import bounded_client
+from app.llm.client.chunk_parts import mend_text
 from app.llm.client.completion import (
     Completion,
     EndpointConfig,
@@ -32,6 +34,7 @@ from app.llm.client.completion import (
 )
 from app.llm.client.endpoint_values import check_endpoint_values
 from app.llm.client.errors import LLMConfigError, LLMServerGone
+from app.llm.client.model_health import ModelHealth
 from app.llm.client.response_format import DEFAULT_REGISTRY, FormatRegistry, ladder
 from app.llm.client.retry_policy import classify
 from app.llm.json.think_blocks import split_think
@@ -139,9 +142,11 @@ class Transport:
         self.reached = False  # some request got an answer (or was cut in flight)
         self.gone = False  # connections were refused after the server had been reached
         self.observer: CallObserver | None = None  # live figures of each call (the status bar)
+        self.health = ModelHealth(config.model)  # recent answers: is the model still worth asking
         self.lifecycle: ServerLifecycle | None = None  # set when the app runs the server itself
         self._api: AsyncOpenAI | None = None
         register_secret(config.api_key)
+        register_secret(split_url_password(config.base_url)[1])  # http://user:password@host/v1
         install_log_scrubber()
         if journal is not None and config.api_key:
             journal.add_secret(config.api_key)
@@ -160,7 +165,7 @@ class Transport:
         if self._api is None:  # our own clocks fire first; this only backs them up
             timeout = cfg.timeout if cfg.timeout > 0 else call_timing(cfg, 8000, max(cfg.max_tokens, 4096)).deadline_s
             self._api = AsyncOpenAI(base_url=cfg.base_url.strip(), api_key=cfg.api_key.strip(), max_retries=0,
-                                    timeout=timeout)
+                                    timeout=timeout, http_client=bounded_client(timeout))
         return self._api
 
     async def aclose(self) -> None:
@@ -207,6 +212,7 @@ class Transport:
                    extra_reasoning: str, finish: str | None, usage: Usage | None, fmt: dict[str, Any] | None,
                    latency: float) -> Completion:
         """Build the :class:`Completion` of an answer: think blocks split off, usage estimated if absent."""
+        raw, extra_reasoning = mend_text(raw), mend_text(extra_reasoning)  # lone surrogates never leave here
         text, think = split_think(raw)
         reasoning = "\n\n".join(r for r in (extra_reasoning.strip(), think) if r)
         if usage is None:

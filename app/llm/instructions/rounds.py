@@ -198,6 +198,13 @@ async def _stream_round(client: LLMClient, messages: list[Message], rnd: _Round,
             st.truncated = True
     if not st.done and not st.ended_early:
         st.truncated = True
+    text = "".join(received)
+    if st.applied or st.done:
+        client.transport.health.usable(stream.call_id)
+    elif st.rejected:  # instructions, every one refused
+        client.transport.health.unusable(stream.call_id, "refused", st.rejections[-1].issue)
+    elif text.strip() and "{" not in text:  # no instruction, no JSON at all: prose or garbage
+        client.transport.health.unusable(stream.call_id, "unparseable", text.strip()[:60])
 
 
 async def run_instruction_rounds(

@@ -72,6 +72,7 @@ class Evaluation(Generic[M]):
     local_repairs: list[str] = field(default_factory=list)
     extraction: list[str] = field(default_factory=list)
     uncertain: bool = False
+    parsed: bool = True  # the answer held JSON at all (an invalid one may still be repaired)
 
     @property
     def ok(self) -> bool:
@@ -95,7 +96,7 @@ class CollectResult(Generic[M]):
     model_repairs: int = 0
     uncertain: bool = False
     truncated: bool = False
-    stopped_by: str = ""  # "", "max_attempts", "circuit_breaker", "connection", "response", "timeout", "degenerate"
+    stopped_by: str = ""  # "", "max_attempts", "circuit_breaker", "connection", "response", "timeout", "degenerate", "unusable"
     history: list[list[str]] = field(default_factory=list)  # issues of each attempt
     call_ids: list[str] = field(default_factory=list)
     model_time_s: float = 0.0  # time spent inside client calls (network + server + openai client)
@@ -130,11 +131,12 @@ def evaluate_output(text: str, model: type[M], rules: Sequence[Rule] = (), *, tr
                     normalizers: Sequence[Normalizer] = ()) -> Evaluation[M]:
     """Turn one answer into a validated value or precise issues (pure; no network)."""
     if not text.strip():
-        return Evaluation(None, [EMPTY_ISSUE])
+        return Evaluation(None, [EMPTY_ISSUE], parsed=False)
     extracted = extract_json(text)
     parsed = parse_json(extracted.text, truncated=truncated)
     ev: Evaluation[M] = Evaluation(None, extraction=list(extracted.notes))
     if not parsed.ok:
+        ev.parsed = False
         ev.issues = [parsed.syntax_issue or "JSON 语法错误"]
         if truncated:
             ev.issues.append(TRUNCATED_ISSUE)
@@ -198,6 +200,10 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
     seen_invalid: set[str] = set()
     journal = client.journal
     for attempt in range(1, max(1, max_attempts) + 1):
+        if attempt > 1 and client.transport.health.tripped:  # the model is not usable: stop asking
+            result.issues = [client.transport.health.verdict_zh]
+            result.stopped_by = "unusable"
+            break
         result.attempts = attempt
         sub_stage = stage if attempt == 1 else f"{stage}/repair{attempt - 1}"
         try:
@@ -227,6 +233,10 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
         _account(result, comp)
         ev = evaluate_output(comp.text, model, rules, truncated=comp.truncated, normalizers=normalizers)
         result.history.append(list(ev.issues))
+        if ev.parsed:
+            client.transport.health.usable(comp.call_id)
+        elif not comp.empty:  # an empty answer was judged by the call itself
+            client.transport.health.unusable(comp.call_id, "unparseable", ev.issues[0] if ev.issues else "")
         result.local_repairs.extend(r for r in ev.local_repairs if r not in result.local_repairs)
         repair_kind = "none" if ev.ok else ("retry" if comp.empty else "model_repair")
         key = " ".join(comp.text.split())

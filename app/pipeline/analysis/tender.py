@@ -27,11 +27,13 @@ from app.core.analysis import (
 from app.core.rules.outline import normalize_title
 from app.documents.locate import LocatedSections, chars_for_context, locate_sections, section_text
 from app.documents.model import DiagnosticCode, TenderDocument
+from app.documents.project_facts import read_project_facts
 from app.documents.requirement_headings import requirement_headings
 from app.documents.scoring.model import ScoringResult
 from app.documents.scoring.table import parse_scoring
 from app.llm.client.errors import LLMConfigError, LLMConnectionError
 from app.llm.json.collect import collect_json
+from app.pipeline.analysis.overview_facts import apply_facts
 from app.pipeline.analysis.scoring_groups import scoring_items, scoring_tables
 from app.pipeline.analysis.scoring_questions import resolve_uncertain
 from app.pipeline.headings.detail_points import split_points  # noqa: F401 (re-exported)
@@ -216,16 +218,20 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     has_table = any(g.category == "technical" for g in table)
     confident = has_table and scoring.confidence >= CONFIDENT
     notes: list[str] = []
-    overview = ProjectOverview(project_name=_fallback_name(doc))
+    facts = read_project_facts(doc)
+    overview, overview_checks = apply_facts(ProjectOverview(project_name=_fallback_name(doc)), facts)
     extracted: list[ModelGroup] = []
     ctx = int(getattr(getattr(client, "config", None), "context_size", 8192) or 8192)
-    budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500)))
+    # Counted as the client estimates (one token a character), so the prompt and the answer asked of
+    # the scoring call fit the endpoint's context: a small llama.cpp context otherwise answers nothing.
+    budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500, chars_per_token=1.0)))
     scoring_text = section_text(doc, sections.scoring, budget)
     if client is not None:
         meter.emit("analysis", "正在提取项目概况")
         ov = await _overview(client, doc, sections, budget, meter, json_attempts)
         if ov is not None:
-            overview = ov if ov.project_name else ov.model_copy(update={"project_name": overview.project_name})
+            ov = ov if ov.project_name else ov.model_copy(update={"project_name": overview.project_name})
+            overview, overview_checks = apply_facts(ov, facts, from_model=True)
         else:
             notes.append("模型未能提取项目概况，已使用文件中能直接读到的信息")
         readable = scoring.found or scoring.absence in ("", "none")
@@ -259,7 +265,7 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
         notes.append("评分表自检未完全通过，请在分析页核对评分项、分值和类别")
     if "weights" in scoring.uncertain:
         notes.append("按评标办法中的权重说明，整张评分表视为技术部分（技术标），请核对")
-    return Analysis(overview=overview, groups=groups, source=source, table_confident=confident,
+    return Analysis(overview=overview, overview_checks=overview_checks, groups=groups, source=source, table_confident=confident,
                     differences=diffs, technical_requirements=requirements, notes=[*decisions, *notes],
                     requirement_headings=requirement_headings(doc), scoring_tables=tables,
                     scoring_message=scoring.message_zh, scoring_absence=scoring.absence,

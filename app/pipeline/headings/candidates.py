@@ -1,8 +1,9 @@
 """Grounded heading candidates for one chapter, and the chapter code writes when the model cannot.
 
 Three sources, in order of trust: the tender's own words (the scoring item's criteria points,
-the matching headings of its requirements chapter), then the heading library (the entries
-matched to the item). :func:`plan_chapter` gathers them into a :class:`ChapterPlan`:
+the matching headings of its requirements chapter), then the user's own past bids (历史标书:
+past sections about the item, when a library store is given; rule 16), then the heading
+library (the entries matched to the item). :func:`plan_chapter` gathers them into a :class:`ChapterPlan`:
 
 - ``options``: level-2 candidates for the model to choose and order, and for a capable
   model's prompt as guidance;
@@ -30,10 +31,12 @@ from app.core.rules.outline import normalize_title, title_problem
 from app.pipeline.headings.criteria_points import CriteriaPoint, point_heading, split_criteria
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibrarySection, default_library
 from app.pipeline.headings.match import EntryMatch, distinct_parts, match_item, rank_variants
+from app.pipeline.headings.past_bids import past_structures
 from app.pipeline.headings.tender_kind import fits, tender_kind
 
 if TYPE_CHECKING:
     from app.core.analysis import Analysis, RequirementHeading, ScoringGroup
+    from app.library.store import LibraryStore
 
 #: Level-2 headings that stand as sections of an answer on their own.
 _SECTION_END = ("方案", "计划", "机制", "措施", "制度", "体系", "预案", "办法", "管理", "服务", "培训", "分析", "承诺", "保障",
@@ -147,6 +150,7 @@ class ChapterPlan:
     points: list[Candidate] = field(default_factory=list)
     requirements: list[Candidate] = field(default_factory=list)
     sections: list[Candidate] = field(default_factory=list)
+    history: list[Candidate] = field(default_factory=list)  # sections of the user's past bids about this item
     nodes: list[OutlineNode] = field(default_factory=list)
     structured: bool = False  # the criteria (or requirements) name the chapter's sections
     attachments: list[str] = field(default_factory=list)  # documents the criteria ask to attach (never headings)
@@ -156,7 +160,7 @@ class ChapterPlan:
         for n in self.nodes:
             if same_heading(n.title, title, 0.9):
                 return [c.model_copy(deep=True) for c in n.children]
-        for c in [*self.points, *self.requirements, *self.sections]:
+        for c in [*self.points, *self.requirements, *self.history, *self.sections]:
             if same_heading(c.title, title, 0.9) and c.children:
                 return [OutlineNode(title=t, origin=s) for t, s in c.children]
         return []
@@ -164,7 +168,7 @@ class ChapterPlan:
     def options(self, limit: int = 12) -> list[Candidate]:
         """Level-2 candidates, the default ones first, then alternatives from every source."""
         out: list[Candidate] = []
-        for c in [*self._node_candidates(), *self.points, *self.requirements, *self.sections]:
+        for c in [*self._node_candidates(), *self.points, *self.requirements, *self.history, *self.sections]:
             if not any(same_heading(c.title, o.title, 0.8) for o in out):
                 out.append(c)
         return out[:limit]
@@ -178,18 +182,25 @@ class ChapterPlan:
         opts = self.options(limit)
         if not opts:
             return ""
-        label = {"tender": "招标文件", "library": "常用结构"}
-        lines = ["可参考的二级标题（来自招标文件和常用标书结构，可选用、调整顺序或改写）："]
+        label = {"tender": "招标文件", "library": "常用结构", "history": "历史标书"}
+        whence = "招标文件、本公司历史标书和常用标书结构" if any(c.source == "history" for c in opts) else "招标文件和常用标书结构"
+        lines = [f"可参考的二级标题（来自{whence}，可选用、调整顺序或改写）："]
         for c in opts:
             subs = "、".join(t for t, _ in c.children[:4])
             lines.append(f"- {c.title}（{label.get(c.source, c.source)}）" + (f"：{subs}" if subs else ""))
         return "\n".join(lines)
 
 
-def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str]) -> list[Candidate]:
+def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str], verbatim: bool = False) -> list[Candidate]:
+    """Candidates without defects, repeats of the chapter or of other chapters.
+
+    ``verbatim``: the user's own headings — only one that says the chapter's title again is a repeat
+    (one that names part of it, 质量管理体系 under 质量保证措施, is a section of it).
+    """
     out: list[Candidate] = []
     for c in items:
-        if restates(c.title, chapter) or any(same_heading(c.title, s, 0.85) for s in siblings):
+        repeat = same_heading(c.title, chapter, 0.85) if verbatim else restates(c.title, chapter)
+        if repeat or any(same_heading(c.title, s, 0.85) for s in siblings):
             continue
         if title_problem(c.title) or fragment_problem(c.title) or evidence_problem(c.title):
             continue
@@ -303,6 +314,7 @@ class _Builder:
         self.leaves, self.max_leaves = leaves, max_leaves
         self.min_children, self.max_children = min_children, max_children
         self.used_sections: set[str] = set()
+        self.history: list[Candidate] = []  # the user's past sections about this item (preferred to the library's)
         self.nodes: list[OutlineNode] = []
         #: The tender's points that found no level-3 headings about them (placed by :meth:`house`).
         self.homeless: list[str] = []
@@ -359,6 +371,9 @@ class _Builder:
         chapter's own entry when the heading belongs to it; the section titles of the entry
         that fits the heading; any unused section of the chapter's entries.
         """
+        past = self._history_kids(title)
+        if past:
+            return past
         matches = match_item(title, library=self.library, limit=2, min_score=4)
         near = self.own_entries | {m.entry.id for m in matches}
         same = [s for e in self.library if e.id in near for v in e.variants for s in v.sections if covers(s.title, title)]
@@ -381,6 +396,30 @@ class _Builder:
                     return kids
         kids = self._section_children(own, title, related=True)
         return kids or self._nearest_section(title)
+
+    def _history_kids(self, title: str) -> list[tuple[str, Origin]]:
+        """The children of an unused past section about the same thing as ``title`` (the user's own first)."""
+        for c in self.history:
+            if c.title in self.used_sections or not (covers(c.title, title) or covers(title, c.title)):
+                continue
+            kids = self._free_kids(list(c.children), title, self.max_leaves)
+            if len(kids) >= self.min_children:
+                self.used_sections.add(c.title)
+                return kids
+        return []
+
+    def add_history(self, count: int) -> None:
+        """The past sections about this item, verbatim, up to ``count`` nodes; each keeps its source."""
+        for c in self.history:
+            if len(self.nodes) >= count:
+                return
+            if c.title in self.used_sections:
+                continue
+            self.used_sections.add(c.title)
+            if self.add(c.title, "history", list(c.children), c.note):
+                for kid in self.nodes[-1].children:
+                    if kid.origin == "history":
+                        kid.description = c.note
 
     def _nearest_section(self, title: str) -> list[tuple[str, Origin]]:
         """The children of the library section, from any entry, whose title names most of what ``title`` names."""
@@ -436,8 +475,9 @@ class _Builder:
         for _, s in self.lib_sections:
             if len(self.nodes) >= count:
                 break
-            if s.title in self.used_sections:
-                continue
+            if s.title in self.used_sections or any(
+                    n.origin == "history" and same_heading(s.title, n.title, 0.6) for n in self.nodes):
+                continue  # the user's own section about the same thing is there already
             named = next((f for f in pending if covers(s.title, f.title) or covers(f.title, s.title)), None)
             if named is not None:
                 if self.add(named.title, named.source, [(c, "library") for c in s.children], named.note):
@@ -457,13 +497,40 @@ class _Builder:
             self.add_candidates(pending, max(count, len(self.nodes) + len(pending)))
 
 
+def about_item(item: str, past_title: str) -> bool:
+    """Whether a past section titled ``past_title`` is about the scoring item (or chapter) ``item``.
+
+    Each names mostly what the other names: at least half of the specific words (bigrams, common
+    tender words such as 管理/方案/措施 cut out) of each are the other's. A broader past section
+    (保证措施 for 质量保证措施) or a narrower one is about something else. When neither has a
+    specific word (实施计划), the two headings must be nearly the same.
+    """
+    a, b = grams(item), grams(past_title)
+    if not a and not b:
+        return same_heading(item, past_title, 0.75)
+    shared = len(a & b)
+    return shared > 0 and 2 * shared >= max(len(a), len(b))
+
+
+def history_candidates(past: LibraryStore, name: str, criteria: str, chapter: str,
+                       min_children: int = 2) -> list[Candidate]:
+    """Level-2 candidates from the user's past sections about this item (best match first), marked 历史标书."""
+    structures = past_structures(past, name, criteria, chapter, min_sections=min_children,
+                                 about=lambda t: about_item(name, t) or about_item(chapter, t))
+    return [Candidate(s.title, "history", s.source, tuple((k, "history") for k in s.children))
+            for st in structures for s in st.sections]
+
+
 def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, registry: TitleRegistry, *,
                  siblings: list[str] | None = None, levels: int = 2, max_sections: int = 5, max_leaves: int = 4,
-                 min_children: int = 2, max_children: int = 10, library: HeadingLibrary | None = None) -> ChapterPlan:
+                 min_children: int = 2, max_children: int = 10, library: HeadingLibrary | None = None,
+                 past: LibraryStore | None = None) -> ChapterPlan:
     """Candidates and default children for one chapter (``levels`` 1 or 2 below it).
 
     ``registry`` is shared by the chapters of one outline (headings already used elsewhere
     are skipped); ``siblings`` are the other chapters' titles (never used as headings here).
+    ``past``: the user's library; its past sections about the item come before the heading
+    library's (rule 16), marked ``history`` with their source.
     """
     lib = library or default_library()
     ov = analysis.overview
@@ -485,7 +552,11 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     plan.sections = _clean_candidates([Candidate(s.title, "library", f"标题库：{e.name}",
                                                  tuple((c, "library") for c in s.children)) for e, s in lib_sections],
                                       title, others)
+    if past is not None:
+        plan.history = _clean_candidates(history_candidates(past, name, criteria, title, min_children), title, others,
+                                         verbatim=True)
     builder = _Builder(registry, lib, lib_sections, levels >= 2, max_leaves, min_children, max_children)
+    builder.history = plan.history
     own = {m.entry.id for m in matches}
 
     def stands_alone(c: Candidate) -> bool:
@@ -505,6 +576,7 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
             plan.structured = not plan.points
             builder.add_candidates(req_parts, 2 if plan.points else target)
         fill = plan.points or [c for c in plan.requirements if not c.children]
+        builder.add_history(max(min_children, target - len(fill)) if fill else target)  # room for the tender's points
         builder.add_library(target, fill)
     if len(builder.nodes) < min(3, target) or len(builder.nodes) < min_children:
         builder.add_library(target, [])
@@ -516,24 +588,26 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
 
 def plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Analysis, *, levels: int = 2,
                  max_sections: int = 5, max_leaves: int = 4, min_children: int = 2, max_children: int = 10,
-                 library: HeadingLibrary | None = None, reserved: list[str] | None = None) -> list[ChapterPlan]:
+                 library: HeadingLibrary | None = None, reserved: list[str] | None = None,
+                 past: LibraryStore | None = None) -> list[ChapterPlan]:
     """Plans for every chapter of an outline, distinct from each other (one shared registry).
 
     ``reserved`` headings (already in the outline) are never planned again.
     """
     return list(iter_plan_outline(chapters, analysis, levels=levels, max_sections=max_sections,
                                   max_leaves=max_leaves, min_children=min_children, max_children=max_children,
-                                  library=library, reserved=reserved))
+                                  library=library, reserved=reserved, past=past))
 
 
 def iter_plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Analysis, *, levels: int = 2,
                       max_sections: int = 5, max_leaves: int = 4, min_children: int = 2, max_children: int = 10,
-                      library: HeadingLibrary | None = None, reserved: list[str] | None = None) -> Iterator[ChapterPlan]:
+                      library: HeadingLibrary | None = None, reserved: list[str] | None = None,
+                      past: LibraryStore | None = None) -> Iterator[ChapterPlan]:
     """:func:`plan_outline` one chapter at a time, so a caller on an event loop can yield between chapters."""
     titles = [t for t, _ in chapters]
     registry = TitleRegistry([*titles, *(reserved or [])])
     for t, g in chapters:
         yield plan_chapter(t, g, analysis, registry, siblings=[x for x in titles if x != t], levels=levels,
                            max_sections=max_sections, max_leaves=max_leaves, min_children=min_children,
-                           max_children=max_children, library=library)
+                           max_children=max_children, library=library, past=past)
 

@@ -25,6 +25,7 @@ from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
 from app.pipeline.headings.library import default_library
+from app.pipeline.headings.past_bids import SOURCE_PREFIX
 from app.pipeline.outline.job import user_messages
 
 if TYPE_CHECKING:
@@ -82,28 +83,36 @@ def drop_fragments(children: list[OutlineNode], min_children: int, criteria: str
 
 
 def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[OutlineNode]:
-    """The model's nodes with their origin set: a heading equal to a tender or library candidate keeps
-    that source (the model copied it), anything else is the model's own."""
+    """The model's nodes with their origin set: a heading equal to a tender, past-bid or library candidate
+    keeps that source (the model copied it; a past bid's heading also gets its source noted when it has
+    no description), anything else is the model's own."""
     known: dict[str, str] = {}
+    notes: dict[str, str] = {}  # a past bid's heading → its source
     if plan is not None:
-        for c in [*plan.points, *plan.requirements]:
-            known.setdefault(c.title, "tender")
+        for c in [*plan.points, *plan.requirements, *plan.history]:
+            known.setdefault(c.title, c.source)
             for t, src in c.children:
                 known.setdefault(t, src)
+            if c.source == "history":
+                for t in (c.title, *(t for t, _ in c.children)):
+                    notes.setdefault(t, c.note)
         for n in plan.nodes:
             for _, x in OutlineNode(title="r", children=[n]).walk():
                 known.setdefault(x.title, x.origin or "library")
     library = {t for e in default_library() for t in e.headings()}
 
-    def origin_of(title: str) -> str:
+    def origin_of(title: str) -> tuple[str, str]:
         for k, src in known.items():
             if same_heading(title, k, 0.9):
-                return src
-        return "library" if title in library else "model"
+                return src, k
+        return ("library" if title in library else "model"), ""
 
     def mark(node: OutlineNode) -> OutlineNode:
-        origin = node.origin or origin_of(node.title)
-        return node.model_copy(update={"origin": origin, "children": [mark(c) for c in node.children]})
+        origin, key = (node.origin, "") if node.origin else origin_of(node.title)
+        update: dict[str, Any] = {"origin": origin, "children": [mark(c) for c in node.children]}
+        if origin == "history" and not node.description.strip() and notes.get(key):
+            update["description"] = notes[key]
+        return node.model_copy(update=update)
 
     return [mark(n) for n in nodes]
 
@@ -216,9 +225,12 @@ async def pick_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Outl
     lo = max(lim.min_children, min(n, 3))
     if n <= lo:
         return nodes, 0
-    listing = "\n".join(f"{i + 1}. {node.title}" for i, node in enumerate(nodes))
+    listing = "\n".join(f"{i + 1}. {node.title}" + ("（历史标书）" if node.origin == "history" else "")
+                        for i, node in enumerate(nodes))
+    sources = ("招标文件、常用标书结构和本公司历史标书；标“历史标书”的是本公司以往投标用过的结构，合适时优先选用"
+               if any(node.origin == "history" for node in nodes) else "招标文件和常用标书结构")
     prompt = job.prompt("outline_pick", project_name=job.project_name, chapter_title=target.title,
-                        chapter_brief=target.brief, candidates=listing, min_items=lo, max_items=n)
+                        chapter_brief=target.brief, candidates=listing, min_items=lo, max_items=n, sources=sources)
 
     def rule(value: Any) -> list[str]:
         picks = list(value.picks)
@@ -256,13 +268,14 @@ async def refine_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Ou
     for node, item in zip(nodes, value.items, strict=False):
         update: dict[str, Any] = {}
         new = re.sub(r"\s+", "", item.title)
-        if adaptation_problem(new, node.title, context) is None and new not in titles:
+        verbatim = node.origin in ("history", "user")  # the user's own headings are kept as they are (rule 16)
+        if not verbatim and adaptation_problem(new, node.title, context) is None and new not in titles:
             titles.add(new)
             update.update(title=new, origin="model")
         text = re.sub(r"\s+", "", getattr(item, "description", ""))
         if text and description_problem(text, node.title, target.title, job.project_name) is None and text not in seen_desc:
             seen_desc.add(text)
-            note = node.description if node.description.startswith("评分标准") else ""
+            note = node.description if node.description.startswith(("评分标准", SOURCE_PREFIX)) else ""
             update["description"] = (text + (f"（{note}）" if note else ""))[:380]
         out.append(node.model_copy(update=update) if update else node)
     return out + nodes[len(out):], calls

@@ -45,6 +45,8 @@ SUB_COUNT = 3
 #: Calls kept in reserve for the rest of the run: below it, sections keep their planned headings.
 CALL_RESERVE = 12
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+#: Planned level-3 headings the model never replaces: the tender's own points, the user's past bids' headings.
+_KEPT = ("tender", "history")
 
 
 class SubsectionTitles(BaseModel):
@@ -141,7 +143,7 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
     if target.levels < 2 or not sections:
         return sections, 0
     taken = [*_titles_outside(job, target), *target.ancestors, target.title, *target.siblings,
-             *(t for s in sections for t in (s.title, *(c.title for c in s.children if c.origin == "tender"))),
+             *(t for s in sections for t in (s.title, *(c.title for c in s.children if c.origin in _KEPT))),
              *job.written_titles, *target.elsewhere]
     out: list[OutlineNode] = []
     calls = 0
@@ -152,7 +154,7 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
             break
         planned = list(section.children)
         want = max(lim.min_children, min(SUB_COUNT, len(planned) or SUB_COUNT))
-        fixed = [p for p in planned if p.origin == "tender"]  # the tender's own points are never replaced
+        fixed = [p for p in planned if p.origin in _KEPT]  # the tender's points and the user's past headings stay
         if len(fixed) >= want:
             out.append(section)
             taken += [c.title for c in planned]

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from app.core.pipeline_events import PipelineEvent, ProgressCallback, Stage, ignore_progress, stage_label
 from app.llm.client.call_limits import set_token_allowance
+from app.llm.client.model_health import ModelHealth
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class RunMeter:
     attempts: Counter[str] = field(default_factory=Counter)
     started: float = field(default_factory=time.monotonic)
     strategy: str = ""
+    #: The endpoint's recent answers; when the model is not usable the next check stops the run.
+    health: ModelHealth | None = None
 
     @property
     def tokens(self) -> int:
@@ -76,6 +79,8 @@ class RunMeter:
             raise BudgetExhausted(f"令牌用量已达上限（{b.max_tokens}），在“{stage_label(stage)}”阶段停止")
         if b.max_minutes is not None and self.elapsed_s >= b.max_minutes * 60:
             raise BudgetExhausted(f"生成时间已达上限（{b.max_minutes:g} 分钟），在“{stage_label(stage)}”阶段停止")
+        if self.health is not None and self.health.tripped:
+            raise BudgetExhausted(self.health.verdict_zh)
         set_token_allowance(self.tokens_left if b.max_tokens is not None else None)
 
     def tokens_left(self) -> int | None:

@@ -17,6 +17,7 @@ from app.core.rules.outline import OutlineLimits
 from app.pipeline.outline.budget import RunBudget, RunMeter
 
 if TYPE_CHECKING:
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
     from app.pipeline.headings.candidates import ChapterPlan
 
@@ -50,6 +51,9 @@ class OutlineSettings:
     code_fill: bool = True  # a chapter the model cannot write is filled from the tender and the heading library, marked
     guidance: str = ""
     requirements: str = ""  # the requirement breakdown's tasks and risks (Breakdown.to_prompt_text)
+    #: The user's library (资料库): its past sections about a chapter's item are candidates (历史标书), before the
+    #: heading library's. None: no past bids.
+    library: LibraryStore | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

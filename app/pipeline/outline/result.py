@@ -72,7 +72,7 @@ class OutlineResult:
             "notes": list(self.notes),
             "heading_sources": dict(self.heading_sources),
             "model_nodes": self.heading_sources.get("model", 0),
-            "filled_nodes": self.heading_sources.get("tender", 0) + self.heading_sources.get("library", 0),
+            "filled_nodes": sum(self.heading_sources.get(k, 0) for k in ("tender", "library", "history")),
             "failure": None if self.failure is None else {
                 "stage": self.failure.stage, "kind": self.failure.kind,
                 "message": self.failure.message_zh, "issues": list(self.failure.issues),

@@ -15,9 +15,11 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from app.core.analysis import Analysis, ScoringGroup
 from app.core.limits import STORED
-from app.core.outline import Outline, OutlineNode, Path
+from app.core.outline import Outline, OutlineDocument, OutlineNode, Path
 from app.core.outline_sync import sync_outline
 from app.core.pipeline_events import ProgressCallback, ignore_progress
 from app.core.rules.outline import OutlineLimits, check_outline, clean_title, normalize_title
@@ -46,7 +48,8 @@ class _Run:
 
     def __init__(self, client: LLMClient, analysis: Analysis, settings: OutlineSettings,
                  progress: ProgressCallback, draft: Outline | None) -> None:
-        meter = RunMeter(budget=settings.budget, progress=progress)
+        client.transport.health.reset()  # a new run judges the model afresh
+        meter = RunMeter(budget=settings.budget, progress=progress, health=client.transport.health)
         self.job = OutlineJob(client=client, settings=settings, meter=meter, analysis=analysis)
         self.selector = StrategySelector(make_strategies(), settings.strategy, settings.switch_after)
         self.draft = draft if draft is not None else Outline()
@@ -91,7 +94,7 @@ class _Run:
         return iter_plan_outline(pairs, self.job.analysis, levels=min(2, self.job.limits.depth - 1),
                                  max_sections=s.max_sections, max_leaves=s.max_leaves,
                                  min_children=self.job.limits.min_children,
-                                 max_children=self.job.limits.max_children, reserved=taken)
+                                 max_children=self.job.limits.max_children, reserved=taken, past=s.library)
 
     @property
     def limits(self) -> OutlineLimits:
@@ -399,6 +402,15 @@ def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
     return chapters
 
 
+def storage_issues(chapters: list[OutlineNode]) -> list[str]:
+    """What in ``chapters`` a project file cannot store (:data:`~app.core.limits.STORED`), in Chinese."""
+    try:
+        OutlineDocument(outline=chapters)
+    except ValidationError as exc:
+        return [f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in exc.errors(include_url=False)][:20]
+    return []
+
+
 def verify_locked(chapters: list[OutlineNode], groups: list[ScoringGroup]) -> list[str]:
     """Differences between the chapters and the locked one-to-one top level (empty when intact)."""
     want = locked_chapters(groups)
@@ -440,6 +452,17 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
         detail = tuple(f"第 {i + 1} 章：{x}" for i in bad for x in run.failed_chapters[i][:3])
         failure = OutlineFailure("chapter", "model", "以下章节未能生成有效的下级目录：" +
                                  "、".join(f"第 {i + 1} 章" for i in bad), detail)
+    stored = storage_issues(run.chapters)
+    if stored:  # what a project file cannot hold: a failed validation, never an internal error
+        issues += stored
+        keep = run.chapters[:STORED.max_chapters]
+        for i, ch in enumerate(keep):
+            if len(ch.children) > STORED.max_children:
+                keep[i] = ch.model_copy(update={"children": ch.children[:STORED.max_children]})
+        run.warnings.append(f"目录超出了项目文件能保存的范围，只保留了前 {len(keep)} 章（每章至多 {STORED.max_children} 节）："
+                            + "；".join(stored[:3]))
+        run.chapters = keep
+        run.sync_draft()
     valid = not issues and bool(run.chapters)
     if failure is None and not valid:
         failure = OutlineFailure("validate", "model", "目录未通过结构校验", tuple(issues[:20]))
@@ -453,9 +476,10 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
         if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
             result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
                                    + "、".join(plan.attachments[:8]))
-    filled = sources["tender"] + sources["library"]
+    filled = sources["tender"] + sources["library"] + sources["history"]
     if filled:
-        result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库"
+        past = f"，{sources['history']} 个取自历史标书" if sources["history"] else ""
+        result.warnings.append(f"有 {filled} 个标题由程序补全：{sources['tender']} 个取自招标文件，{sources['library']} 个取自标题库{past}"
                                "（已标注来源），请核对")
     if failure is None:
         run.job.meter.emit("done", "目录生成完成")

@@ -18,6 +18,7 @@ from app.core.outline import Outline
 from app.core.pipeline_events import ProgressCallback
 
 if TYPE_CHECKING:
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
 
 Mode = Literal["free", "aligned"]
@@ -33,6 +34,7 @@ class OutlineRequest:
     requirements: str = ""  # the requirement breakdown as prompt text, when there is one
     limits: OutlineLimits = field(default_factory=OutlineLimits)
     resume: bool = False  # the tree holds an interrupted run: keep complete chapters, generate the rest
+    library: LibraryStore | None = None  # the user's past bids (历史标书): candidates for each chapter
 
 
 @dataclass
@@ -60,7 +62,7 @@ async def run_outline(client: LLMClient, outline: Outline, request: OutlineReque
     from app.pipeline.outline.run import generate_outline
 
     settings = OutlineSettings(mode=request.mode, guidance=request.guidance, requirements=request.requirements,
-                               limits=request.limits)
+                               limits=request.limits, library=request.library)
     from app.pipeline.outline.user_outline import has_locks
 
     keep_user = has_locks(outline.chapters)  # the user's locked outline is the base the model fills in

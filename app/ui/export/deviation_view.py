@@ -2,7 +2,7 @@
 
 Columns: 序号, 条款 (mark and tender page), 招标要求 (the clause), 响应章节 (the section
 number, e.g. 3.2), 投标响应 (empty means the default written from the answering section,
-shown in grey), 偏离情况 (无偏离/正偏离/负偏离, a combo box) and 说明. The view never changes
+shown in grey), 偏离情况 (待确认/无偏离/正偏离/负偏离, a combo box) and 说明. The view never changes
 the breakdown it was given: every edit emits a new ``Breakdown`` through
 :attr:`DeviationView.breakdown_edited`, which the window pushes as one undo step. Unanswered
 clauses, section numbers that do not exist and negative deviations on ★ clauses are warned

@@ -175,6 +175,9 @@ class ExportDialog(QDialog):
         self.deviation_check = QCheckBox("技术偏离表")
         self.deviation_check.setObjectName("deviationTableCheck")
         self.deviation_check.setToolTip("逐条列出 ★/▲ 条款、投标响应和偏离情况")
+        self.review_check = QCheckBox("自评表")
+        self.review_check.setObjectName("reviewTableCheck")
+        self.review_check.setToolTip("评审模拟的自评表（各评分要点的响应情况和预计得分）附在正文之后；供内部核对，正式递交前请确认是否需要")
         self.layout_check = QCheckBox("用 LibreOffice 排版，写入目录和索引表的页码")
         self.layout_check.setObjectName("layoutCheck")
         self.layout_note = QLabel()
@@ -221,7 +224,7 @@ class ExportDialog(QDialog):
         form.addRow("简称：", self.aliases_edit)
         form.addRow("日期：", self.date_edit)
         parts = QHBoxLayout()
-        for w in (self.cover_check, self.toc_check, self.index_check, self.deviation_check):
+        for w in (self.cover_check, self.toc_check, self.index_check, self.deviation_check, self.review_check):
             parts.addWidget(w)
         parts.addStretch(1)
         form.addRow("包含：", parts)
@@ -274,6 +277,8 @@ class ExportDialog(QDialog):
             self.index_check.setToolTip("没有评分项：请先分析招标文件")
         self.deviation_check.setChecked(self.clause_count > 0 and _setting(qs, "deviation_table", True))
         self.deviation_check.setEnabled(self.clause_count > 0)
+        self.review_check.setEnabled(self.index_items > 0)
+        self.review_check.setChecked(self.index_items > 0 and _setting(qs, "review_table", False))
         if not self.clause_count:
             self.deviation_check.setToolTip("没有 ★/▲ 条款：请先运行需求拆解")
         self.layout_check.setEnabled(self.layout_available)
@@ -299,6 +304,8 @@ class ExportDialog(QDialog):
             qs.setValue(f"{SETTINGS_GROUP}/{self._index_key()}", self.index_check.isChecked())
         if self.deviation_check.isEnabled():
             qs.setValue(f"{SETTINGS_GROUP}/deviation_table", self.deviation_check.isChecked())
+        if self.review_check.isEnabled():
+            qs.setValue(f"{SETTINGS_GROUP}/review_table", self.review_check.isChecked())
         if self.layout_check.isEnabled():
             qs.setValue(f"{SETTINGS_GROUP}/layout_pass", self.layout_check.isChecked())
         qs.sync()
@@ -363,7 +370,8 @@ class ExportDialog(QDialog):
                                 deviation_table=self.deviation_check.isChecked(),
                                 layout_pass=self.layout_check.isChecked(),
                                 template=self.template_row.path(),
-                                template_headings=self.template_row.heading_names())
+                                template_headings=self.template_row.heading_names(),
+                                review_table=self.review_check.isEnabled() and self.review_check.isChecked())
         return ExportChoices(meta, options)
 
     @override

@@ -4,7 +4,9 @@ Kept apart from the window's file handling so the export steps read in one place
 
 1. :func:`ask_export_choices` — the dialog (awaited), then one question listing what is
    still unanswered (★/▲ clauses, technical scoring items when the index is exported);
-   "返回检查" brings the place to fix them to the front.
+   "返回检查" brings the place to fix them to the front. Then the 提交前检查 list
+   (``app.ui.evaluation.checks_dialog``) when something in it blocks (废标 risks, 暗标 leaks,
+   empty sections, placeholders, the page limit).
 2. :func:`export_word` — a copy of the outline, analysis and breakdown goes to a worker
    thread, which builds the document, lets LibreOffice lay it out (seconds) and saves it;
    the window stays responsive. The report's notes (no LibreOffice, a possible short name
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from app.core.breakdown import Breakdown
     from app.core.outline import OutlineNode
     from app.export.docx_writer import ExportReport
+    from app.export.review_sheet import ReviewRows
     from app.ui.export.dialog import ExportChoices
     from app.ui.shell.window_host import WindowHost
 
@@ -54,8 +57,10 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     choices = dialog.choices() if accepted else None
     warned_items = dialog.warned_items()
     dialog.deleteLater()
-    if choices is None or not (clauses or warned_items):
-        return choices
+    if choices is None:
+        return None
+    if not (clauses or warned_items):
+        return choices if await _submission_checks_pass(window, choices, clauses_warned=False) else None
     box = QMessageBox(window)
     box.setObjectName("unansweredClausesBox")
     box.setIcon(QMessageBox.Icon.Warning)
@@ -68,8 +73,8 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     await run_dialog(box)
     clicked = box.clickedButton()
     box.deleteLater()
-    if clicked is go:
-        return choices
+    if clicked is go:  # then the 提交前检查 list, for what that question did not cover
+        return choices if await _submission_checks_pass(window, choices, clauses_warned=True) else None
     if clauses:
         window.show_breakdown()
     else:
@@ -79,11 +84,39 @@ async def ask_export_choices(window: WindowHost) -> ExportChoices | None:
     return None
 
 
+async def _submission_checks_pass(window: WindowHost, choices: ExportChoices, clauses_warned: bool) -> bool:
+    """提交前检查 with the chosen 暗标 style and bidder; asks when something blocks. True to go on.
+
+    ``clauses_warned``: the unanswered ★/▲ question was just answered, so those rows do not
+    ask again (they stay in the list when something else blocks).
+    """
+    from app.export.presets import PRESETS
+    from app.ui.evaluation.checks_dialog import confirm_export, window_findings
+
+    preset = PRESETS.get(choices.options.preset)
+    meta = choices.meta
+    findings = window_findings(window, anonymous=bool(preset and preset.anonymous),
+                               bidder=meta.bidder_name if meta.has_real_bidder() else "", aliases=meta.bidder_aliases)
+    if not any(f.blocking and not (clauses_warned and f.rule.endswith("条款")) for f in findings):
+        return True
+    return await confirm_export(window, findings)
+
+
 def _snapshot(window: WindowHost) -> tuple[list[OutlineNode], Analysis, Breakdown | None]:
     """Copies the worker thread may read while the user keeps editing."""
     c = window.controller
     chapters = [ch.model_copy(deep=True) for ch in c.outline.chapters]
     return chapters, c.analysis.model_copy(deep=True), (c.breakdown.model_copy(deep=True) if c.breakdown else None)
+
+
+def _review_rows(chapters: list[OutlineNode], analysis: Analysis, choices: ExportChoices) -> ReviewRows | None:
+    """The 自评表 for the Word file when the export option asks for it (code's review, fast)."""
+    if not choices.options.review_table:
+        return None
+    from app.pipeline.evaluation.review import review_bid
+    from app.pipeline.evaluation.table import HEADER, review_rows
+
+    return HEADER, review_rows(review_bid(analysis, chapters))
 
 
 def _default_choices(window: WindowHost) -> ExportChoices:
@@ -109,7 +142,7 @@ def _export(path: Path, choices: ExportChoices, chapters: list[OutlineNode], ana
     from app.export.docx_writer import export_bid
 
     return export_bid(chapters, path, choices.meta, choices.options, analysis=analysis, breakdown=breakdown,
-                      layout_profile=data_dir() / "lo-layout-profile")
+                      layout_profile=data_dir() / "lo-layout-profile", review=_review_rows(chapters, analysis, choices))
 
 
 def _finish(window: WindowHost, outcome: ExportReport | BaseException) -> Path | None:
@@ -128,16 +161,42 @@ def _finish(window: WindowHost, outcome: ExportReport | BaseException) -> Path |
     window.statusBar().showMessage(report.summary_zh(), 12000)
     log.info("exported %s", report.path, extra={"stage": "export"})
     log.debug("page numbers laid out: %s (%s s)", report.laid_out, report.layout_seconds)
-    if report.notes or report.warnings:
-        box = QMessageBox(window)
-        box.setObjectName("exportReportBox")
-        box.setIcon(QMessageBox.Icon.Information if not report.warnings else QMessageBox.Icon.Warning)
-        box.setWindowTitle("导出完成")
-        box.setText(f"已导出：{report.path}")
-        box.setInformativeText("\n".join((*report.warnings, *report.notes)))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window owns it until it is closed
-        box.open()
+    over = _over_page_limit(window, report)
+    box = QMessageBox(window)
+    box.setObjectName("exportReportBox")
+    box.setIcon(QMessageBox.Icon.Information if not (report.warnings or over) else QMessageBox.Icon.Warning)
+    box.setWindowTitle("导出完成")
+    box.setText(f"已导出：{report.path}")
+    if report.notes or report.warnings or over:
+        box.setInformativeText("\n".join((*over, *report.warnings, *report.notes)))
+    open_file = box.addButton("打开文件", QMessageBox.ButtonRole.ActionRole)
+    open_folder = box.addButton("打开所在文件夹", QMessageBox.ButtonRole.ActionRole)
+    box.addButton("关闭", QMessageBox.ButtonRole.RejectRole)
+    path = report.path
+    open_file.clicked.connect(lambda: _open_local(window, path))
+    open_folder.clicked.connect(lambda: _open_local(window, path.parent))
+    box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)  # the window owns it until it is closed
+    box.open()
     return report.path
+
+
+def _open_local(window: WindowHost, path: Path) -> None:
+    """Open a file or folder with the desktop's own program; say so when there is none."""
+    from PySide6.QtCore import QUrl
+    from PySide6.QtGui import QDesktopServices
+
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+        window.statusBar().showMessage(f"无法打开 {path}：系统没有可用的打开方式", 8000)
+
+
+def _over_page_limit(window: WindowHost, report: ExportReport) -> tuple[str, ...]:
+    """The 提交前检查 page rule on the laid-out page count (the tender's limit, when it states one)."""
+    if report.body_pages is None:
+        return ()
+    from app.export.submission_checks import page_findings
+    from app.ui.evaluation.checks_dialog import tender_page_limit
+
+    return tuple(f.message for f in page_findings(tender_page_limit(window), report.body_pages, estimated=False))
 
 
 def export_word_now(window: WindowHost, path: Path, choices: ExportChoices | None = None) -> Path | None:

@@ -36,6 +36,7 @@ from app.core.outline import (
     Reset,
     TreeEvent,
 )
+from app.core.word_count import text_chars
 
 if TYPE_CHECKING:
     from PySide6.QtGui import QUndoStack
@@ -258,7 +259,10 @@ class OutlineItemModel(QAbstractItemModel):
             if node.description:
                 parts.append(node.description)
             if node.content.strip():
-                parts.append(f"已写正文 {len(node.content.strip())} 字")
+                parts.append(f"已写正文 {text_chars(node.content)} 字")
+            if node.children:
+                written = sum(text_chars(n.content) for _, n in node.walk() if not n.children)
+                parts.append(f"本{'章' if len(self.path_for_index(index)) == 1 else '节'}正文共 {written} 字")
             parts += [f"图：{f.title}" for f in node.figures]
             if locked:
                 parts.append("（一一对应模式：一级章节对应评分项，已锁定）")
@@ -388,6 +392,26 @@ class OutlineItemModel(QAbstractItemModel):
         if self._read_only or payload is None or not parent.isValid():
             return None
         return insert_command(self._outline, self.path_for_index(parent), payload, self._limits.deepest)
+
+    def drop_refusal(self, data: QMimeData, parent: ModelIndex) -> str:
+        """Why dragged headings cannot go under ``parent`` (a user-facing sentence), or ""."""
+        if self._read_only or not data.hasFormat(OUTLINE_MIME):
+            return ""
+        try:
+            paths = [tuple(int(i) for i in p) for p in json.loads(bytes(data.data(OUTLINE_MIME).data()).decode())]
+        except (ValueError, TypeError):
+            return ""
+        if len(paths) != 1 or not paths[0] or not self._outline.exists(paths[0]):
+            return ""
+        src = paths[0]
+        dst_parent = self.path_for_index(parent) if parent.isValid() else ()
+        if self._locked_top_level and (len(src) == 1 or dst_parent == ()):
+            return "一一对应模式下一级章节由评分项确定，不能拖动或新增"
+        deepest = len(dst_parent) + self._outline.node(src).depth()
+        if deepest > self._limits.depth:
+            return (f"不能放在这里：移过去会出现第 {deepest} 级标题，目录最多 {self._limits.depth} 级"
+                    "（可放到上一级，或先把它的下级标题移走）")
+        return ""
 
     def _drop_plan(self, data: QMimeData, action: Qt.DropAction, row: int,
                    parent: ModelIndex) -> tuple[Path, Path, int] | None:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from typing_extensions import override
 
 from app.core.drafting_state import DRAFT_STATUS_LABELS, SectionDraft
+from app.core.word_count import text_chars
 from app.pipeline.drafting.context import REWRITE_LABELS
 
 
@@ -67,15 +68,18 @@ class SectionEditor(QWidget):
         self._key = ""
         self._status = "done"
         self._committed = ""
-        self.title_label = QLabel("未选择章节")
+        self.title_label = QLabel("未选择章节（在目录中点选一个末级标题）")
         self.title_label.setWordWrap(True)
         self.title_label.setStyleSheet("font-weight:bold;")
         self.state_label = QLabel("")
         self.state_label.setWordWrap(True)
+        self.count_label = QLabel("")
+        self.count_label.setObjectName("sectionWordCount")
+        self.count_label.setStyleSheet("color:#555;")
         self.rendered = QTextBrowser()
         self.rendered.setObjectName("sectionRendered")
         self.rendered.setOpenLinks(False)
-        self.rendered.setPlaceholderText("选择目录中的末级章节后，可在此撰写正文，或点“编辑”手工输入。")
+        self.rendered.setPlaceholderText("在目录中点选末级标题，在此编写正文")
         self.rendered.viewport().installEventFilter(self)
         self.text = _TextEdit()
         self.text.setPlaceholderText("正文使用 Markdown：空行分段，“- ”开头为列表，“| 列 | 列 |”为表格。")
@@ -86,6 +90,10 @@ class SectionEditor(QWidget):
         self.source_button.setObjectName("editSourceButton")
         self.source_button.setCheckable(True)
         self.source_button.setToolTip("显示并编辑 Markdown 源文本；再点一次回到排版后的正文")
+        self.table_button = QPushButton("表格…")
+        self.table_button.setObjectName("tableButton")
+        self.table_button.setToolTip("在表格或插入点编辑表格（不用手写 Markdown 的“| --- |”）")
+        self.table_button.setVisible(False)  # with the source only
         self.draft_button = QPushButton("撰写本节")
         self.stop_button = QPushButton("停止")
         self.guidance = QLineEdit()
@@ -97,6 +105,8 @@ class SectionEditor(QWidget):
             self.rewrite_buttons[mode] = button
         top = QHBoxLayout()
         top.addWidget(self.source_button)
+        top.addWidget(self.table_button)
+        top.addWidget(self.count_label)
         top.addStretch(1)
         top.addWidget(self.draft_button)
         top.addWidget(self.stop_button)
@@ -116,10 +126,17 @@ class SectionEditor(QWidget):
         self.draft_button.clicked.connect(self._on_draft_clicked)
         self.stop_button.clicked.connect(self._on_stop_clicked)
         self.source_button.toggled.connect(self._on_source_toggled)
+        self.table_button.clicked.connect(self.edit_table)
         for mode, button in self.rewrite_buttons.items():
             button.clicked.connect(lambda _=False, m=mode: self._on_rewrite_clicked(m))
         self.text.focus_left.connect(self.commit_edit)
+        self.text.textChanged.connect(self._show_count)
         self._update_enabled()
+
+    def _show_count(self) -> None:
+        """“本节 N 字”, following every keystroke."""
+        n = text_chars(self.text.toPlainText())
+        self.count_label.setText(f"本节 {n} 字" if self._key else "")
 
     @property
     def showing_source(self) -> bool:
@@ -141,9 +158,18 @@ class SectionEditor(QWidget):
         if source:
             self.text.setFocus()
 
+    def edit_table(self) -> QWidget:
+        """编辑表格 for the table under the cursor (or a new one); OK is one committed edit."""
+        from app.ui.outline.table_dialog import edit_table_at_cursor
+
+        dialog = edit_table_at_cursor(self.text, self)
+        dialog.accepted.connect(self.commit_edit)  # after the dialog wrote the table back
+        return dialog
+
     def _show_page(self) -> None:
         """The source while it is being written or edited, the rendered text otherwise."""
         source = self.source_button.isChecked() or self._status == "writing"
+        self.table_button.setVisible(self.source_button.isChecked() and not self.text.isReadOnly())
         if not source:
             self.rendered.setMarkdown(self.text.toPlainText())
         self.pages.setCurrentWidget(self.text if source else self.rendered)
@@ -163,11 +189,19 @@ class SectionEditor(QWidget):
         self._show_state(draft)
         self._update_enabled()
 
-    def clear(self) -> None:
-        """Show no section (another project was opened); nothing is reported as an edit."""
+    def set_title(self, key: str, title: str) -> None:
+        """Follow a rename of the shown section's heading."""
+        if key == self._key:
+            self.title_label.setText(f"{key} {title}".strip())
+
+    def clear(self, why: str = "") -> None:
+        """Show no section: another project (nothing is reported as an edit), or a heading with
+        sections below (``why`` says so; a pending hand edit of the section left is committed)."""
+        if why:
+            self.commit_edit()
         self._key = ""
         self._status = "done"
-        self.title_label.setText("未选择章节")
+        self.title_label.setText(why or "未选择章节（在目录中点选一个末级标题）")
         self._set_plain("")
         self._show_state(None)
         self._update_enabled()
@@ -215,7 +249,7 @@ class SectionEditor(QWidget):
             return
         parts = [DRAFT_STATUS_LABELS.get(draft.status, draft.status)]
         if draft.status == "done":
-            parts.append(f"{len(draft.text)} 字，用时 {draft.elapsed_s:.1f} 秒")
+            parts.append(f"{text_chars(draft.text)} 字，用时 {draft.elapsed_s:.1f} 秒")
         if draft.continuations:
             parts.append(f"续写 {draft.continuations} 次")
         if draft.error:

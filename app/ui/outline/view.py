@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import (
     QAction,
     QContextMenuEvent,
+    QDragMoveEvent,
     QDropEvent,
     QKeyEvent,
     QKeySequence,
@@ -67,10 +68,12 @@ class OutlineView(QTreeView):
     Signals:
         source_requested(str): the user asked to see the scoring item a node answers.
         regenerate_requested(object): rewrite the headings under this path (a tuple) with guidance.
+        notice(str): a short message for the status bar (why a drop is refused).
     """
 
     source_requested = Signal(str)
     regenerate_requested = Signal(object)
+    notice = Signal(str)
 
     def __init__(self, model: OutlineItemModel, undo_stack: QUndoStack, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -389,6 +392,21 @@ class OutlineView(QTreeView):
                 rid = node.source_requirement_id
                 menu.addAction(f"查看对应评分项 {rid}", lambda: self.source_requested.emit(rid))
         menu.popup(event.globalPos())
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:
+        """Qt override: a refused place says why (a fourth level, a locked chapter) while hovering."""
+        super().dragMoveEvent(event)
+        if event.isAccepted():
+            return
+        pos = event.position().toPoint()
+        index = self.indexAt(pos)
+        rect = self.visualRect(index)
+        margin = max(2, min(12, rect.height() * 2 // 11))  # the band Qt treats as “between rows”
+        on_item = rect.top() + margin <= pos.y() <= rect.bottom() - margin
+        parent = index if on_item or not index.isValid() else index.parent()
+        reason = self.outline_model.drop_refusal(event.mimeData(), parent)
+        if reason:
+            self.notice.emit(reason)
 
     def dropEvent(self, event: QDropEvent) -> None:
         """Qt override: the model moves the node; report the drop as a copy so the view never

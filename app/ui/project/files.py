@@ -174,19 +174,37 @@ class ProjectFilesMixin(_Base):
                 self.reporter.report(exc, "无法打开项目")
                 return False
             raise
-        await self.apply_project(project, path)
+        from app.core.project_lock import live_holder
+
+        holder = live_holder(path, self.controller.session.session_id)
+        read_only = False
+        if holder is not None:  # another window edits it: read-only or a copy, never two writers
+            from app.ui.project.overwrite_questions import ask_locked_project
+
+            choice = await ask_locked_project(self, path, holder.description_zh)
+            if choice == "cancel":
+                return False
+            if choice == "copy":
+                await self.apply_project(project, None, restored=True)
+                self.statusBar().showMessage(f"已打开“{path.name}”的副本（未命名），保存时请选择新文件名", 15000)
+                return True
+            read_only = True
+        await self.apply_project(project, path, read_only=read_only)
+        if read_only:
+            self.statusBar().showMessage(f"“{path.name}”以只读方式打开：另一个窗口正在编辑它；保存请用“另存为”", 15000)
         self.settings.add_recent(path)
         self._save_settings()
         self._rebuild_recent()
         return True
 
-    async def apply_project(self, project: Any, path: Path | None, restored: bool = False) -> None:
+    async def apply_project(self, project: Any, path: Path | None, restored: bool = False,
+                            read_only: bool = False) -> None:
         """Show a loaded (or recovered) project; a recovered one counts as unsaved."""
         from app.core.project import locate_tender
 
         c = self.controller
         c.drafting.forget()
-        c.session.apply(project, path, restored=restored)  # the window re-reads everything on reset
+        c.session.apply(project, path, restored=restored, read_only=read_only)  # the window re-reads everything
         tender = locate_tender(project, path)
         if tender is not None:
             from app.ui.project.password_prompt import open_tender_asking_password
@@ -238,10 +256,10 @@ class ProjectFilesMixin(_Base):
         if clicked is go:
             self.resume_drafts()
 
-    def save_to(self, path: Path) -> bool:
+    def save_to(self, path: Path, overwrite_external: bool = False) -> bool:
         """Write the project atomically to ``path``; errors go to the error dialog."""
         try:
-            written = self.controller.session.save(path)
+            written = self.controller.session.save(path, overwrite_external=overwrite_external)
         except Exception as exc:
             if self.reporter is not None:
                 self.reporter.report(exc, "保存失败")
@@ -256,9 +274,19 @@ class ProjectFilesMixin(_Base):
 
     async def save(self) -> bool:
         """File → save: in place when the project has a file, else asks for a name."""
-        path = self.controller.session.path
-        if path is None:
+        session = self.controller.session
+        path = session.path
+        if path is None or session.read_only:  # a read-only project is saved under another name
             return await self.save_as()
+        if session.changed_on_disk():  # another program wrote the file: never overwrite it without asking
+            from app.ui.project.overwrite_questions import ask_overwrite_external
+
+            choice = await ask_overwrite_external(self, path)
+            if choice == "save_as":
+                return await self.save_as()
+            if choice != "overwrite":
+                return False
+            return self.save_to(path, overwrite_external=True)
         return self.save_to(path)
 
     async def save_as(self) -> bool:

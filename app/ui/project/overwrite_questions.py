@@ -2,7 +2,8 @@
 
 Each is awaited through the dialog's ``finished`` signal (``run_dialog``), never ``exec()``:
 regenerating an outline that has the user's edits or drafted text, regenerating one chapter
-or section (with optional guidance), and drafting a section that already has text.
+or section (with optional guidance), drafting a section that already has text, saving over a project file another
+program changed, and opening a project another window edits.
 """
 
 from __future__ import annotations
@@ -25,17 +26,19 @@ from app.ui.widgets.async_dialog import run_dialog
 RegenerateChoice = Literal["keep", "replace", "cancel"]
 
 
-async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int, locked: int = 0) -> RegenerateChoice:
+async def ask_regenerate_outline(parent: QWidget, headings: int, drafted: int, locked: int = 0,
+                                 edited: bool = True) -> RegenerateChoice:
     """Before a new outline replaces one the user worked on: keep drafted text, replace, or cancel.
 
     ``locked``: headings the user locked (their imported outline); those stay whatever happens.
+    ``edited``: the user changed headings by hand (only then does the question say so).
     """
     box = QMessageBox(parent)
     box.setObjectName("regenerateOutlineBox")
     box.setIcon(QMessageBox.Icon.Warning)
     box.setWindowTitle("重新生成目录")
     text = f"当前目录有 {headings} 个标题"
-    text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。"
+    text += f"，其中 {drafted} 节已有正文。" if drafted else "，包含您的修改。" if edited else "。"
     if locked:
         box.setText(text + f"其中 {locked} 个标题已锁定（您的目录），生成时原样保留，只补全其余部分。")
     else:
@@ -127,3 +130,51 @@ async def ask_redraft(parent: QWidget, label: str, chars: int) -> bool:
     clicked = box.clickedButton()
     box.deleteLater()
     return clicked is go
+
+
+async def ask_overwrite_external(parent: QWidget, path: object) -> Literal["overwrite", "save_as", "cancel"]:
+    """The project file changed on disk since it was opened: overwrite it, save as another file, or cancel."""
+    from pathlib import Path
+
+    box = QMessageBox(parent)
+    box.setObjectName("externalChangeBox")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("项目文件已被修改")
+    box.setText(f"项目文件“{Path(str(path)).name}”在打开之后被其他程序修改过。直接保存会覆盖那些修改。")
+    box.setInformativeText("可以另存为新文件，保留两份；或确认覆盖。")
+    save_as = box.addButton("另存为…", QMessageBox.ButtonRole.AcceptRole)
+    overwrite = box.addButton("覆盖", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(save_as)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    if clicked is overwrite:
+        return "overwrite"
+    if clicked is save_as:
+        return "save_as"
+    return "cancel"
+
+
+async def ask_locked_project(parent: QWidget, path: object, holder: str) -> Literal["read_only", "copy", "cancel"]:
+    """The project is open in another window: open it read-only, open a copy, or cancel."""
+    from pathlib import Path
+
+    box = QMessageBox(parent)
+    box.setObjectName("projectLockedBox")
+    box.setIcon(QMessageBox.Icon.Warning)
+    box.setWindowTitle("项目正在被使用")
+    box.setText(f"项目“{Path(str(path)).name}”正被 {holder} 编辑。两处同时保存会互相覆盖。")
+    box.setInformativeText("可以只读打开（保存时另存为新文件），或打开一份未命名的副本。")
+    read_only = box.addButton("只读打开", QMessageBox.ButtonRole.AcceptRole)
+    copy = box.addButton("打开副本", QMessageBox.ButtonRole.ActionRole)
+    box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
+    box.setDefaultButton(read_only)
+    await run_dialog(box)
+    clicked = box.clickedButton()
+    box.deleteLater()
+    if clicked is read_only:
+        return "read_only"
+    if clicked is copy:
+        return "copy"
+    return "cancel"

@@ -92,6 +92,15 @@ class SessionWiring:
             return self.local.usable(self.settings.model)
         return external
 
+    def missing_key(self) -> str:
+        """Why only the key is missing (address and model saved, the provider needs one), or ""."""
+        m = self.settings.model
+        if not (m.base_url.strip() and m.model.strip() and m.needs_key) or self.api_key():
+            return ""
+        if not self.key_store.persistent:
+            return "本机没有可用的系统密钥库，API 密钥只在程序运行期间保存，关闭后需要重新填写。"
+        return "系统密钥库中没有这个接口地址的 API 密钥。"
+
     def make_client(self) -> LLMClient | None:
         """A new client for the configured endpoint (or the built-in model), None when there is none."""
         external = self._external_configured()
@@ -164,7 +173,7 @@ class SessionWiring:
                 window.settings = settings
                 settings.recent_files, settings.last_dir = recent, last_dir
                 window.status.provider = settings.model.provider
-                window.set_model_configured(self.configured())
+                window.set_model_configured(self.configured(), self.missing_key())
                 window.controller.reset_client()
 
         dialog.settingsSaved.connect(saved)

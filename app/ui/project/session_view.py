@@ -27,6 +27,7 @@ else:
     _Base = object
 
 APP_NAME = "标书工坊"
+EMPTY_HINT = "打开招标文件（Ctrl+O 或把文件拖到窗口中），分析后点“生成目录”；也可以直接在下方右键添加章节，手工编写目录。"
 
 
 class SessionViewMixin(_Base):
@@ -77,6 +78,9 @@ class SessionViewMixin(_Base):
         self._sync_mode_from_session()
         self.section_editor.clear()
         self.show_sample_note(False)
+        status = getattr(self, "status", None)
+        if status is not None and not c.busy:
+            status.reset()
         if session.tender_path is None:
             clear = getattr(self.document_pane, "clear", None)
             if callable(clear):
@@ -105,11 +109,20 @@ class SessionViewMixin(_Base):
 
     def _on_rows_changed(self, parent: QModelIndex, *_args: object) -> None:
         if not parent.isValid():
-            self.empty_hint.setVisible(len(self.controller.outline) == 0)
+            self._update_empty_hint()
 
     def _on_outline_edited(self, *_args: object) -> None:
-        self.empty_hint.setVisible(len(self.controller.outline) == 0)
+        self._update_empty_hint()
         self._update_title()
+
+    def _update_empty_hint(self) -> None:
+        """The hint above an empty outline says the next step: open a tender, or (once open) generate."""
+        c = self.controller
+        if c.document is not None or c.tender_path is not None:
+            self.empty_hint.setText("下一步：核对“招标分析”，再点“生成目录”；也可右键手工添加章节")
+        else:
+            self.empty_hint.setText(EMPTY_HINT)
+        self.empty_hint.setVisible(len(c.outline) == 0)
 
     def _on_analysis_changed(self, analysis: Analysis) -> None:
         """Scoring items just found: one-to-one becomes the mode (the user can still pick free)."""
@@ -136,6 +149,8 @@ class SessionViewMixin(_Base):
             self.controller.set_analysis(analysis)
         else:
             self.controller.analysis = analysis  # the view already shows it: no round trip
+            self.score_label.setText(score_summary(analysis))  # but the line above the outline follows
+            self.score_label.setVisible(bool(self.score_label.text()))
 
 
 def _points(value: float) -> str:

@@ -35,11 +35,13 @@ from app.core.kept_texts import (
 from app.core.limits import OutlineLimits
 from app.core.outline import Outline
 from app.core.outline import Path as OutlinePath
-from app.core.pipeline_events import PipelineEvent, stage_label
+from app.core.pipeline_events import PipelineEvent, ProgressCallback, stage_label
 from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
 from app.core.settings_model import HOW_TO_GET_A_MODEL
+from app.pipeline.outline.deferred_draft import DeferredDraft
 from app.pipeline.outline.runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
+from app.pipeline.outline.user_outline import has_locks
 from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
 from app.ui.run.drafting_bridge import DraftingBridge
@@ -47,6 +49,7 @@ from app.ui.run.drafting_bridge import DraftingBridge
 if TYPE_CHECKING:
     from app.core.length_budget import LengthBudget
     from app.documents.model import TenderDocument
+    from app.library.store import LibraryStore
     from app.llm.client.llm_client import LLMClient
     from app.ui.shell.errors import ErrorReporter
 
@@ -521,6 +524,12 @@ class AppController(QObject):
                 task.cancel()
                 await asyncio.wait([task], timeout=2.0)
 
+    def past_bids(self) -> LibraryStore | None:
+        """The user's library (资料库, opened by the library docks) when it holds past bids, else None:
+        its sections about each chapter's scoring item become outline candidates (历史标书)."""
+        library = self.drafting.library
+        return library if library is not None and library.counts()[0] > 0 else None
+
     async def generate_outline(self, mode: Mode = "free", guidance: str = "", *,
                                keep_texts: bool = False) -> OutlineOutcome:
         """Generate the outline into the tree, live; the whole run becomes one undo step.
@@ -546,10 +555,16 @@ class AppController(QObject):
         self.model.set_locked_top_level(False)
         resume = self.can_resume(mode)
         request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume, limits=self.limits,
-                                 requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
+                                 requirements=self.breakdown.to_prompt_text() if self.breakdown else "",
+                                 library=self.past_bids())
         runner = self.runner
         kept = drafted_texts(self.outline) if keep_texts and not resume else []
         figures = section_figures(self.outline) if keep_texts and not resume else []
+        # Over an existing outline the run writes into a scratch tree; the user's outline stays on
+        # show until the new one has headings below its chapters (a failure before that changes nothing).
+        # A locked (imported) outline is the run's base and stays in place: the run fills it in.
+        deferred = (DeferredDraft(self.outline) if len(self.outline) and not resume
+                    and not has_locks(self.outline.chapters) else None)
         recorder = OpRecorder(self.outline)
         self._begin("正在继续生成未完成的章节……" if resume else "正在生成目录……", kind="outline", mode=mode)
         self.model.set_read_only(True)
@@ -557,7 +572,19 @@ class AppController(QObject):
         recorder.start()
         outcome = OutlineOutcome(False, "目录生成已取消")
         try:
-            outcome = await runner(client, self.outline, request, self.on_progress)
+            if deferred is None:
+                outcome = await runner(client, self.outline, request, self.on_progress)
+            else:
+                def streaming(call: object) -> None:
+                    if getattr(call, "tokens", 0) > 0:
+                        deferred.model_output()
+
+                self.call_progress.connect(streaming)
+                try:
+                    outcome = await runner(client, deferred.scratch, request,
+                                           _both(deferred.progress, self.on_progress))
+                finally:
+                    self.call_progress.disconnect(streaming)
             self.last_outcome = outcome
             return outcome
         except asyncio.CancelledError:
@@ -567,12 +594,19 @@ class AppController(QObject):
             outcome = OutlineOutcome(False, getattr(exc, "message_zh", None) or "目录生成失败")
             raise
         finally:
+            if deferred is not None and not deferred.finish(outcome.ok):
+                outcome.message += "；原有目录未改变"
+                kept = []
+            elif deferred is not None and not outcome.ok and _cancelling():
+                outcome.message += "；原有目录可用“撤销”（Ctrl+Z）找回"
             if kept:
                 outcome.message += self._restore_texts(kept)
             if figures and self.outline.chapters:
                 outcome.message += self._restore_figures(figures)
             self.outline.renumber()
             recorder.stop()
+            if deferred is not None and not deferred.switched:
+                recorder.ops.clear()  # the user's outline was never touched (renumbering it is no AI step)
             if recorder.ops and not outcome.ok and not self.outline.chapters:
                 undo_ops(self.outline, recorder.ops)  # nothing came of the run: the user's outline comes back
                 recorder.ops.clear()
@@ -583,6 +617,9 @@ class AppController(QObject):
                 if not outcome.ok:
                     self._unfinished = (mode, command)
             self.model.set_read_only(False)
+            if deferred is not None and deferred.switched and not outcome.ok and not _cancelling():
+                self.undo_stack.undo()  # a failed run over the user's outline: theirs comes back, the part is a redo
+                outcome.message += "；已恢复原有目录（未完成的新目录可用“重做”查看）"
             self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
             self._end(outcome.ok, outcome.message)
 
@@ -625,7 +662,8 @@ class AppController(QObject):
         title = self.outline.node(path).title
         aligned = any(c.source_requirement_id for c in self.outline.chapters) and self.analysis.has_technical_scoring
         settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
-                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "")
+                                   requirements=self.breakdown.to_prompt_text() if self.breakdown else "",
+                                   library=self.past_bids())
         kept = drafted_texts(self.outline, under=path) if keep_texts else []
         figures = section_figures(self.outline, under=path) if keep_texts else []
         recorder = OpRecorder(self.outline)
@@ -672,6 +710,22 @@ class AppController(QObject):
             return False
         stack = self.undo_stack
         return any(stack.command(k) is command for k in range(stack.index()))
+
+
+def _both(first: ProgressCallback, second: ProgressCallback) -> ProgressCallback:
+    """One progress callable that tells ``first``, then ``second``."""
+
+    def progress(event: PipelineEvent) -> None:
+        first(event)
+        second(event)
+
+    return progress
+
+
+def _cancelling() -> bool:
+    """Whether the running task is being cancelled (the user's cancel, not a failure)."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def _close(client: LLMClient) -> None:

@@ -91,10 +91,12 @@ class DraftingBridge(QObject):
     Signals:
         section_delta(str, str): key and a streamed piece of text.
         section_state(object): a ``SectionDraft`` whose state changed.
+        run_progress(int, int): sections of the running job finished so far, and its total.
     """
 
     section_delta = Signal(str, str)
     section_state = Signal(object)
+    run_progress = Signal(int, int)
 
     def __init__(self, controller: DraftingHost, parent: QObject | None = None, *,
                  client_provider: ClientProvider | None = None, runs: RunTracker | None = None) -> None:
@@ -104,6 +106,8 @@ class DraftingBridge(QObject):
         self._runs: RunTracker = runs or controller
         self._engine: DraftingEngine | None = None
         self._restored: DraftingState | None = None  # loaded with a project, before any engine exists
+        self._run_keys: set[str] = set()  # the running job's sections, for its n/total progress
+        self._run_finished: set[str] = set()
         self.library: LibraryStore | None = None  # the user's 资料库: past sections become reference material
 
     # ------------------------------------------------------------------ engine
@@ -137,8 +141,15 @@ class DraftingBridge(QObject):
     def _on_delta(self, key: str, piece: str) -> None:
         self.section_delta.emit(key, piece)
 
+    def _start_progress(self, keys: list[str]) -> None:
+        self._run_keys, self._run_finished = set(keys), set()
+        self.run_progress.emit(0, len(self._run_keys))
+
     def _on_state(self, draft: SectionDraft) -> None:
         self.section_state.emit(draft)
+        if draft.key in self._run_keys and draft.status in ("done", "failed") and draft.key not in self._run_finished:
+            self._run_finished.add(draft.key)
+            self.run_progress.emit(len(self._run_finished), len(self._run_keys))
         if draft.status == "done" and draft.text:
             self.apply_text(draft.key, draft.text, f"撰写 {draft.key}")
         elif draft.status == "failed":
@@ -170,6 +181,7 @@ class DraftingBridge(QObject):
         self._runs.begin_run(f"正在撰写正文（{len(requests)} 节）……", kind="draft",
                              mode="all" if keys is None else "selected")
         log.info("drafting %d sections", len(requests), extra={"stage": "chapter"})
+        self._start_progress([r.key for r in requests])
         done, message = 0, "正文撰写已停止"
         try:
             state = await engine.run(requests, skip_done=keys is None)
@@ -177,6 +189,7 @@ class DraftingBridge(QObject):
             message = f"正文撰写结束：完成 {done}/{len(requests)} 节"
             return state
         finally:
+            self._run_keys = set()
             self._count_tokens([r.key for r in requests])
             self._runs.end_run(done > 0, message)
 
@@ -216,6 +229,7 @@ class DraftingBridge(QObject):
         await self._runs.prepare_client(engine.client)
         self._runs.begin_run(f"正在继续撰写未完成的正文（{len(requests)} 节）……", kind="draft", mode="resume")
         log.info("resuming %d sections (%d failed before)", len(requests), len(failed), extra={"stage": "chapter"})
+        self._start_progress([r.key for r in requests])
         done, message = 0, "正文撰写已停止"
         try:
             again = [r for r in requests if r.key in failed]
@@ -226,6 +240,7 @@ class DraftingBridge(QObject):
             message = f"继续撰写结束：完成 {done}/{len(requests)} 节"
             return state
         finally:
+            self._run_keys = set()
             self._count_tokens([r.key for r in requests])
             self._runs.end_run(done > 0, message)
 

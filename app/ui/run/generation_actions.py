@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtWidgets import QMainWindow
+from PySide6.QtWidgets import QMainWindow, QMessageBox
 
 from app.core.kept_texts import drafted_texts, section_figures
-from app.ui.outline.commands import RecordedRunCommand
+from app.ui.outline.commands import OutlineCommand, RecordedRunCommand
 from app.ui.project.overwrite_questions import (
     ask_confirm_scoring,
     ask_redraft,
@@ -71,6 +71,11 @@ class GenerationActionsMixin(_Base):
         last = stack.command(stack.index() - 1) if stack.index() > 0 else None
         return not isinstance(last, RecordedRunCommand) or bool(drafted_texts(c.outline) or section_figures(c.outline))
 
+    def _outline_edited_by_hand(self) -> bool:
+        """Whether the undo history holds a hand edit of the outline (not an AI run, not an analysis edit)."""
+        stack = self.controller.undo_stack
+        return any(isinstance(stack.command(k), OutlineCommand) for k in range(stack.index()))
+
     def _nothing_to_read(self, guidance: str) -> str | None:
         """Why the model would generate from nothing (no usable tender text, no description), or None."""
         c = self.controller
@@ -116,11 +121,25 @@ class GenerationActionsMixin(_Base):
         keep = False
         if not c.can_resume(mode) and self._outline_has_user_work():  # type: ignore[arg-type]
             locked = sum(1 for _, n in c.outline.walk() if n.locked)
-            choice = await ask_regenerate_outline(self, len(c.outline), _kept_count(c.outline), locked)
+            choice = await ask_regenerate_outline(self, len(c.outline), _kept_count(c.outline), locked,
+                                                  edited=self._outline_edited_by_hand())
             if choice == "cancel":
                 return
             keep = choice == "keep"
+        c.last_outcome = None
         await c.run_task(GENERATION, c.generate_outline(mode, guidance, keep_texts=keep))  # type: ignore[arg-type]
+        outcome = c.last_outcome  # None when cancelled or raised (the error dialog has that)
+        if outcome is not None and not outcome.ok:
+            self.show_run_failure(outcome.message)
+
+    def show_run_failure(self, message: str) -> None:
+        """A run that ended without a result says so in a dialog (not only the status bar)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, "目录生成未完成", f"目录生成没有完成。\n\n{message}",
+                          QMessageBox.StandardButton.Ok, self)
+        box.setObjectName("runFailedBox")
+        box.setInformativeText("可以检查“设置 → 模型设置”中的地址和密钥后再点“生成目录”。")
+        self.run_failure_box = box
+        box.open()
 
     async def _confirm_scoring(self) -> bool:
         """Ask the user to confirm unconfirmed scoring items (one click) or to review them first."""

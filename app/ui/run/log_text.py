@@ -17,6 +17,19 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # 评审模拟 (issue 27)
+    "review/point: no valid answer (%s)": "评审模拟：该要点的模型回答无效（%s）",
+    "review: no model client (%s)": "评审模拟：没有可用的模型（%s）",
+    "review fill refused for %s: %s": "评审模拟：补写“%s”未被接受：%s",
+    "review failed": "评审模拟失败",
+    "review table exported to %s": "自评表已导出到 %s",
+    # added with the hardening of issue 30
+    "%s: prompt (~%d tokens) + max_tokens %d exceed the context size %d; max_tokens lowered to %d":
+        "%s：提示（约 %d tokens）加最大输出 %d 超过上下文长度 %d，最大输出已降到 %d",
+    "list_models: the endpoint offers %d models; keeping the first %d": "模型列表：服务提供 %d 个模型，只保留前 %d 个",
+    "%s: malformed stream event (%s); retrying in %.2f s": "%s：流式数据格式错误（%s），%.2f 秒后重试",
+    "terminated by a signal: unsaved work is in the recovery file": "程序被系统信号终止：未保存的工作已写入恢复文件",
+    "autosave on termination failed": "终止前自动保存失败",
     # core
     "keyring failed (%s); keeping API keys for this session only": "系统密钥库不可用（%s），API 密钥只在本次运行中保留",
     "unreadable recovery file %s (%s); moved aside": "恢复文件 %s 无法读取（%s），已移到一旁",
@@ -60,6 +73,9 @@ ZH_TEMPLATES: dict[str, str] = {
     "opening %s": "正在打开 %s",
     "read %s: %d pages in %.2f s": "已读取 %s：%d 页，用时 %.2f 秒",
     "scoring table not parsed: %r": "未能读取评分表：%r",
+    "locating sections failed: %s: %s": "定位招标文件各部分时出错：%s：%s",
+    "embedded model server: %s %s": "内置模型服务：%s %s",
+    "cannot write %s: %s": "无法写入 %s：%s",
     "outline generation cancelled": "目录生成已取消",
     "drafting %d sections": "开始撰写 %d 节正文",
     "resuming %d sections (%d failed before)": "继续撰写 %d 节正文（其中 %d 节上次失败）",
@@ -87,6 +103,26 @@ ARG_WORDS_ZH: dict[str, str] = {
 }
 
 
+#: English error phrases the HTTP stack puts into log arguments, in Chinese (first match wins per phrase).
+ERROR_PHRASES_ZH: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"^connection error: ?", re.I), "连接失败："),
+    (re.compile(r"All connection attempts failed", re.I), "所有连接尝试都失败了（地址或端口无法连接，服务可能未启动）"),
+    (re.compile(r"\[Errno 111\] Connection refused|Connection refused", re.I), "连接被拒绝（服务可能未启动）"),
+    (re.compile(r"Server disconnected without sending a response\.?", re.I), "服务器未作答就断开了连接"),
+    (re.compile(r"Connection error\.?", re.I), "连接出错"),
+    (re.compile(r"\[Errno -?\d+\] (Name or service not known|Temporary failure in name resolution)", re.I),
+     "无法解析服务器地址（域名错误或没有网络）"),
+    (re.compile(r"^timeout$|timed out", re.I), "超时"),
+)
+
+
+def error_text_zh(text: str) -> str:
+    """``text`` with the HTTP stack's English error phrases put in Chinese (other text unchanged)."""
+    for pattern, zh in ERROR_PHRASES_ZH:
+        text = pattern.sub(zh, text)
+    return text
+
+
 def has_chinese(text: str) -> bool:
     """Whether ``text`` contains a Chinese character."""
     return bool(_CJK.search(text))
@@ -96,7 +132,7 @@ def _arg(value: object) -> object:
     if isinstance(value, bool):
         return ARG_WORDS_ZH[str(value)]
     if isinstance(value, str):
-        return ARG_WORDS_ZH.get(value, value)
+        return ARG_WORDS_ZH.get(value) or error_text_zh(value)
     return value
 
 

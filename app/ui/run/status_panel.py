@@ -90,6 +90,14 @@ class StatusPanel(QWidget):
         finally:
             bar.setUpdatesEnabled(True)  # schedules an ordinary update
 
+    def reset(self) -> None:
+        """Another project: nothing of the last one's run stays on show (stage, tokens, live call)."""
+        self.stage.setText("就绪")
+        self.tokens.setText("")
+        self.call.setText("")
+        self._call = None
+        self._tick.stop()
+
     def set_running(self, running: bool) -> None:
         """Show the progress bar and Cancel while a job runs."""
         self.progress.setVisible(bool(running))

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QTimer
 from PySide6.QtGui import QFont, QFontDatabase
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QWidget
 
 from app.core.resources import resource_path
 from app.ui.shell.event_loop import new_event_loop
@@ -123,6 +123,7 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
 
     window.destroyed.connect(finish)
     app.lastWindowClosed.connect(finish)
+    terminated = _save_on_termination(window)
     window.show()
     QTimer.singleShot(200, freeze_startup_objects)
 
@@ -134,7 +135,8 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
 
         QTimer.singleShot(0, report_visible)
     else:
-        QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured()))  # keyring after paint
+        QTimer.singleShot(0, lambda: window.set_model_configured(wiring.configured(),  # keyring after paint
+                                                                 wiring.missing_key()))
         wiring.offer_crash_log(reporter)
         wiring.offer_recovery()
         QTimer.singleShot(300, wiring.offer_local_servers)  # after the keyring check above
@@ -146,4 +148,47 @@ async def _main(app: QApplication, args: argparse.Namespace, started: float) -> 
     await controller.shutdown()
     reporter.uninstall_excepthook()
     reporter.uninstall_faulthandler()
-    return 0
+    return 128 + terminated[0] if terminated else 0
+
+
+def _save_on_termination(window: QWidget) -> list[int]:
+    """SIGTERM and SIGINT autosave the session (the recovery file is kept) and close the window.
+
+    Python runs a signal handler only between bytecodes; a timer gives it a turn while Qt
+    waits for events. Returns a list that gets the signal number once one arrived.
+    """
+    import signal
+
+    got: list[int] = []
+
+    def handler(signum: int, _frame: object) -> None:
+        if got:
+            return
+        got.append(signum)
+        QTimer.singleShot(0, lambda: _autosave_and_close(window))
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        try:
+            signal.signal(sig, handler)
+        except (ValueError, OSError):  # not the main thread
+            return got
+    tick = QTimer(window)
+    tick.setObjectName("signalTick")
+    tick.timeout.connect(lambda: None)
+    tick.start(250)
+    return got
+
+
+def _autosave_and_close(window: object) -> None:
+    """Write unsaved work to this window's recovery file, keep that file, and close without asking."""
+    autosaver = getattr(window, "autosaver", None)
+    if autosaver is not None:
+        try:
+            autosaver.autosave_now()
+        except Exception:  # the exit goes on; what could be written was
+            log.exception("autosave on termination failed")
+        autosaver.stop()
+        window.autosaver = None  # type: ignore[attr-defined]  # closing must not remove the recovery file
+    log.warning("terminated by a signal: unsaved work is in the recovery file")
+    window._close_ok = True  # type: ignore[attr-defined]
+    window.close()  # type: ignore[attr-defined]

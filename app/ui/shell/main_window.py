@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bidstudio.ui")
 
+NO_MODEL_GUIDE = ("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
+                  "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
 OPENABLE = (".pdf", ".docx", ".doc", ".wps", ".txt", ".bidproj")
 ABOUT_HTML = (
     "<h3>标书工坊 BidStudio</h3>"
@@ -81,6 +83,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.export.response_tables import attach_response_tables
 
         self.response_tables = attach_response_tables(self)  # 评分索引与偏离表 dock
+        from app.ui.evaluation.review_dock import attach_review
+
+        self.review_dock = attach_review(self)  # 评审模拟 dock, 工具 → 提交前检查
         from app.ui.outline.outline_import import attach_outline_import
 
         self.act_import_outline = attach_outline_import(self)  # 文件 → 导入目录…
@@ -88,6 +93,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
 
         self.library = attach_library(self)  # 资料库, 历史标书, 查重
         self._connect(log_handler)
+        self._default_state = self.saveState()  # what 视图 → 重置布局 goes back to
         self._layout_restored = self._restore_layout()
         if not self._layout_restored:
             self.document_dock.raise_()
@@ -130,6 +136,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
                                            tip="继续撰写上次未写完或失败的小节（已完成的正文不变）")
         self.act_cancel = self._act("取消", lambda: c.cancel_slot(), "Esc")
         self.act_cancel.setEnabled(False)
+        self.act_find = self._act("在目录中查找…", self.search_bar.open_bar, K.Find, tip="按标题文字查找目录中的标题")
         self.act_settings = self._act("模型设置…", self.open_settings)
         self.act_budget = self._act("篇幅预算…", self.open_length_budget,
                                     tip="设定技术标的目标页数或字数，按分值分配到各章，撰写时按此控制篇幅")
@@ -138,6 +145,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
                                       tip="打开没有可用文字的招标文件时，自动在本机做文字识别（OCR）")
         self.act_ocr_auto.setCheckable(True)
         self.act_ocr_auto.setChecked(self.settings.ocr_auto)
+        self.act_help = self._act("使用说明", self.show_help, K.HelpContents, tip="主要步骤和快捷键")
+        self.act_reset_layout = self._act("重置布局", self.reset_layout,
+                                          tip="把各个面板放回首次启动时的位置和大小")
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -151,6 +161,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         m.addAction(self.act_quit)
         e = mb.addMenu("编辑(&E)")
         e.addActions([self.act_undo, self.act_redo])
+        e.addSeparator()
+        e.addAction(self.act_find)
         e.addSeparator()
         a = self.outline_view.actions_by_name
         for name in ("add_sibling", "add_child", "rename", "edit_description", "delete", None, "move_up", "move_down",
@@ -173,7 +185,11 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock,
                      self.library_dock):
             v.addAction(dock.toggleViewAction())
+        v.addSeparator()
+        v.addAction(self.act_reset_layout)
         h = mb.addMenu("帮助(&H)")
+        h.addAction(self.act_help)
+        h.addSeparator()
         h.addAction(self.act_about)
         self._rebuild_recent()
 
@@ -206,12 +222,16 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         d, ed = c.drafting, self.section_editor
         d.section_delta.connect(ed.append_stream)
         d.section_state.connect(ed.apply_state)
+        d.run_progress.connect(self._on_draft_progress)
         ed.draft_requested.connect(lambda key: self.draft_keys([key]))
         ed.cancel_requested.connect(d.cancel)
         ed.rewrite_requested.connect(lambda key, mode, g: self._spawn_ui("rewrite", d.rewrite(key, mode, g)))
         ed.text_edited.connect(lambda key, _old, new: d.apply_text(key, new, f"编辑正文 {key}"))
         self.outline_view.selectionModel().currentChanged.connect(self._on_current_node_changed)
         c.model.dataChanged.connect(self._on_node_data_changed)
+        for signal in (c.model.dataChanged, c.model.rowsInserted, c.model.rowsRemoved, c.model.modelReset):
+            signal.connect(self._update_word_count)
+        ed.text.textChanged.connect(self._update_word_count)
         self.session_signals = SessionSignals(c.session, c.undo_stack, self)
         self.session_signals.reset.connect(self._on_session_reset)
         self.session_signals.dirty_changed.connect(self._on_dirty_changed)
@@ -228,6 +248,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.analysis_view.page_requested.connect(self._show_page)
         self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
         self.outline_view.source_requested.connect(self._show_requirement)
+        self.outline_view.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
         self.outline_view.figure_proposer = self.propose_figure
         self.library_panel.insert_requested.connect(self._on_library_insert)
@@ -256,15 +277,41 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
     def _on_current_node_changed(self, *_args: object) -> None:
         leaf = self._current_leaf()
         if leaf is None:
+            path = self.outline_view.current_path()
+            if path is not None and self.controller.outline.exists(path):  # a heading with sections below
+                self.section_editor.clear(f"“{self.controller.outline.node(path).title}”有下级标题，"
+                                          "请选中其下的末级标题编写正文")
             return
         key, node = leaf
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
+        if self.section_dock.isHidden():  # a section picked: its text is where the writer goes next
+            self.section_dock.show()
+
+    def _update_word_count(self, *_args: object) -> None:
+        """“正文共 N 字” beside the outline, counting the section being typed as it is now."""
+        from app.core.word_count import text_chars
+
+        ed, typing = self.section_editor, self.section_editor.showing_source
+        total = 0
+        for path, node in self.controller.outline.walk():
+            if node.children:
+                continue
+            key = node.id or ".".join(str(i + 1) for i in path)
+            total += text_chars(ed.text.toPlainText() if typing and key == ed.key else node.content)
+        self.words_label.setText(f"正文共 {total} 字" if total else "")
+
+    def _on_draft_progress(self, finished: int, total: int) -> None:
+        """撰写全部正文 (or any drafting job) shows “n/total” in the status bar while it runs."""
+        if total > 1:
+            self.status.set_stage(f"正在撰写正文：已完成 {finished}/{total} 节")
+            self.status.set_progress(round(100 * finished / total))
 
     def _on_node_data_changed(self, *_args: object) -> None:
         leaf = self._current_leaf()
         if leaf is None or leaf[0] != self.section_editor.key:
             return
         key, node = leaf
+        self.section_editor.set_title(key, node.title)  # a renamed heading is renamed above its text too
         draft = self.controller.drafting.draft_of(key)
         if draft is None or draft.status != "writing":  # undo/redo or an applied draft: show the tree's text
             self.section_editor.set_text(key, node.content)
@@ -296,9 +343,18 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         else:
             self.controller.breakdown = breakdown  # the view already shows it
 
-    def set_model_configured(self, configured: bool) -> None:
-        """Show the first-run guide while no model is configured."""
+    def set_model_configured(self, configured: bool, missing_key: str = "") -> None:
+        """Show the first-run guide while no model is configured.
+
+        ``missing_key``: address and model are saved and only the key is missing; the text says
+        why (no keyring on this machine, say) instead of “尚未配置模型”.
+        """
         self._model_configured = configured
+        if missing_key:
+            self.guide.setText(f"密钥未保存：{missing_key} 请 <a href='settings'>打开模型设置</a> 填写 API 密钥；"
+                               "打开、编辑、保存和导出无需模型。")
+        else:
+            self.guide.setText(NO_MODEL_GUIDE)
         self.guide.setVisible(not configured)
 
     def _on_running_changed(self, running: bool) -> None:
@@ -331,6 +387,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             self._save_settings()
             self._rebuild_recent()
         self.document_dock.raise_()
+        self._update_empty_hint()
         self._update_title()
 
     def _on_ocr_finished(self, any_read: bool, message: str) -> None:
@@ -388,6 +445,19 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             opener()
         else:
             self.statusBar().showMessage("模型设置不可用", 5000)
+
+    def show_help(self) -> None:
+        """帮助 → 使用说明: the steps of the workflow and the keys (non-modal)."""
+        from app.ui.shell.help_text import HELP_HTML
+
+        box = QMessageBox(self)
+        box.setWindowTitle("使用说明")
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(HELP_HTML)
+        box.setObjectName("helpBox")
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        self.help_box = box
+        box.show()
 
     async def propose_figure(self, kind: str, node: Any) -> Any:
         """Ask the configured model for a figure's data for ``node`` (the figure editor's button)."""
@@ -471,6 +541,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         autosaver = getattr(self, "autosaver", None)
         if autosaver is not None:
             autosaver.close()
+        self.controller.session.release()  # the project's lock goes with the window
         if self._own_handler:
             for name in ("app", "bidstudio"):
                 logging.getLogger(name).removeHandler(self.log_handler)

@@ -18,24 +18,34 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
+    QSizePolicy,
     QSpinBox,
     QVBoxLayout,
     QWidget,
 )
 from typing_extensions import override
 
-from app.core.settings_model import EMBEDDED, PRESETS, AppSettings, ModelSettings, preset, save_settings
+from app.core.settings_model import (
+    EMBEDDED,
+    PRESETS,
+    AppSettings,
+    ModelSettings,
+    preset,
+    preset_for_url,
+    save_settings,
+)
 from app.ui.run.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
 from app.ui.run.connection_check import check_and_probe as run_check_connection
 from app.ui.run.connection_check import fetch_models as run_fetch_models
 from app.ui.shell.local_models_panel import LocalModelsPanel
 
 if TYPE_CHECKING:
-    from PySide6.QtGui import QCloseEvent
+    from PySide6.QtGui import QCloseEvent, QShowEvent
 
     from app.core.api_keys import ApiKeyStore
     from app.llm.client.llm_client import EndpointConfig
@@ -59,6 +69,7 @@ class SettingsDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("模型设置")
         self.setObjectName("settingsDialog")
+        self.setMinimumWidth(600)  # wrapped hints and the keyring note get whole lines
         self._settings = settings.model_copy(deep=True)
         self._store = key_store
         self._settings_path = settings_path
@@ -86,6 +97,7 @@ class SettingsDialog(QDialog):
         self.keyring_warning = QLabel(self._store.warning_zh or "")
         self.keyring_warning.setWordWrap(True)
         self.keyring_warning.setStyleSheet("color: #b35c00")
+        self.keyring_warning.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)  # never squeezed
         self.keyring_warning.setVisible(bool(self._store.warning_zh))
         self.model_combo = QComboBox()
         self.model_combo.setEditable(True)
@@ -119,10 +131,14 @@ class SettingsDialog(QDialog):
         form.addRow("API 密钥：", key_row)
         form.addRow("", self.keyring_warning)
         form.addRow("模型：", model_row)
-        form.addRow("温度：", self.temperature_spin)
-        form.addRow("最大输出 tokens：", self.max_tokens_spin)
-        form.addRow("上下文长度：", self.context_spin)
-        form.addRow("并发请求数：", self.concurrency_spin)
+        limits = QGridLayout()  # two a row: the dialog fits a 1366×768 screen with every note shown
+        for i, (label, spin) in enumerate((("温度：", self.temperature_spin), ("最大输出 tokens：", self.max_tokens_spin),
+                                           ("上下文长度：", self.context_spin), ("并发请求数：", self.concurrency_spin))):
+            limits.addWidget(QLabel(label), i // 2, (i % 2) * 2)
+            limits.addWidget(spin, i // 2, (i % 2) * 2 + 1)
+        limits.setColumnStretch(1, 1)
+        limits.setColumnStretch(3, 1)
+        form.addRow("", limits)
         form.addRow("每次调用时限（秒）：", self.timeout_spin)
         form.addRow("", self.system_in_user_check)
 
@@ -305,6 +321,8 @@ class SettingsDialog(QDialog):
         p = preset(str(self.provider_combo.currentData()))
         if p.base_url:
             self.base_url_edit.setText(p.base_url)
+        elif preset_for_url(self.base_url_edit.text()).base_url:  # another preset's address: not the user's own
+            self.base_url_edit.clear()
         if p.concurrency is not None:
             self.concurrency_spin.setValue(p.concurrency)
         if p.system_in_user is not None:
@@ -334,6 +352,7 @@ class SettingsDialog(QDialog):
         if not persisted and self.current_api_key():
             self.keyring_warning.setText(self._store.warning_zh or "")
             self.keyring_warning.setVisible(True)
+            self._fit_height()
         settings = self.current_settings()
         if self._settings_path is not None:
             save_settings(settings, self._settings_path)
@@ -342,6 +361,12 @@ class SettingsDialog(QDialog):
         self.local_panel.shutdown()
         self.settingsSaved.emit(settings)
         super().accept()
+
+    @override
+    def showEvent(self, event: QShowEvent) -> None:
+        """Qt override: at the real width, grow to what the wrapped notes need (none is clipped)."""
+        super().showEvent(event)
+        self._fit_height()
 
     @override
     def reject(self) -> None:

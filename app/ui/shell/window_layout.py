@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QSettings, Qt
+from PySide6.QtCore import QByteArray, QRect, QSettings, Qt, QTimer
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
@@ -25,9 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.outline.view import OutlineView
+from app.ui.project.session_view import EMPTY_HINT
 from app.ui.run.log_pane import LogPane, LogTableModel
 from app.ui.tender.analysis_view import AnalysisView
 from app.ui.tender.document_placeholder import make_document_pane
+
+#: Height left free for a window manager's title bar on a first start on a short screen.
+FRAME_ALLOWANCE = 32
 
 if TYPE_CHECKING:
     from app.ui.run.controller import AppController
@@ -77,8 +81,6 @@ class WindowLayoutMixin(_Base):
         self.guide.setWordWrap(True)
         self.guide.setTextFormat(Qt.TextFormat.RichText)
         self.guide.setStyleSheet("QLabel{background:#fff8e1;border:1px solid #f0d58a;border-radius:4px;padding:6px;}")
-        self.guide.setText("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
-                           "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
         self.guide.linkActivated.connect(lambda _link: self.open_settings())
         self.sample_note = QLabel("这是示例项目：技术评分项由程序从示例招标文件的评分表中读取，目录由程序按评分项和标题库建立，"
                                   "没有使用模型。可以直接编辑、撰写和导出 Word；配置模型后点“生成目录”可由模型重新生成。")
@@ -86,8 +88,7 @@ class WindowLayoutMixin(_Base):
         self.sample_note.setWordWrap(True)
         self.sample_note.setStyleSheet("QLabel{background:#e8f4fd;border:1px solid #9cc9ee;border-radius:4px;padding:6px;}")
         self.sample_note.setVisible(False)
-        self.empty_hint = QLabel("打开招标文件（Ctrl+O 或把文件拖到窗口中），分析后点“生成目录”；"
-                                 "也可以直接在下方右键添加章节，手工编写目录。")
+        self.empty_hint = QLabel(EMPTY_HINT)
         self.empty_hint.setStyleSheet("color:#666;padding:2px;")
         self.empty_hint.setWordWrap(True)
         central = QWidget()
@@ -96,10 +97,20 @@ class WindowLayoutMixin(_Base):
         layout.addWidget(self.guide)
         layout.addWidget(self.sample_note)
         layout.addLayout(bar)
+        self.words_label = QLabel()
+        self.words_label.setObjectName("wordCount")
+        self.words_label.setStyleSheet("color:#34495e;padding:2px;")
+        self.words_label.setToolTip("全部小节正文的字数（不含空白）；各章字数见目录中章标题的提示")
         info = QHBoxLayout()
         info.addWidget(self.score_label)
-        info.addWidget(self.empty_hint, 1)
+        info.addStretch(1)
+        info.addWidget(self.words_label)
         layout.addLayout(info)
+        layout.addWidget(self.empty_hint)  # its own line: it never squeezes the score summary
+        from app.ui.outline.search_bar import OutlineSearchBar
+
+        self.search_bar = OutlineSearchBar(self.outline_view)
+        layout.addWidget(self.search_bar)
         layout.addWidget(self.outline_view, 1)
         self.setCentralWidget(central)
 
@@ -131,7 +142,7 @@ class WindowLayoutMixin(_Base):
 
         self.section_editor = SectionEditor()
         self.section_dock = self._dock("正文", "sectionDock", self.section_editor, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.section_dock.hide()  # shown when the user drafts or opens a section's text
+        # on show from the start: the selected section's text is where a writer types (视图 → 正文 hides it)
         from app.ui.outline.heading_library_view import HeadingLibraryPanel
 
         self.library_panel = HeadingLibraryPanel()
@@ -139,13 +150,56 @@ class WindowLayoutMixin(_Base):
         self.library_dock.hide()  # 视图 → 标题库
         self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
 
-    def _fit_to_screen(self) -> None:
-        """A first-start size that fits the screen (a 1366×768 laptop included)."""
-        screen = self.screen().availableGeometry() if self.screen() is not None else None
+    def _fit_to_screen(self, available: QRect | None = None) -> None:
+        """A first-start size that fits ``available`` (the screen's free area; a 1366×768 laptop included).
+
+        The window frame is not known before the window is shown: a title bar's worth is left
+        free here, and :meth:`_keep_on_screen` corrects the rest once it is.
+        """
+        screen = available or (self.screen().availableGeometry() if self.screen() is not None else None)
+        self._fit_area = screen
         width, height = 1440, 900
         if screen is not None and screen.width() > 0:
-            width, height = min(width, screen.width()), min(height, screen.height())
+            width = min(width, screen.width())
+            height = min(height, screen.height() - (FRAME_ALLOWANCE if screen.height() < height + 60 else 0))
         self.resize(width, height)
+
+    def _keep_on_screen(self) -> None:
+        """Shrink and move the shown window so its frame (title bar, status bar) is on the screen."""
+        free = getattr(self, "_fit_area", None)
+        if not isinstance(free, QRect) or free.isEmpty():
+            return
+        frame = self.frameGeometry()
+        if free.contains(frame):
+            return
+        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
+        self.resize(max(self.minimumWidth(), min(self.width(), free.width() - extra_w)),
+                    max(self.minimumHeight(), min(self.height(), free.height() - extra_h)))
+        self.move(max(free.left(), min(frame.left(), free.right() - self.frameGeometry().width() + 1)),
+                  max(free.top(), min(frame.top(), free.bottom() - self.frameGeometry().height() + 1)))
+
+    def apply_default_sizes(self) -> None:
+        """The first-start shares: the tender at two fifths, outline and text side by side, a short log."""
+        side = max(320, min(560, self.width() * 2 // 5))
+        rest = self.width() - side
+        docks, widths = [self.document_dock], [side]
+        if self.section_dock.isVisible() and not self.section_dock.isFloating():
+            docks.append(self.section_dock)
+            widths.append(max(280, min(460, rest * 9 // 20)))
+        self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
+        self.resizeDocks([self.log_dock], [max(90, min(170, self.height() // 7))], Qt.Orientation.Vertical)
+
+    def reset_layout(self) -> None:
+        """视图 → 重置布局: every dock back where a first start puts it, at the first-start sizes."""
+        default = getattr(self, "_default_state", None)
+        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock):
+            dock.setFloating(False)
+            dock.show()
+        self.library_dock.hide()
+        if isinstance(default, QByteArray):
+            self.restoreState(default)
+        self.document_dock.raise_()
+        self.apply_default_sizes()
 
     def _restore_layout(self) -> bool:
         """The layout the user left; False on a first start (then :meth:`showEvent` sizes the docks)."""
@@ -162,9 +216,8 @@ class WindowLayoutMixin(_Base):
         super().showEvent(event)
         if not self._layout_restored:
             self._layout_restored = True
-            side = max(320, min(560, self.width() * 2 // 5))
-            self.resizeDocks([self.document_dock], [side], Qt.Orientation.Horizontal)
-            self.resizeDocks([self.log_dock], [max(110, min(170, self.height() // 5))], Qt.Orientation.Vertical)
+            self.apply_default_sizes()
+            QTimer.singleShot(0, self._keep_on_screen)
 
 
 def window_settings() -> QSettings:

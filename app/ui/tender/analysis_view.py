@@ -11,6 +11,8 @@ Without technical scoring the page says why and offers free mode on the 采购�
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,8 +26,8 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
-    QSplitter,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -35,6 +37,7 @@ from app.core.scoring_edit import move_to_category, scoring_checks, set_chapter,
 from app.ui.tender.scoring_items_model import (
     COL_CATEGORY,
     COL_CRITERIA,
+    COL_PAGE,
     COL_POINTS,
     COL_TITLE,
     HEADERS,
@@ -91,13 +94,70 @@ class AnalysisView(QWidget):
         super().__init__(parent)
         self._analysis = Analysis()
         self._loading = False
-        splitter = QSplitter(Qt.Orientation.Vertical)
-        splitter.addWidget(self._overview_form())
-        splitter.addWidget(self._scoring_panel())
-        splitter.setStretchFactor(1, 1)
+        self.overview_box = self._overview_form()
+        self.overview_box.setVisible(False)  # one line until opened: the scoring table gets the height
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addWidget(splitter)
+        layout.setSpacing(4)
+        layout.addLayout(self._overview_header())
+        layout.addWidget(self.overview_box)
+        layout.addWidget(self._scoring_panel(), 1)
+
+    def _overview_header(self) -> QHBoxLayout:
+        """“项目概况 ▸” and the name, buyer and budget on one line; a click opens the form."""
+        self.overview_toggle = QToolButton()
+        self.overview_toggle.setObjectName("overviewToggle")
+        self.overview_toggle.setText("项目概况")
+        self.overview_toggle.setCheckable(True)
+        self.overview_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.overview_toggle.setArrowType(Qt.ArrowType.RightArrow)
+        self.overview_toggle.setToolTip("展开或收起项目名称、采购人、预算等信息（可直接修改）")
+        self.overview_toggle.toggled.connect(self._on_overview_toggled)
+        self.overview_line = QLabel()
+        self.overview_line.setObjectName("overviewLine")
+        self.overview_line.setTextFormat(Qt.TextFormat.RichText)
+        self.overview_line.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        row = QHBoxLayout()
+        row.addWidget(self.overview_toggle)
+        row.addWidget(self.overview_line, 1)
+        return row
+
+    def _check_of(self, name: str, value: str) -> str:
+        """The check line of a field; a value other than the one that was read is the user's own."""
+        checks = self._analysis.overview_checks
+        read = checks.get(f"{name}:value")
+        if read is not None and value and value != read:
+            return "✓ 已手工修改"
+        return checks.get(name, "")
+
+    def _on_overview_toggled(self, shown: bool) -> None:
+        self.overview_box.setVisible(shown)
+        self.overview_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+
+    def _show_overview_line(self) -> None:
+        """Name, buyer and budget on one line, each with its check (✓, or 待确认 and where)."""
+        ov = self._analysis.overview
+        parts, tips = [], []
+        for name, label, value in (("project_name", "项目名称", ov.project_name), ("buyer", "采购人", ov.buyer),
+                                   ("budget", "预算", ov.budget)):
+            check = self._check_of(name, value)
+            if not value and name != "project_name":
+                continue
+            # the mark goes before the value, so a long name that is cut off still shows it
+            if check.startswith("✓"):
+                mark = "<span style='color:#2e7d32'>✓</span>"
+            elif check.startswith("待确认") or not value:
+                mark = "<span style='color:#a05a00'>（待确认）</span>"
+            else:
+                mark = ""
+            parts.append(f"{label}{mark}：{html.escape(value or '（未读到）')}")
+            tips.append(f"{label}：{value or '（未读到）'}" + (f"\n  {check}" if check else ""))
+        self.overview_line.setText(" · ".join(parts))
+        self.overview_line.setToolTip("\n".join(tips) + "\n点“项目概况”展开核对和修改")
+        for name, edit in (("project_name", self.project_name), ("buyer", self.buyer), ("budget", self.budget)):
+            check = self._check_of(name, str(getattr(ov, name) or ""))
+            edit.setToolTip(check)
+            edit.setStyleSheet("QLineEdit{border:1px solid #e0a040;}" if check.startswith("待确认") else "")
 
     def _overview_form(self) -> QWidget:
         self.project_name = QLineEdit()
@@ -127,15 +187,22 @@ class AnalysisView(QWidget):
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
         self.jump_button = QPushButton("查看原文")
-        self.jump_button.setToolTip("在左侧文档中显示评分表所在页")
+        self.jump_button.setToolTip("在“招标文件”中显示所选评分项所在页（未选时显示评分表所在页）；"
+                                    "也可以点评分项的“页码”")
         self.jump_button.clicked.connect(self._on_jump)
+        self.candidates_toggle = QToolButton()
+        self.candidates_toggle.setObjectName("candidatesToggle")
+        self.candidates_toggle.setCheckable(True)
+        self.candidates_toggle.setToolTip("显示找到的全部评分表，勾选评标使用的那几张")
+        self.candidates = QListWidget()
+        self.candidates.setMaximumHeight(72)
         source = QHBoxLayout()
         source.addWidget(self.source_label, 1)
         source.addWidget(self.jump_button)
-        self.candidates = QListWidget()
-        self.candidates.setMaximumHeight(88)
+        source.addWidget(self.candidates_toggle)
         self.candidates.setToolTip("勾选评标使用的评分表（可勾选多张：商务、技术、价格分表）")
         self.candidates.itemChanged.connect(self._on_candidate_toggled)
+        self.candidates_toggle.toggled.connect(self.candidates.setVisible)
         self.checks_label = QLabel()
         self.checks_label.setWordWrap(True)
         self.doubt_label = QLabel()
@@ -159,14 +226,17 @@ class AnalysisView(QWidget):
         self.table = QTableView()
         self.table.setModel(self.table_model)
         self.table.setItemDelegateForColumn(COL_CATEGORY, CategoryDelegate(self.table))
-        self.table.setWordWrap(True)
+        self.table.setWordWrap(False)  # one line a row (the full criteria are in the tooltip): 8+ rows on a laptop
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(46)
+        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
         self.table.horizontalHeader().setSectionResizeMode(COL_CRITERIA, QHeaderView.ResizeMode.Stretch)
         for col, width in ((0, 40), (COL_CATEGORY, 44), (COL_TITLE, 160), (COL_POINTS, 44), (4, 40), (6, 40)):
             self.table.setColumnWidth(col, width)
-        self.table.clicked.connect(self._on_clicked)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                   | QAbstractItemView.EditTrigger.EditKeyPressed
+                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.table.clicked.connect(self._on_clicked)  # only the 页码 cell jumps; other cells select and edit
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #555;")
@@ -190,8 +260,8 @@ class AnalysisView(QWidget):
         add.clicked.connect(lambda: self.table_model.add_group())
         remove = QPushButton("删除所选")
         remove.clicked.connect(self._remove_selected)
-        caption = QLabel("评分项（技术项在一一对应模式下各成一个一级章节）")
-        caption.setWordWrap(True)
+        caption = QLabel("评分项")
+        caption.setToolTip("技术评分项在一一对应模式下各成一个一级章节")
         first = QHBoxLayout()
         first.addWidget(caption, 1)
         first.addWidget(add)
@@ -230,6 +300,7 @@ class AnalysisView(QWidget):
             self.budget.setText(ov.budget)
             self.period.setText(ov.service_period)
             self.summary.setPlainText(ov.summary or ov.scope)
+            self._show_overview_line()
             self._show_scoring(analysis)
             notes = list(dict.fromkeys([*analysis.notes, *(d.message for d in analysis.differences)]))
             if not analysis.has_technical_scoring and analysis.scoring_message:
@@ -259,10 +330,14 @@ class AnalysisView(QWidget):
             item.setCheckState(Qt.CheckState.Checked if t.used else Qt.CheckState.Unchecked)
             item.setToolTip("\n".join(t.evidence) or candidate_text(t))
             self.candidates.addItem(item)
-        self.candidates.setVisible(len(analysis.scoring_tables) > 1 or any(not t.used for t in analysis.scoring_tables))
+        several = len(analysis.scoring_tables) > 1 or any(not t.used for t in analysis.scoring_tables)
         checks = scoring_checks(analysis) if analysis.groups else []
         self.checks_label.setText("；".join(c.text() for c in checks))
         bad = any(c.ok is False for c in checks)
+        self.candidates_toggle.setText(f"候选评分表 {len(analysis.scoring_tables)} 张")
+        self.candidates_toggle.setVisible(several)
+        self.candidates_toggle.setChecked(several and (bad or not used))  # open when the reading needs a look
+        self.candidates.setVisible(self.candidates_toggle.isChecked())
         self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
         self.checks_label.setVisible(bool(checks))
         self._show_doubt(analysis)
@@ -308,6 +383,7 @@ class AnalysisView(QWidget):
     def _on_overview_edited(self) -> None:
         if not self._loading and self.current_analysis().overview != self._analysis.overview:
             self._analysis = self.current_analysis()
+            self._show_overview_line()
             self.analysis_edited.emit(self._analysis)
 
     def _on_groups_edited(self) -> None:
@@ -347,9 +423,15 @@ class AnalysisView(QWidget):
         self._emit(use_table(self.current_analysis(), key, item.checkState() == Qt.CheckState.Checked))
 
     def _on_jump(self) -> None:
-        used = [t for t in self._analysis.scoring_tables if t.used and t.pages]
-        if used:
-            self.page_requested.emit(used[0].pages[0])
+        """The selected item's page, or the scoring table's first page when none is selected."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        groups = self.table_model.groups
+        page = next((groups[r].source_page for r in rows if r < len(groups) and groups[r].source_page), None)
+        if page is None:
+            used = [t for t in self._analysis.scoring_tables if t.used and t.pages]
+            page = used[0].pages[0] if used else None
+        if page:
+            self.page_requested.emit(page)
 
     def _remove_selected(self) -> None:
         rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()}, reverse=True)
@@ -357,6 +439,9 @@ class AnalysisView(QWidget):
             self.table_model.remove_group(r)
 
     def _on_clicked(self, index: QModelIndex) -> None:
+        """A click on the 页码 cell shows that page; any other cell stays here (select, edit, move)."""
+        if index.column() != COL_PAGE or not 0 <= index.row() < len(self.table_model.groups):
+            return
         page = self.table_model.groups[index.row()].source_page
         if page:
             self.page_requested.emit(page)

@@ -142,7 +142,9 @@ class BreakdownView(QWidget):
         """Show ``breakdown`` (copied: the caller's value is never mutated)."""
         self._breakdown = breakdown.model_copy(deep=True)
         b = self._breakdown
-        self.status_label.setText(f"状态：{STATUS_LABELS.get(b.status, b.status)}")
+        empty = not (b.background or b.goals or b.tasks or b.risks)
+        self.status_label.setText("状态：尚未拆解（生成 → 需求拆解，Ctrl+B）" if empty
+                                  else f"状态：{STATUS_LABELS.get(b.status, b.status)}")
         page = f"（第{b.background_page}页）" if b.background_page else ""
         self.background_label.setText(f"背景：{b.background}{page}" if b.background else "背景：（无）")
         self.model.set_breakdown(b)

@@ -3,7 +3,8 @@
 Columns: 编号, 类别, 评分项, 分值, 章节 (checkable: a technical item that is a chapter in
 one-to-one mode), 评分标准/细则, 页码. The model holds copies of the analysis' items; each
 edit emits :attr:`ScoringTableModel.groups_edited` and the view turns the new list into a
-new ``Analysis`` (one undo command). The id is code-owned and read-only.
+new ``Analysis`` (one undo command). The id is code-owned and read-only; a click on the 页码
+cell shows that page of the tender (the only cell that leaves the analysis).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ HEADERS = ("编号", "类别", "评分项", "分值", "章节", "评分标准 / 
 COL_ID, COL_CATEGORY, COL_TITLE, COL_POINTS, COL_CHAPTER, COL_CRITERIA, COL_PAGE = range(7)
 CATEGORY_OF_ZH: dict[str, ScoringCategory] = {v: k for k, v in CATEGORY_ZH.items()}  # type: ignore[misc]
 _DIM = QColor("#888888")
+_LINK = QColor("#1a5fb4")
 _DOUBT = QColor("#ffe0b2")  # a row code could not confirm (orange, as the sentence above the table says)
 _DECIDED = {"model": "（模型判断）", "user": "（已手工修改）"}
 
@@ -80,6 +82,8 @@ class ScoringTableModel(FlatTableModel):
             return Qt.CheckState.Checked if g.chapter else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._tooltip(g, col)
+        if role == Qt.ItemDataRole.ForegroundRole and col == COL_PAGE and g.source_page:
+            return QBrush(_LINK)
         if role == Qt.ItemDataRole.ForegroundRole and (g.category != "technical" or not g.chapter):
             return QBrush(_DIM)
         if role == Qt.ItemDataRole.BackgroundRole and g.doubt:
@@ -102,7 +106,9 @@ class ScoringTableModel(FlatTableModel):
             return ""
         if col == COL_CRITERIA:
             return g.description if edit else summary(g)
-        return "" if g.source_page is None else str(g.source_page)
+        if g.source_page is None:
+            return ""
+        return str(g.source_page) if edit else f"{g.source_page} ↗"
 
     @staticmethod
     def _tooltip(g: ScoringGroup, col: int) -> str | None:
@@ -113,6 +119,8 @@ class ScoringTableModel(FlatTableModel):
         if col == COL_CATEGORY:
             return f"{CATEGORY_ZH[g.category]}{_DECIDED.get(g.decided_by, '')}" + (
                 f"\n所在分组：{g.group_label}" if g.group_label else "")
+        if col == COL_PAGE:
+            return f"点击在“招标文件”中查看第{g.source_page}页" if g.source_page else None
         if col == COL_CHAPTER:
             return "勾选：一一对应模式下作为一个一级章节" if g.category == "technical" else "只有技术评分项对应章节"
         if col in (COL_TITLE, COL_CRITERIA):
@@ -133,7 +141,7 @@ class ScoringTableModel(FlatTableModel):
         base = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
         if index.column() == COL_CHAPTER:
             return base | Qt.ItemFlag.ItemIsUserCheckable
-        if index.column() != COL_ID:
+        if index.column() not in (COL_ID, COL_PAGE):  # a click on the 页码 shows that page
             base |= Qt.ItemFlag.ItemIsEditable
         return base
 

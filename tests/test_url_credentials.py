@@ -1,0 +1,72 @@
+"""A password in the model address (issue 30, item 10): never in the settings file, the call
+journal or printed output; kept in the keyring like an API key and put back for the calls."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import pytest
+
+from app.core import settings_model
+from app.core.secrets import scrub, split_url_password
+from app.core.settings_model import AppSettings, load_settings, save_settings
+from app.llm.client.journal import CallJournal
+from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.response_format import FormatRegistry
+from tests.openai_server import OpenAIServer, Reply
+from tests.test_settings import MemoryKeyring
+
+PASSWORD = "hunter2-Pa55"
+
+
+@pytest.fixture
+def memory_keyring() -> Iterator[MemoryKeyring]:
+    previous = keyring.get_keyring()
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    settings_model._URL_PASSWORDS.clear()  # the process-wide store binds to the active backend
+    yield backend
+    settings_model._URL_PASSWORDS.clear()
+    keyring.set_keyring(previous)
+
+
+def test_the_settings_file_never_holds_the_password(tmp_path: Path, memory_keyring: MemoryKeyring) -> None:
+    settings = AppSettings()
+    settings.model.base_url = f"http://alice:{PASSWORD}@models.example:8080/v1"
+    path = save_settings(settings, tmp_path / "settings.json")
+    assert PASSWORD not in path.read_text(encoding="utf-8")
+    assert PASSWORD in memory_keyring.passwords.values()
+    loaded = load_settings(path)
+    assert loaded.model.base_url == "http://alice@models.example:8080/v1"  # shown without the password
+    assert loaded.model.endpoint_kwargs("k")["base_url"] == f"http://alice:{PASSWORD}@models.example:8080/v1"
+
+
+async def test_the_call_journal_never_holds_the_password(llm_server: OpenAIServer, tmp_path: Path) -> None:
+    llm_server.push(Reply.text("好的"))
+    url = llm_server.base_url.replace("http://", f"http://alice:{PASSWORD}@")
+    journal = CallJournal(tmp_path)
+    config = EndpointConfig(base_url=url, api_key="k", model="test-model", timeout=10.0)
+    async with LLMClient(config, journal, FormatRegistry()) as client:
+        await client.complete([{"role": "user", "content": "你好"}])
+    text = journal.path.read_text(encoding="utf-8")
+    assert PASSWORD not in text and "alice:***@" in text
+    assert json.loads(text.splitlines()[0])["base_url"].startswith("http://alice:***@")
+    assert llm_server.completion_requests  # the call went out with the credentials
+
+
+def test_printed_addresses_are_masked() -> None:
+    assert scrub(f"接口 http://alice:{PASSWORD}@host/v1 可用") == "接口 http://alice:***@host/v1 可用"
+    assert split_url_password("http://host/v1") == ("http://host/v1", "")
+    token = base64.b64encode(b"x").decode()
+    assert scrub(f"https://{token}@host/") == f"https://{token}@host/"  # a user name alone is no secret
+
+
+def test_keys_and_profiles_are_named_by_the_address_without_the_password() -> None:
+    settings = AppSettings()
+    settings.model.base_url = f"http://alice:{PASSWORD}@models.example/v1/"
+    assert PASSWORD not in settings.model.key_account() and PASSWORD not in settings.model.profile_key()
+    assert settings.model.key_account() == "http://alice@models.example/v1"
