@@ -17,6 +17,11 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # OCR (issue 31)
+    "OCR unavailable: %s": "文字识别不可用：%s",
+    "damaged OCR cache entry ignored: %s": "文字识别缓存已损坏，已忽略：%s",
+    "OCR cache not written: %r": "文字识别缓存未能写入：%r",
+    "scoring table not parsed after OCR: %r": "文字识别后未能解析评分表：%r",
     # 评审模拟 (issue 27)
     "review/point: no valid answer (%s)": "评审模拟：该要点的模型回答无效（%s）",
     "review: no model client (%s)": "评审模拟：没有可用的模型（%s）",
