@@ -14,15 +14,17 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.core.api_keys import ApiKeyStore
 from app.core.atomic_file import atomic_write_text
 from app.core.input_limits import read_regular_file
 from app.core.secrets import split_url_password, with_url_password
+
+if TYPE_CHECKING:
+    from app.core.api_keys import ApiKeyStore  # keyring is slow to import: loaded when a password is needed
 
 log = logging.getLogger(__name__)
 
@@ -280,6 +282,8 @@ def url_passwords() -> ApiKeyStore:
     """The store of passwords taken out of model addresses (one per process, so a session-only
     fallback keeps them for the whole run)."""
     if not _URL_PASSWORDS:
+        from app.core.api_keys import ApiKeyStore
+
         _URL_PASSWORDS.append(ApiKeyStore())
     return _URL_PASSWORDS[0]
 

@@ -12,9 +12,10 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 from app.documents.errors import DocumentError
 
@@ -107,6 +108,8 @@ class OcrEngine:
 
     def recognize(self, image: np.ndarray) -> list[RecognizedLine]:
         """Lines found in ``image`` (H×W gray or H×W×3 RGB, uint8), top to bottom."""
+        import numpy as np  # loaded with the engine, not when the app starts
+
         if self._engine is None:
             self._engine = self._build()
         if image.ndim == 2:

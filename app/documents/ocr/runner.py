@@ -16,9 +16,7 @@ from typing import Any
 from app.documents.model import OcrLine
 from app.documents.ocr.cache import OcrCache, OcrPageResult
 from app.documents.ocr.engine import OcrEngine
-from app.documents.ocr.grid import find_rulings
 from app.documents.ocr.layout import normalize_punctuation
-from app.documents.ocr.render import render_gray
 
 #: ``progress(done, total, page_number)`` after each page.
 OcrProgress = Callable[[int, int, int], None]
@@ -37,6 +35,9 @@ class OcrRun:
 
 def recognize_page(page: PdfPage, number: int, engine: OcrEngine) -> OcrPageResult:
     """OCR one PyMuPDF page: its lines (page points) and ruling lines (image pixels)."""
+    from app.documents.ocr.grid import find_rulings  # numpy: loaded when a page is read, not at start
+    from app.documents.ocr.render import render_gray
+
     t0 = time.perf_counter()
     image = render_gray(page)
     lines = [

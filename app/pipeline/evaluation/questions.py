@@ -22,7 +22,6 @@ from pydantic import BaseModel, Field
 
 from app.core.resources import load_prompt
 from app.llm.client.errors import LLMConnectionError
-from app.llm.json.collect import collect_json
 from app.pipeline.evaluation.matching import BidText, Evidence, Passage
 from app.pipeline.evaluation.review import BidReview, ItemReview, PointReview, rescore
 
@@ -114,6 +113,8 @@ async def ask_point(client: LLMClient, point: str, passage: str, stats: Question
         if check_answer(value, passage).kept:
             return []
         return [f"{QUOTE_ISSUE}“{value.quote[:60]}”不在正文中，请从正文中原样复制回应该要点的一句话"]
+
+    from app.llm.json.collect import collect_json  # (here: the model layer loads with the first question)
 
     res = await collect_json(client, [{"role": "user", "content": prompt}], PointAnswer, [quote_rule],
                              max_attempts=2, stage="review/point", temperature=0.0, max_tokens=200)
