@@ -70,6 +70,8 @@ async def one(tender: Path, mode: str, gguf: str, folder: Path) -> str:
 
     model.rowsInserted.connect(on_rows)
     window.mode_box.setCurrentIndex(window.mode_box.findData(mode))
+    if controller.analysis.needs_scoring_confirmation:  # the user checks the items and clicks 确认 first
+        window.analysis_view.confirm_button.click()
     t0[0] = time.perf_counter()
     window.generate_button.click()
     while controller.tasks.get(GENERATION) is None:
