@@ -55,7 +55,7 @@ def _list_local_servers(args: argparse.Namespace) -> int:
             print(server.summary_zh())
         if not found:
             print("本机常用端口（11434、1234、8080、8000）上没有找到模型服务。")
-        print("内置本地模型：" + ("已安装（bidstudio-cli outline TENDER --local）" if status.ready else status.missing_zh()))
+        print("内置本地模型：已安装（bidstudio-cli outline TENDER --local）" if status.ready else status.missing_zh())
     return EXIT_OK
 
 

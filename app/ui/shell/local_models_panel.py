@@ -82,7 +82,7 @@ class LocalModelsPanel(QGroupBox):
     def _embedded_text(self) -> str:
         if self.status.ready:
             return "内置本地模型：已安装（服务商选“内置本地模型”即可使用；运行时由程序启动，退出时停止）。"
-        return "内置本地模型：" + self.status.missing_zh()
+        return self.status.missing_zh()
 
     def search(self) -> None:
         """Ask the usual loopback ports again (in the background; under a second)."""
