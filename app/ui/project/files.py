@@ -15,7 +15,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit, QMainWindow, QMenu, QMessageBox
 
 from app.core.analysis import Analysis
-from app.ui.widgets.async_dialog import ask_save_changes, run_dialog
+from app.ui.widgets.async_dialog import CANCEL, Role, ask_choice, ask_save_changes, run_dialog
 
 if TYPE_CHECKING:
     from app.core.settings_model import AppSettings
@@ -107,25 +107,12 @@ class ProjectFilesMixin(_Base):
 
     async def _ask_new_or_replace(self, path: Path) -> str:
         """Opening a tender into a project with work: "new", "replace" or "cancel"."""
-        box = QMessageBox(self)
-        box.setObjectName("newOrReplaceBox")
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("打开招标文件")
-        box.setText(f"当前项目“{self.display_name()}”已有目录。要为“{path.name}”新建一个项目，"
-                    "还是用它替换当前项目的招标文件并保留目录？")
-        box.setInformativeText("新建项目会先询问是否保存当前项目；替换招标文件时目录和正文保持不变，招标分析按新文件重新读取。")
-        new = box.addButton("新建项目", QMessageBox.ButtonRole.AcceptRole)
-        replace = box.addButton("替换招标文件，保留目录", QMessageBox.ButtonRole.DestructiveRole)
-        box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
-        box.setDefaultButton(new)
-        await run_dialog(box)
-        clicked = box.clickedButton()
-        box.deleteLater()
-        if clicked is new:
-            return "new"
-        if clicked is replace:
-            return "replace"
-        return "cancel"
+        return await ask_choice(
+            self, "newOrReplaceBox", QMessageBox.Icon.Question, "打开招标文件",
+            f"当前项目“{self.display_name()}”已有目录。要为“{path.name}”新建一个项目，还是用它替换当前项目的招标文件并保留目录？",
+            [("new", "新建项目", Role.AcceptRole), ("replace", "替换招标文件，保留目录", Role.DestructiveRole), CANCEL],
+            informative="新建项目会先询问是否保存当前项目；替换招标文件时目录和正文保持不变，招标分析按新文件重新读取。",
+            default="new")
 
     async def new_project(self) -> bool:
         """File → 新建项目: settle unsaved changes, then an empty untitled project."""

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.widgets.async_dialog import run_dialog
+from app.ui.widgets.async_dialog import CANCEL, Role, ask_choice, run_dialog
 
 RegenerateChoice = Literal["keep", "replace", "cancel"]
 
@@ -117,64 +117,30 @@ async def ask_regenerate_subtree(parent: QWidget, title: str, drafted: int) -> t
 
 async def ask_redraft(parent: QWidget, label: str, chars: int) -> bool:
     """Drafting a section that has text replaces it: ask (the old text stays one undo away)."""
-    box = QMessageBox(parent)
-    box.setObjectName("redraftBox")
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle("重新撰写正文")
-    box.setText(f"“{label}”已有正文（{chars} 字）。重新撰写会替换现有正文。")
-    box.setInformativeText("替换后仍可用“编辑 → 撤销”（Ctrl+Z）恢复原来的正文。")
-    go = box.addButton("重新撰写", QMessageBox.ButtonRole.AcceptRole)
-    cancel = box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(cancel)
-    await run_dialog(box)
-    clicked = box.clickedButton()
-    box.deleteLater()
-    return clicked is go
+    answer = await ask_choice(parent, "redraftBox", QMessageBox.Icon.Question, "重新撰写正文",
+                              f"“{label}”已有正文（{chars} 字）。重新撰写会替换现有正文。",
+                              [("redraft", "重新撰写", Role.AcceptRole), CANCEL],
+                              informative="替换后仍可用“编辑 → 撤销”（Ctrl+Z）恢复原来的正文。", default="cancel")
+    return answer == "redraft"
 
 
 async def ask_overwrite_external(parent: QWidget, path: object) -> Literal["overwrite", "save_as", "cancel"]:
     """The project file changed on disk since it was opened: overwrite it, save as another file, or cancel."""
     from pathlib import Path
 
-    box = QMessageBox(parent)
-    box.setObjectName("externalChangeBox")
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle("项目文件已被修改")
-    box.setText(f"项目文件“{Path(str(path)).name}”在打开之后被其他程序修改过。直接保存会覆盖那些修改。")
-    box.setInformativeText("可以另存为新文件，保留两份；或确认覆盖。")
-    save_as = box.addButton("另存为…", QMessageBox.ButtonRole.AcceptRole)
-    overwrite = box.addButton("覆盖", QMessageBox.ButtonRole.DestructiveRole)
-    box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(save_as)
-    await run_dialog(box)
-    clicked = box.clickedButton()
-    box.deleteLater()
-    if clicked is overwrite:
-        return "overwrite"
-    if clicked is save_as:
-        return "save_as"
-    return "cancel"
+    answer = await ask_choice(parent, "externalChangeBox", QMessageBox.Icon.Warning, "项目文件已被修改",
+                              f"项目文件“{Path(str(path)).name}”在打开之后被其他程序修改过。直接保存会覆盖那些修改。",
+                              [("save_as", "另存为…", Role.AcceptRole), ("overwrite", "覆盖", Role.DestructiveRole), CANCEL],
+                              informative="可以另存为新文件，保留两份；或确认覆盖。", default="save_as")
+    return "overwrite" if answer == "overwrite" else "save_as" if answer == "save_as" else "cancel"
 
 
 async def ask_locked_project(parent: QWidget, path: object, holder: str) -> Literal["read_only", "copy", "cancel"]:
     """The project is open in another window: open it read-only, open a copy, or cancel."""
     from pathlib import Path
 
-    box = QMessageBox(parent)
-    box.setObjectName("projectLockedBox")
-    box.setIcon(QMessageBox.Icon.Warning)
-    box.setWindowTitle("项目正在被使用")
-    box.setText(f"项目“{Path(str(path)).name}”正被 {holder} 编辑。两处同时保存会互相覆盖。")
-    box.setInformativeText("可以只读打开（保存时另存为新文件），或打开一份未命名的副本。")
-    read_only = box.addButton("只读打开", QMessageBox.ButtonRole.AcceptRole)
-    copy = box.addButton("打开副本", QMessageBox.ButtonRole.ActionRole)
-    box.addButton("取消", QMessageBox.ButtonRole.RejectRole)
-    box.setDefaultButton(read_only)
-    await run_dialog(box)
-    clicked = box.clickedButton()
-    box.deleteLater()
-    if clicked is read_only:
-        return "read_only"
-    if clicked is copy:
-        return "copy"
-    return "cancel"
+    answer = await ask_choice(parent, "projectLockedBox", QMessageBox.Icon.Warning, "项目正在被使用",
+                              f"项目“{Path(str(path)).name}”正被 {holder} 编辑。两处同时保存会互相覆盖。",
+                              [("read_only", "只读打开", Role.AcceptRole), ("copy", "打开副本", Role.ActionRole), CANCEL],
+                              informative="可以只读打开（保存时另存为新文件），或打开一份未命名的副本。", default="read_only")
+    return "read_only" if answer == "read_only" else "copy" if answer == "copy" else "cancel"
