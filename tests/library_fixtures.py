@@ -11,7 +11,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.documents.section_tree import Section, iter_sections, parse_outline_text
+from app.documents.outlines.sections import Section, iter_sections, parse_outline_text
 
 SHARED_OUTLINES = Path(__file__).resolve().parents[2] / "shared" / "outlines"
 

@@ -150,7 +150,7 @@ def test_stale_names_and_copied_passages_found_and_clean_bid_gives_nothing(store
 def test_another_bidders_file_shares_sentences_and_metadata(tmp_path: Path) -> None:
     from docx import Document
 
-    from app.documents.bid_reader import read_bid
+    from app.documents.outlines.bid_reader import read_bid
 
     shared = "我方承诺在接到故障报告后三十分钟内到达现场并在四小时内排除全部故障。"
     other = Document()
@@ -249,7 +249,7 @@ async def test_drafting_gets_past_sections_as_reference_and_records_sources(tmp_
 @pytest.mark.parametrize("styles", [True, False])
 def test_past_bids_built_from_real_outlines_keep_their_trees(tmp_path: Path, styles: bool) -> None:
     """Every real outline, written as a past bid (heading styles, or numbered lines), imports with its tree intact."""
-    from app.documents.section_tree import iter_sections
+    from app.documents.outlines.sections import iter_sections
 
     store = LibraryStore(tmp_path / "lib.sqlite3")
     texts = outline_texts()[len(OWN_OUTLINES):]

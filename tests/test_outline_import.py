@@ -9,9 +9,9 @@ import pytest
 from app.core.analysis import ScoringGroup
 from app.core.outline import Outline, OutlineNode
 from app.documents.errors import DocumentError
-from app.documents.heading_numbering import nest_levels, parse_numbering
-from app.documents.outline_import import import_outline_file, import_outline_text, prescribed_outline
-from app.documents.section_tree import iter_sections, parse_outline_text
+from app.documents.outlines.importer import import_outline_file, import_outline_text, prescribed_outline
+from app.documents.outlines.numbering import nest_levels, parse_numbering
+from app.documents.outlines.sections import iter_sections, parse_outline_text
 from app.pipeline.outline.job import OutlineSettings
 from app.pipeline.outline.run import generate_outline
 from tests.openai_server import OpenAIServer

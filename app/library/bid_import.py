@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from app.core.similarity import normalize_text
-from app.documents.bid_reader import BidDocument, read_bid
 from app.documents.errors import DocumentError
-from app.documents.section_tree import Section
+from app.documents.outlines.bid_reader import BidDocument, read_bid
+from app.documents.outlines.sections import Section
 from app.library.store import LibraryStore, SectionRow
 
 BID_SUFFIXES = (".docx", ".pdf")

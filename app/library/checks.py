@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from app.core.outline import Outline
 from app.core.similarity import normalize_text
-from app.documents.bid_reader import BidDocument
+from app.documents.outlines.bid_reader import BidDocument
 from app.library.bid_import import extract_people, sentence_hash, sentences
 from app.library.store import LibraryStore
 

@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from app.core.rules.outline import strip_numbering  # noqa: E402
-from app.documents.section_tree import parse_outline_text  # noqa: E402
+from app.documents.outlines.sections import parse_outline_text  # noqa: E402
 from app.library.bid_import import import_bid  # noqa: E402
 from app.library.store import LibraryStore  # noqa: E402
 from app.pipeline.headings.candidates import history_candidates  # noqa: E402

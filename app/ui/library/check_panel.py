@@ -86,7 +86,7 @@ class CheckPanel(QWidget):
 
     def compare_file(self, path: Path) -> list[Finding]:
         """Compare this bid with another bidder's file (shared sentences, same properties, same people)."""
-        from app.documents.bid_reader import read_bid
+        from app.documents.outlines.bid_reader import read_bid
 
         try:
             other = read_bid(path)

@@ -2,7 +2,7 @@
 
 The dialog shows what was recognised (headings, levels, matched scoring items) before
 anything changes; importing replaces the outline as one undo step, after asking when the
-outline already has headings. Parsing is Qt-free (:mod:`app.documents.outline_import`).
+outline already has headings. Parsing is Qt-free (:mod:`app.documents.outlines.importer`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.core.analysis import ScoringGroup
 from app.documents.errors import DocumentError
-from app.documents.outline_import import (
+from app.documents.outlines.importer import (
     ImportedOutline,
     build_import,
     import_outline_file,

@@ -3,7 +3,7 @@
 One shape for everything the user brings in — a pasted outline, a .docx or .pdf outline,
 a past bid for the library: :func:`build_tree` nests a flat run of headings (each with its
 level) and the body between them; :func:`parse_outline_text` reads pasted text, nesting by
-numbering (:mod:`app.documents.heading_numbering`) or, when nothing is numbered, by indentation.
+numbering (:mod:`app.documents.outlines.numbering`) or, when nothing is numbered, by indentation.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from app.documents.heading_numbering import looks_like_body, nest_levels, parse_numbering, strip_leader
+from app.documents.outlines.numbering import looks_like_body, nest_levels, parse_numbering, strip_leader
 
 TableRows = list[list[str]]
 

@@ -19,7 +19,7 @@ from app.core.limits import STORED
 from app.core.outline import OutlineNode
 from app.core.similarity import containment, normalize_text, similarity
 from app.documents.errors import DocumentError, UnsupportedFormatError
-from app.documents.section_tree import Section, parse_outline_text
+from app.documents.outlines.sections import Section, parse_outline_text
 
 #: A chapter title and a scoring item's name this similar (3-gram Jaccard or containment) are the same item.
 MATCH_THRESHOLD = 0.5
@@ -137,7 +137,7 @@ def import_outline_file(path: Path, groups: Sequence[ScoringGroup] = (), *, lock
             except UnicodeDecodeError:
                 continue
         raise UnsupportedFormatError("无法识别该文本文件的编码，请另存为 UTF-8 后再导入", path=str(path))
-    from app.documents.bid_reader import read_bid
+    from app.documents.outlines.bid_reader import read_bid
 
     bid = read_bid(path)
     if not bid.sections:
@@ -155,7 +155,7 @@ def prescribed_outline(text: str) -> list[Section]:
     Takes the numbered lines after the first such sentence until the numbering stops (a few
     lines of prose, or a new chapter of the tender after the list began).
     """
-    from app.documents.heading_numbering import looks_like_body, parse_numbering
+    from app.documents.outlines.numbering import looks_like_body, parse_numbering
 
     for m in _PRESCRIBE_ANCHOR.finditer(text):
         if "技术" not in text[max(0, m.start() - 80):m.end()]:

@@ -2,7 +2,7 @@
 
 Used for importing the user's outline and their past bids. Headings come from Word heading
 styles ("Heading 2", "标题 2") when the document uses them, else from numbering (第一章 / 一、 /
-1.1 / （一） …, see :mod:`app.documents.heading_numbering`); a PDF's bookmarks give its
+1.1 / （一） …, see :mod:`app.documents.outlines.numbering`); a PDF's bookmarks give its
 headings, else numbered lines do. Table-of-contents entries are skipped, tables stay tables.
 """
 
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from app.documents.errors import CorruptedFileError, UnsupportedFormatError
-from app.documents.heading_numbering import looks_like_body, nest_levels, parse_numbering, strip_leader
-from app.documents.section_tree import FlatEntry, Section, TableRows, build_tree
+from app.documents.outlines.numbering import looks_like_body, nest_levels, parse_numbering, strip_leader
+from app.documents.outlines.sections import FlatEntry, Section, TableRows, build_tree
 from app.documents.zip_guard import check_zip_container
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
