@@ -11,7 +11,7 @@ import pytest
 from app.core.figures import Figure, OrgChart, OrgUnit
 from app.core.outline import OutlineNode
 from app.export import ExportOptions, export_bid
-from app.export.figure_writer import caption_text
+from app.export.figures.writer import caption_text
 from tests.export_sample import sample_chapters, sample_meta
 from tests.figure_samples import flow_figure, gantt_figure, org_figure
 

@@ -50,7 +50,7 @@ from app.export.fields import (
     enable_update_fields_on_open,
     restart_page_numbering,
 )
-from app.export.figure_writer import FigureWriter
+from app.export.figures.writer import FigureWriter
 from app.export.layout_pass import HeadingMark, LayoutError, find_soffice, lay_out
 from app.export.markdown_blocks import parse_blocks, xml_safe
 from app.export.numbering import numbered_title
