@@ -73,10 +73,15 @@ def _key(t: str) -> str:
     return ol.normalize_title(t)
 
 
+def _one_char_apart(a: str, b: str) -> bool:
+    """Two titles of six or more characters that differ in exactly one place (保障 for 保证): a copy."""
+    return len(a) == len(b) >= 6 and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+
+
 def _same_as_parent(ctx: HeadingContext) -> str | None:
     key = _key(ctx.title)
-    uppers = [u for u in (ctx.parent, ctx.chapter) if u]
-    if key and any(key == _key(u) for u in uppers):
+    uppers = [_key(u) for u in (ctx.parent, ctx.chapter) if u]
+    if key and any(key == u or _one_char_apart(key, u) for u in uppers):
         return f"标题“{ctx.title}”与上级标题相同"
     return None
 

@@ -189,8 +189,10 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     ),
     HeadingRule(
         "same_as_parent", "a heading titled like the heading above it", _same_as_parent,
-        refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3)),
-        accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3)),
+        refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3),
+                Example("服务质量保障措施与服务质量承诺", parent="服务质量保证措施与服务质量承诺", level=4)),
+        accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3),
+                Example("二级保养", parent="一级保养", level=3)),
         levels=_BELOW,
     ),
     HeadingRule(
