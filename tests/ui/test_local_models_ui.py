@@ -161,3 +161,33 @@ async def test_the_built_in_model_starts_with_the_first_call_and_stops_with_the_
     assert server.state == "stopped"
 
 
+
+
+async def test_search_again_and_choosing_a_gguf_file_by_clicking(
+        qtbot: QtBot, memory_keyring: MemoryKeyring, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    gguf = tmp_path / "qwen2.5-7b-instruct-q4_k_m.gguf"
+    gguf.write_bytes(b"GGUF")
+    dialog = SettingsDialog(AppSettings(), ApiKeyStore(), settings_path=tmp_path / "settings.json")
+    qtbot.addWidget(dialog)
+    panel = dialog.local_panel
+    counts: list[int] = []
+    panel.searched.connect(counts.append)
+    dialog.show()
+    await wait_for(lambda: len(counts) == 1, timeout=5.0)
+    qtbot.mouseClick(panel.search_button, Qt.MouseButton.LeftButton)  # 重新查找 asks the ports again
+    await wait_for(lambda: len(counts) == 2, timeout=5.0)
+    qtbot.mouseClick(panel.gguf_button, Qt.MouseButton.LeftButton)
+    chooser = panel.findChild(QFileDialog, "ggufFileDialog")
+    assert chooser is not None and chooser.isVisible()
+    chooser.selectFile(str(gguf))
+    chooser.accept()
+    assert panel.gguf_edit.text() == str(gguf)
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("embedded"))
+    assert not dialog.base_url_edit.isEnabled()  # the app runs that server itself
+    qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    assert "无需测试连接" in dialog.status_label.text()  # a GGUF file is chosen: nothing to connect to yet
+    dialog.accept()
+    saved = AppSettings.model_validate_json((tmp_path / "settings.json").read_text(encoding="utf-8"))
+    assert saved.model.provider == "embedded" and saved.model.local_model_path == str(gguf)

@@ -112,10 +112,13 @@ class LocalModelsPanel(QGroupBox):
             self.chosen.emit(*data)
 
     def _choose_gguf(self) -> None:
-        path, _filter = QFileDialog.getOpenFileName(self, "选择 GGUF 模型文件", self.gguf_edit.text(),
-                                                    "GGUF 模型 (*.gguf);;所有文件 (*)")
-        if path:
-            self.gguf_edit.setText(path)
+        """A file dialog opened, not exec'd (rule 5): the choice lands in the field when it is accepted."""
+        dialog = QFileDialog(self, "选择 GGUF 模型文件", self.gguf_edit.text(), "GGUF 模型 (*.gguf);;所有文件 (*)")
+        dialog.setObjectName("ggufFileDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.fileSelected.connect(self.gguf_edit.setText)
+        dialog.finished.connect(lambda _result: dialog.deleteLater())
+        dialog.open()
 
     def shutdown(self) -> None:
         """Cancel a running search (the dialog closes)."""
