@@ -7,16 +7,18 @@ Without a model it prints (or writes as JSON) what code read; with ``--base-url`
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING, Any
 
 from app.cli.common import (
     EXIT_MODEL,
     EXIT_OK,
     EXIT_UNREADABLE,
-    add_ocr_argument,
     add_tender_arguments,
     check_output_path,
     ingest,
+    ocr_off_hint,
+    ocr_option,
     tender_options,
     write_json,
 )
@@ -111,7 +113,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     password, max_bytes = tender_options(args)
     check_output_path(args.output, "--output", inputs=[args.tender])
     doc, scoring, sections = ingest(args.tender, password=password, max_bytes=max_bytes,
-                                    ocr=getattr(args, "ocr", "off"))
+                                    ocr=ocr_option(args))
     if getattr(args, "breakdown", False):
         from app.cli.breakdown import breakdown_report
 
@@ -133,6 +135,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     from app.documents.model import DiagnosticCode
 
     if any(d.code == DiagnosticCode.NO_READABLE_TEXT for d in doc.diagnostics):
+        if hint := ocr_off_hint(args):
+            print(f"无法读取招标文件{hint}", file=sys.stderr)
         return EXIT_UNREADABLE
     return EXIT_OK
 
@@ -141,7 +145,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``analyze`` to the CLI."""
     p = sub.add_parser("analyze", help="读取招标文件：诊断、定位章节、解析评分表")
     add_tender_arguments(p)
-    add_ocr_argument(p)
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--output", "-o", metavar="PATH", help="把 JSON 结果写入文件")
     from app.cli.breakdown import add_breakdown_arguments

@@ -112,11 +112,12 @@ def bounded_number(kind: Callable[[str], Any], low: float, high: float) -> Calla
 
 
 def add_tender_arguments(parser: argparse.ArgumentParser) -> None:
-    """``TENDER``, ``--password`` and ``--max-mb``: what every command that reads a tender takes."""
+    """``TENDER``, ``--password``, ``--max-mb`` and ``--ocr``: what every command that reads a tender takes."""
     parser.add_argument("tender", help="招标文件（PDF、DOCX、DOC/WPS、TXT/MD）")
     parser.add_argument("--password", help="PDF 的打开密码（也可用环境变量 BIDSTUDIO_PDF_PASSWORD）")
     parser.add_argument("--max-mb", type=bounded_number(float, 0.001, 1e6), default=None,
                         help="文件大小上限（MB），默认 200")
+    add_ocr_argument(parser)
 
 
 def add_ocr_argument(parser: argparse.ArgumentParser) -> None:
@@ -192,6 +193,17 @@ def check_distinct_outputs(**outputs: str | None) -> None:
         if key in seen:
             raise CliUsageError(f"--{seen[key]} 和 --{option} 指向同一个文件：{value}")
         seen[key] = option
+
+
+def ocr_option(args: argparse.Namespace) -> str:
+    """The ``--ocr`` value of a command built with :func:`add_tender_arguments` (``auto`` when absent)."""
+    value = getattr(args, "ocr", None)
+    return value if isinstance(value, str) else "auto"
+
+
+def ocr_off_hint(args: argparse.Namespace) -> str:
+    """A hint to append to a no-readable-text error when the user turned OCR off (else empty)."""
+    return "；本机可以识别：去掉 --ocr off（或用 --ocr auto）再运行" if ocr_option(args) == "off" else ""
 
 
 def ingest(path: str, password: str | None = None, max_bytes: int | None = None, ocr: str = "off") -> tuple[

@@ -32,6 +32,8 @@ from app.cli.common import (
     check_distinct_outputs,
     check_output_path,
     ingest,
+    ocr_off_hint,
+    ocr_option,
     tender_options,
     write_json,
 )
@@ -253,15 +255,15 @@ def cmd_outline(args: argparse.Namespace) -> int:
     from app.pipeline.outline.budget import BudgetExhausted
 
     try:
-        doc, scoring, _sections = ingest(args.tender, password=password, max_bytes=max_bytes)
+        doc, scoring, _sections = ingest(args.tender, password=password, max_bytes=max_bytes, ocr=ocr_option(args))
     except DocumentError as exc:
         _failure_report(args, started, "ingest", "unreadable", f"无法读取招标文件：{exc.message_zh}",
                         exc.code, EXIT_UNREADABLE)
         return EXIT_UNREADABLE
     if any(d.code == DiagnosticCode.NO_READABLE_TEXT for d in doc.diagnostics):
         msg = next(d.message_zh for d in doc.diagnostics if d.code == DiagnosticCode.NO_READABLE_TEXT)
-        _failure_report(args, started, "ingest", "unreadable", f"无法读取招标文件：{msg}", "no_readable_text",
-                        EXIT_UNREADABLE)
+        _failure_report(args, started, "ingest", "unreadable", f"无法读取招标文件：{msg}{ocr_off_hint(args)}",
+                        "no_readable_text", EXIT_UNREADABLE)
         return EXIT_UNREADABLE
     where = _Stage()
     import asyncio
