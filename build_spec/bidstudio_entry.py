@@ -4,6 +4,11 @@
 of the GUI: the bundled sample tender is read (documents layer, PyMuPDF), rendered in a
 spawned PDF child process (the document pane's path) and a Word document is created
 (python-docx templates). ``build_and_check.py`` uses it next to the GUI smoke start.
+
+``bidstudio cli COMMAND …`` runs the headless CLI (``bidstudio-cli COMMAND …``) from the
+same bundle, e.g. ``bidstudio cli analyze tender.pdf --ocr force``; the build check reads a
+generated scanned page with it, offline. (On Windows the bundle is a GUI program, so the CLI
+prints nothing there; its exit code and ``--output`` files still work.)
 """
 
 import multiprocessing
@@ -29,6 +34,41 @@ def _ask(child: Any, name: str, *args: object, timeout: float = 60.0) -> Any:
     raise TimeoutError(name)
 
 
+def ocr_worker_check(scan: str) -> None:
+    """Read page 1 of ``scan`` in the OCR worker process the document pane spawns; print what it read."""
+    import tempfile
+    from pathlib import Path
+
+    from app.documents.ocr.apply import OcrMode, OcrSettings
+    from app.documents.loader import load_tender
+    from app.ui.tender.ocr_child import serve_ocr
+
+    ctx = multiprocessing.get_context("spawn")
+    with tempfile.TemporaryDirectory(prefix="bidstudio-ocr-cache-") as cache:
+        parent, child = ctx.Pipe(duplex=False)
+        cancel = ctx.Event()
+        proc = ctx.Process(target=serve_ocr, args=(child, cancel, scan, None, [1], cache), daemon=True)
+        proc.start()
+        child.close()
+        messages = []
+        while True:
+            try:
+                msg = parent.recv()
+            except EOFError:
+                proc.join(30)
+                raise RuntimeError(f"OCR worker ended without a word (exit code {proc.exitcode})") from None
+            messages.append(msg[0])
+            if msg[0] != "page":
+                break
+        proc.join(30)
+        if msg[0] != "done":
+            raise RuntimeError(f"OCR worker: {msg}")
+        doc = load_tender(scan, ocr=OcrSettings(mode=OcrMode.CACHED, cache_dir=Path(cache)))
+        text = "".join(doc.text().split())
+    print(f"selfcheck_ocr_worker pid={proc.pid} exit={proc.exitcode} messages={messages} "
+          f"ocr_pages={[p.number for p in doc.pages if p.source == 'ocr']} text={text[:60]}", flush=True)
+
+
 def self_check() -> int:
     """Exercise the frozen build's PDF child processes, tender reading and Word templates."""
     import docx
@@ -48,6 +88,9 @@ def self_check() -> int:
         child.close()
     print(f"selfcheck_render={width}x{height} pages={len(sizes)} child_pid={pid} parent_pid={os.getpid()}", flush=True)
     docx.Document().add_paragraph("技术标")
+    scan = os.environ.get("BIDSTUDIO_SELF_CHECK_OCR")
+    if scan:  # the window's OCR path: a spawned worker process reads page 1 into the cache
+        ocr_worker_check(scan)
     print("selfcheck_ok", flush=True)
     return 0
 
@@ -56,6 +99,10 @@ if __name__ == "__main__":
     multiprocessing.freeze_support()  # the document pane spawns PDF child processes
     if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
         sys.exit(self_check())
+    if len(sys.argv) > 1 and sys.argv[1] == "cli":
+        from app.cli import main as cli_main
+
+        sys.exit(cli_main(sys.argv[2:]))
     from app.__main__ import main
 
     sys.exit(main())

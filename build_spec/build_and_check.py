@@ -9,15 +9,24 @@ The check starts ``dist/bidstudio/bidstudio`` with ``QT_QPA_PLATFORM=offscreen``
 ``BIDSTUDIO_SMOKE_TEST=1`` (the app shows its main window, prints ``visible_at=...`` and
 quits) in throw-away config/data folders, runs it once more with
 ``BIDSTUDIO_SELF_CHECK=1`` (sample tender read, a page rendered in a spawned PDF child
-process, a Word document created) and verifies the bundled resources. Prints the
-build time, the start-up time and the bundle size with its largest parts. Exit code 0
-only when everything passed.
+process, a Word document created, a generated scanned page read by the spawned OCR worker
+process the document pane uses) and verifies the bundled resources. Then the OCR
+check: a scoring page is drawn (``resources/samples/make_sample_tender.py``), rasterised
+into an image-only PDF, and the bundled CLI reads it with
+``bidstudio cli analyze scan.pdf --ocr force --json`` without network (``unshare -n``
+where the kernel allows it; the check says which) — the page must come back as OCR and
+its scoring items and points must be the ones drawn. Prints the build time, the
+start-up time, the OCR time and the bundle size with its largest parts. Exit code 0 only
+when everything passed.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -74,6 +83,12 @@ def check_resources() -> list[str]:
         problems.append(f"prompts missing in {prompts}")
     if not (internal / "resources" / "samples" / "sample_tender.pdf").is_file():
         problems.append("sample tender missing from the bundle")
+    models = internal / "rapidocr" / "models"
+    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx"):
+        if not (models / name).is_file():
+            problems.append(f"OCR model {name} missing from {models}")
+    if not (internal / "rapidocr" / "config.yaml").is_file():
+        problems.append("rapidocr's config.yaml missing (the OCR engine could not start)")
     if not (internal / "docx" / "templates").is_dir():
         problems.append("python-docx templates missing (Word export would fail)")
     excluded = [m for m in ("QtQml", "QtQuick", "QtNetwork", "QtSql") if list(internal.glob(f"PySide6/{m}.*"))]
@@ -83,7 +98,7 @@ def check_resources() -> list[str]:
 
 
 def smoke_test(timeout: float = 120.0, extra_env: dict[str, str] | None = None,
-               expect: str = "visible_at=") -> tuple[bool, str, float]:
+               expect: str = "visible_at=", prefix: list[str] | None = None) -> tuple[bool, str, float]:
     """Run the frozen app offscreen (by default until its window is visible); (ok, output, wall seconds)."""
     exe = executable()
     if not exe.is_file():
@@ -94,7 +109,7 @@ def smoke_test(timeout: float = 120.0, extra_env: dict[str, str] | None = None,
         env.update(extra_env or {})
         t0 = time.monotonic()
         try:
-            proc = subprocess.run([str(exe)], env=env, capture_output=True, text=True, timeout=timeout,
+            proc = subprocess.run([*(prefix or []), str(exe)], env=env, capture_output=True, text=True, timeout=timeout,
                                   cwd=tmp, check=False)
         except subprocess.TimeoutExpired as exc:
             out = (exc.stdout or b"").decode() if isinstance(exc.stdout, bytes) else (exc.stdout or "")
@@ -103,6 +118,88 @@ def smoke_test(timeout: float = 120.0, extra_env: dict[str, str] | None = None,
     output = proc.stdout + proc.stderr
     ok = proc.returncode == 0 and expect in proc.stdout
     return ok, f"exit code {proc.returncode}\n{output.strip()}", wall
+
+
+#: The scoring rows drawn on the generated scanned page (factor, points) and the page's lead-in.
+OCR_ROWS = [("服务方案", "20"), ("人员配置", "15"), ("应急预案", "10")]
+
+
+def scanned_scoring_pdf(folder: Path) -> Path:
+    """An image-only PDF (150 dpi gray scan) of a 评标办法 page with a ruled technical scoring table."""
+    import pymupdf
+
+    spec = importlib.util.spec_from_file_location("make_sample_tender", ROOT / "resources" / "samples" /
+                                                  "make_sample_tender.py")
+    assert spec is not None and spec.loader is not None
+    sample = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sample)
+    c = sample.PdfComposer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分 100 分，其中技术部分 45 分。")
+    c.heading("技术评分表（45分）", size=11)
+    rows = [["序号", "评分因素", "评分标准", "分值"]]
+    rows += [[str(i), name, f"{name}完整可行的得满分，一般的得一半分，没有不得分。", pts]
+             for i, (name, pts) in enumerate(OCR_ROWS, 1)]
+    c.table([40, 90, 300, 50], rows)
+    native = folder / "native.pdf"
+    c.doc.save(native)
+    scan = folder / "scan.pdf"
+    with pymupdf.open(native) as src, pymupdf.open() as out:
+        for page in src:
+            pix = page.get_pixmap(dpi=150, colorspace=pymupdf.csGRAY)
+            out.new_page(width=page.rect.width, height=page.rect.height).insert_image(page.rect, pixmap=pix)
+        out.save(scan, garbage=3, deflate=True)
+    return scan
+
+
+def offline_prefix() -> tuple[list[str], str]:
+    """The command prefix that cuts the network off (``unshare -n``), or none, with a note."""
+    unshare = shutil.which("unshare")
+    if unshare and subprocess.run([unshare, "-n", "true"], capture_output=True, check=False).returncode == 0:
+        return [unshare, "-n"], "no network (unshare -n: only a down loopback interface)"
+    unshare_user = [unshare, "-r", "-n"] if unshare else []
+    if unshare_user and subprocess.run([*unshare_user, "true"], capture_output=True, check=False).returncode == 0:
+        return unshare_user, "no network (unshare -r -n)"
+    return [], "NETWORK NOT CUT OFF (unshare -n is not permitted here); proxies point nowhere instead"
+
+
+def ocr_check(timeout: float = 600.0) -> tuple[bool, str, float]:
+    """Read a generated scanned scoring page with the bundled CLI, offline; (ok, details, wall seconds)."""
+    exe = executable()
+    if not exe.is_file():
+        return False, f"no executable at {exe}", 0.0
+    prefix, how = offline_prefix()
+    with tempfile.TemporaryDirectory(prefix="bidstudio-ocr-") as tmp:
+        scan = scanned_scoring_pdf(Path(tmp))
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_CONFIG_DIR=str(Path(tmp) / "config"),
+                   BIDSTUDIO_DATA_DIR=str(Path(tmp) / "data"), BIDSTUDIO_CACHE_DIR=str(Path(tmp) / "cache"),
+                   HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9", NO_PROXY="")
+        cmd = [*prefix, str(exe), "cli", "analyze", str(scan), "--ocr", "force", "--json"]
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=tmp, check=False)
+        except subprocess.TimeoutExpired:
+            return False, f"timed out after {timeout:.0f} s: {' '.join(cmd)}", timeout
+        wall = time.monotonic() - t0
+    details = f"{how}; command: bidstudio cli analyze scan.pdf --ocr force --json; exit code {proc.returncode}"
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:
+        return False, f"{details}\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}", wall
+    rows = [("".join((r.get("factor") or "").split()), r.get("points"))
+            for t in report["scoring"]["tables"] for r in t["rows"]]
+    expected = [(name, float(pts)) for name, pts in OCR_ROWS]
+    problems = []
+    if report.get("ocr_pages") != [1]:
+        problems.append(f"OCR pages {report.get('ocr_pages')} instead of [1]")
+    if rows != expected:
+        problems.append(f"scoring rows read {rows} instead of {expected}")
+    if "第1页" not in proc.stderr:
+        problems.append("no OCR progress on stderr")
+    details += f"; pages read by OCR {report.get('ocr_pages')}; scoring rows {rows}"
+    if problems:
+        return False, details + "\n" + "; ".join(problems) + "\n" + proc.stderr[-4000:], wall
+    return True, details, wall
 
 
 def main() -> int:
@@ -114,7 +211,16 @@ def main() -> int:
     build_s = None if args.no_build else build()
     problems = check_resources()
     ok, output, wall = smoke_test()
-    self_ok, self_output, self_wall = smoke_test(extra_env={"BIDSTUDIO_SELF_CHECK": "1"}, expect="selfcheck_ok")
+    with tempfile.TemporaryDirectory(prefix="bidstudio-scan-") as tmp:
+        scan = scanned_scoring_pdf(Path(tmp))
+        self_ok, self_output, self_wall = smoke_test(
+            extra_env={"BIDSTUDIO_SELF_CHECK": "1", "BIDSTUDIO_SELF_CHECK_OCR": str(scan)}, expect="selfcheck_ok",
+            prefix=offline_prefix()[0])
+    worker = re.search(r"selfcheck_ocr_worker .*", self_output)
+    if not (worker and "ocr_pages=[1]" in worker.group(0) and "评标办法" in worker.group(0)
+            and "技术评分表" in worker.group(0)):
+        self_ok = False
+    ocr_ok, ocr_output, ocr_wall = ocr_check()
     size = folder_size(BUNDLE) if BUNDLE.is_dir() else 0
     files = sum(1 for p in BUNDLE.rglob("*") if p.is_file()) if BUNDLE.is_dir() else 0
 
@@ -133,14 +239,19 @@ def main() -> int:
     if not ok:
         print(output)
     print(f"self check:       {'OK' if self_ok else 'FAILED'} (sample tender read, PDF child process render, "
-          f"Word template) in {self_wall:.1f} s")
+          f"Word template, a scanned page read by the window's OCR worker process) in {self_wall:.1f} s")
+    if worker:
+        print(f"                  {worker.group(0)}")
     if not self_ok:
         print(self_output)
+    print(f"OCR check:        {'OK' if ocr_ok else 'FAILED'} (generated scanned scoring page read by the bundled "
+          f"CLI) in {ocr_wall:.1f} s")
+    print(f"                  {ocr_output}")
     for p in problems:
         print(f"resource check:   FAILED: {p}")
     if not problems:
         print("resource check:   OK")
-    return 0 if ok and self_ok and not problems else 1
+    return 0 if ok and self_ok and ocr_ok and not problems else 1
 
 
 if __name__ == "__main__":
