@@ -167,3 +167,80 @@ def test_low_confidence_lines_are_filled_over_the_page(qtbot: Any, pane: Documen
     assert plain.lightness() > 245  # a sure line is only framed
     hit = view.ocr_line_at(QPoint(int(rect.x() + 120 * s - dx), int(rect.y() + 140 * s - dy)).toPointF())
     assert hit == (1, "模糊的一行", 0.41)
+
+
+def _mixed_pdf(folder: Path, scanned_pages: list[int], total: int) -> Path:
+    """A ``total``-page PDF whose ``scanned_pages`` are images only; the others keep their text layer."""
+    c = composer()
+    for k in range(1, total + 1):
+        c.text(f"第{k}页：投标人须知，评标办法，合同条款，项目名称：示例项目。")
+        if k < total:
+            c.new_page()
+    native = folder / "native.pdf"
+    c.save(native)
+    scan = scan_pdf(native, folder / "scan.pdf", dpi=100)
+    mixed = folder / "mixed.pdf"
+    with pymupdf.open(native) as src, pymupdf.open(scan) as sc, pymupdf.open() as out:
+        for k in range(total):
+            out.insert_pdf(sc if k + 1 in scanned_pages else src, from_page=k, to_page=k)
+        out.save(mixed)
+    return mixed
+
+
+def _toggle(qtbot: Any, dialog: Any, number: int) -> None:
+    """Click a page's row in the checklist, then Space: what a keyboard user does to (un)check it."""
+    items = [dialog.page_list.item(i) for i in range(dialog.page_list.count())]
+    item = next(it for it in items if it.data(Qt.ItemDataRole.UserRole) == number)
+    rect = dialog.page_list.visualItemRect(item)
+    qtbot.mouseClick(dialog.page_list.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.keyClick(dialog.page_list, Qt.Key.Key_Space)
+
+
+def test_the_offer_lets_the_user_choose_pages(qtbot: Any, pane: DocumentPane, isolated: Path) -> None:
+    from app.documents.ocr.apply import OcrMode, OcrSettings
+    from app.ui.tender.ocr_pages_dialog import OcrPagesDialog
+
+    mixed = _mixed_pdf(isolated, [2, 3, 4], total=4)
+    pane.set_document(load_tender(mixed))
+    assert pane.ocr_job is None and "有 3 页没有可用文字" in pane.banner_label.text()
+    pane.banner_label.linkActivated.emit("ocr")  # the banner link (QLabel links are not clickable offscreen)
+    dialog = pane.ocr_pages_dialog
+    assert isinstance(dialog, OcrPagesDialog) and dialog.isVisible() and pane.ocr_job is None
+    assert dialog.chosen_pages() == [2, 3, 4] and dialog.ok_button.text() == "识别所选的 3 页"
+    # Cancel: nothing is read
+    qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
+    assert pane.ocr_pages_dialog is None and pane.ocr_job is None
+    # Again, uncheck page 3, read 2 and 4 only
+    pane.banner_label.linkActivated.emit("ocr")
+    dialog = pane.ocr_pages_dialog
+    assert dialog is not None
+    _toggle(qtbot, dialog, 3)
+    assert dialog.chosen_pages() == [2, 4] and dialog.ok_button.text() == "识别所选的 2 页"
+    qtbot.mouseClick(dialog.none_button, Qt.MouseButton.LeftButton)
+    assert dialog.chosen_pages() == [] and not dialog.ok_button.isEnabled()
+    qtbot.mouseClick(dialog.all_button, Qt.MouseButton.LeftButton)
+    _toggle(qtbot, dialog, 3)
+    with qtbot.waitSignal(pane.ocrFinished, timeout=90_000) as blocker:
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+        assert pane.ocr_job is not None and pane.ocr_job.pages == [2, 4]
+    assert blocker.args[0] is True and pane.ocr_pages_dialog is None
+    cached = load_tender(mixed, ocr=OcrSettings(mode=OcrMode.CACHED, cache_dir=isolated / "cache"))
+    assert [p.number for p in cached.pages if p.source == "ocr"] == [2, 4]  # read once, cached
+    assert cached.unreadable_pages == [3] and "第4页" in "".join(cached.text(4, 4).split())
+
+
+def test_the_offer_can_read_only_the_page_being_shown(qtbot: Any, pane: DocumentPane, isolated: Path) -> None:
+    mixed = _mixed_pdf(isolated, [1, 3, 4], total=4)
+    with qtbot.waitSignal(pane.pageRendered, timeout=20_000):
+        pane.set_document(load_tender(mixed))
+    qtbot.waitUntil(lambda: pane.page_count() == 4, timeout=20_000)
+    assert pane.show_page(3)
+    qtbot.waitUntil(lambda: pane.current_page() == 3, timeout=10_000)
+    pane.banner_label.linkActivated.emit("ocr")
+    dialog = pane.ocr_pages_dialog
+    assert dialog is not None and dialog.current_button.isEnabled() and "第 3 页" in dialog.current_button.text()
+    qtbot.mouseClick(dialog.current_button, Qt.MouseButton.LeftButton)
+    assert dialog.chosen_pages() == [3] and dialog.ok_button.text() == "识别所选的 1 页"
+    with qtbot.waitSignal(pane.ocrFinished, timeout=90_000):
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+        assert pane.ocr_job is not None and pane.ocr_job.pages == [3]

@@ -21,6 +21,7 @@ from PySide6.QtCore import QTimer, Signal
 from PySide6.QtGui import QColor, QImage, QKeySequence, QShortcut, QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
+    QDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -39,6 +40,7 @@ from typing_extensions import override
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.documents.ocr.apply import pages_needing_ocr
 from app.documents.ocr.layout import LOW_CONFIDENCE, find_in_lines
+from app.ui.tender.ocr_pages_dialog import OcrPagesDialog
 from app.ui.tender.ocr_process import OcrJob
 from app.ui.tender.page_view import PageView
 from app.ui.tender.pdf_render import PdfRenderer, Rect
@@ -91,6 +93,7 @@ class DocumentPane(QWidget):
         self.ocr_enabled = True
         self.ocr_cache_dir: str | None = None  # None: the user's cache folder
         self.ocr_job: OcrJob | None = None
+        self.ocr_pages_dialog: OcrPagesDialog | None = None  # the per-page offer, while open
         self.renderer = PdfRenderer(processes=processes, parent=self)
         self.renderer.laidOut.connect(self._on_laid_out)
         self.renderer.rendered.connect(self._on_rendered)
@@ -212,6 +215,8 @@ class DocumentPane(QWidget):
         """Show ``document``: PDF pages as images (rendered in the background), others as text."""
         if self.ocr_job is not None and self.ocr_job.path != document.source_path:
             self.stop_ocr()
+        if self.ocr_pages_dialog is not None:  # its page list belongs to the document shown until now
+            self.ocr_pages_dialog.reject()
         self._reset()
         self._document = document
         self._password = password
@@ -293,7 +298,7 @@ class DocumentPane(QWidget):
             lines.append(("⚠ " if d.severity != Severity.INFO else "ℹ ") + text)
         if document.kind == "pdf" and pages_needing_ocr(document) and (document.has_readable_text or not self.ocr_enabled):
             count = len(pages_needing_ocr(document))
-            lines.append(f"ℹ 有 {count} 页没有可用文字：<a href='ocr'>对这些页做文字识别（OCR）</a>")
+            lines.append(f"ℹ 有 {count} 页没有可用文字：<a href='ocr'>对这些页做文字识别（OCR）{'…' if count > 1 else ''}</a>")
         self.banner_label.setText("<br>".join(lines))
         self.banner.setStyleSheet(f"QFrame#diagnosticBanner {{{_BANNER_STYLE[shown[0].severity]}}}")
         self.banner.show()
@@ -302,7 +307,28 @@ class DocumentPane(QWidget):
         if link.startswith("page:"):
             self.show_page(int(link.split(":", 1)[1]))
         elif link == "ocr" and self._document is not None and self.ocr_job is None:
-            self.start_ocr(pages_needing_ocr(self._document))
+            self.offer_ocr()
+
+    def offer_ocr(self) -> None:
+        """The per-page offer: one page is read at once; several open a checklist of pages (all checked)."""
+        pages = pages_needing_ocr(self._document) if self._document is not None else []
+        if len(pages) <= 1:
+            self.start_ocr(pages)
+            return
+        if self.ocr_pages_dialog is not None:
+            self.ocr_pages_dialog.raise_()
+            return
+        dialog = OcrPagesDialog(pages, self.current_page(), self)
+        self.ocr_pages_dialog = dialog
+
+        def finished(result: int) -> None:
+            self.ocr_pages_dialog = None
+            if result == QDialog.DialogCode.Accepted.value:
+                self.start_ocr(dialog.chosen_pages())
+            dialog.deleteLater()
+
+        dialog.finished.connect(finished)
+        dialog.open()
 
     # ------------------------------------------------------------------ OCR
     def start_ocr(self, pages: list[int]) -> bool:
