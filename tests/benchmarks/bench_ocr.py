@@ -1,6 +1,7 @@
 """Benchmark: OCR speed, memory and responsiveness, character accuracy, scoring tables from scans.
 
     python tests/benchmarks/bench_ocr.py [speed] [accuracy] [scoring] [unreadable] [--pages N] [--per-tender K]
+        [--degrade all|none|stamp,rotation,shading,blur,noise,jpeg] [--seed S]
 
 Scans are made here: pages of ../shared/tenders PDFs rendered to gray images at ``--dpi``
 (default 200, a common scanner setting) with PyMuPDF and put back as image-only pages.
@@ -20,6 +21,12 @@ Scans are made here: pages of ../shared/tenders PDFs rendered to gray images at 
   unit matching (tests/eval/score_tables.py); printed beside the native result. Target:
   within 5 points. ``--full-scan`` scans every page instead (slow).
 - unreadable: what the app now reads from garbled-text-layer.pdf and text-as-outlines.pdf.
+
+``--degrade`` makes the accuracy and scoring scans printed-and-scanned copies instead
+(tests/scanned_fixtures.py ``PrintScan``: a red seal over the text, 0.5–2° rotation, uneven
+light, blur, sensor noise, JPEG; ``all`` or a comma list of those names, seeded by
+``--seed``). Line-aligned accuracy compares boxes with the native page, so it only means
+something without rotation; reading order and order-free accuracy do not depend on boxes.
 
 Prints figures; asserts nothing.
 """
@@ -52,7 +59,7 @@ from app.documents.ocr.engine import OcrEngine, default_threads  # noqa: E402
 from app.documents.ocr.layout import blocks_from_lines  # noqa: E402
 from app.documents.ocr.runner import recognize_page  # noqa: E402
 from app.ui.tender.ocr_child import serve_ocr  # noqa: E402
-from tests.scanned_fixtures import scan_pdf  # noqa: E402
+from tests.scanned_fixtures import DEGRADATIONS, PrintScan, print_scan_pdf, scan_pdf  # noqa: E402
 
 TENDERS = REPO.parent / "shared" / "tenders"
 SPEED_TENDER = "yangjiang-tax-canteen.pdf"
@@ -173,12 +180,30 @@ def _pdf_tenders() -> list[Path]:
     return [p for p in sorted(TENDERS.glob("*.pdf")) if p.name not in UNREADABLE]
 
 
-def bench_accuracy(per_tender: int, dpi: int, work: Path) -> None:
+def make_scan(source: Path, target: Path, dpi: int, pages: list[int] | None, how: PrintScan | None) -> Path:
+    """A clean gray scan of ``pages``, or a printed-and-scanned copy when ``how`` is given."""
+    if how is None:
+        return scan_pdf(source, target, dpi=dpi, pages=pages)
+    return print_scan_pdf(source, target, dpi=dpi, pages=pages, how=how)
+
+
+def describe(how: PrintScan | None) -> str:
+    """The degradations of a scan, for the report."""
+    if how is None:
+        return "clean gray scan"
+    parts = ["seal" if how.stamp else "",
+             f"rotation {how.rotation[0]}–{how.rotation[1]}°" if how.rotation else "",
+             f"shading {how.shading:.0%}" if how.shading else "", f"blur {how.blur} px" if how.blur else "",
+             f"noise σ{how.noise:g}" if how.noise else "", f"JPEG q{how.jpeg_quality}" if how.jpeg_quality else ""]
+    return "printed-and-scanned copy: " + (", ".join(p for p in parts if p) or "nothing degraded") + f", seed {how.seed}"
+
+
+def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None = None) -> None:
     """Character accuracy of OCR on scans of native pages."""
     engine = OcrEngine()
     total_chars = total_edits = total_found = aligned_edits = aligned_chars = 0
     secs: list[float] = []
-    print(f"accuracy: {per_tender} page(s) per PDF tender, scanned at {dpi} dpi")
+    print(f"accuracy: {per_tender} page(s) per PDF tender, scanned at {dpi} dpi ({describe(how)})")
     for path in _pdf_tenders():
         native = load_tender(path)
         usable = [p for p in native.pages if p.readable and p.char_count >= 200]
@@ -186,7 +211,7 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path) -> None:
             continue
         picks = [usable[round((k + 1) * len(usable) / (per_tender + 1)) - 1] for k in range(per_tender)]
         numbers = sorted({p.number for p in picks})
-        scan = scan_pdf(path, work / f"acc-{path.stem}.pdf", dpi=dpi, pages=numbers)
+        scan = make_scan(path, work / f"acc-{path.stem}.pdf", dpi, numbers, how)
         with pymupdf.open(scan) as sdoc, pymupdf.open(path) as ndoc:
             for index, number in enumerate(numbers):
                 result = recognize_page(sdoc[index], number, engine)
@@ -220,11 +245,11 @@ def _scan_window(label: dict[str, Any]) -> list[int]:
     return list(range(max(1, first - 2), last + 3))
 
 
-def _partly_scanned(path: Path, numbers: list[int], target: Path, dpi: int) -> Path:
+def _partly_scanned(path: Path, numbers: list[int], target: Path, dpi: int, how: PrintScan | None = None) -> Path:
     """``path`` with pages ``numbers`` replaced by their scans."""
     with pymupdf.open(path) as src, pymupdf.open() as out:
         wanted = {n for n in numbers if n <= src.page_count}
-        scans = scan_pdf(path, target.with_suffix(".pages.pdf"), dpi=dpi, pages=sorted(wanted))
+        scans = make_scan(path, target.with_suffix(".pages.pdf"), dpi, sorted(wanted), how)
         with pymupdf.open(scans) as sc:
             k = 0
             for n in range(1, src.page_count + 1):
@@ -237,14 +262,15 @@ def _partly_scanned(path: Path, numbers: list[int], target: Path, dpi: int) -> P
     return target
 
 
-def bench_scoring(dpi: int, work: Path, full: bool) -> None:
+def bench_scoring(dpi: int, work: Path, full: bool, how: PrintScan | None = None) -> None:
     """The scoring benchmark's units, native vs scanned scoring pages."""
     sys.path.insert(0, str(REPO / "tests" / "eval"))
     from score_tables import evaluate  # type: ignore[import-not-found]
 
     labels: dict[str, Any] = json.loads((TENDERS / "labels.json").read_text(encoding="utf-8"))
     n_ok = n_units = s_ok = 0
-    print(f"scoring: labelled PDF tenders, {'every page' if full else 'the labelled scoring pages ±2'} scanned at {dpi} dpi")
+    print(f"scoring: labelled PDF tenders, {'every page' if full else 'the labelled scoring pages ±2'} scanned at {dpi} dpi "
+          f"({describe(how)})")
     for name, label in labels.items():
         path = TENDERS / name
         if not name.endswith(".pdf") or name in UNREADABLE or not label.get("has_table"):
@@ -255,7 +281,7 @@ def bench_scoring(dpi: int, work: Path, full: bool) -> None:
         native = evaluate(name, label, ingest_tender(path))
         with pymupdf.open(path) as d:
             numbers = list(range(1, d.page_count + 1)) if full else window
-        copy = _partly_scanned(path, numbers, work / f"score-{path.stem}.pdf", dpi)
+        copy = _partly_scanned(path, numbers, work / f"score-{path.stem}.pdf", dpi, how)
         t0 = time.perf_counter()
         result = ingest_tender(copy, ocr=OcrSettings(mode=OcrMode.AUTO, cache_dir=work / "score-cache"))
         seconds = time.perf_counter() - t0
@@ -304,7 +330,12 @@ def main() -> None:
     parser.add_argument("--per-tender", type=int, default=2)
     parser.add_argument("--dpi", type=int, default=200)
     parser.add_argument("--full-scan", action="store_true")
+    parser.add_argument("--degrade", default="none",
+                        help=f"printed-and-scanned copies: all, none, or a comma list of {','.join(DEGRADATIONS)}")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the degradations (rotation sign, seal place, …)")
     args = parser.parse_args()
+    names = DEGRADATIONS if args.degrade == "all" else [n for n in args.degrade.split(",") if n and n != "none"]
+    how = PrintScan.only(names, seed=args.seed) if names else None
     if not TENDERS.is_dir():
         print("../shared/tenders is not present: nothing to measure")
         return
@@ -314,9 +345,9 @@ def main() -> None:
             if part == "speed":
                 bench_speed(args.pages, args.dpi, work)
             elif part == "accuracy":
-                bench_accuracy(args.per_tender, args.dpi, work)
+                bench_accuracy(args.per_tender, args.dpi, work, how)
             elif part == "scoring":
-                bench_scoring(args.dpi, work, args.full_scan)
+                bench_scoring(args.dpi, work, args.full_scan, how)
             elif part == "unreadable":
                 bench_unreadable(work)
             sys.stdout.flush()

@@ -42,6 +42,7 @@ class OcrPageResult(BaseModel):
     rulings_h: list[Ruling] = Field(default_factory=list)
     rulings_v: list[Ruling] = Field(default_factory=list)
     seconds: float = 0.0
+    skew: float = 0.0  # degrees the scan was turned back by before reading (boxes are in that straightened frame)
     engine: str = ENGINE_ID
 
     def tables(self) -> list[Table]:

@@ -35,11 +35,15 @@ class OcrRun:
 
 def recognize_page(page: PdfPage, number: int, engine: OcrEngine) -> OcrPageResult:
     """OCR one PyMuPDF page: its lines (page points) and ruling lines (image pixels)."""
+    from app.documents.ocr.deskew import MIN_SKEW, estimate_skew
     from app.documents.ocr.grid import find_rulings  # numpy: loaded when a page is read, not at start
     from app.documents.ocr.render import render_gray
 
     t0 = time.perf_counter()
     image = render_gray(page)
+    skew = estimate_skew(image.pixels)
+    if abs(skew) >= MIN_SKEW:  # a crooked scan: read it straightened (lines level, rulings upright)
+        image = render_gray(page, skew)
     lines = [
         OcrLine(text=normalize_punctuation(ln.text), bbox=image.to_points(ln.box), confidence=round(ln.confidence, 4))
         for ln in engine.recognize(image.pixels)
@@ -49,6 +53,7 @@ def recognize_page(page: PdfPage, number: int, engine: OcrEngine) -> OcrPageResu
         number=number, width=float(page.rect.width), height=float(page.rect.height), zoom=image.zoom,
         lines=lines, rulings_h=[(s.at, s.lo, s.hi, s.thick) for s in horizontal],
         rulings_v=[(s.at, s.lo, s.hi, s.thick) for s in vertical], seconds=round(time.perf_counter() - t0, 3),
+        skew=image.skew,
     )
 
 
