@@ -63,7 +63,8 @@ def row73(folder: Path) -> Outcome:
         server.default = Reply.raw("<html><body>请先登录</body></html>".encode(), "text/html")
         r = cli([a for a in outline_args(tender, folder, server.base_url) if a != "-q"], folder, timeout=180)
         calls = len(server.completion_requests)
-    held = calls <= 10 and "网页" in r.err and "模型没有写出任何标题" in r.err and no_traceback(r)
+    held = (calls <= 10 and r.code == 5 and "网页" in r.err and "不是模型的结果" in r.err
+            and "目录有效" not in r.err and no_traceback(r))
     return Outcome(held, f"login page: {calls} calls, exit {r.code}", r)
 
 
