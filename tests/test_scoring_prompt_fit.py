@@ -90,3 +90,22 @@ async def test_a_table_too_large_for_the_context_is_not_sent_and_the_analysis_sa
     assert all(_fits(r, 2048) for r in llm_server.completion_requests)
     assert len(a.technical_groups) == 60  # the table as code read it
     assert any("超出模型上下文" in n and "沿用程序" in n for n in a.notes), a.notes
+
+
+async def test_long_criteria_are_shortened_to_fit_and_the_analysis_says_so(
+        llm_server: OpenAIServer, tmp_path: Path) -> None:
+    long = "，".join(f"第{k}款要求投标人说明养护作业的具体做法与检查标准" for k in range(12))  # ~290 characters
+    rows = [(str(i), name, "10", f"{name}：{long}。") for i, name in
+            enumerate(["养护实施方案", "应急保障措施", "人员配置方案", "机械设备配置", "质量保证措施"], 1)]
+    router = Router()
+    router.add("overview", {"project_name": "某市园林绿化养护服务项目"})
+    router.add("scoring", {"groups": [{"title": "养护实施方案", "points": 10}]})
+    llm_server.handler = router
+    doc = load_tender(_tender(tmp_path / "long.docx", rows))
+    async with make_client(llm_server, context_size=2048) as client:
+        a = await analyze_tender(client, doc, model_groups=True)
+    req = next(r for r in llm_server.completion_requests if kind_of(r) == "scoring")
+    assert _fits(req, 2048), (_tokens(req.prompt_text), req.body.get("max_tokens"))
+    assert all(name in req.prompt_text for _, name, _, _ in rows)  # every row is still there
+    assert "第11款" not in req.prompt_text  # the criteria were cut
+    assert any("评分标准只保留前" in n for n in a.notes), a.notes
