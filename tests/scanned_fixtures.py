@@ -79,6 +79,7 @@ class PrintScan:
     noise: float = 8.0
     jpeg_quality: int | None = 60
     seed: int = 0
+    stamp_on: str = ""  # the seal goes over the text block containing this (default: a block chosen at random)
 
     @classmethod
     def only(cls, names: Iterable[str], seed: int = 0) -> PrintScan:
@@ -94,9 +95,12 @@ class PrintScan:
                    jpeg_quality=full.jpeg_quality if "jpeg" in chosen else None, seed=seed)
 
 
-def _stamp(page: Any, rng: random.Random) -> None:
-    """A red round seal (ring, star, name) drawn over a text block of ``page``, as ink on top."""
-    blocks = [b for b in page.get_text("blocks") if b[4].strip()]
+def _stamp(text_page: Any, page: Any, rng: random.Random, on: str = "") -> None:
+    """A red round seal (ring, star, name) drawn on ``page`` (a blank sheet) over where a text
+    block of ``text_page`` lies; the two are multiplied like ink on toner (:func:`_render_rgb`)."""
+    blocks = [b for b in text_page.get_text("blocks") if b[4].strip()]
+    if on and any(on in b[4] for b in blocks):
+        blocks = [b for b in blocks if on in b[4]]
     if blocks:
         x0, y0, x1, y1 = rng.choice(blocks)[:4]
         cx, cy = rng.uniform(x0 + (x1 - x0) * 0.4, x1), rng.uniform(y0, max(y0, y1))
@@ -152,6 +156,13 @@ def print_scan_image(rgb: np.ndarray, how: PrintScan, rng: random.Random) -> byt
     return out.getvalue()
 
 
+def _render_rgb(page: Any, dpi: int) -> np.ndarray:
+    """``page`` as H×W×3 RGB pixels at ``dpi``."""
+    pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
+    rgb = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width * 3]
+    return rgb.reshape(pix.height, pix.width, 3)
+
+
 def print_scan_pdf(source: Path, target: Path, *, dpi: int = 200, pages: Iterable[int] | None = None,
                    how: PrintScan | None = None) -> Path:
     """Write ``target``: the pages of ``source`` (1-based numbers, default all) as degraded colour scans."""
@@ -160,15 +171,16 @@ def print_scan_pdf(source: Path, target: Path, *, dpi: int = 200, pages: Iterabl
     with pymupdf.open(source) as src, pymupdf.open() as out:
         numbers = list(pages) if pages is not None else list(range(1, src.page_count + 1))
         for number in numbers:
-            with pymupdf.open() as sheet:
-                sheet.insert_pdf(src, from_page=number - 1, to_page=number - 1)
-                page = sheet[0]
-                if how.stamp:
-                    _stamp(page, rng)
-                pix = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csRGB, alpha=False)
-                rgb = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width * 3]
-                data = print_scan_image(rgb.reshape(pix.height, pix.width, 3), how, rng)
-                new = out.new_page(width=page.rect.width, height=page.rect.height)
-                new.insert_image(new.rect, stream=data)
+            page = src[number - 1]
+            rgb = _render_rgb(page, dpi)
+            if how.stamp:  # red ink over black toner: the colours multiply, the text stays dark under the seal
+                with pymupdf.open() as sheet:
+                    ink = sheet.new_page(width=page.rect.width, height=page.rect.height)
+                    _stamp(page, ink, rng, how.stamp_on)
+                    seal = _render_rgb(ink, dpi)
+                rgb = (rgb.astype(np.uint16) * seal // 255).astype(np.uint8)
+            data = print_scan_image(rgb, how, rng)
+            new = out.new_page(width=page.rect.width, height=page.rect.height)
+            new.insert_image(new.rect, stream=data)
         out.save(target, garbage=3, deflate=True)
     return target

@@ -85,12 +85,37 @@ def test_print_scan_changes_what_it_says() -> None:
     assert only.stamp and only.jpeg_quality and not only.rotation and not only.blur and not only.noise
 
 
+def test_red_seal_ink_is_kept_from_the_ruling_search(tmp_path: Path) -> None:
+    native = _tender_page(tmp_path / "native.pdf")
+    sealed = print_scan_pdf(native, tmp_path / "sealed.pdf", how=PrintScan(
+        stamp=True, rotation=None, shading=0.0, blur=0.0, noise=0.0, jpeg_quality=None, stamp_on="人员配置"))
+    with pymupdf.open(sealed) as doc:
+        image = render_gray(doc[0])
+    assert image.red_removed is not None
+    red = image.pixels != image.without_red
+    assert 2000 < int(red.sum()) and int(image.without_red[red].mean()) > 200  # the seal, lightened
+    assert int(image.pixels[red].mean()) < 200  # the seal is dark enough in gray to pass for a ruling
+    with pymupdf.open(scan_pdf(native, tmp_path / "plain.pdf")) as doc:
+        plain = render_gray(doc[0])
+    assert plain.red_removed is None and plain.without_red is plain.pixels
+
+
+@needs_engine
+def test_a_seal_over_a_scoring_table_adds_no_columns(tmp_path: Path) -> None:
+    native = _tender_page(tmp_path / "native.pdf")
+    how = PrintScan(stamp=True, rotation=None, shading=0.0, blur=0.0, noise=0.0, jpeg_quality=None, stamp_on="人员配置")
+    result = ingest_tender(print_scan_pdf(native, tmp_path / "sealed.pdf", how=how),
+                           ocr=OcrSettings(mode=OcrMode.AUTO, cache_dir=tmp_path / "cache"))
+    tables = [t for t in result.document.tables if t.source == "ocr"]
+    assert len(tables) == 1 and tables[0].col_count == 4 and len(tables[0].rows) == 4 and not tables[0].uncertain
+
+
 @needs_engine
 def test_a_printed_stamped_and_scanned_scoring_page_is_read(tmp_path: Path) -> None:
     """Every degradation at once (seal over the text, 1.5–2° tilt, shading, blur, noise, JPEG 60):
     the text comes back nearly whole and the scoring table is rebuilt as on a clean scan."""
     native = _tender_page(tmp_path / "native.pdf")
-    how = PrintScan(rotation=(1.5, 2.0), seed=3)
+    how = PrintScan(rotation=(1.5, 2.0), seed=3, stamp_on="技术评分表")
     scan = print_scan_pdf(native, tmp_path / "printed-scan.pdf", how=how)
     with pymupdf.open(scan) as doc:
         assert doc[0].get_text().strip() == "" and doc[0].get_images()[0][-1] == "DCTDecode"  # image only, JPEG

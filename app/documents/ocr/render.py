@@ -26,16 +26,55 @@ PdfPage = Any  # PyMuPDF is only partly typed
 
 @dataclass(frozen=True)
 class PageImage:
-    """A rendered page: H×W uint8 gray pixels, pixels per point, and the tilt it was straightened by."""
+    """A rendered page: H×W uint8 gray pixels, pixels per point, and the tilt it was straightened by.
+
+    ``red_removed`` is the gray image without red ink (a seal stamped over a table would
+    otherwise lend it ring-shaped "rulings"); the ruling search and the tilt estimate read it.
+    It is ``pixels`` itself when the page has no red ink.
+    """
 
     pixels: np.ndarray
     zoom: float
     skew: float = 0.0
+    red_removed: np.ndarray | None = None
+
+    @property
+    def without_red(self) -> np.ndarray:
+        """The gray pixels with red ink (seals) lightened."""
+        return self.pixels if self.red_removed is None else self.red_removed
 
     def to_points(self, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
         """A pixel box as page points."""
         z = self.zoom
         return (box[0] / z, box[1] / z, box[2] / z, box[3] / z)
+
+
+RED_MARGIN = 70  # red exceeds both green and blue by this much: seal ink, not black, gray or blue print
+
+
+def split_red(rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+    """Gray pixels of an H×W×3 image (MuPDF's weights), and the same with red ink lightened (None: no red ink).
+
+    A reddish pixel takes its red value, as through a red filter: the seal's ink becomes
+    light, while a black ruling or character under the seal (dark red after blur) stays dark.
+    """
+    r, g, b = (rgb[..., k].astype(np.int16) for k in range(3))
+    gray = ((r * 77 + g * 151 + b * 28) >> 8).astype(np.uint8)
+    red = (r - np.maximum(g, b)) > RED_MARGIN
+    if not red.any():
+        return gray, None
+    clean = gray.copy()
+    clean[red] = r[red].astype(np.uint8)  # what a red filter sees: seal ink light, black toner under it still dark
+    return gray, clean
+
+
+def _frame(pixels: np.ndarray, width: int, height: int) -> np.ndarray:
+    """``pixels`` cropped (or padded white) about its centre to ``height`` × ``width``."""
+    framed = np.full((height, width, *pixels.shape[2:]), 255, dtype=np.uint8)
+    top, left = (pixels.shape[0] - height) // 2, (pixels.shape[1] - width) // 2
+    src = pixels[max(top, 0): max(top, 0) + height, max(left, 0): max(left, 0) + width]
+    framed[max(-top, 0): max(-top, 0) + src.shape[0], max(-left, 0): max(-left, 0) + src.shape[1]] = src
+    return framed
 
 
 def zoom_for(width: float, height: float) -> float:
@@ -58,14 +97,11 @@ def render_gray(page: PdfPage, skew: float = 0.0) -> PageImage:
     matrix = pymupdf.Matrix(zoom, zoom)
     if skew:
         matrix = matrix * pymupdf.Matrix(-skew)  # MuPDF turns clockwise on screen for a positive angle
-    pix = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csGRAY, alpha=False)
-    pixels = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width]
+    pix = page.get_pixmap(matrix=matrix, colorspace=pymupdf.csRGB, alpha=False)
+    rgb = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.stride)[:, : pix.width * 3]
+    rgb = rgb.reshape(pix.height, pix.width, 3)
     if skew:
         straight = (rect * pymupdf.Matrix(zoom, zoom)).irect  # the size of the page rendered unturned
-        width, height = int(straight.width), int(straight.height)
-        framed = np.full((height, width), 255, dtype=np.uint8)
-        top, left = (pix.height - height) // 2, (pix.width - width) // 2
-        src = pixels[max(top, 0): max(top, 0) + height, max(left, 0): max(left, 0) + width]
-        framed[max(-top, 0): max(-top, 0) + src.shape[0], max(-left, 0): max(-left, 0) + src.shape[1]] = src
-        pixels = framed
-    return PageImage(pixels=pixels.copy(), zoom=zoom, skew=skew)
+        rgb = _frame(rgb, int(straight.width), int(straight.height))
+    gray, without_red = split_red(rgb)
+    return PageImage(pixels=gray, zoom=zoom, skew=skew, red_removed=without_red)

@@ -41,14 +41,14 @@ def recognize_page(page: PdfPage, number: int, engine: OcrEngine) -> OcrPageResu
 
     t0 = time.perf_counter()
     image = render_gray(page)
-    skew = estimate_skew(image.pixels)
+    skew = estimate_skew(image.without_red)
     if abs(skew) >= MIN_SKEW:  # a crooked scan: read it straightened (lines level, rulings upright)
         image = render_gray(page, skew)
     lines = [
         OcrLine(text=normalize_punctuation(ln.text), bbox=image.to_points(ln.box), confidence=round(ln.confidence, 4))
         for ln in engine.recognize(image.pixels)
     ]
-    horizontal, vertical = find_rulings(image.pixels)
+    horizontal, vertical = find_rulings(image.without_red)  # a red seal is not a table ruling
     return OcrPageResult(
         number=number, width=float(page.rect.width), height=float(page.rect.height), zoom=image.zoom,
         lines=lines, rulings_h=[(s.at, s.lo, s.hi, s.thick) for s in horizontal],
