@@ -130,3 +130,44 @@ def test_a_printed_stamped_and_scanned_scoring_page_is_read(tmp_path: Path) -> N
     assert len(tables) == 1 and tables[0].col_count == 4 and len(tables[0].rows) == 4
     rows = [(_squash(r.factor), r.points) for t in result.scoring.tables for r in t.rows]
     assert rows == [("服务方案", 20.0), ("人员配置", 15.0), ("应急预案", 10.0)]
+
+
+def test_rulings_are_found_on_unevenly_lit_paper() -> None:
+    """Paper going from white to dim grey across the page (a scanner lamp), with faint rulings:
+    one global ink threshold takes the dim side's paper for ink; evened-out paper does not."""
+    from app.documents.model import OcrLine
+    from app.documents.ocr.grid import find_rulings, flatten_paper, tables_from_image
+
+    h, w = 600, 800
+    light = np.linspace(255, 165, w, dtype=np.float32)[None, :].repeat(h, axis=0)
+    img = light.copy()
+    for y in (100, 250, 400):
+        img[y:y + 2, 100:701] *= 0.72
+    for x in (100, 400, 700):
+        img[100:402, x:x + 2] *= 0.72
+    pixels = img.astype(np.uint8)
+    flat = flatten_paper(pixels)
+    assert flat[50, 750] > 240 and flat[101, 650] < 200  # dim paper made white, a ruling there stays ink
+    horizontal, vertical = find_rulings(pixels)
+    assert len(horizontal) == 3 and len(vertical) == 3
+    cell = OcrLine(text="分值", bbox=(450, 300, 520, 330), confidence=0.99)
+    (table,) = tables_from_image(pixels, 1.0, [cell], 1)
+    assert table.col_count == 2 and len(table.rows) == 2 and table.rows[1][1] == "分值" and not table.uncertain
+    white = np.full((300, 400), 255, dtype=np.uint8)
+    assert flatten_paper(white) is white  # even white paper is left alone (no copy)
+
+
+def test_a_ruling_broken_by_scan_noise_is_still_one_ruling() -> None:
+    """A thin ruling with 1–2 px holes every few pixels (noise, JPEG) is found whole; marks 4 px
+    apart (like characters of a line of text) are not joined into a ruling."""
+    from app.documents.ocr.grid import find_rulings
+
+    img = np.full((200, 600), 255, dtype=np.uint8)
+    img[50, 50:551] = 120
+    rng = np.random.default_rng(0)
+    for x in range(52, 548, 7):
+        img[50, x: x + int(rng.integers(1, 3))] = 255  # holes of 1-2 px
+    for x in range(50, 550, 24):  # "characters": 20 px dashes with 4 px gaps
+        img[120, x: x + 20] = 60
+    horizontal, _vertical = find_rulings(img)
+    assert [(round(s.at), s.lo, s.hi) for s in horizontal] == [(50, 50.0, 551.0)]

@@ -22,7 +22,7 @@ from app.documents.errors import DocumentError
 log = logging.getLogger(__name__)
 
 #: Identifies engine + models + settings in cache keys: a change here reads pages anew.
-ENGINE_ID = "rapidocr3.10-ppocrv6s-8"  # 7: crooked scans straightened first; 8: red seals are no rulings
+ENGINE_ID = "rapidocr3.10-ppocrv6s-8"  # 7: crooked scans straightened; 8: seals and uneven light kept out of the rulings
 MODEL_FILES = ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx")
 DET_LIMIT_SIDE = 1600  # the detector sees the page at most this many pixels on its long side (measured: 1280 cuts
 #                       some long lines short, 2000 costs a quarter more CPU for no better accuracy)

@@ -22,6 +22,8 @@ from app.documents.model import OcrLine, Table
 DARK = 210  # gray level below which a pixel is ink, on white paper (thin rulings render light gray)
 PAPER_MARGIN = 45  # on darker paper: this much darker than the paper (the page's median gray) is ink
 MIN_H_RUN_PX = 90  # a horizontal ruling is at least this long (a wide hanzi is ~30 px at 170 dpi)
+GAP_PX = 2  # holes this short in a ruling (scan noise, JPEG) are bridged
+PAPER_BLOCK_PX = 48  # paper brightness is measured per square of this size (larger than a hanzi at 170 dpi)
 MIN_V_RUN_PX = 40  # a vertical ruling at least this long (one table row at least)
 JOIN_PX = 4  # segments this close are one ruling / touch each other
 COVERED = 0.6  # a cell border drawn over this share of its length is a border
@@ -62,6 +64,19 @@ def _run_mask(dark: np.ndarray, length: int) -> np.ndarray:
     return np.cumsum(starts, axis=1)[:, :w] > 0
 
 
+def _bridge(dark: np.ndarray, gap: int = GAP_PX) -> np.ndarray:
+    """``dark`` with holes of up to ``gap`` pixels along each row filled (dark within ``gap`` on both
+    sides): a thin ruling on a noisy, blurred or JPEG scan breaks into dashes, text strokes keep their gaps."""
+    w = dark.shape[1]
+    left = np.zeros_like(dark)
+    right = np.zeros_like(dark)
+    for k in range(1, gap + 1):
+        left[:, k:] |= dark[:, : w - k]
+        right[:, : w - k] |= dark[:, k:]
+    bridged: np.ndarray = dark | (left & right)
+    return bridged
+
+
 def _segments(mask: np.ndarray) -> list[Segment]:
     """Merge the row runs of ``mask`` across neighbouring rows into segments (rows = ``at``)."""
     out: list[Segment] = []
@@ -87,11 +102,30 @@ def _segments(mask: np.ndarray) -> list[Segment]:
     return [s for s in out if s.thick <= 12]  # thicker "lines" are filled areas, not rulings
 
 
+def flatten_paper(pixels: np.ndarray, block: int = PAPER_BLOCK_PX) -> np.ndarray:
+    """``pixels`` with unevenly lit paper evened out: each pixel divided by the paper brightness
+    around it (the 90th percentile of its ``block``-sized square, the brightest of the 3×3 squares
+    around it), so paper is near white all over and ink keeps its contrast to it."""
+    h, w = pixels.shape
+    bh, bw = -(-h // block), -(-w // block)
+    padded = np.pad(pixels, ((0, bh * block - h), (0, bw * block - w)), mode="edge")  # edge squares: own paper
+    tiles = padded.reshape(bh, block, bw, block).transpose(0, 2, 1, 3).reshape(bh, bw, block * block)
+    paper = np.percentile(tiles, 90, axis=2)
+    around = np.pad(paper, 1, mode="edge")
+    paper = np.max([around[dy:dy + bh, dx:dx + bw] for dy in range(3) for dx in range(3)], axis=0)
+    if float(paper.min()) >= 250:  # evenly white already (most pages): nothing to do
+        return pixels
+    background = np.repeat(np.repeat(paper, block, axis=0), block, axis=1)[:h, :w]
+    even: np.ndarray = np.clip(pixels.astype(np.float32) * 255.0 / np.maximum(background, 1.0), 0, 255)
+    return even.astype(np.uint8)
+
+
 def find_rulings(pixels: np.ndarray) -> tuple[list[Segment], list[Segment]]:
-    """Horizontal and vertical rulings of a gray page image (pixels)."""
+    """Horizontal and vertical rulings of a gray page image (pixels); uneven light is evened out first."""
+    pixels = flatten_paper(pixels)
     dark = pixels < min(DARK, int(np.median(pixels)) - PAPER_MARGIN)
-    horizontal = _segments(_run_mask(dark, MIN_H_RUN_PX))
-    vertical = _segments(_run_mask(np.ascontiguousarray(dark.T), MIN_V_RUN_PX))
+    horizontal = _segments(_run_mask(_bridge(dark), MIN_H_RUN_PX))
+    vertical = _segments(_run_mask(_bridge(np.ascontiguousarray(dark.T)), MIN_V_RUN_PX))
     return horizontal, vertical
 
 
