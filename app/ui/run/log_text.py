@@ -54,10 +54,11 @@ ZH_TEMPLATES: dict[str, str] = {
     "analysis/scoring: even %d characters of the scoring pages do not fit the context size %d; not sent":
         "提取技术评分项：评分办法原文即使只取 %d 字也超出上下文长度 %d，未发给模型",
     # llm
-    "%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may answer with nothing":
-        "%s：提示词（约 %d 个 Token）加输出上限超过了上下文长度 %d，模型服务可能返回空回答",
+    "%s: prompt (~%d tokens) leaves no room for an answer of %d tokens in the context size %d; not sent":
+        "%s：提示词（约 %d 个 Token）太长，留不出 %d 个 Token 给回答（上下文长度 %d），未发送",
     "%s: endpoint returned an empty answer (finish_reason=%s)": "%s：模型服务返回了空回答（结束原因 %s）",
     "%s: attempt %d failed (%s); retrying in %.2f s": "%s：第 %d 次请求失败（%s），%.2f 秒后重试",
+    "%s: the repair request does not fit the context; asking afresh": "%s：修正请求超出上下文长度，改为重新提问",
     "%s: giving up after %d attempts: %s": "%s：已尝试 %d 次，放弃：%s",
     "%s: no valid result after %d attempts: %s": "%s：尝试 %d 次仍没有合格结果：%s",
     "%s: attempt %d invalid (%d issues); asking for a repair": "%s：第 %d 次结果不合格（%d 处问题），请模型修正",
