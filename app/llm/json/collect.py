@@ -226,6 +226,7 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
             result.issues = [exc.message_zh]
             result.stopped_by = "response"
             if len(convo) == len(messages):
+                result.error = exc
                 break
             log.info("%s: the repair request does not fit the context; asking afresh", stage)
             convo = list(messages)

@@ -53,6 +53,15 @@ ZH_TEMPLATES: dict[str, str] = {
         "未发给模型，沿用程序读取的评分表",
     "analysis/scoring: even %d characters of the scoring pages do not fit the context size %d; not sent":
         "提取技术评分项：评分办法原文即使只取 %d 字也超出上下文长度 %d，未发给模型",
+    # every call fitted to the context (issue 30, attack 13)
+    "analysis/overview: the context size %d leaves no room for the tender's opening pages; not sent":
+        "提取项目概况：上下文长度 %d 容不下招标文件的开头几页，未发给模型",
+    "analysis/overview: tender text cut to %d characters to fit the context size %d":
+        "提取项目概况：为适应上下文长度，发给模型的招标文件原文截到 %d 字（上下文长度 %d）",
+    "draft %s: reference material shortened to fit the context size %d (%d of %d references kept)":
+        "撰写 %s：为适应上下文长度 %d，参考资料已缩短（保留 %d 条，共 %d 条）",
+    "review/point: the context size %d has no room for the question; not asked":
+        "评审模拟：上下文长度 %d 容不下该要点的提问，未询问模型",
     # llm
     "%s: prompt (~%d tokens) leaves no room for an answer of %d tokens in the context size %d; not sent":
         "%s：提示词（约 %d 个 Token）太长，留不出 %d 个 Token 给回答（上下文长度 %d），未发送",
