@@ -597,6 +597,8 @@ class AppController(QObject):
             if deferred is not None and not deferred.finish(outcome.ok):
                 outcome.message += "；原有目录未改变"
                 kept = []
+            elif deferred is None and outcome.code_only and self.outline.chapters:
+                outcome.message += "；当前显示的目录仅由程序依据招标文件和标题库生成（不是模型的结果），仅供参考"
             elif deferred is not None and not outcome.ok and _cancelling():
                 outcome.message += "；原有目录可用“撤销”（Ctrl+Z）找回"
             if kept:
@@ -611,10 +613,11 @@ class AppController(QObject):
                 undo_ops(self.outline, recorder.ops)  # nothing came of the run: the user's outline comes back
                 recorder.ops.clear()
             if recorder.ops:
-                label = "AI 生成目录" if outcome.ok else "AI 生成目录（未完成）"
+                label = ("AI 生成目录" if outcome.ok else "程序生成目录（模型未参与）" if outcome.code_only
+                         else "AI 生成目录（未完成）")
                 command = RecordedRunCommand(self.outline, recorder, label)
                 self.undo_stack.push(command)
-                if not outcome.ok:
+                if not outcome.ok and not outcome.code_only:  # a code-made outline is not a run to continue
                     self._unfinished = (mode, command)
             self.model.set_read_only(False)
             if deferred is not None and deferred.switched and not outcome.ok and not _cancelling():
