@@ -40,7 +40,14 @@ from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
 from app.core.settings_model import HOW_TO_GET_A_MODEL
 from app.pipeline.outline.deferred_draft import DeferredDraft
-from app.pipeline.outline.runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
+from app.pipeline.outline.runner import (
+    Mode,
+    OutlineOutcome,
+    OutlineRequest,
+    OutlineRunner,
+    not_openai_message,
+    run_outline,
+)
 from app.pipeline.outline.user_outline import has_locks
 from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
@@ -678,11 +685,16 @@ class AppController(QObject):
             chapters = [c.model_copy(deep=True) for c in self.outline.chapters]
             result = await regenerate_node(client, self.analysis, chapters, path, guidance, settings,
                                            progress=self.on_progress, draft=self.outline)
-            if result.failure is not None:
+            health = getattr(getattr(client, "transport", None), "health", None)
+            if health is not None and health.never_answered:  # a web page every time: not the model's headings
+                outcome = OutlineOutcome(False, not_openai_message(health.not_openai, health.not_openai_detail)
+                                         + f"；“{title}”原有内容未改变", code_only=True)
+            elif result.failure is not None:
                 outcome = OutlineOutcome(False, result.failure.message_zh)
             else:
                 outcome = OutlineOutcome(True, f"已重新生成“{title}”", prompt_tokens=result.meter.prompt_tokens,
                                          completion_tokens=result.meter.completion_tokens)
+            self.last_outcome = outcome
             return outcome
         finally:
             if not outcome.ok:

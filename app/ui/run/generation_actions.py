@@ -181,7 +181,11 @@ class GenerationActionsMixin(_Base):
         if answer is None:
             return
         guidance, keep = answer
+        c.last_outcome = None
         await c.run_task(GENERATION, c.regenerate_subtree(path, guidance, keep_texts=keep))
+        outcome = c.last_outcome
+        if outcome is not None and outcome.code_only:  # the address is wrong: say so, not only in the status bar
+            self.show_run_failure(outcome.message, not_openai=True)
 
     # ------------------------------------------------------------------ drafting
     def draft_current(self) -> None:
