@@ -112,7 +112,7 @@ def breakdown_rules(value: ModelBreakdown) -> list[str]:
 
 def answer_tokens(client: LLMClient) -> int:
     """The answer asked of one breakdown call: the configured budget, at most :data:`ANSWER_TOKENS`."""
-    return max(MIN_ANSWER_TOKENS, min(client.config.max_tokens, ANSWER_TOKENS, client.config.context_size // 3))
+    return max(MIN_ANSWER_TOKENS, min(client.config.max_tokens, ANSWER_TOKENS, client.config.context_size // 4))
 
 
 def context_chars(client: LLMClient) -> int:
