@@ -136,3 +136,19 @@ async def test_the_review_question_cuts_the_passage_to_fit(llm_server: OpenAISer
     assert _fits(req, 1024), (conservative_tokens(req.prompt_text), req.body.get("max_tokens"))
     assert quote in req.prompt_text and "保障第59条" not in req.prompt_text
     assert verdict is not None and verdict.kept and verdict.answer == "是"
+
+
+async def test_a_continuation_resends_only_the_tail_that_fits(llm_server: OpenAIServer) -> None:
+    first = "".join(f"第{i}段：养护班组按计划完成修剪、施肥和病虫害防治，并填写作业记录，编号{i * 17 % 83}。" for i in range(40))
+    llm_server.push(Reply.truncated(first), Reply.text("以上措施由项目经理每月检查落实。"))
+    async with make_client(llm_server, context_size=2048, max_tokens=600) as client:
+        engine = DraftingEngine(client)
+        state = await engine.run([_section([])])
+    reqs = llm_server.completion_requests
+    assert len(reqs) == 2
+    assert all(_fits(r, 2048) for r in reqs), [(conservative_tokens(r.prompt_text), r.body.get("max_tokens"))
+                                               for r in reqs]
+    assert first[-60:] in reqs[1].prompt_text and first[:40] not in reqs[1].prompt_text  # the tail, not the whole
+    draft = state.sections["1.1"]
+    assert draft.status == "done" and draft.continuations == 1
+    assert "第0段" in draft.text and "每月检查落实" in draft.text  # the section keeps all it was given
