@@ -152,3 +152,27 @@ async def test_a_continuation_resends_only_the_tail_that_fits(llm_server: OpenAI
     draft = state.sections["1.1"]
     assert draft.status == "done" and draft.continuations == 1
     assert "第0段" in draft.text and "每月检查落实" in draft.text  # the section keeps all it was given
+
+
+async def test_the_review_fill_cuts_the_existing_text_to_its_tail(llm_server: OpenAIServer) -> None:
+    from app.core.analysis import Analysis
+    from app.core.outline import OutlineNode
+    from app.pipeline.evaluation.fill import draft_point
+    from app.pipeline.evaluation.review import review_bid
+
+    criteria = "方案内容包含但不限于：①人员配置方案；②应急处置预案。方案完整的得10分；未提供的不得分。"
+    analysis = Analysis(groups=[ScoringGroup(id="R1", title="服务方案", description=criteria, points=10)])
+    chapters = [OutlineNode(title="服务方案", source_requirement_id="R1",
+                            children=[OutlineNode(title="人员配置方案", content="项目经理一名，保洁员十二名。")])]
+    item = review_bid(analysis, chapters).items[0]
+    point = next(p for p in item.points if "应急" in p.label)
+    existing = _filler("现有正文", 30)  # ~1000 characters; only its end is context for the new paragraph
+    paragraph = "针对应急处置预案，我方建立火情、停电和食物中毒三级响应程序，现场负责人五分钟内到场处置，事后形成书面报告。"
+    llm_server.push(Reply.text(paragraph))
+    async with make_client(llm_server, context_size=1536) as client:
+        text, problem = await draft_point(client, item, point, "服务方案", existing)
+    (req,) = llm_server.completion_requests
+    assert _fits(req, 1536), (conservative_tokens(req.prompt_text), req.body.get("max_tokens"))
+    assert existing[-30:] in req.prompt_text and existing[:30] not in req.prompt_text
+    assert int(req.body["max_tokens"]) >= 800  # the context text gives way, not the paragraph's answer budget
+    assert "三级响应程序" in text
