@@ -175,4 +175,4 @@ async def test_the_review_fill_cuts_the_existing_text_to_its_tail(llm_server: Op
     assert _fits(req, 1536), (conservative_tokens(req.prompt_text), req.body.get("max_tokens"))
     assert existing[-30:] in req.prompt_text and existing[:30] not in req.prompt_text
     assert int(req.body["max_tokens"]) >= 800  # the context text gives way, not the paragraph's answer budget
-    assert "三级响应程序" in text
+    assert "三级响应程序" in text and problem is None
