@@ -99,11 +99,11 @@ def write_docx(bid: PastBid, path: Path, *, styles: bool = True, table: bool = T
         for p in s.paragraphs:
             doc.add_paragraph(p)
         if table and s is bid.sections[0]:
-            t = doc.add_table(rows=2, cols=3)
-            for j, v in enumerate(("姓名", "岗位", "证书")):
-                t.cell(0, j).text = v
-            for j, v in enumerate((bid.manager, "项目经理", "一级建造师")):
-                t.cell(1, j).text = v
+            rows = staff_rows(bid)
+            t = doc.add_table(rows=len(rows), cols=len(rows[0]))
+            for i, row in enumerate(rows):
+                for j, v in enumerate(row):
+                    t.cell(i, j).text = v
     doc.save(str(path))
     return path
 

@@ -1,5 +1,8 @@
 """Past bids into the library: read (.docx/.pdf), record project/client/place/date/people, store whole.
 
+People are read after role labels (项目经理：张三) and from table columns headed 姓名 / 人员姓名 /
+负责人 … (:func:`people_in_tables`), so a staff table's names are checked by 查重 too.
+
 A bid's identity is the hash of its normalised text, so importing the same bid twice (even
 renamed) is recognised. Each bid is stored in one transaction. Folder imports walk the tree
 for .docx/.pdf files; progress and cancel are plain callables (the UI runs this in a worker).
@@ -31,6 +34,12 @@ _DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|(\d{4})-(
 _PEOPLE = re.compile(r"(?:项目经理|项目负责人|技术负责人|项目总监|总监理工程师|安全员|质检员|联系人|授权代表|法定代表人|委托代理人)"
                      r"\s*[:：]?\s*([\u4e00-\u9fff]{2,3})(?![\u4e00-\u9fff])")
 _NOT_A_NAME = frozenset({"负责", "组织", "统一", "全面", "具体", "及时", "应当", "必须", "对本", "对项", "本项目", "由其"})
+#: Header cells of a table column that lists people (人员表, 业绩表's 项目负责人, 联系人 …).
+NAME_HEADERS = frozenset({"姓名", "人员姓名", "成员姓名", "名字", "人员", "负责人", "项目负责人", "技术负责人", "项目经理",
+                          "项目总监", "总监理工程师", "联系人", "授权代表", "法定代表人", "委托代理人"})
+_PERSON = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
+_BRACKETED = re.compile(r"[（(【\[].*?[）)】\]]")
+_NOT_A_PERSON = frozenset({"待定", "暂无", "暂定", "同上", "合计", "小计", "若干", "见附件", "另行委派", "不适用", "备注"})
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,38 @@ def extract_people(text: str) -> list[str]:
     return list(seen)
 
 
+def is_name_header(cell: str) -> bool:
+    """Whether a table header cell names a column of people (姓名, 人员姓名, 项目负责人 …)."""
+    c = re.sub(r"\s+", "", cell)
+    return c in NAME_HEADERS or (2 < len(c) <= 8 and (c.endswith("姓名") or c.endswith("负责人")))
+
+
+def person_cell(cell: str) -> str:
+    """The person named by a table cell (``张三``, ``张 三``, ``张三（高级工程师）``), or ""."""
+    v = _BRACKETED.sub("", re.sub(r"\s+", "", cell))
+    if not _PERSON.match(v) or v in _NOT_A_PERSON or v in _NOT_A_NAME or v in NAME_HEADERS:
+        return ""
+    return v
+
+
+def people_in_tables(tables: Iterable[Sequence[Sequence[str]]]) -> list[str]:
+    """Names in the columns headed 姓名 / 人员姓名 / 负责人 … of tables (header among the first 3 rows), in order."""
+    seen: dict[str, None] = {}
+    for table in tables:
+        rows = [list(r) for r in table]
+        for h in range(min(3, len(rows))):
+            cols = [j for j, c in enumerate(rows[h]) if is_name_header(str(c or ""))]
+            if not cols:
+                continue
+            for row in rows[h + 1:]:
+                for j in cols:
+                    name = person_cell(str(row[j] or "")) if j < len(row) else ""
+                    if name:
+                        seen.setdefault(name, None)
+            break
+    return list(seen)
+
+
 def _walk(sections: Sequence[Section]) -> Iterable[tuple[int, Section]]:
     for root in sections:
         yield from root.walk()
@@ -132,6 +173,7 @@ def import_bid(store: LibraryStore, path: Path) -> ImportOutcome:
     rows = section_rows(bid)
     names = [(k, v) for k, v in info.items() if v]
     names += [("person", p) for p in extract_people(bid.full_text())]
+    names += [("person", p) for p in people_in_tables(t for _, s in _walk(bid.sections) for t in s.tables)]
     bid_id = store.add_bid(digest, str(path), path.stem, info, rows, names, bid.metadata)
     if bid_id is None:
         return ImportOutcome(path, "duplicate", store.has_hash(digest), "资料库中已有同一份标书，未重复导入")
