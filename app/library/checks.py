@@ -9,7 +9,8 @@ jump-to, a label for the user, the drafted text. Three checks:
 * :func:`copied_passages` — runs of sentences identical to a past bid's (sentence hashes);
 * :func:`compare_with_bid` — another bidder's file: shared sentences, identical document
   properties (author, last editor, creation time), the same people, phone numbers or e-mail
-  addresses, and the same misspellings from a list of frequent ones.
+  addresses, and the same unusual strings one character off a frequent one (shared typos,
+  :mod:`app.library.typos`).
 """
 
 from __future__ import annotations
@@ -23,11 +24,13 @@ from app.core.similarity import normalize_text
 from app.documents.outlines.bid_reader import BidDocument
 from app.library.bid_import import extract_people, people_in_tables, sentence_hash, sentences
 from app.library.store import LibraryStore
+from app.library.typos import shared_typos
 
 Path = tuple[int, ...]
 CurrentSection = tuple[Path, str, str]  # outline path, label shown to the user, text
 MIN_PASSAGE_CHARS = 50
-#: Frequent wrong forms in Chinese bid writing; the same one in two bidders' files is a 围标 signal.
+#: Seeds for the shared-typo check (:mod:`app.library.typos` finds shared slips without a list):
+#: frequent wrong forms in Chinese bid writing, reported whenever both files have one.
 COMMON_MISSPELLINGS = ("按装", "布署", "既时", "既使", "拔打", "保正", "峻工", "工做", "质理", "辨理", "检察维修",
                        "再接再励", "迫不急待", "一愁莫展", "默守成规", "穿流不息", "甘败下风", "走头无路", "安祥",
                        "重迭", "松驰", "座落")
@@ -160,9 +163,11 @@ def _copied(store: LibraryStore, names: dict[int, str], path: Path, where: str, 
                    names[section_id], f"{len(run)} 句、{sum(map(len, run))} 字")
 
 
-def compare_with_bid(sections: Sequence[CurrentSection], other: BidDocument,
-                     metadata: dict[str, str] | None = None) -> list[Finding]:
-    """Signs that this bid and another bidder's share an author: shared sentences, identical properties."""
+def compare_with_bid(sections: Sequence[CurrentSection], other: BidDocument, metadata: dict[str, str] | None = None,
+                     *, tender: str = "", store: LibraryStore | None = None) -> list[Finding]:
+    """Signs that this bid and another bidder's share an author: shared sentences, identical properties,
+    the same people and contacts, and the same unusual strings (typos) found in neither the tender
+    (``tender``) nor the library (``store``)."""
     theirs = {sentence_hash(s) for s in sentences(other.full_text())}
     label = f"对比文件：{other.path.name}"
     out: list[Finding] = []
@@ -185,10 +190,13 @@ def compare_with_bid(sections: Sequence[CurrentSection], other: BidDocument,
     for c in sorted(contacts):
         out.append(Finding("shared_contact", "相同的联系方式", c, _where(sections, c), _path(sections, c), label,
                            "两份文件留有同一电话或邮箱"))
-    for typo in COMMON_MISSPELLINGS:
-        if typo in mine_text and typo in their_text:
-            out.append(Finding("shared_typo", "相同的错别字", typo, _where(sections, typo), _path(sections, typo), label,
-                               "两份文件出现同样的错别字"))
+    known = store.contains_text if store is not None else None
+    for typo in shared_typos(mine_text, their_text, tender=tender, known=known, seeds=COMMON_MISSPELLINGS):
+        detail = (f"两份文件都写作“{typo.text}”（本文件 {typo.count_mine} 处、对比文件 {typo.count_theirs} 处），"
+                  f"常见写法为“{typo.usual}”；招标文件和资料库中都没有这种写法" if typo.usual
+                  else "两份文件出现同样的错别字")
+        out.append(Finding("shared_typo", "相同的错别字", typo.text, _where(sections, typo.text),
+                           _path(sections, typo.text), label, detail))
     return out
 
 

@@ -210,6 +210,17 @@ class LibraryStore:
             return [(int(a), str(b), str(c)) for a, b, c in
                     self.conn.execute("SELECT bid_id, kind, value FROM names").fetchall()]
 
+    def contains_text(self, text: str) -> bool:
+        """Whether any stored section's title or body contains ``text`` (FTS for 3+ characters)."""
+        with self.lock:
+            if self.fts and len(text) >= 3:
+                phrase = '"' + text.replace('"', '""') + '"'
+                row = self.conn.execute("SELECT 1 FROM section_fts WHERE section_fts MATCH ? LIMIT 1", (phrase,)).fetchone()
+            else:
+                row = self.conn.execute("SELECT 1 FROM sections WHERE instr(body, ?) > 0 OR instr(title, ?) > 0 LIMIT 1",
+                                        (text, text)).fetchone()
+        return row is not None
+
     # ------------------------------------------------------------------ sections
     _SECTION_SQL = ("SELECT s.id, s.bid_id, s.ord, s.level, s.number, s.title, s.heading_path, s.body, s.tables,"
                     " b.name, b.project, b.client FROM sections s JOIN bids b ON b.id = s.bid_id")
