@@ -416,10 +416,10 @@ class _Builder:
             if c.title in self.used_sections:
                 continue
             self.used_sections.add(c.title)
-            if self.add(c.title, "history", list(c.children), c.note):
+            if self.add(c.title, "history", list(c.children), origin_source=c.note):
                 for kid in self.nodes[-1].children:
                     if kid.origin == "history":
-                        kid.description = c.note
+                        kid.origin_source = c.note
 
     def _nearest_section(self, title: str) -> list[tuple[str, Origin]]:
         """The children of the library section, from any entry, whose title names most of what ``title`` names."""
@@ -437,7 +437,7 @@ class _Builder:
         return self._section_children([s for _, _, s in scored], title)
 
     def add(self, title: str, source: Origin, kids: list[tuple[str, Origin]], description: str = "",
-            leaf_limit: int | None = None) -> bool:
+            leaf_limit: int | None = None, origin_source: str = "") -> bool:
         """Add a level-2 node (library level-3 headings when the given ones are too few)."""
         if len(self.nodes) >= self.max_children or not self.registry.free(title):
             return False
@@ -455,7 +455,7 @@ class _Builder:
             for t, _ in children:
                 self.registry.take(t)
         self.registry.take(title)
-        self.nodes.append(OutlineNode(title=title, description=description, origin=source,
+        self.nodes.append(OutlineNode(title=title, description=description, origin=source, origin_source=origin_source,
                                       children=[OutlineNode(title=t, origin=s) for t, s in children]))
         return True
 
@@ -463,7 +463,8 @@ class _Builder:
         for c in cands:
             if len(self.nodes) >= limit:
                 return
-            self.add(c.title, c.source, list(c.children), c.note if c.note.startswith("评分标准") else "")
+            self.add(c.title, c.source, list(c.children), c.note if c.note.startswith("评分标准") else "",
+                     origin_source=c.note if c.source == "history" else "")
 
     def add_library(self, count: int, fill: list[Candidate]) -> None:
         """Library sections up to ``count`` nodes; ``fill`` (the tender's points) goes under the slot section.

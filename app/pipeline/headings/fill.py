@@ -25,7 +25,6 @@ from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
 from app.pipeline.headings.library import default_library
-from app.pipeline.headings.past_bids import SOURCE_PREFIX
 from app.pipeline.outline.job import user_messages
 
 if TYPE_CHECKING:
@@ -84,8 +83,8 @@ def drop_fragments(children: list[OutlineNode], min_children: int, criteria: str
 
 def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[OutlineNode]:
     """The model's nodes with their origin set: a heading equal to a tender, past-bid or library candidate
-    keeps that source (the model copied it; a past bid's heading also gets its source noted when it has
-    no description), anything else is the model's own."""
+    keeps that source (the model copied it; a past bid's heading also gets the bid and section in
+    ``origin_source``), anything else is the model's own."""
     known: dict[str, str] = {}
     notes: dict[str, str] = {}  # a past bid's heading → its source
     if plan is not None:
@@ -110,8 +109,8 @@ def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[Out
     def mark(node: OutlineNode) -> OutlineNode:
         origin, key = (node.origin, "") if node.origin else origin_of(node.title)
         update: dict[str, Any] = {"origin": origin, "children": [mark(c) for c in node.children]}
-        if origin == "history" and not node.description.strip() and notes.get(key):
-            update["description"] = notes[key]
+        if origin == "history" and not node.origin_source and notes.get(key):
+            update["origin_source"] = notes[key]
         return node.model_copy(update=update)
 
     return [mark(n) for n in nodes]
@@ -275,7 +274,7 @@ async def refine_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Ou
         text = re.sub(r"\s+", "", getattr(item, "description", ""))
         if text and description_problem(text, node.title, target.title, job.project_name) is None and text not in seen_desc:
             seen_desc.add(text)
-            note = node.description if node.description.startswith(("评分标准", SOURCE_PREFIX)) else ""
+            note = node.description if node.description.startswith("评分标准") else ""
             update["description"] = (text + (f"（{note}）" if note else ""))[:380]
         out.append(node.model_copy(update=update) if update else node)
     return out + nodes[len(out):], calls
