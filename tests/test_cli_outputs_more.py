@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
-from app.cli.common import EXIT_ERROR, EXIT_USAGE
+from app.cli.common import EXIT_ENDPOINT, EXIT_ERROR, EXIT_USAGE
 from app.llm.client.llm_client import MAX_MODEL_IDS
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import make_client
@@ -106,15 +106,21 @@ def test_a_terminated_run_writes_the_partial_outline_and_a_report(llm_server: Op
 def test_a_login_page_endpoint_stops_early_and_the_outline_is_not_called_the_models(
         llm_server: OpenAIServer, tender: Path, tmp_path: Path,  # noqa: F811
         capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """An endpoint that answers every call with a web page: an endpoint error exit (5) naming the cause;
+    the outline code wrote is kept but called code-only, never the model's or a success."""
     from tests.openai_server import Reply
 
     monkeypatch.setenv("BIDSTUDIO_API_KEY", "k")
     llm_server.default = Reply.raw("<html><body>请先登录</body></html>".encode(), "text/html")
     argv = [a for a in _args(llm_server, tender, tmp_path) if a != "--quiet"]
-    main(argv)
+    assert main(argv) == EXIT_ENDPOINT
     err = capsys.readouterr().err
     assert len(llm_server.completion_requests) <= 10, len(llm_server.completion_requests)
-    assert "网页" in err or "非 OpenAI 格式" in err
-    assert "模型没有写出任何标题" in err or "未能生成有效目录" in err
+    assert "不是 OpenAI 接口的应答" in err and "网页" in err and "接口地址" in err
+    assert "仅由程序" in err and "不是模型的结果" in err
+    assert "目录有效" not in err  # no success line
     report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    assert report["model_nodes"] == 0
+    assert report["model_nodes"] == 0 and report["code_only"] is True and report["exit_code"] == EXIT_ENDPOINT
+    assert report["failure"]["kind"] == "endpoint" and report["failure"]["cause"] == "not_openai"
+    outline = json.loads((tmp_path / "outline.json").read_text(encoding="utf-8"))["outline"]
+    assert len(outline) == 3  # still written: useful, and said to be code's

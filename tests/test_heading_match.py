@@ -66,6 +66,24 @@ def test_compound_item_keeps_both_parts() -> None:
     assert set(parts) == {"training", "emergency"}
 
 
+@pytest.mark.parametrize(("entry_id", "text", "first", "last"), [
+    # a service contract trains its own staff: not the 操作使用培训 of a delivered system (Gemma's huangpu run)
+    ("training", "对所有项目人员的培训方案综合评审：培训方案内容全面针对性强", "by_system", "for_client"),
+    ("training", "针对本项目服务人员的培训方案", "by_system", "for_client"),
+    ("training", "对采购人的系统管理员和用户进行操作使用培训", "for_client", None),
+    ("environment", "保洁作业的环境保护措施、节能环保", "green_service", "by_measure"),
+    ("environment", "施工现场环境保护与文明施工措施", "by_measure", None),
+])
+def test_a_variant_written_for_one_audience_or_trade_comes_last_where_the_item_does_not_call_for_it(
+        entry_id: str, text: str, first: str, last: str | None) -> None:
+    entry = default_library().get(entry_id)
+    assert entry is not None
+    ranked = [v.id for v in rank_variants(entry, text)]
+    assert ranked[0] == first
+    if last:
+        assert ranked[-1] == last
+
+
 def test_variants_are_ranked_by_shared_wording() -> None:
     entry = default_library().get("canteen")
     assert entry is not None

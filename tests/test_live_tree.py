@@ -73,3 +73,21 @@ def test_a_chapters_children_are_mirrored_live_and_its_title_stays_locked() -> N
     feed.feed("")  # after leaving, the scratch no longer reaches the draft
     live.scratch.append((0,), OutlineNode(title="离开后"))
     assert [c.title for c in draft.chapters[1].children] == ["应急组织"]
+
+
+def test_a_description_without_a_word_is_left_empty_in_the_tree_and_the_schema() -> None:
+    """Gemma's huangpu run left ``}, {`` as a tender heading's description: debris, not a note."""
+    from app.core.rules.outline import clean_description
+    from app.pipeline.outline.schemas import LeafItem
+
+    outline = Outline()
+    feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", 3, OutlineLimits())
+    feed.begin(1)
+    doc = {"outline": [{"title": "应急服务方案", "description": "}, {", "children": [
+        {"description": "……", "title": "应急预案"}, {"title": "应急演练", "description": "每季度一次"}]}]}
+    feed.feed(json.dumps(doc, ensure_ascii=False))
+    assert [(n.title, n.description) for _, n in outline.walk()] == [
+        ("应急服务方案", ""), ("应急预案", ""), ("应急演练", "每季度一次")]
+    assert LeafItem.model_validate({"title": "应急预案", "description": '"}, {"'}).description == ""
+    assert clean_description(" 写 7×24 小时值守 ", 100) == "写 7×24 小时值守"
+    assert clean_description("24", 100) == "24"

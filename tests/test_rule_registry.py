@@ -92,3 +92,18 @@ def test_every_shape_rule_fires_on_its_defect_and_only_there() -> None:
     assert {r.code for r in SHAPE_RULES} == set(fired) and all(fired.values()), fired
     human = [_n("施工组织综合说明", _n("编制说明"), _n("工程概况", _n("地理位置"))), _n("附件")]
     assert codes(human) == set()
+
+
+_COMMON = [line.strip() for line in (__import__("pathlib").Path(__file__).parent / "data" / "common_headings.txt")
+           .read_text("utf-8").splitlines() if line.strip() and not line.startswith("#")]
+
+
+@pytest.mark.parametrize("level", [2, 3])
+def test_headings_a_skilled_writer_uses_pass_every_rule_a_persons_outline_meets(level: int) -> None:
+    """Beyond ../shared/outlines: the ordinary headings of construction, supervision, property, IT
+    operations, canteen and software bids (与发包人、监理及设计单位的配合, 服务内容, 问题管理, 其他) are no
+    defect as a strong model's answer or in a person's outline."""
+    refused = [(t, problems(HeadingContext(title=t, level=level, writer="model", parent="技术方案")))
+               for t in _COMMON]
+    refused = [(t, p) for t, p in refused if p]
+    assert len(_COMMON) > 150 and refused == []

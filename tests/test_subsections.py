@@ -188,3 +188,21 @@ async def test_a_heading_planned_for_a_later_chapter_is_not_written_into_an_earl
     where = [i for i, ch in enumerate(res.chapters) for _, n in ch.walk() if n.title == later]
     assert where == [1]
     assert evaluate(res.chapters).distinct
+
+
+
+def test_a_heading_nothing_ties_to_its_section_only_fills_a_section_that_would_be_too_thin() -> None:
+    """入库管理 under 人员稳定与补充 (Gemma, huangpu): a weak model's heading that shares nothing with its
+    section is no defect, but no evidence either: it goes in only where the section would otherwise have
+    fewer sub-headings than an outline needs, never to round a section up to the count asked for."""
+    from app.core.outline import OutlineNode
+    from app.pipeline.headings.subsections import compose_children
+
+    planned = [OutlineNode(title="人员稳定措施", origin="library")]
+    got = compose_children([], ["人员管理"], planned, ["入库管理"], want=3, min_children=2)
+    assert [c.title for c in got] == ["人员管理", "人员稳定措施"]
+    got = compose_children([], [], planned, ["入库管理"], want=3, min_children=2)  # too thin without it
+    assert [c.title for c in got] == ["人员稳定措施", "入库管理"]
+    fixed = [OutlineNode(title="人员流动控制率", origin="tender")]
+    got = compose_children(fixed, ["人员管理", "人员稳定措施"], planned, ["入库管理"], want=3, min_children=2)
+    assert [c.title for c in got] == ["人员流动控制率", "人员管理", "人员稳定措施"]  # no repeat of the planned one

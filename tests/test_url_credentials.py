@@ -70,3 +70,54 @@ def test_keys_and_profiles_are_named_by_the_address_without_the_password() -> No
     settings.model.base_url = f"http://alice:{PASSWORD}@models.example/v1/"
     assert PASSWORD not in settings.model.key_account() and PASSWORD not in settings.model.profile_key()
     assert settings.model.key_account() == "http://alice@models.example/v1"
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+def test_the_settings_dialog_takes_a_typed_password_out_of_the_address_field(
+        qtbot, tmp_path: Path, llm_server: OpenAIServer, memory_keyring: MemoryKeyring) -> None:
+    """Typed into the real field: once it loses focus the password is no longer shown, calls still use it,
+    and OK puts it in the keyring, neither in settings.json nor in the settings the app keeps."""
+    from PySide6.QtCore import Qt
+
+    from app.core.api_keys import ApiKeyStore
+    from app.ui.shell.settings_dialog import SettingsDialog
+
+    llm_server.default = Reply.text("好")
+    settings_path = tmp_path / "settings.json"
+    dialog = SettingsDialog(AppSettings(), ApiKeyStore(), settings_path=settings_path)
+    qtbot.addWidget(dialog)
+    dialog.provider_combo.setCurrentIndex(dialog.provider_combo.findData("custom"))
+    dialog.model_combo.setEditText("test-model")
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.activateWindow()
+    qtbot.waitActive(dialog)
+    field = dialog.base_url_edit
+    field.setFocus()
+    qtbot.waitUntil(field.hasFocus)
+    field.selectAll()
+    typed = llm_server.base_url.replace("http://", f"http://alice:{PASSWORD}@")
+    qtbot.keyClicks(field, typed)
+    assert field.text() == typed
+    qtbot.keyClick(field, Qt.Key.Key_Tab)  # focus moves on: the field is done with
+    shown = llm_server.base_url.replace("http://", "http://alice@")
+    assert field.text() == shown and PASSWORD not in field.text()
+    assert dialog.url_password_note.isVisible()
+    qtbot.keyClicks(dialog.key_edit, "sk-local")
+
+    with qtbot.waitSignal(dialog.checkFinished, timeout=10_000):
+        qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    basic = "Basic " + base64.b64encode(f"alice:{PASSWORD}".encode()).decode()
+    assert any(r.headers.get("authorization") == basic for r in llm_server.requests)  # still used
+
+    with qtbot.waitSignal(dialog.settingsSaved) as saved:
+        qtbot.mouseClick(dialog.buttons.button(dialog.buttons.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    kept: AppSettings = saved.args[0]
+    assert kept.model.base_url == shown  # what the app keeps in memory and shows next time
+    assert PASSWORD not in settings_path.read_text(encoding="utf-8")
+    assert PASSWORD in memory_keyring.passwords.values()
+    assert kept.model.endpoint_kwargs("k")["base_url"] == typed  # the calls get it back from the keyring
+    again = SettingsDialog(kept, ApiKeyStore())
+    qtbot.addWidget(again)
+    assert again.base_url_edit.text() == shown
+    again.reject()

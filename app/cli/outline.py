@@ -107,6 +107,9 @@ async def _generate(args: argparse.Namespace, cfg: EndpointConfig, doc: TenderDo
                                         meter=meter, model_groups=True if args.analysis == "model" else None)
         where.name = "outline"
         result = await generate_outline(client, analysis, settings, progress=progress, draft=where.draft)
+        health = client.transport.health
+        if health.never_answered:  # a web page or broken events every time: the address is wrong, not the model
+            where.not_openai = (health.not_openai, health.not_openai_detail)
     # The analysis calls count towards the run's figures.
     result.meter.record("analysis", meter.calls, meter.prompt_tokens, meter.completion_tokens, meter.tokens_estimated)
     result.meter.started = min(result.meter.started, meter.started)
@@ -159,6 +162,7 @@ class _Stage:
 
         self.name = "setup"
         self.draft = Outline()  # the live tree the run fills: what a cancel or SIGTERM still saves
+        self.not_openai: tuple[int, str] | None = None  # (calls, why) when no call got an OpenAI answer
 
 
 def _save_partial(args: argparse.Namespace, started: float, where: _Stage, why: str) -> None:
@@ -185,6 +189,17 @@ def _terminate_as_interrupt() -> None:
         signal.signal(signal.SIGTERM, handler)
     except (ValueError, OSError):  # not the main thread (a test calling main() from a worker)
         pass
+
+
+def _not_openai_failure(not_openai: tuple[int, str], chapters: int, output: str | None) -> dict[str, Any]:
+    """The report's failure when the endpoint never answered as an OpenAI endpoint (outline written by code)."""
+    calls, why = not_openai
+    where = f"已写入 {output}" if output else "已输出"
+    why = why or "返回的不是 OpenAI 接口的应答；请检查接口地址（通常以 /v1 结尾）和网络代理"
+    message = (f"错误：模型服务的 {calls} 次应答都不是 OpenAI 接口的应答，模型没有参与生成：{why}\n"
+               f"目录（{chapters} 章）仅由程序依据招标文件和标题库生成（不是模型的结果），{where}，仅供参考；"
+               "改正接口地址后请重新生成。")
+    return {"stage": "outline", "kind": "endpoint", "cause": "not_openai", "message": message, "issues": [why]}
 
 
 def _failure_report(args: argparse.Namespace, started: float, stage: str, kind: str, message: str,
@@ -312,6 +327,10 @@ def cmd_outline(args: argparse.Namespace) -> int:
     exit_code = EXIT_OK if result.valid else EXIT_MODEL
     if result.failure is not None:
         exit_code = EXIT_ENDPOINT if result.failure.kind in ("endpoint", "config") else EXIT_MODEL
+    elif where.not_openai is not None:
+        exit_code = EXIT_ENDPOINT
+        report["failure"] = _not_openai_failure(where.not_openai, len(result.chapters), args.output)
+        report["code_only"] = True
     elif docx_problem:
         exit_code = EXIT_ERROR
     report["exit_code"] = exit_code
@@ -329,6 +348,9 @@ def cmd_outline(args: argparse.Namespace) -> int:
         return exit_code
     for w in result.warnings:
         print(f"提示：{w}", file=sys.stderr)
+    if where.not_openai is not None:  # the outline was written, but nothing in it is the model's
+        print(report["failure"]["message"], file=sys.stderr)
+        return exit_code
     if not args.quiet:
         who = "" if report["model_nodes"] else "；模型没有写出任何标题，各级标题均由程序依据招标文件和标题库补全"
         print(f"目录有效{who}：{len(result.chapters)} 章；模式 {result.mode}；策略 {result.strategy}；"

@@ -271,8 +271,19 @@ def save_settings(settings: AppSettings, path: Path | None = None) -> Path:
     if password:
         url_passwords().set(url_password_account(clean), password)
         written = settings.model_copy(update={"model": settings.model.model_copy(update={"base_url": clean})})
+    profiles = {key: _without_password(p) for key, p in written.model.profiles.items()}
+    if profiles != written.model.profiles:  # a measured profile names the address it measured
+        written = written.model_copy(update={"model": written.model.model_copy(update={"profiles": profiles})})
     atomic_write_text(p, written.model_dump_json(indent=2) + "\n")
     return p
+
+
+def _without_password(profile: dict[str, Any]) -> dict[str, Any]:
+    """A stored endpoint profile whose ``base_url`` carries no password."""
+    url = profile.get("base_url")
+    if isinstance(url, str) and split_url_password(url)[1]:
+        return {**profile, "base_url": split_url_password(url)[0]}
+    return profile
 
 
 _URL_PASSWORDS: list[ApiKeyStore] = []

@@ -1,4 +1,4 @@
-"""Rows 70–77 of the fault matrix: issue 30's attack on the model client, the run and the files.
+"""Rows 70–78 of the fault matrix: issue 30's attack on the model client, the run and the files.
 
 Hostile model endpoints (a line that never ends, a gzip bomb, broken events, a login page,
 a model that answers only prose), an output named ``*``, a password in the base URL and a
@@ -63,7 +63,8 @@ def row73(folder: Path) -> Outcome:
         server.default = Reply.raw("<html><body>请先登录</body></html>".encode(), "text/html")
         r = cli([a for a in outline_args(tender, folder, server.base_url) if a != "-q"], folder, timeout=180)
         calls = len(server.completion_requests)
-    held = calls <= 10 and "网页" in r.err and "模型没有写出任何标题" in r.err and no_traceback(r)
+    held = (calls <= 10 and r.code == 5 and "网页" in r.err and "不是模型的结果" in r.err
+            and "目录有效" not in r.err and no_traceback(r))
     return Outcome(held, f"login page: {calls} calls, exit {r.code}", r)
 
 
@@ -132,6 +133,45 @@ def row77(folder: Path) -> Outcome:
     return Outcome(held, f"SIGTERM mid-run: exit {proc.returncode}, outline {'written' if wrote else 'missing'}")
 
 
+def _table_among_pages(folder: Path) -> Path:
+    """One DOCX page: notice text, a scoring table whose criteria name no points, contract terms."""
+    import docx
+
+    d = docx.Document()
+    d.add_paragraph("项目名称：某区园林养护服务项目")
+    for i in range(40):
+        d.add_paragraph(f"须知第{i}条：递交、保证金、开标程序与纪律要求的说明文字。" * 3)
+    d.add_paragraph("第三章 评标办法")
+    table = d.add_table(rows=1, cols=4)
+    for cell, head in zip(table.rows[0].cells, ["序号", "评分因素", "分值", "评分标准"], strict=True):
+        cell.text = head
+    for i, (factor, points) in enumerate([("养护方案", "40"), ("应急措施", "20"), ("投标报价", "40")], 1):
+        for cell, value in zip(table.add_row().cells, [str(i), factor, points, f"{factor}完整得满分"], strict=True):
+            cell.text = value
+    for i in range(40):
+        d.add_paragraph(f"合同第{i}条：权利义务、付款、违约责任与争议解决的约定文字。" * 3)
+    path = folder / "pages.docx"
+    d.save(str(path))
+    return path
+
+
+def row78(folder: Path) -> Outcome:
+    tender = _table_among_pages(folder)
+    with OpenAIServer() as server:
+        server.default = Reply.text('{"groups": []}')
+        args = [a for a in outline_args(tender, folder, server.base_url, "--analysis", "model", "--max-calls", "4",
+                                        "--context-size", "2048") if a != "table"]
+        args.remove("--analysis")  # the one of outline_args (table); ours (model) stays
+        r = cli(args, folder, timeout=180)
+        asked = [q for q in server.completion_requests if "技术部分**的评分项" in q.prompt_text]
+    text = asked[0].prompt_text if asked else ""
+    cjk = sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef")
+    tokens = cjk + (len(text) - cjk + 1) // 2 + int((asked[0].body.get("max_tokens") or 0) if asked else 0)
+    held = bool(asked) and tokens <= 2048 and "养护方案" in text and "须知第" not in text and "合同第" not in text
+    return Outcome(held, f"scoring call at context 2048: ~{tokens} tokens with the answer budget, "
+                         f"{'table only' if '须知第' not in text else 'pages around the table sent'}", r)
+
+
 ISSUE30_ROWS = [
     Row(70, "stream whose data line never ends", "llm", row70),
     Row(71, "gzip answer of 1.1 MB inflating to 1 GB", "llm", row71),
@@ -141,4 +181,5 @@ ISSUE30_ROWS = [
     Row(75, "output named * beside unrelated .tmp files", "hardening", row75),
     Row(76, "user:password in the base URL, --journal", "hardening", row76),
     Row(77, "SIGTERM half way through outline", "hardening", row77),
+    Row(78, "scoring table among long pages, context 2048", "pipeline", row78),
 ]

@@ -3,11 +3,18 @@
     python tests/eval/human_outlines.py ../shared/outlines [--no-replay] [--show 40]
 
 Part 1 (rules): every heading of every human outline (numbering stripped by the app's own
-``clean_title``) is checked by every rule of :mod:`app.core.rules.registry` in its strictest
-scope — as if a model wrote it, level-3 headings as a weak model's answer to the one-section
-question, with the outline itself as the tender's words — plus the shape rules of
-``check_outline`` at the default limits. Prints, per rule and level, the human headings
-refused (heading and message), and headings ``clean_title`` left numbered.
+``clean_title``) is checked by every rule of :mod:`app.core.rules.registry` as if a model wrote
+it, with the outline itself as the tender's words, in two scopes:
+
+- the scope a person's outline or a strong model's whole answer meets in the app (every rule
+  but the guards of the one-section question, which only a weak model is asked) — the target
+  is measured here;
+- the strictest scope: level-3 headings also as a weak model's answer to the one-section
+  question. Shown for information: those guards never see a human heading in the app.
+
+Plus the shape rules of ``check_outline`` at each outline's own depth. Prints, per rule and
+level, the human headings refused (heading and message), and headings ``clean_title`` left
+numbered.
 
 Part 2 (replay): each outline is played back through the app's real path (``generate_outline``)
 as a scripted strong model's answer from the loopback server ``tests/openai_server.py``: free
@@ -15,7 +22,7 @@ mode on a shared tender of the same kind, and one-to-one mode where the tender's
 outline's chapters. Prints per outline the headings kept verbatim / repaired / replaced / lost,
 and whether the result is valid.
 
-Targets: at most 2 % of human headings refused at any level; at least 95 % kept verbatim on
+Targets: at most 2 % of human headings refused at any level (first scope); at least 95 % kept verbatim on
 replay; every replay valid. Exit code 0 when all targets are met.
 """
 
@@ -89,40 +96,41 @@ def rules_report(outlines: list[HumanOutline], show: int) -> bool:
     """Part 1: print refusals per rule and level; True when the refusal target is met at every level."""
     vocabulary, examples = _library_words(), _example_titles()
     per_level: Counter[int] = Counter()
-    refused_level: Counter[int] = Counter()
-    by_rule: dict[tuple[str, int], list[str]] = defaultdict(list)
+    refused: dict[bool, Counter[int]] = {False: Counter(), True: Counter()}
+    by_rule: dict[tuple[bool, str, int], list[str]] = defaultdict(list)
     numbered: list[str] = []
-    strong: Counter[int] = Counter()
     for o in outlines:
-        for ctx in heading_contexts(o, vocabulary, examples, small_question=False):
-            strong[ctx.level] += bool(problems(ctx))
-        for ctx in heading_contexts(o, vocabulary, examples):
-            per_level[ctx.level] += 1
-            found = problems(ctx)
-            if found:
-                refused_level[ctx.level] += 1
-            for code, msg in found:
-                by_rule[(code, ctx.level)].append(f"{o.id}: {ctx.title}（{msg}）")
-            if _NUMBERED.match(ctx.title):
-                numbered.append(f"{o.id}: {ctx.title}")
+        for strict in (False, True):
+            for ctx in heading_contexts(o, vocabulary, examples, small_question=strict):
+                per_level[ctx.level] += not strict
+                found = problems(ctx)
+                refused[strict][ctx.level] += bool(found)
+                for code, msg in found:
+                    by_rule[(strict, code, ctx.level)].append(f"{o.id}: {ctx.title}（{msg}）")
+                if not strict and _NUMBERED.match(ctx.title):
+                    numbered.append(f"{o.id}: {ctx.title}")
     total = sum(per_level.values())
     print(f"== rules: {len(outlines)} outlines, {total} headings "
           f"({', '.join(f'L{k} {v}' for k, v in sorted(per_level.items()))})")
-    print(f"{'rule':<18}{'level':>6}{'refused':>9}")
-    for (code, level), items in sorted(by_rule.items()):
-        print(f"{code:<18}{level:>6}{len(items):>9}")
-        for line in items[:show]:
-            print(f"    {line}")
     ok = True
-    for level in sorted(per_level):
-        share = refused_level[level] / per_level[level]
-        ok &= share <= REFUSE_TARGET
-        print(f"level {level}: {refused_level[level]}/{per_level[level]} human headings refused ({share:.1%})")
-    all_refused = sum(refused_level.values())
-    print(f"all levels: {all_refused}/{total} refused ({all_refused / max(1, total):.1%}); target ≤ {REFUSE_TARGET:.0%} "
-          f"at every level: {'met' if ok else 'NOT met'}")
-    print("as a strong model's answer (every rule but the one-section question's guards): "
-          + ", ".join(f"L{k} {strong[k]}/{v}" for k, v in sorted(per_level.items())))
+    for strict in (False, True):
+        print("-- strictest scope (also a weak model's answer to the one-section question; for information)" if strict
+              else "-- as a person's outline or a strong model's answer (the target)")
+        print(f"{'rule':<18}{'level':>6}{'refused':>9}")
+        for (s, code, level), items in sorted(by_rule.items()):
+            if s != strict:
+                continue
+            print(f"{code:<18}{level:>6}{len(items):>9}")
+            for line in items[:show]:
+                print(f"    {line}")
+        for level in sorted(per_level):
+            share = refused[strict][level] / per_level[level]
+            if not strict:
+                ok &= share <= REFUSE_TARGET
+            print(f"level {level}: {refused[strict][level]}/{per_level[level]} human headings refused ({share:.1%})")
+        all_refused = sum(refused[strict].values())
+        verdict = f"; target ≤ {REFUSE_TARGET:.0%} at every level: {'met' if ok else 'NOT met'}" if not strict else ""
+        print(f"all levels: {all_refused}/{total} refused ({all_refused / max(1, total):.1%}){verdict}")
     print(f"numbering left by clean_title: {len(numbered)}")
     for line in numbered[:show]:
         print(f"    {line}")

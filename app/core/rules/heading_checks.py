@@ -69,6 +69,10 @@ def _vague(ctx: HeadingContext) -> str | None:
     return hf.vague_problem(ctx.title)
 
 
+def _vague_filler(ctx: HeadingContext) -> str | None:
+    return hf.vague_problem(ctx.title, strict=True)
+
+
 def _key(t: str) -> str:
     return ol.normalize_title(t)
 

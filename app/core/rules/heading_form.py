@@ -14,7 +14,7 @@ import re
 
 #: Lead words that start a sentence piece, never a heading (如期/及时/和谐 are fine words).
 _BAD_START = re.compile(
-    r"^(?:如(?!期|实)|例如|比如|等(?!级|同|候|待)|和(?!谐)|以及|及(?!时|格)|与|或|并(?!网|行|发|购)|且|的|了|之|而|但|"
+    r"^(?:如(?!期|实)|例如|比如|等(?!级|同|候|待)|和(?!谐)|以及|及(?!时|格)|与(?!.+的(?:配合|协调|沟通|衔接|关系|协作|联络|对接|接口|交接){1,2}(?:工作|措施|方案)?$)|或|并(?!网|行|发|购)|且|的|了|之|而|但|"
     r"包括|包含|其中|根据|按照|依据|对于|通过|为了|由于|能够|可以|应当|必须|"
     r"需要|是否|不得|不能|措施(?!费))"
 )
@@ -153,16 +153,24 @@ _EMPTY_WORDS = frozenset({"相关", "有关", "其他", "需求", "内容", "情
 _KIND_WORDS = frozenset({"服务", "管理", "工作", "业务", "项目", "方案", "措施", "要求", "计划"})
 
 
-def vague_problem(title: str) -> str | None:
-    """Why a heading says nothing, or None: only empty words ("相关需求", "其他事项"), or a short title of kind
-    and empty words led by a word that points nowhere ("相关业务") or ending in one ("服务内容"). A catch-all
-    "其他要求" and a longer "项目服务需求" say what they hold."""
+def vague_problem(title: str, strict: bool = False) -> str | None:
+    """Why a heading says nothing, or None: only empty words ("相关需求"), or led by one that points nowhere
+    ("相关业务").
+
+    A catch-all led by 其他 ("其他", "其他事项", "其他要求") is where a writer puts what is left, and a
+    kind word with an empty one ("服务内容", "问题管理", "工作内容") names a section a person writes
+    beside its siblings: both pass. ``strict`` (a weak model's answer to the one-section question,
+    where such a heading is filler) refuses them too, except a catch-all with a kind word ("其他要求").
+    """
     t = re.sub(r"\s+", "", bare_title(title))
     words = [t[i:i + 2] for i in range(0, len(t), 2)]
     if len(t) % 2 or not words or not all(w in _EMPTY_WORDS or w in _KIND_WORDS for w in words):
         return None
     empty = [w for w in words if w in _EMPTY_WORDS]
-    if len(empty) == len(words) or (len(t) <= 4 and empty and words[0] != "其他"):
+    catch_all = words[0] == "其他"
+    if (len(empty) == len(words) and (strict or not catch_all)) or words[0] in ("相关", "有关"):
+        return f"“{t}”太笼统，没有说出这一节写什么"  # 相关业务: points nowhere
+    if strict and len(t) <= 4 and empty and not catch_all:
         return f"“{t}”太笼统，没有说出这一节写什么"
     return None
 

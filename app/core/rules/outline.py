@@ -111,6 +111,16 @@ def clean_title(title: str, max_len: int = 40) -> str:
     return t[:max_len].strip()
 
 
+_WORDLESS = re.compile(r"[^\w\u3400-\u9fff]*")
+
+
+def clean_description(text: str, max_len: int) -> str:
+    """A model's note for the writer, or "" when it holds no word at all (``}, {`` left over from the JSON
+    around it, ``……``): such debris would stand in the tree as the heading's description."""
+    t = text.strip()
+    return "" if _WORDLESS.fullmatch(t) else t[:max_len]
+
+
 def title_problem(title: str) -> str | None:
     """Why a title is unusable (even after :func:`clean_title`), or None: every title rule lives here."""
     t = title.strip()

@@ -41,6 +41,7 @@ from app.core.rules.heading_checks import (
     _ungrounded,
     _unrelated,
     _vague,
+    _vague_filler,
 )
 
 __all__ = ["HEADING_RULES", "SHAPE_RULES", "Example", "HeadingContext", "HeadingRule", "ShapeRule",
@@ -139,13 +140,13 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     HeadingRule(
         "fragment", "a piece of a sentence: lead words, trailing particles or verbs, predicates, grading words, "
         "a criteria clause copied whole", _fragment,
-        refuse=_ex(["如拣货", "数量大", "专业性强", "提供", "安装方案是否详实", "项目风险分析及应对措施及时性",
+        refuse=_ex(["如拣货", "与服务质量承诺", "数量大", "专业性强", "提供", "安装方案是否详实", "项目风险分析及应对措施及时性",
                     "措施建设", "计划明确实施安排", "项目经理具有中级以上职称", "质量保证措施得3分",
                     "项目技术人员相关职称或证", "项目技术设计方案的成熟性", "安装方案是否详实施安排",
                     Example("服务人员配置合理且经验丰富", criteria="服务人员配置合理且经验丰富，得5分")]),
         accept=_ex(["概况", "质量创优", "工程创优", "针对本项目的合理化建议", "关于节假日保障", "食材采购与管理",
                     "平整场地", "测量放样", "地理位置", "交接班制度", "保洁队长", "及时性保障措施",
-                    "持证上岗", "人员、材料、机械计划表"]),
+                    "持证上岗", "人员、材料、机械计划表", "与发包人、监理及设计单位的配合", "与采购人的沟通协调"]),
     ),
     HeadingRule(
         "evidence", "a document to attach (合同首页, 证书复印件, 任命书): an attachment, not a part of the bid's text",
@@ -155,10 +156,18 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         levels=_BELOW,
     ),
     HeadingRule(
-        "vague", "a heading that says nothing (相关需求, 其他事项)", _vague,
-        refuse=_ex(["相关需求", "其他事项", "相关内容", "有关问题"]),
-        accept=_ex(["项目服务需求", "概况", "其他要求", "管理制度", "工作计划", "服务要求"]),
+        "vague", "a heading that says nothing (相关需求, 有关问题)", _vague,
+        refuse=_ex(["相关需求", "相关内容", "有关问题", "需求情况"]),
+        accept=_ex(["项目服务需求", "概况", "其他要求", "管理制度", "工作计划", "服务要求", "服务内容", "问题管理",
+                    "其他", "其他事项"]),
         levels=_BELOW,
+    ),
+    HeadingRule(
+        "vague_filler", "a weak model's filler sub-heading of a kind word and an empty one (服务内容, 其他事项)",
+        _vague_filler,
+        refuse=_ex([Example("服务内容", level=3), Example("其他事项", level=3), Example("工作情况", level=3)]),
+        accept=_ex([Example("其他要求", level=3), Example("保洁服务内容", level=3)]),
+        levels=frozenset({3, 4}), weak_model_guard=True, small_question_only=True,
     ),
     HeadingRule(
         "leading_number", "numbering the model wrote into a title (code numbers headings)", _leading_number,

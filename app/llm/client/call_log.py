@@ -103,6 +103,7 @@ class CallLog:
         comp.attempts = self.attempts
         comp.latency_s = time.monotonic() - self.t0
         self.progress(comp.usage.completion_tokens, done=True)
+        self.transport.health.answered()
         if comp.empty:
             self.transport.health.unusable(self.call_id, "empty", f"finish_reason={comp.finish_reason}")
         journal = self.transport.journal

@@ -14,6 +14,8 @@ from collections import Counter, OrderedDict
 
 #: Consecutive unusable answers after which a run stops asking the model.
 UNUSABLE_IN_A_ROW = 5
+#: Kinds that say the endpoint did not speak the OpenAI protocol at all (not the model's fault).
+NOT_OPENAI_KINDS = frozenset({"wrong_shape", "malformed"})
 _KEEP = 32
 
 #: What each kind of unusable answer is called in the verdict.
@@ -35,10 +37,24 @@ class ModelHealth:
         self.model = model
         self.threshold = max(1, threshold)
         self._calls: OrderedDict[str, tuple[bool, str, str]] = OrderedDict()
+        self.answers = 0  # calls that came back as an OpenAI answer (whatever the text), since the reset
+        self.not_openai = 0  # calls answered with something else (a web page, broken events)
+        self.not_openai_detail = ""  # why the latest of those was not an OpenAI answer (Chinese)
 
     def reset(self) -> None:
         """Forget every verdict (a new run starts)."""
         self._calls.clear()
+        self.answers = self.not_openai = 0
+        self.not_openai_detail = ""
+
+    def answered(self) -> None:
+        """A call came back as an OpenAI chat-completions answer (usable or not)."""
+        self.answers += 1
+
+    @property
+    def never_answered(self) -> bool:
+        """Whether the endpoint answered, but never once as an OpenAI endpoint (since the reset)."""
+        return self.not_openai > 0 and self.answers == 0
 
     def usable(self, call_id: str) -> None:
         """The call gave an answer the task could use (parsed, or some instructions applied)."""
@@ -46,6 +62,9 @@ class ModelHealth:
 
     def unusable(self, call_id: str, kind: str, detail: str = "") -> None:
         """The call gave nothing the task could use; ``kind`` is a key of :data:`KIND_ZH`."""
+        if kind in NOT_OPENAI_KINDS:
+            self.not_openai += 1
+            self.not_openai_detail = detail or self.not_openai_detail
         self._put(call_id, (False, kind, detail))
 
     def _put(self, call_id: str, verdict: tuple[bool, str, str]) -> None:

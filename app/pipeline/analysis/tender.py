@@ -35,6 +35,7 @@ from app.llm.client.errors import LLMConfigError, LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.analysis.overview_facts import apply_facts
 from app.pipeline.analysis.scoring_groups import scoring_items, scoring_tables
+from app.pipeline.analysis.scoring_prompt import ScoringPrompt, fit_scoring_prompt
 from app.pipeline.analysis.scoring_questions import resolve_uncertain
 from app.pipeline.headings.detail_points import split_points  # noqa: F401 (re-exported)
 from app.pipeline.outline.budget import RunMeter
@@ -221,9 +222,10 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
     facts = read_project_facts(doc)
     overview, overview_checks = apply_facts(ProjectOverview(project_name=_fallback_name(doc)), facts)
     extracted: list[ModelGroup] = []
+    asked: ScoringPrompt | None = None
     ctx = int(getattr(getattr(client, "config", None), "context_size", 8192) or 8192)
-    # Counted as the client estimates (one token a character), so the prompt and the answer asked of
-    # the scoring call fit the endpoint's context: a small llama.cpp context otherwise answers nothing.
+    # Page text for the overview and the free-mode requirements, counted one token a character; the
+    # scoring call sends the tables themselves, fitted to the context in scoring_prompt.
     budget = max(1500, min(12000, chars_for_context(ctx, reserve_tokens=2500, chars_per_token=1.0)))
     scoring_text = section_text(doc, sections.scoring, budget)
     if client is not None:
@@ -237,18 +239,21 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
         readable = scoring.found or scoring.absence in ("", "none")
         wanted = model_groups if model_groups is not None else (
             not has_table or any(not g.detail_points for g in table if g.category == "technical"))
-        if scoring_text and wanted and readable:
+        technical = [g for g in table if g.category == "technical"]
+        asked = fit_scoring_prompt(client, doc, scoring, sections.scoring, technical) if wanted and readable else None
+        notes += [asked.note_zh] if asked is not None and asked.note_zh else []
+        if asked is not None and asked.messages:
             meter.emit("analysis", "正在提取技术评分项")
             try:
-                extracted = await _groups(client, scoring_text, [g for g in table if g.category == "technical"],
-                                          meter, json_attempts)
+                extracted = await _groups(client, asked, meter, json_attempts)
             except LLMConnectionError as exc:
                 if ov is None:
                     raise  # nothing came through: the endpoint is at fault, the caller says so
                 kept = "项目概况和评分表中读到的内容" if table else "已收到的项目概况"
                 notes.append(f"提取技术评分项时模型服务出错（{exc.message_zh}），已保留{kept}；可稍后重新分析")
     # a table that was read stays authoritative: the model only adds grounded detail points
-    groups, diffs = cross_check(table, extracted, has_table, scoring_text)
+    sent = asked.text if asked is not None else ""
+    groups, diffs = cross_check(table, extracted, has_table, f"{scoring_text}\n{sent}" if sent else scoring_text)
     source: AnalysisSource = ("table+model" if has_table and extracted else "table" if table
                               else "model" if groups else "none")
     requirements = ""
@@ -298,17 +303,12 @@ async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSec
     return ProjectOverview.model_validate(res.value.model_dump())
 
 
-async def _groups(client: LLMClient, text: str, table: list[ScoringGroup], meter: RunMeter,
-                  attempts: int) -> list[ModelGroup]:
-    from app.core.resources import load_prompt
-
-    hint = ""
-    if table:
-        hint = "评分表中的技术评分项（供参考）：" + "、".join(g.title for g in table) + "\n"
-    prompt = load_prompt("analysis_scoring").format_map({"text": text, "table_hint": hint})
+async def _groups(client: LLMClient, asked: ScoringPrompt, meter: RunMeter, attempts: int) -> list[ModelGroup]:
+    """The model's technical groups from a prompt already fitted to the context (see scoring_prompt)."""
     meter.check("analysis")
-    res = await collect_json(client, user_messages(prompt), ModelGroups, max_attempts=meter.allowed_attempts(attempts),
-                             stage="analysis/scoring", temperature=0.1, max_tokens=1500)
+    res = await collect_json(client, asked.messages, ModelGroups,
+                             max_attempts=meter.allowed_attempts(min(attempts, asked.attempts)),
+                             stage="analysis/scoring", temperature=0.1, max_tokens=asked.max_tokens)
     meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)
     _raise_if_unreachable(res.stopped_by, res.issues, res.error)
     if not res.ok or res.value is None:

@@ -50,6 +50,9 @@ class LibraryVariant(BaseModel):
     id: str = Field(pattern=r"^[a-z0-9_]+$")
     label: str = Field(min_length=2, max_length=24)
     sections: tuple[LibrarySection, ...] = Field(min_length=3, max_length=8)
+    #: Words of the item that call for this variant (面向使用方的培训: 系统, 用户…); empty: any item. A variant
+    #: written for one audience or trade is ranked last when the item's text has none of them.
+    requires: tuple[str, ...] = ()
 
 
 class LibraryEntry(BaseModel):

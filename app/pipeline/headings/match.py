@@ -141,8 +141,16 @@ def _grams(text: str) -> set[str]:
 
 
 def rank_variants(entry: LibraryEntry, text: str) -> list[LibraryVariant]:
-    """The entry's variants, the one sharing most wording with ``text`` first (file order on ties)."""
+    """The entry's variants, the one sharing most wording with ``text`` first (file order on ties).
+
+    A variant that ``requires`` words none of which ``text`` has comes after those that fit: the
+    training of a system's users does not structure the training of a service contract's own staff.
+    """
     grams = _grams(text)
+    flat = re.sub(r"\s+", "", text)
+
+    def misfit(v: LibraryVariant) -> bool:
+        return bool(v.requires) and not any(w in flat for w in v.requires)
 
     def overlap(v: LibraryVariant) -> int:
         own: set[str] = set()
@@ -153,4 +161,4 @@ def rank_variants(entry: LibraryEntry, text: str) -> list[LibraryVariant]:
         return len(own & grams)
 
     order = {v.id: i for i, v in enumerate(entry.variants)}
-    return sorted(entry.variants, key=lambda v: (-overlap(v), order[v.id]))
+    return sorted(entry.variants, key=lambda v: (misfit(v), -overlap(v), order[v.id]))

@@ -182,18 +182,7 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
                     break
         except BudgetExhausted:  # the run's budget is spent: what the model wrote stays, the rest is planned
             spent = True
-        children = list(fixed)
-        for t in kept:
-            if not any(same_heading(t, c.title, 0.8) for c in children):
-                children.append(OutlineNode(title=t))
-        for p in planned:
-            if len(children) >= want:
-                break
-            if p not in fixed and not any(same_heading(p.title, c.title, 0.8) for c in children):
-                children.append(p)
-        for t in warned:
-            if len(children) < want and not any(same_heading(t, c.title, 0.8) for c in children):
-                children.append(OutlineNode(title=t))
+        children = compose_children(fixed, kept, planned, warned, want, lim.min_children)
         if len(children) < lim.min_children:
             children = planned
         children = mark_origins(children, target.plan)
@@ -209,3 +198,24 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
     log.info("subsections: %d calls, %d model headings", calls,
              sum(1 for s in out for c in s.children if c.origin == "model"))
     return out, calls
+
+
+def compose_children(fixed: list[OutlineNode], kept: list[str], planned: list[OutlineNode], warned: list[str],
+                     want: int, min_children: int) -> list[OutlineNode]:
+    """A section's level-3 headings: the tender's and the user's (``fixed``), then the model's that fit the
+    section (``kept``), then planned ones up to ``want``. A model heading nothing ties to the section
+    (``warned``: 入库管理 under 人员稳定与补充) is no defect but no evidence either: it only fills a section
+    that would otherwise have fewer than ``min_children``, never rounds one up."""
+    children = list(fixed)
+    for t in kept:
+        if not any(same_heading(t, c.title, 0.8) for c in children):
+            children.append(OutlineNode(title=t))
+    for p in planned:
+        if len(children) >= want:
+            break
+        if p not in fixed and not any(same_heading(p.title, c.title, 0.8) for c in children):
+            children.append(p)
+    for t in warned:
+        if len(children) < min_children and not any(same_heading(t, c.title, 0.8) for c in children):
+            children.append(OutlineNode(title=t))
+    return children

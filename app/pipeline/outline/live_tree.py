@@ -32,7 +32,7 @@ from app.core.outline import (
 )
 from app.core.outline_sync import sync_children
 from app.core.pointer import path_to_pointer
-from app.core.rules.outline import clean_title
+from app.core.rules.outline import clean_description, clean_title
 from app.core.stream_events import Instruction, InstructionApplied
 from app.llm.instructions.apply import InstructionApplier
 from app.llm.json.stream import JsonStreamReader, JsonString
@@ -168,7 +168,8 @@ class JsonOutlineFeed:
         if key in self._nodes:
             node = self._nodes[key]
             if node is not None and field == "description":
-                self._apply("set", path_to_pointer(node, "description"), text[:STORED.max_description_len])
+                self._apply("set", path_to_pointer(node, "description"),
+                            clean_description(text, STORED.max_description_len))
             return False
         if field == "description":
             self._pending[key] = text
@@ -181,7 +182,7 @@ class JsonOutlineFeed:
         value: dict[str, str] = {"title": title}
         desc = self._pending.pop(key, "")
         if desc:
-            value["description"] = desc[:STORED.max_description_len]
+            value["description"] = clean_description(desc, STORED.max_description_len)
         index = len(self.outline.node(parent).children)
         ok = self._apply("append", path_to_pointer(parent, "children"), value)
         self._nodes[key] = (*parent, index) if ok else None

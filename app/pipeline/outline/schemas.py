@@ -19,7 +19,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, create_model
 
 from app.core.limits import STORED, OutlineLimits
 from app.core.outline import OutlineNode
-from app.core.rules.outline import clean_title
+from app.core.rules.outline import clean_description, clean_title
 
 #: Title length a heading may have (the rule's; a longer title is refused with the reason, never cut mid-word).
 TITLE_MAX = OutlineLimits().max_title_len
@@ -36,7 +36,7 @@ def _desc(v: Any) -> Any:
         return ""
     if not isinstance(v, str):
         return v
-    text = v.strip()
+    text = clean_description(v, len(v))
     if len(text) <= DESC_MAX:
         return text
     cut = text[:DESC_MAX]

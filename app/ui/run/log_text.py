@@ -44,6 +44,15 @@ ZH_TEMPLATES: dict[str, str] = {
     "cannot read settings %s: %s; using defaults": "无法读取设置文件 %s：%s；使用默认设置",
     "settings file %s is broken (%s); using defaults": "设置文件 %s 已损坏（%s），使用默认设置",
     "saved project %s": "项目已保存到 %s",
+    # the scoring call fitted to the context (issue 30, attack 13)
+    "analysis/scoring: scoring tables shortened to fit the context size %d (criteria cut at %d characters)":
+        "提取技术评分项：为适应上下文长度 %d，发给模型的评分标准截到 %d 字",
+    "analysis/scoring: the scoring tables (%d rows, ~%d tokens without criteria) do not fit the context size %d; "
+    "not sent, the table as read by code is kept":
+        "提取技术评分项：评分表共 %d 行，只列评分因素和分值也约需 %d 个 Token，超出上下文长度 %d；"
+        "未发给模型，沿用程序读取的评分表",
+    "analysis/scoring: even %d characters of the scoring pages do not fit the context size %d; not sent":
+        "提取技术评分项：评分办法原文即使只取 %d 字也超出上下文长度 %d，未发给模型",
     # llm
     "%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may answer with nothing":
         "%s：提示词（约 %d 个 Token）加输出上限超过了上下文长度 %d，模型服务可能返回空回答",

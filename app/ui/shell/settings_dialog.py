@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 )
 from typing_extensions import override
 
+from app.core.secrets import split_url_password, with_url_password
 from app.core.settings_model import (
     EMBEDDED,
     PRESETS,
@@ -38,6 +39,8 @@ from app.core.settings_model import (
     preset,
     preset_for_url,
     save_settings,
+    url_password_account,
+    url_passwords,
 )
 from app.ui.run.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
 from app.ui.run.connection_check import check_and_probe as run_check_connection
@@ -74,6 +77,7 @@ class SettingsDialog(QDialog):
         self._store = key_store
         self._settings_path = settings_path
         self._key_edited = False
+        self._url_password: tuple[str, str] | None = None  # (address shown, password taken out of it)
         self._runner = BackgroundCoroutine(self)
         self._runner.finished.connect(self._on_check_finished)
         self._build()
@@ -90,6 +94,10 @@ class SettingsDialog(QDialog):
         self.hint_label.setStyleSheet("color: gray")
         self.base_url_edit = QLineEdit()
         self.base_url_edit.setPlaceholderText("例如 http://127.0.0.1:8080/v1")
+        self.url_password_note = QLabel("地址中的密码已从显示中移出，调用时仍会使用；保存后存入系统密钥库，不写入设置文件")
+        self.url_password_note.setWordWrap(True)
+        self.url_password_note.setStyleSheet("color: gray")
+        self.url_password_note.setVisible(False)
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setPlaceholderText("保存在系统密钥库中，不会写入设置或项目文件")
@@ -128,6 +136,7 @@ class SettingsDialog(QDialog):
         form.addRow("服务商：", self.provider_combo)
         form.addRow("", self.hint_label)
         form.addRow("接口地址：", self.base_url_edit)
+        form.addRow("", self.url_password_note)
         form.addRow("API 密钥：", key_row)
         form.addRow("", self.keyring_warning)
         form.addRow("模型：", model_row)
@@ -179,6 +188,7 @@ class SettingsDialog(QDialog):
         self.provider_combo.setCurrentIndex(max(index, 0))
         self.provider_combo.blockSignals(False)
         self.base_url_edit.setText(m.base_url)
+        self._take_url_password()
         self._fill_models(list(preset(m.provider).example_models), m.model)
         self.temperature_spin.setValue(m.temperature)
         self.max_tokens_spin.setValue(m.max_tokens)
@@ -244,8 +254,27 @@ class SettingsDialog(QDialog):
         return self.key_edit.text().strip()
 
     def endpoint_config(self) -> EndpointConfig:
-        """The client configuration for what is entered now."""
-        return make_endpoint_config(self.current_model_settings(), self.current_api_key())
+        """The client configuration for what is entered now (with a password taken out of the address)."""
+        model = self.current_model_settings()
+        password = self._pending_url_password()
+        if password:
+            model = model.model_copy(update={"base_url": with_url_password(model.base_url, password)})
+        return make_endpoint_config(model, self.current_api_key())
+
+    def _pending_url_password(self) -> str:
+        """The password taken out of the address shown now ("" when none, or the address changed since)."""
+        if self._url_password is None:
+            return ""
+        shown, password = self._url_password
+        return password if self.base_url_edit.text().strip() == shown else ""
+
+    def _take_url_password(self) -> None:
+        """Move a password typed into the address out of the field (it is kept for calls and saving)."""
+        shown, password = split_url_password(self.base_url_edit.text().strip())
+        if password:
+            self._url_password = (shown, password)
+            self.base_url_edit.setText(shown)
+        self.url_password_note.setVisible(bool(self._pending_url_password()))
 
     # ------------------------------------------------------------------ actions
     def fetch_models(self) -> None:
@@ -262,6 +291,7 @@ class SettingsDialog(QDialog):
         if index >= 0:
             self.provider_combo.setCurrentIndex(index)  # the preset's concurrency and system handling
         self.base_url_edit.setText(base_url)
+        self._take_url_password()
         self.model_combo.setEditText(model)
         self._reload_key()
         self.test_connection()
@@ -332,6 +362,7 @@ class SettingsDialog(QDialog):
         self._reload_key()
 
     def _on_base_url_edited(self) -> None:
+        self._take_url_password()
         self._reload_key()
 
     def _on_key_edited(self, _text: str) -> None:
@@ -344,10 +375,14 @@ class SettingsDialog(QDialog):
     @override
     def accept(self) -> None:
         """Validate, store the key in the keyring, write the settings, emit ``settingsSaved``."""
+        self._take_url_password()
         model = self.current_model_settings()
         if model.base_url and not model.base_url.startswith(("http://", "https://")):
             self._show_status(ConnectionReport(False, "接口地址应以 http:// 或 https:// 开头。", kind="error"))
             return
+        password = self._pending_url_password()
+        if password:  # like an API key: in the keyring (or this session), never in the settings or the field
+            url_passwords().set(url_password_account(model.base_url), password)
         persisted = self._store.set(model.key_account(), self.current_api_key())
         if not persisted and self.current_api_key():
             self.keyring_warning.setText(self._store.warning_zh or "")
