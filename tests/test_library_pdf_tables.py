@@ -80,3 +80,34 @@ def test_an_imported_pdf_bid_stores_its_table(tmp_path: Path) -> None:
         assert stored == [[staff_rows(bid)]]
     finally:
         store.close()
+
+
+def test_letters_drawn_as_filled_shapes_are_not_a_grid() -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for row in range(4):  # a block of "口"-like glyph outlines: filled polygons, no strokes
+        for col in range(6):
+            x, y = 60 + col * 14, 80 + row * 14
+            page.draw_polyline([(x, y), (x + 10, y), (x + 10, y + 10), (x, y + 10), (x, y)], color=None, fill=(0, 0, 0))
+    assert not has_ruled_grid(page)
+    draw_pdf_table(page, 200, [["姓名", "岗位"], ["王某某", "项目经理"]])  # a real ruled table on the same page
+    assert has_ruled_grid(page)
+    doc.close()
+
+
+def test_a_table_opening_a_bookmarked_page_whose_title_is_not_printed_is_kept(tmp_path: Path) -> None:
+    doc = pymupdf.open()
+    first = doc.new_page()
+    first.insert_text((50, 60), "第一章 项目理解", fontname="china-s", fontsize=13)
+    first.insert_text((50, 90), "我方对本项目的理解如下。", fontname="china-s", fontsize=10.5)
+    annex = doc.new_page()  # the bookmark's title is not printed on its page: the page opens with the table
+    rows = [["姓名", "岗位"], ["王某某", "项目经理"], ["李某某", "安全员"]]
+    draw_pdf_table(annex, 40, rows)
+    annex.insert_text((50, 150), "以上人员均为本单位在职人员。", fontname="china-s", fontsize=10.5)
+    doc.set_toc([[1, "第一章 项目理解", 1], [1, "附表 人员名单", 2]])
+    path = tmp_path / "annex.pdf"
+    doc.save(str(path))
+    doc.close()
+    sections = _all_sections(path)
+    assert [t for t, _, _ in sections] == ["项目理解", "附表 人员名单"]
+    assert sections[1][2] == [rows] and sections[1][1] == ["以上人员均为本单位在职人员。"]

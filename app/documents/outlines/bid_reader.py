@@ -237,21 +237,24 @@ def _sections_from_bookmarks(pages: list[list[tuple[str, Any]]], toc: list[Any])
     for items_of_page in pages:
         starts.append(starts[-1] + len(items_of_page))
     positions: list[int] = []
+    found: list[bool] = []  # the bookmark's title line was found (it is not part of the body)
     for _level, title, page, *_ in toc:
         first = starts[max(0, min(len(pages) - 1, int(page) - 1))] if pages else 0
         key = re.sub(r"\s+", "", str(title))
-        pos = first
+        pos, hit = first, False
         for i in range(first, min(len(items), first + 400)):
             kind, value = items[i]
             if kind == "p" and key and key[:12] in re.sub(r"\s+", "", value):
-                pos = i
+                pos, hit = i, True
                 break
-        positions.append(max(pos, positions[-1] if positions else 0))
+        floor = positions[-1] + (1 if found[-1] else 0) if positions else 0
+        positions.append(max(pos, floor))
+        found.append(hit and pos >= floor)
     flat: list[FlatEntry] = []
     for j, (level, title, *_rest) in enumerate(toc):
         numbered = parse_numbering(str(title))
         end = positions[j + 1] if j + 1 < len(positions) else len(items)
-        body = items[positions[j] + 1:end]
+        body = items[positions[j] + (1 if found[j] else 0):end]
         flat.append(FlatEntry(level=max(1, int(level)), title=numbered.title if numbered else str(title).strip(),
                               number=numbered.number if numbered else "",
                               paragraphs=[v for k, v in body if k == "p"], tables=[v for k, v in body if k == "t"]))
