@@ -10,9 +10,10 @@ import pytest
 
 from app.core.outline import Outline, OutlineNode
 from app.documents.outlines.bid_reader import read_bid
-from app.library.bid_import import extract_people, import_bid, people_in_tables
+from app.library.bid_import import extract_people, import_bid
 from app.library.checks import bid_staff, markdown_tables, outline_sections, stale_names
 from app.library.facts import Fact, markdown_table, save_facts
+from app.library.people import people_in_tables
 from app.library.store import LibraryStore
 from tests.library_fixtures import make_bid, staff_rows, write_docx, write_pdf
 
@@ -81,3 +82,26 @@ def test_company_staff_not_on_this_bids_staff_list_is_flagged(store: LibraryStor
     assert {f.text for f in stale_names(outline_sections(bid), store, own_staff=["欧阳明"])} == {"宋清风"}
     no_list = _bid({"组织机构": "项目经理欧阳明全面负责。"})
     assert stale_names(outline_sections(no_list), store) == []
+
+
+def test_a_library_made_before_tables_were_read_for_names_learns_them_once_on_open(tmp_path: Path) -> None:
+    path = tmp_path / "lib.sqlite3"
+    store = LibraryStore(path)
+    past = make_bid(6)
+    assert import_bid(store, write_docx(past, tmp_path / "p.docx")).status == "added"
+    planted = staff_rows(past)[2][0]
+    with store.transaction() as con:  # as an older BidStudio left it: no table people, no mark
+        con.execute("DELETE FROM names WHERE kind = 'person' AND value = ?", (planted,))
+        con.execute("DELETE FROM meta WHERE key = 'table_people'")
+    dirty = _bid({"技术方案": f"系统集成工作由{planted}牵头。"})
+    assert stale_names(outline_sections(dirty), store) == []
+    store.close()
+    store = LibraryStore(path)
+    try:
+        assert [f.text for f in stale_names(outline_sections(dirty), store)] == [planted]
+        assert sum(1 for _, k, v in store.names() if k == "person" and v == planted) == 1  # recorded once
+    finally:
+        store.close()
+    again = LibraryStore(path)
+    assert sum(1 for _, k, v in again.names() if k == "person" and v == planted) == 1
+    again.close()

@@ -21,6 +21,7 @@ from app.core.similarity import normalize_text
 from app.documents.errors import DocumentError
 from app.documents.outlines.bid_reader import BidDocument, read_bid
 from app.documents.outlines.sections import Section
+from app.library.people import NOT_A_NAME, people_in_tables
 from app.library.store import LibraryStore, SectionRow
 
 BID_SUFFIXES = (".docx", ".pdf")
@@ -33,13 +34,6 @@ _PLACE = re.compile(r"(?:项目地点|建设地点|服务地点|实施地点|交
 _DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|(\d{4})-(\d{1,2})-(\d{1,2})")
 _PEOPLE = re.compile(r"(?:项目经理|项目负责人|技术负责人|项目总监|总监理工程师|安全员|质检员|联系人|授权代表|法定代表人|委托代理人)"
                      r"\s*[:：]?\s*([\u4e00-\u9fff]{2,3})(?![\u4e00-\u9fff])")
-_NOT_A_NAME = frozenset({"负责", "组织", "统一", "全面", "具体", "及时", "应当", "必须", "对本", "对项", "本项目", "由其"})
-#: Header cells of a table column that lists people (人员表, 业绩表's 项目负责人, 联系人 …).
-NAME_HEADERS = frozenset({"姓名", "人员姓名", "成员姓名", "名字", "人员", "负责人", "项目负责人", "技术负责人", "项目经理",
-                          "项目总监", "总监理工程师", "联系人", "授权代表", "法定代表人", "委托代理人"})
-_PERSON = re.compile(r"^[\u4e00-\u9fff]{2,4}$")
-_BRACKETED = re.compile(r"[（(【\[].*?[）)】\]]")
-_NOT_A_PERSON = frozenset({"待定", "暂无", "暂定", "同上", "合计", "小计", "若干", "见附件", "另行委派", "不适用", "备注"})
 
 
 @dataclass(frozen=True)
@@ -97,40 +91,8 @@ def extract_people(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for m in _PEOPLE.finditer(text):
         name = m.group(1)
-        if name not in _NOT_A_NAME and not any(name.startswith(x) for x in _NOT_A_NAME):
+        if name not in NOT_A_NAME and not any(name.startswith(x) for x in NOT_A_NAME):
             seen.setdefault(name, None)
-    return list(seen)
-
-
-def is_name_header(cell: str) -> bool:
-    """Whether a table header cell names a column of people (姓名, 人员姓名, 项目负责人 …)."""
-    c = re.sub(r"\s+", "", cell)
-    return c in NAME_HEADERS or (2 < len(c) <= 8 and (c.endswith("姓名") or c.endswith("负责人")))
-
-
-def person_cell(cell: str) -> str:
-    """The person named by a table cell (``张三``, ``张 三``, ``张三（高级工程师）``), or ""."""
-    v = _BRACKETED.sub("", re.sub(r"\s+", "", cell))
-    if not _PERSON.match(v) or v in _NOT_A_PERSON or v in _NOT_A_NAME or v in NAME_HEADERS:
-        return ""
-    return v
-
-
-def people_in_tables(tables: Iterable[Sequence[Sequence[str]]]) -> list[str]:
-    """Names in the columns headed 姓名 / 人员姓名 / 负责人 … of tables (header among the first 3 rows), in order."""
-    seen: dict[str, None] = {}
-    for table in tables:
-        rows = [list(r) for r in table]
-        for h in range(min(3, len(rows))):
-            cols = [j for j, c in enumerate(rows[h]) if is_name_header(str(c or ""))]
-            if not cols:
-                continue
-            for row in rows[h + 1:]:
-                for j in cols:
-                    name = person_cell(str(row[j] or "")) if j < len(row) else ""
-                    if name:
-                        seen.setdefault(name, None)
-            break
     return list(seen)
 
 

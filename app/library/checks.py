@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from app.core.outline import Outline
 from app.core.similarity import normalize_text
 from app.documents.outlines.bid_reader import BidDocument
-from app.library.bid_import import extract_people, people_in_tables, sentence_hash, sentences
+from app.library.bid_import import extract_people, sentence_hash, sentences
+from app.library.people import people_in_tables
 from app.library.store import LibraryStore
 from app.library.typos import shared_typos
 

@@ -205,7 +205,7 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
 def company_people(store: LibraryStore) -> dict[str, str]:
     """People the company facts name (人员 sheet, 业绩's 项目负责人) → where each came from."""
-    from app.library.bid_import import person_cell
+    from app.library.people import person_cell
 
     out: dict[str, str] = {}
     for kind, key in (("staff", "name"), ("reference", "manager")):
