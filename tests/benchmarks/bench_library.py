@@ -12,7 +12,8 @@ all), then prints:
   the table finder forced onto every page (what the grid pre-filter saves);
 * query: median / p95 / max milliseconds of 100 heading searches;
 * 查重: seconds for stale names + copied passages of a 300-page bid (300 sections × ~1,000
-  characters, a few planted copies) against that library;
+  characters, a few planted copies) against that library, then for comparing it with one
+  past bid as another bidder's file (shared sentences, shared typos looked up in the library);
 * GUI stall: the longest gap of a 10 ms QTimer on the GUI thread while the import worker
   imports 20 bids in the background (``--skip-gui`` leaves it out).
 
@@ -166,6 +167,16 @@ def bench_check(store: LibraryStore) -> None:
     wall = time.perf_counter() - t0
     print(f"查重: {chars} characters ({len(nodes)} sections) in {wall:.2f} s — {len(stale)} stale names, "
           f"{len(copied)} copied passages found")
+    from app.documents.outlines.bid_reader import read_bid
+    from app.library.checks import compare_with_bid
+
+    other = read_bid(Path(store.bids()[0].path))
+    t0 = time.perf_counter()
+    found = compare_with_bid(sections, other, store=store)
+    wall = time.perf_counter() - t0
+    kinds = {k: sum(f.kind == k for f in found) for k in ("shared_sentence", "shared_typo")}
+    print(f"围标 compare: the same bid against another bidder's file ({len(other.full_text())} characters) in "
+          f"{wall:.2f} s — {kinds['shared_sentence']} shared sentences, {kinds['shared_typo']} shared typos")
 
 
 def _timer_gaps(app: object, busy: object | None, seconds_cap: float = 300.0) -> list[float]:
