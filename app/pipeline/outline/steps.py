@@ -18,7 +18,13 @@ from app.core.outline import Outline, OutlineNode, Path
 from app.core.outline_sync import sync_children
 from app.core.rules.outline import clean_title, normalize_title, title_problem
 from app.llm.client.errors import LLMConnectionError, LLMResponseError, LLMServerGone
-from app.pipeline.headings.fill import count_origins, fill_from_plan, lift_scored_items, mark_origins, plan_context
+from app.pipeline.headings.fill import (
+    count_origins,
+    fill_from_plan,
+    lift_scored_items,
+    mark_origins,
+    plan_context,
+)
 from app.pipeline.headings.subsections import write_subsections
 from app.pipeline.outline.job import OutlineJob, StepResult, SubtreeTarget
 
