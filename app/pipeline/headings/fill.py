@@ -320,23 +320,19 @@ def lift_scored_items(nodes: list[OutlineNode], plan: ChapterPlan | None) -> lis
     def scored(title: str) -> bool:
         return any(same_heading(title, p.title, 0.9) for p in plan.points)
 
+    def prune(node: OutlineNode, lifted: list[OutlineNode]) -> OutlineNode:
+        kept = []
+        for c in node.children:
+            (lifted if scored(c.title) else kept).append(prune(c, lifted))
+        return node.model_copy(update={"children": kept})
+
     out: list[OutlineNode] = []
     for top in nodes:
         if not scored(top.title):
             out.append(top)
             continue
         lifted: list[OutlineNode] = []
-
-        def prune(node: OutlineNode) -> OutlineNode:
-            kept = []
-            for c in node.children:
-                if scored(c.title):
-                    lifted.append(prune(c))
-                else:
-                    kept.append(prune(c))
-            return node.model_copy(update={"children": kept})
-
-        out.append(prune(top))
+        out.append(prune(top, lifted))
         out.extend(lifted)
     if len(out) != len(nodes):
         log.info("lifted %d scored parts nested under another back to level 2", len(out) - len(nodes))
