@@ -11,6 +11,7 @@ and the marking of what a model returned (a copied candidate keeps its candidate
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any
@@ -29,6 +30,8 @@ from app.pipeline.outline.job import user_messages
 
 if TYPE_CHECKING:
     from app.pipeline.outline.job import OutlineJob, SubtreeTarget
+
+log = logging.getLogger(__name__)
 
 DESC_MAX = 60
 TITLE_MAX = 20
@@ -299,3 +302,37 @@ def plan_context(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> s
              *(c.title for c in [*plan.points, *plan.requirements]),
              *(n.title for top in plan.nodes for _, n in top.walk())]
     return re.sub(r"\s+", "", "".join(parts))
+
+
+def lift_scored_items(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[OutlineNode]:
+    """A chapter's children with each separately scored part of its item back at level 2.
+
+    The item's parts (服务方案 15 分, 应急服务方案 5 分, 服务质量保证措施 10 分) are what an evaluator looks
+    for side by side. A weak model nested one under another (服务质量保证措施与服务质量承诺 under
+    应急服务方案, its points at level 4): a scored part found below another scored part is moved up,
+    with its own headings, to stand right after the section it was under. A scored part under a
+    section that is not one (a model's own grouping) is a writer's choice and stays.
+    """
+    if plan is None or len(plan.points) < 2:
+        return nodes
+
+    def scored(title: str) -> bool:
+        return any(same_heading(title, p.title, 0.9) for p in plan.points)
+
+    def prune(node: OutlineNode, lifted: list[OutlineNode]) -> OutlineNode:
+        kept = []
+        for c in node.children:
+            (lifted if scored(c.title) else kept).append(prune(c, lifted))
+        return node.model_copy(update={"children": kept})
+
+    out: list[OutlineNode] = []
+    for top in nodes:
+        if not scored(top.title):
+            out.append(top)
+            continue
+        lifted: list[OutlineNode] = []
+        out.append(prune(top, lifted))
+        out.extend(lifted)
+    if len(out) != len(nodes):
+        log.info("lifted %d scored parts nested under another back to level 2", len(out) - len(nodes))
+    return out
