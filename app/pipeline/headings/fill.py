@@ -320,7 +320,7 @@ def lift_scored_items(nodes: list[OutlineNode], plan: ChapterPlan | None) -> lis
         return any(same_heading(title, p.title, 0.9) for p in plan.points)
 
     def prune(node: OutlineNode, lifted: list[OutlineNode]) -> OutlineNode:
-        kept = []
+        kept: list[OutlineNode] = []
         for c in node.children:
             (lifted if scored(c.title) else kept).append(prune(c, lifted))
         return node.model_copy(update={"children": kept})
