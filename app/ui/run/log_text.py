@@ -90,6 +90,7 @@ ZH_TEMPLATES: dict[str, str] = {
     "drafting: %s": "撰写正文：%s",
     "drafting: stream cut after %d chars; continuing (%d)": "撰写正文：输出在 %d 字处中断，接着续写（第 %d 次）",
     "subsections: %d calls, %d model headings": "小标题：模型调用 %d 次，写出 %d 个标题",
+    "lifted %d scored parts nested under another back to level 2": "有 %d 个单独计分的小项被模型嵌在另一小项下，已移回二级标题",
     "strategy %s failed %d times; switching to %s": "“%s”方式已失败 %d 次，改用“%s”方式",
     # ui
     "autosaved to %s": "已自动保存到 %s",
