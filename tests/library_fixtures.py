@@ -99,11 +99,11 @@ def write_docx(bid: PastBid, path: Path, *, styles: bool = True, table: bool = T
         for p in s.paragraphs:
             doc.add_paragraph(p)
         if table and s is bid.sections[0]:
-            t = doc.add_table(rows=2, cols=3)
-            for j, v in enumerate(("姓名", "岗位", "证书")):
-                t.cell(0, j).text = v
-            for j, v in enumerate((bid.manager, "项目经理", "一级建造师")):
-                t.cell(1, j).text = v
+            rows = staff_rows(bid)
+            t = doc.add_table(rows=len(rows), cols=len(rows[0]))
+            for i, row in enumerate(rows):
+                for j, v in enumerate(row):
+                    t.cell(i, j).text = v
     doc.save(str(path))
     return path
 
@@ -124,8 +124,35 @@ def numbered_sections(roots: list[Section]) -> list[tuple[int, Section, str]]:
     return out
 
 
-def write_pdf(bid: PastBid, path: Path, *, bookmarks: bool = True) -> Path:
-    """The bid as .pdf (CJK font), with a bookmark per heading or with numbered heading lines only."""
+STAFF_HEADER = ("姓名", "岗位", "证书")
+
+
+def staff_rows(bid: PastBid) -> list[list[str]]:
+    """The staff table of a generated bid (header, the manager, one more person)."""
+    other = PEOPLE[(PEOPLE.index(bid.manager) + 3) % len(PEOPLE)]
+    return [list(STAFF_HEADER), [bid.manager, "项目经理", "一级建造师"], [other, "技术负责人", "高级工程师"]]
+
+
+def draw_pdf_table(page: object, top: float, rows: list[list[str]], *, left: float = 50.0, width: float = 150.0,
+                   height: float = 22.0) -> float:
+    """A ruled table drawn with lines and text (as a PDF printer writes one); returns its bottom."""
+    cols = max(len(r) for r in rows)
+    for r in range(len(rows) + 1):
+        page.draw_line((left, top + r * height), (left + cols * width, top + r * height))  # type: ignore[attr-defined]
+    for c in range(cols + 1):
+        page.draw_line((left + c * width, top), (left + c * width, top + len(rows) * height))  # type: ignore[attr-defined]
+    for r, row in enumerate(rows):
+        for c, value in enumerate(row):
+            page.insert_text((left + c * width + 4, top + r * height + 15), value,  # type: ignore[attr-defined]
+                             fontname="china-s", fontsize=10)
+    return top + len(rows) * height
+
+
+def write_pdf(bid: PastBid, path: Path, *, bookmarks: bool = True, table: bool = False) -> Path:
+    """The bid as .pdf (CJK font), with a bookmark per heading or with numbered heading lines only.
+
+    ``table`` draws the staff table (ruled lines and text) after the first chapter's text.
+    """
     import pymupdf
 
     doc = pymupdf.open()
@@ -150,6 +177,12 @@ def write_pdf(bid: PastBid, path: Path, *, bookmarks: bool = True) -> Path:
         for p in s.paragraphs:
             for k in range(0, len(p), 44):
                 line(p[k:k + 44])
+        if table and s is bid.sections[0]:
+            rows = staff_rows(bid)
+            if y + 22 * len(rows) > 780:
+                page = doc.new_page()
+                y = 60.0
+            y = draw_pdf_table(page, y, rows) + 20
     if bookmarks:
         doc.set_toc(toc)
     doc.save(str(path))

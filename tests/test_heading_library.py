@@ -84,3 +84,19 @@ def test_duplicate_ids_are_refused(tmp_path: Path) -> None:
     entry = default_library().entries[0]
     with pytest.raises(LibraryError, match=entry.id):
         HeadingLibrary([entry, entry])
+
+
+def test_every_library_heading_passes_the_rules_it_is_held_to() -> None:
+    """Code fills chapters from the library: its headings meet the bar a person's do — no document to
+    attach (业绩证明材料 belongs in the attachment list), none titled like its section."""
+    from app.core.rules.registry import HeadingContext, problems
+
+    bad = []
+    for e in default_library():
+        for v in e.variants:
+            for s in v.sections:
+                for title, level, parent in [(s.title, 2, e.name), *((c, 3, s.title) for c in s.children)]:
+                    found = problems(HeadingContext(title=title, level=level, writer="library", parent=parent))
+                    if found:
+                        bad.append(f"{e.id}/{v.id}: {title} {found}")
+    assert bad == []

@@ -89,3 +89,20 @@ def test_variants_are_ranked_by_shared_wording() -> None:
     assert entry is not None
     best = rank_variants(entry, "原料采购；菜品制作；客户反馈管理")[0]
     assert any(s.title == "客户反馈管理" for s in best.sections)
+
+
+def test_the_items_name_and_the_project_call_for_a_variant_too() -> None:
+    """安全文明施工措施 of a landscaping works tender, with no criteria text: its name says 施工, so the
+    construction variant (扬尘控制, 文明施工措施) is planned, not 绿色采购原则 (a human outline's replay)."""
+    from app.core.analysis import Analysis, ProjectOverview
+    from app.pipeline.headings.candidates import TitleRegistry, plan_chapter
+
+    analysis = Analysis(overview=ProjectOverview(project_name="某大桥桥堍绿地工程", summary="绿地施工"))
+    plan = plan_chapter("安全文明施工措施", None, analysis, TitleRegistry())
+    titles = [n.title for n in plan.nodes]
+    assert "文明施工措施" in titles or "污染防治措施" in titles, titles
+    assert "绿色采购原则" not in titles
+    entry = default_library().get("environment")
+    assert entry is not None
+    assert rank_variants(entry, "", "安全文明施工措施")[0].id == "by_measure"
+    assert rank_variants(entry, "", "保洁服务环境保护")[0].id == "green_service"

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError
+from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMResponseError, PromptTooLong
 from app.llm.client.llm_client import (
     Completion,
     EndpointConfig,
@@ -466,18 +466,20 @@ async def test_stream_slow_start_is_retried(llm_server: OpenAIServer) -> None:
     assert stream.result.attempts == 2 and len(llm_server.completion_requests) == 2
 
 
-async def test_long_prompt_warning(llm_server: OpenAIServer, caplog: pytest.LogCaptureFixture) -> None:
-    c = make_client(llm_server, context_size=100, max_tokens=50)
-    long_prompt = [{"role": "user", "content": "招标文件正文" * 30}]
-    assert c.estimate_prompt_tokens(long_prompt) > 100
+async def test_a_prompt_past_the_context_is_refused_before_sending(llm_server: OpenAIServer,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    c = make_client(llm_server, context_size=400, max_tokens=50)
+    long_prompt = [{"role": "user", "content": "招标文件正文" * 60}]
+    assert c.estimate_prompt_tokens(long_prompt) > 300
     assert not c.fits(long_prompt)
     assert c.fits(USER)
-    llm_server.push(Reply.text(""))
-    with caplog.at_level(logging.WARNING, logger="app.llm.client.llm_client"):
-        comp = await c.complete(long_prompt)
+    llm_server.push(Reply.text("不应发送"))
+    with caplog.at_level(logging.WARNING, logger="app.llm.client.llm_client"), pytest.raises(PromptTooLong) as err:
+        await c.complete(long_prompt)
     await c.aclose()
-    assert comp.empty
-    assert any("context" in r.getMessage() for r in caplog.records)
+    assert llm_server.completion_requests == []  # nothing went out
+    assert "上下文只有 400 tokens" in err.value.message_zh and "模型设置" in err.value.message_zh
+    assert any("not sent" in r.getMessage() for r in caplog.records)
 
 
 async def test_non_openai_200_body_is_response_error() -> None:

@@ -54,10 +54,10 @@ def test_a_matching_past_section_gives_the_chapter_its_headings_marked_with_thei
     plan = plan_chapter("质量保证措施", group, _analysis(), TitleRegistry(["质量保证措施"]), past=store)
     first = plan.nodes[: len(PAST_QUALITY)]
     assert [n.title for n in first] == PAST_QUALITY  # the user's own sections first, verbatim, in their order
-    source = f"来源：历史标书“{bid.name}” › 质量保证措施"
-    assert all(n.origin == "history" and n.description == source for n in first)
+    source = f"历史标书“{bid.name}” › 质量保证措施"
+    assert all(n.origin == "history" and n.origin_source == source and not n.description for n in first)
     assert [c.title for c in first[1].children] == ["自检互检", "验收程序"]
-    assert all(c.origin == "history" and c.description == source for c in first[1].children)
+    assert all(c.origin == "history" and c.origin_source == source for c in first[1].children)
     titles = [t for n in plan.nodes for _, x in [((), n), *n.walk()] for t in [x.title]]
     assert not any("复印件" in t or "扫描件" in t for t in titles)  # the defect rules refuse attachments here too
     assert "人员招聘" not in titles  # another chapter of the past bid stays out
@@ -99,7 +99,8 @@ async def test_a_weak_models_chapter_is_filled_from_the_past_structure(tmp_path:
     quality = res.chapters[0].children
     past = [n for n in quality if n.origin == "history"]
     assert [n.title for n in past] == PAST_QUALITY
-    assert all(n.description.startswith(f"来源：历史标书“{bid.name}”") for n in past)
+    assert all(n.origin_source.startswith(f"历史标书“{bid.name}”") for n in past)
+    assert not any("来源" in n.description for n in past)  # the source is no longer written into the description
     assert [c.title for c in past[1].children] == ["自检互检", "验收程序"]
     assert all(n.origin != "history" for _, n in res.chapters[1].walk())  # 应急预案: nothing in this past bid
     assert res.heading_sources["history"] == sum(1 for _, n in res.chapters[0].walk() if n.origin == "history")
@@ -133,7 +134,7 @@ async def test_a_model_that_copies_past_headings_keeps_them_marked_with_their_so
     assert res.ok
     first = res.chapters[0].children
     assert [n.title for n in first] == PAST_QUALITY[:2]
-    assert all(n.origin == "history" and n.description == f"来源：历史标书“{bid.name}” › 质量保证措施" for n in first)
+    assert all(n.origin == "history" and n.origin_source == f"历史标书“{bid.name}” › 质量保证措施" for n in first)
     assert all(c.origin == "model" for n in first for c in n.children)  # what it wrote itself is its own
     store.close()
 

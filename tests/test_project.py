@@ -271,3 +271,34 @@ def test_run_history_is_bounded_and_suffix_helper() -> None:
     assert with_project_suffix("a/b") == Path("a/b.bidproj")
     assert with_project_suffix("a/b.BIDPROJ") == Path("a/b.BIDPROJ")
     assert Project(outline=OutlineDocument()).display_name() == "未命名项目"
+
+
+def test_a_v3_file_with_past_bid_sources_in_descriptions_opens_with_them_in_origin_source(tmp_path: Path) -> None:
+    """Up to v3 a 历史标书 node noted its source in the description; v4 keeps it in ``origin_source``."""
+    whole = "来源：历史标书“2023年东湖运维” › 服务方案"
+    appended = "说明巡检的频次和记录方式（来源：历史标书“2023年东湖运维” › 服务方案）"
+    chapters = [{"title": "服务方案", "children": [
+        {"title": "服务内容", "origin": "history", "description": whole},
+        {"title": "服务流程", "origin": "history", "description": appended,
+         "children": [{"title": "日常巡检", "origin": "history", "description": whole}]},
+        {"title": "培训", "origin": "model", "description": whole},  # not a past-bid node: left alone
+        {"title": "应急", "origin": "history", "description": "巡检要点"}]}]
+    old = tmp_path / "v3.bidproj"
+    old.write_text(json.dumps({"format": "bidstudio-project", "format_version": 3, "outline": {"outline": chapters}},
+                              ensure_ascii=False), "utf-8")
+    project = load_project(old)
+    assert project.migrated_from == 3 and project.format_version == FORMAT_VERSION
+    content, flow, training, emergency = project.outline.outline[0].children
+    source = "历史标书“2023年东湖运维” › 服务方案"
+    assert (content.description, content.origin_source) == ("", source)
+    assert (flow.description, flow.origin_source) == ("说明巡检的频次和记录方式", source)
+    assert flow.children[0].origin_source == source
+    assert (training.description, training.origin_source) == (whole, "")
+    assert (emergency.description, emergency.origin_source) == ("巡检要点", "")
+    # saved again: the field is in the file, and a node without a source writes nothing new
+    new = tmp_path / "v4.bidproj"
+    save_project(project, new)
+    data = json.loads(new.read_text("utf-8"))
+    nodes = data["outline"]["outline"][0]["children"]
+    assert nodes[0]["origin_source"] == source and "origin_source" not in nodes[2]
+    assert load_project(new).outline.outline[0].children[1].origin_source == source

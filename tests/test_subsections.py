@@ -206,3 +206,40 @@ def test_a_heading_nothing_ties_to_its_section_only_fills_a_section_that_would_b
     fixed = [OutlineNode(title="人员流动控制率", origin="tender")]
     got = compose_children(fixed, ["人员管理", "人员稳定措施"], planned, ["入库管理"], want=3, min_children=2)
     assert [c.title for c in got] == ["人员流动控制率", "人员管理", "人员稳定措施"]  # no repeat of the planned one
+
+
+async def test_a_scored_part_nested_under_another_is_lifted_back_to_level_2(llm_server: OpenAIServer) -> None:
+    """Gemma's huangpu chapter: 服务质量保证措施与服务质量承诺 (10 分) under 应急服务方案 (5 分), its points at
+    level 4. Each separately scored part of the item stands at level 2, with its own headings; the
+    model's other headings stay where it put them."""
+    from tests.pipeline_support import as_instructions, is_stream
+
+    parts = ["服务特点与难点分析", "应急服务方案", "服务质量保证措施与服务质量承诺"]
+    nested = [
+        {"title": "应急服务方案", "children": [
+            {"title": "服务质量保证措施与服务质量承诺", "children": [
+                {"title": "质量检查机制"}, {"title": "考核及奖惩办法"}]},
+            {"title": "应急预案编制"}]},
+        {"title": "服务特点与难点分析", "children": [{"title": "服务特点"}, {"title": "难点与对策"}]},
+    ]
+
+    def answer(kind: str, req: RecordedRequest) -> Reply:
+        if kind.startswith("chapter:") and "服务方案" in kind:
+            if is_stream(req):
+                return Reply.text(as_instructions(nested, "/outline/0/children"))  # type: ignore[arg-type]
+            return Reply.text(json.dumps({"children": nested}, ensure_ascii=False))
+        return Router._default(kind, req)
+
+    llm_server.handler = Router(answer)
+    groups = [("针对本项目的服务方案", parts), ("培训方案", ["培训课程安排", "培训效果考核"])]
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(groups), OutlineSettings(mode="aligned", review=False))
+    assert res.ok
+    chapter = res.chapters[0]
+    level2 = [s.title for s in chapter.children]
+    assert "服务质量保证措施与服务质量承诺" in level2, level2
+    assert level2.index("服务质量保证措施与服务质量承诺") == level2.index("应急服务方案") + 1
+    lifted = next(s for s in chapter.children if s.title == "服务质量保证措施与服务质量承诺")
+    assert [c.title for c in lifted.children] == ["质量检查机制", "考核及奖惩办法"]
+    emergency = next(s for s in chapter.children if s.title == "应急服务方案")
+    assert [c.title for c in emergency.children] == ["应急预案编制"]

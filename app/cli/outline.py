@@ -266,7 +266,7 @@ def cmd_outline(args: argparse.Namespace) -> int:
     started = time.monotonic()
     from app.documents.errors import DocumentError
     from app.documents.model import DiagnosticCode
-    from app.llm.client.errors import LLMConfigError, LLMConnectionError
+    from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMError
     from app.pipeline.outline.budget import BudgetExhausted
 
     try:
@@ -297,6 +297,10 @@ def cmd_outline(args: argparse.Namespace) -> int:
         _failure_report(args, started, where.name, "endpoint", f"模型服务连接失败：{exc.message_zh}",
                         type(exc).__name__, EXIT_ENDPOINT)
         return EXIT_ENDPOINT
+    except LLMError as exc:  # the endpoint answered unusably (or a prompt did not fit): the model's side, not ours
+        _failure_report(args, started, where.name, "model", f"模型调用失败：{exc.message_zh}",
+                        type(exc).__name__, EXIT_MODEL)
+        return EXIT_MODEL
     except BudgetExhausted as exc:
         _failure_report(args, started, where.name, "budget", f"预算用尽：{exc.message_zh}",
                         type(exc).__name__, EXIT_MODEL)

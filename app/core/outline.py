@@ -26,11 +26,12 @@ Path = tuple[int, ...]
 EDITABLE_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "content",
                    "scoring_refs", "origin")
 #: ``locked`` is the user's: a model never writes it (it is not in the wire schemas either).
-#: ``figures`` is edited by the user only (never in the schema a model sees).
-_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked", "figures"))
+#: ``figures`` is edited by the user only (never in the schema a model sees); ``origin_source`` is
+#: set by code that copies a heading from elsewhere (never in the schema a model sees).
+_UPDATABLE = frozenset((*EDITABLE_FIELDS, "id", "locked", "figures", "origin_source"))
 #: Who wrote a heading: the model, code from the tender's own text, code from the heading
 #: library, code from a generic template, or the user; ``history``: code from the user's own past
-#: bids (历史标书, the source noted in the description). None: not recorded (older projects).
+#: bids (历史标书, the bid and section in ``origin_source``). None: not recorded (older projects).
 Origin = Literal["model", "tender", "library", "template", "user", "history"]
 
 
@@ -51,6 +52,10 @@ class OutlineNode(BaseModel):
     locked: bool = Field(default=False, description="用户锁定：生成目录时保留本标题及其已有下级，只补全其余部分")
     #: Figures drawn from data (org chart, flowchart, Gantt); user-edited, left out of model schemas.
     figures: SkipJsonSchema[list[Figure]] = Field(default_factory=list, max_length=50, exclude_if=lambda v: not v)
+    #: Where a copied heading came from, e.g. 历史标书“某标书” › 质量保证措施 (``origin`` history);
+    #: written by code, shown as a marker and tooltip, left out of model schemas and of files when empty.
+    origin_source: SkipJsonSchema[str] = Field(default="", max_length=STORED.max_description_len,
+                                               exclude_if=lambda v: not v)
 
     @classmethod
     def from_checked(cls, data: dict[str, Any]) -> OutlineNode:
@@ -64,6 +69,7 @@ class OutlineNode(BaseModel):
         values["children"] = [cls.from_checked(k) for k in data.get("children") or ()]
         values["scoring_refs"] = list(data.get("scoring_refs") or ())  # never share a list between nodes
         values["figures"] = []  # not in the checked schema: a model never writes figures
+        values["origin_source"] = ""  # nor where a heading was copied from
         node = cls.__new__(cls)
         object.__setattr__(node, "__dict__", values)
         object.__setattr__(node, "__pydantic_fields_set__", set(data))
@@ -86,6 +92,26 @@ class OutlineNode(BaseModel):
 _NODE_DEFAULTS: dict[str, Any] = {"id": "", "description": "", "source_requirement_id": None,
                                   "source_requirement_title": None, "origin": None, "content": "",
                                   "locked": False}
+
+
+#: How format ≤ 3 files noted a past bid's source inside a node's description.
+LEGACY_SOURCE_MARK = "来源：历史标书"
+
+
+def split_legacy_source(description: str) -> tuple[str, str]:
+    """``(description, origin_source)`` from a description that carries the old source note.
+
+    The note was either the whole description (``来源：历史标书“bid” › section``) or appended
+    by a model's description in full-width brackets (``要点……（来源：历史标书“bid” › section）``);
+    anything else (a note cut by the length limit, no note) is left as it is.
+    """
+    mark = LEGACY_SOURCE_MARK
+    if description.startswith(mark) and "（" not in description:
+        return "", description[len("来源："):].strip()
+    start = description.rfind("（" + mark)
+    if start >= 0 and description.endswith("）"):
+        return description[:start].rstrip(), description[start + len("（来源："):-1].strip()
+    return description, ""
 
 
 class OutlineDocument(BaseModel):

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from app.core.outline import Outline, OutlineNode, Path
 
 #: Fields a sync makes equal; ``id`` is renumbered by code and ``content`` (drafted text) is kept.
-SYNC_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "origin", "locked")
+SYNC_FIELDS = ("title", "description", "source_requirement_id", "source_requirement_title", "origin", "origin_source",
+               "locked")
 
 
 def sync_children(outline: Outline, parent: Path, wanted: Sequence[OutlineNode]) -> int:

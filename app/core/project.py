@@ -19,6 +19,9 @@ Format history:
   nodes forbid unknown fields, to refuse the file with a clear message.
 * **v3** — outline nodes may carry ``figures`` (org chart, flowchart, Gantt data drawn at
   export, :mod:`app.core.figures`) and the project a ``length_budget``. Nothing to convert.
+* **v4** — a node copied from a past bid (``origin`` ``history``) keeps its source in
+  ``origin_source`` (历史标书“bid” › section); up to v3 it was written into ``description``
+  (``来源：历史标书…``), from where the migration moves it.
 """
 
 from __future__ import annotations
@@ -47,10 +50,10 @@ from app.core.input_limits import (
     size_text,
 )
 from app.core.length_budget import LengthBudget
-from app.core.outline import OutlineDocument, OutlineNode
+from app.core.outline import OutlineDocument, OutlineNode, split_legacy_source
 
 FORMAT_NAME = "bidstudio-project"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 PROJECT_SUFFIX = ".bidproj"
 #: Run history kept in a file; older runs are dropped first.
 MAX_RUNS = 500
@@ -142,7 +145,7 @@ class RunRecord(BaseModel):
 
 
 class Project(BaseModel):
-    """Everything one saved piece of work holds (the ``.bidproj`` file, format v3)."""
+    """Everything one saved piece of work holds (the ``.bidproj`` file, format v4)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -268,9 +271,26 @@ def _migrate_v2_to_v3(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format_version": 3}
 
 
+def _migrate_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
+    """v3 -> v4: a past bid's source moves from a history node's description to ``origin_source``."""
+    outline = data.get("outline")
+    stack = list(outline.get("outline") or []) if isinstance(outline, dict) else []
+    while stack:
+        node = stack.pop()
+        if not isinstance(node, dict):
+            continue
+        stack.extend(node.get("children") or [])
+        description = node.get("description")
+        if node.get("origin") == "history" and isinstance(description, str) and not node.get("origin_source"):
+            rest, source = split_legacy_source(description)
+            if source:
+                node["description"], node["origin_source"] = rest, source
+    return {**data, "format_version": 4}
+
+
 #: ``MIGRATIONS[n]`` turns a format-``n`` dict into a format-``n + 1`` dict.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3}
+    0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3, 3: _migrate_v3_to_v4}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:

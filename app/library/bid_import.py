@@ -1,5 +1,8 @@
 """Past bids into the library: read (.docx/.pdf), record project/client/place/date/people, store whole.
 
+People are read after role labels (项目经理：张三) and from table columns headed 姓名 / 人员姓名 /
+负责人 … (:func:`people_in_tables`), so a staff table's names are checked by 查重 too.
+
 A bid's identity is the hash of its normalised text, so importing the same bid twice (even
 renamed) is recognised. Each bid is stored in one transaction. Folder imports walk the tree
 for .docx/.pdf files; progress and cancel are plain callables (the UI runs this in a worker).
@@ -18,6 +21,7 @@ from app.core.similarity import normalize_text
 from app.documents.errors import DocumentError
 from app.documents.outlines.bid_reader import BidDocument, read_bid
 from app.documents.outlines.sections import Section
+from app.library.people import NOT_A_NAME, people_in_tables
 from app.library.store import LibraryStore, SectionRow
 
 BID_SUFFIXES = (".docx", ".pdf")
@@ -30,7 +34,6 @@ _PLACE = re.compile(r"(?:项目地点|建设地点|服务地点|实施地点|交
 _DATE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日|(\d{4})-(\d{1,2})-(\d{1,2})")
 _PEOPLE = re.compile(r"(?:项目经理|项目负责人|技术负责人|项目总监|总监理工程师|安全员|质检员|联系人|授权代表|法定代表人|委托代理人)"
                      r"\s*[:：]?\s*([\u4e00-\u9fff]{2,3})(?![\u4e00-\u9fff])")
-_NOT_A_NAME = frozenset({"负责", "组织", "统一", "全面", "具体", "及时", "应当", "必须", "对本", "对项", "本项目", "由其"})
 
 
 @dataclass(frozen=True)
@@ -88,7 +91,7 @@ def extract_people(text: str) -> list[str]:
     seen: dict[str, None] = {}
     for m in _PEOPLE.finditer(text):
         name = m.group(1)
-        if name not in _NOT_A_NAME and not any(name.startswith(x) for x in _NOT_A_NAME):
+        if name not in NOT_A_NAME and not any(name.startswith(x) for x in NOT_A_NAME):
             seen.setdefault(name, None)
     return list(seen)
 
@@ -132,6 +135,7 @@ def import_bid(store: LibraryStore, path: Path) -> ImportOutcome:
     rows = section_rows(bid)
     names = [(k, v) for k, v in info.items() if v]
     names += [("person", p) for p in extract_people(bid.full_text())]
+    names += [("person", p) for p in people_in_tables(t for _, s in _walk(bid.sections) for t in s.tables)]
     bid_id = store.add_bid(digest, str(path), path.stem, info, rows, names, bid.metadata)
     if bid_id is None:
         return ImportOutcome(path, "duplicate", store.has_hash(digest), "资料库中已有同一份标书，未重复导入")

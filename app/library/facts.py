@@ -25,10 +25,11 @@ KIND_LABELS = {"certificate": "资质证书", "staff": "人员", "reference": "�
 COLUMNS: dict[str, dict[str, tuple[str, ...]]] = {
     "certificate": {"name": ("证书名称", "资质名称", "资质证书", "名称"), "number": ("证书编号", "编号", "证号"),
                     "valid_until": ("有效期至", "有效期", "到期日期", "截止日期", "有效截止")},
-    "staff": {"name": ("姓名",), "role": ("岗位", "拟任岗位", "职务", "拟任职务", "角色"),
+    "staff": {"name": ("姓名", "人员姓名", "成员姓名"), "role": ("岗位", "拟任岗位", "职务", "拟任职务", "角色"),
               "certificates": ("证书", "持证情况", "资格证书", "职称"), "years": ("工作年限", "从业年限", "年限")},
     "reference": {"project": ("项目名称", "工程名称"), "client": ("采购人", "招标人", "业主", "建设单位", "委托单位", "客户"),
-                  "amount": ("合同金额", "金额", "中标金额"), "date": ("日期", "签订日期", "完成时间", "合同日期", "时间")},
+                  "amount": ("合同金额", "金额", "中标金额"), "date": ("日期", "签订日期", "完成时间", "合同日期", "时间"),
+                  "manager": ("项目负责人", "项目经理", "负责人")},
     "equipment": {"name": ("设备名称", "名称"), "model": ("型号", "规格型号", "规格"), "quantity": ("数量", "台数"),
                   "status": ("状态", "性能", "备注")},
 }
@@ -200,6 +201,19 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     def line(cells: Sequence[str]) -> str:
         return "| " + " | ".join(c.replace("|", "｜").replace("\n", " ") for c in cells) + " |"
     return "\n".join([line(header), line(["---"] * len(header)), *(line(r) for r in rows)])
+
+
+def company_people(store: LibraryStore) -> dict[str, str]:
+    """People the company facts name (人员 sheet, 业绩's 项目负责人) → where each came from."""
+    from app.library.people import person_cell
+
+    out: dict[str, str] = {}
+    for kind, key in (("staff", "name"), ("reference", "manager")):
+        for f in load_facts(store, kind):
+            name = person_cell(f.data.get(key, ""))
+            if name:
+                out.setdefault(name, f.source or KIND_LABELS[kind])
+    return out
 
 
 def expired_certificates(store: LibraryStore, today: dt.date | None = None) -> list[Fact]:

@@ -67,7 +67,7 @@ def section_text(section: StoredSection) -> str:
 def structure_nodes(subtree: list[StoredSection]) -> list[OutlineNode]:
     """The headings below a past section (``subtree[0]``) as outline nodes, titles verbatim.
 
-    Each node notes its source (bid › section) in the description (rule 16); ``origin`` is
+    Each node keeps its source (bid › section) in ``origin_source`` (rule 16); ``origin`` is
     ``history``: the user's own past bid (历史标书). A level that holds more than a stored node
     can is cut.
     """
@@ -78,7 +78,7 @@ def structure_nodes(subtree: list[StoredSection]) -> list[OutlineNode]:
     stack: list[tuple[int, OutlineNode]] = []
     for s in subtree[1:]:
         node = OutlineNode(title=s.title[: STORED.max_title_len] or "（无标题）", origin="history",
-                           description=f"来源：历史标书“{s.bid_name}” › {head.title}"[: STORED.max_description_len])
+                           origin_source=f"历史标书“{s.bid_name}” › {head.title}"[: STORED.max_description_len])
         while stack and stack[-1][0] >= s.level:
             stack.pop()
         siblings = stack[-1][1].children if stack else roots

@@ -127,9 +127,32 @@ class LibraryStore:
             self.conn.executescript(_SCHEMA)
             self.fts = use_fts and self._ensure_fts()
             self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+            self.lock = threading.RLock()
+            self._record_table_people()
         except (sqlite3.Error, OSError) as exc:
             raise LibraryError(f"无法打开资料库文件“{path}”：{exc}") from exc
-        self.lock = threading.RLock()
+
+    def _record_table_people(self) -> None:
+        """Once per library: the people of stored staff tables, for bids imported before tables were read
+        for names (a scan of the sections that have tables, ~60 ms for 200 bids)."""
+        from app.library.people import people_in_tables
+
+        if self.conn.execute("SELECT 1 FROM meta WHERE key = 'table_people'").fetchone():
+            return
+        with self.transaction() as con:
+            have = set(con.execute("SELECT bid_id, value FROM names WHERE kind = 'person'").fetchall())
+            new: list[tuple[int, str, str]] = []
+            for bid_id, blob in con.execute("SELECT bid_id, tables FROM sections WHERE tables <> '[]'").fetchall():
+                try:
+                    tables = json.loads(str(blob))
+                except ValueError:
+                    continue
+                for name in people_in_tables(tables if isinstance(tables, list) else []):
+                    if (bid_id, name) not in have:
+                        have.add((bid_id, name))
+                        new.append((int(bid_id), "person", name))
+            con.executemany("INSERT INTO names(bid_id, kind, value) VALUES (?,?,?)", new)
+            con.execute("INSERT OR REPLACE INTO meta VALUES ('table_people', '1')")
 
     def _ensure_fts(self) -> bool:
         try:
@@ -209,6 +232,17 @@ class LibraryStore:
         with self.lock:
             return [(int(a), str(b), str(c)) for a, b, c in
                     self.conn.execute("SELECT bid_id, kind, value FROM names").fetchall()]
+
+    def contains_text(self, text: str) -> bool:
+        """Whether any stored section's title or body contains ``text`` (FTS for 3+ characters)."""
+        with self.lock:
+            if self.fts and len(text) >= 3:
+                phrase = '"' + text.replace('"', '""') + '"'
+                row = self.conn.execute("SELECT 1 FROM section_fts WHERE section_fts MATCH ? LIMIT 1", (phrase,)).fetchone()
+            else:
+                row = self.conn.execute("SELECT 1 FROM sections WHERE instr(body, ?) > 0 OR instr(title, ?) > 0 LIMIT 1",
+                                        (text, text)).fetchone()
+        return row is not None
 
     # ------------------------------------------------------------------ sections
     _SECTION_SQL = ("SELECT s.id, s.bid_id, s.ord, s.level, s.number, s.title, s.heading_path, s.body, s.tables,"

@@ -1,15 +1,19 @@
 """Benchmark: the 资料库 at office scale (issue 26 item 7).
 
-    python tests/benchmarks/bench_library.py [--bids 200] [--sections 100] [--keep DIR] [--skip-gui]
+    python tests/benchmarks/bench_library.py [--bids 200] [--sections 100] [--pdf 40] [--keep DIR] [--skip-gui]
 
 Generates (once, cached in DIR) ``--bids`` past bids as .docx, each ``--sections`` headings
 with ~500 characters of text under each (about 100 pages a bid at 200 sections … 20,000 in
 all), then prints:
 
 * import: wall seconds for the whole folder into a fresh library (the app's import path);
+* import (pdf): the same for ``--pdf`` bids written as .pdf (bookmarks, one ruled staff table
+  each), with the pages searched for tables and the tables kept; then a few of them again with
+  the table finder forced onto every page (what the grid pre-filter saves);
 * query: median / p95 / max milliseconds of 100 heading searches;
 * 查重: seconds for stale names + copied passages of a 300-page bid (300 sections × ~1,000
-  characters, a few planted copies) against that library;
+  characters, a few planted copies) against that library, then for comparing it with one
+  past bid as another bidder's file (shared sentences, shared typos looked up in the library);
 * GUI stall: the longest gap of a 10 ms QTimer on the GUI thread while the import worker
   imports 20 bids in the background (``--skip-gui`` leaves it out).
 
@@ -33,7 +37,7 @@ from app.library.bid_import import import_files  # noqa: E402
 from app.library.checks import copied_passages, outline_sections, stale_names  # noqa: E402
 from app.library.search import search_sections  # noqa: E402
 from app.library.store import LibraryStore  # noqa: E402
-from tests.library_fixtures import make_bid, outline_texts, write_docx  # noqa: E402
+from tests.library_fixtures import make_bid, outline_texts, write_docx, write_pdf  # noqa: E402
 
 QUERIES = ["应急预案", "质量保证措施", "施工进度计划", "人员配置", "安全文明施工", "售后服务承诺", "设备维护保养",
            "项目组织机构", "培训方案", "环境保护措施", "服务流程", "故障处理", "系统架构设计", "备品备件"]
@@ -61,6 +65,62 @@ def make_corpus(folder: Path, bids: int, sections: int) -> list[Path]:
             write_docx(bid, p, table=True)
         paths.append(p)
     return paths
+
+
+def make_pdf_corpus(folder: Path, bids: int, sections: int) -> list[Path]:
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for i in range(bids):
+        p = folder / f"bid{i:03d}.pdf"
+        if not p.exists():
+            write_pdf(make_bid(i, big_outline(i, sections), paragraphs=9), p, table=True)
+        paths.append(p)
+    return paths
+
+
+def bench_pdf_import(corpus: Path, db: Path, forced: int = 5) -> None:
+    import pymupdf
+
+    from app.documents.outlines import pdf_items
+
+    searched = [0, 0]
+    real_items = pdf_items.page_items
+
+    def counting(page: object, budget: pdf_items.TableBudget | None = None) -> list[pdf_items.PageItem]:
+        before = (budget.searched, budget.tables) if budget else (0, 0)
+        out = real_items(page, budget)
+        if budget is not None:
+            searched[0] += budget.searched - before[0]
+            searched[1] += budget.tables - before[1]
+        return out
+
+    files = sorted(corpus.glob("*.pdf"))
+    pages = 0
+    for f in files:
+        with pymupdf.open(str(f)) as d:
+            pages += d.page_count
+    for label, grid, sample in (("grid pre-filter", None, files), ("finder on every page", True, files[:forced])):
+        for f in db.parent.glob(db.name + "*"):
+            f.unlink()
+        store = LibraryStore(db)
+        searched[:] = [0, 0]
+        pdf_items.page_items = counting  # type: ignore[assignment]
+        real_grid = pdf_items.has_ruled_grid
+        if grid:
+            pdf_items.has_ruled_grid = lambda page: True  # type: ignore[assignment]
+        try:
+            t0 = time.perf_counter()
+            outcomes = import_files(store, sample)
+            wall = time.perf_counter() - t0
+        finally:
+            pdf_items.page_items = real_items  # type: ignore[assignment]
+            pdf_items.has_ruled_grid = real_grid  # type: ignore[assignment]
+        n_pages = pages * len(sample) // max(1, len(files))
+        added = sum(o.status == "added" for o in outcomes)
+        print(f"import (pdf, {label}): {added} bids (~{n_pages} pages) in {wall:.1f} s "
+              f"({wall / max(1, added) * 1000:.0f} ms a bid, {wall / max(1, n_pages) * 1000:.1f} ms a page); "
+              f"{searched[0]} pages searched for tables, {searched[1]} tables kept")
+        store.close()
 
 
 def bench_import(corpus: Path, db: Path) -> LibraryStore:
@@ -107,6 +167,16 @@ def bench_check(store: LibraryStore) -> None:
     wall = time.perf_counter() - t0
     print(f"查重: {chars} characters ({len(nodes)} sections) in {wall:.2f} s — {len(stale)} stale names, "
           f"{len(copied)} copied passages found")
+    from app.documents.outlines.bid_reader import read_bid
+    from app.library.checks import compare_with_bid
+
+    other = read_bid(Path(store.bids()[0].path))
+    t0 = time.perf_counter()
+    found = compare_with_bid(sections, other, store=store)
+    wall = time.perf_counter() - t0
+    kinds = {k: sum(f.kind == k for f in found) for k in ("shared_sentence", "shared_typo")}
+    print(f"围标 compare: the same bid against another bidder's file ({len(other.full_text())} characters) in "
+          f"{wall:.2f} s — {kinds['shared_sentence']} shared sentences, {kinds['shared_typo']} shared typos")
 
 
 def _timer_gaps(app: object, busy: object | None, seconds_cap: float = 300.0) -> list[float]:
@@ -165,6 +235,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--bids", type=int, default=200)
     ap.add_argument("--sections", type=int, default=100)
+    ap.add_argument("--pdf", type=int, default=40, help="past bids also written as .pdf (0: none)")
     ap.add_argument("--keep", type=Path, default=Path(tempfile.gettempdir()) / "bidstudio-bench-library")
     ap.add_argument("--skip-gui", action="store_true")
     args = ap.parse_args()
@@ -173,6 +244,12 @@ def main() -> None:
     make_corpus(corpus, args.bids, args.sections)
     print(f"corpus: {args.bids} .docx in {corpus} (made or reused in {time.perf_counter() - t0:.0f} s)")
     store = bench_import(corpus, args.keep / "library.sqlite3")
+    if args.pdf:
+        pdf_corpus = args.keep / f"pdf-{args.pdf}x{args.sections}"
+        t0 = time.perf_counter()
+        make_pdf_corpus(pdf_corpus, args.pdf, args.sections)
+        print(f"corpus: {args.pdf} .pdf in {pdf_corpus} (made or reused in {time.perf_counter() - t0:.0f} s)")
+        bench_pdf_import(pdf_corpus, args.keep / "library-pdf.sqlite3")
     bench_query(store)
     bench_check(store)
     store.close()

@@ -1,4 +1,4 @@
-"""Rows 70–78 of the fault matrix: issue 30's attack on the model client, the run and the files.
+"""Rows 70–80 of the fault matrix: issue 30's attack on the model client, the run and the files.
 
 Hostile model endpoints (a line that never ends, a gzip bomb, broken events, a login page,
 a model that answers only prose), an output named ``*``, a password in the base URL and a
@@ -172,6 +172,39 @@ def row78(folder: Path) -> Outcome:
                          f"{'table only' if '须知第' not in text else 'pages around the table sent'}", r)
 
 
+def _conservative_fit(server: OpenAIServer, context: int) -> tuple[int, int]:
+    """(requests received, the largest prompt + answer budget among them, counted conservatively)."""
+    worst = 0
+    for q in server.completion_requests:
+        text = q.prompt_text
+        cjk = sum(1 for ch in text if "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef")
+        worst = max(worst, cjk + (len(text) - cjk + 2) // 3 + 4 * len(q.messages) + int(q.body.get("max_tokens") or 0))
+    return len(server.completion_requests), worst
+
+
+def row79(folder: Path) -> Outcome:
+    tender = tender_docx(folder)
+    with OpenAIServer() as server:
+        server.default = Reply.text('{"chapters": []}')
+        r = cli(outline_args(tender, folder, server.base_url, "--max-calls", "8", "--context-size", "2048"), folder,
+                timeout=240)
+        sent, worst = _conservative_fit(server, 2048)
+    held = sent > 0 and worst <= 2048 and not _internal(r.text) and r.code in (0, 4, 5)
+    return Outcome(held, f"context 2048: {sent} requests, largest ~{worst} tokens with its answer budget, exit {r.code}",
+                   r)
+
+
+def row80(folder: Path) -> Outcome:
+    tender = tender_docx(folder)
+    with OpenAIServer() as server:
+        server.default = Reply.text('{"chapters": []}')
+        r = cli(outline_args(tender, folder, server.base_url, "--max-calls", "8", "--context-size", "512"), folder,
+                timeout=240)
+        sent, worst = _conservative_fit(server, 512)
+    held = worst <= 512 and not _internal(r.text) and r.code in (0, 4, 5)
+    return Outcome(held, f"context 512: {sent} requests sent (largest ~{worst} tokens), exit {r.code}", r)
+
+
 ISSUE30_ROWS = [
     Row(70, "stream whose data line never ends", "llm", row70),
     Row(71, "gzip answer of 1.1 MB inflating to 1 GB", "llm", row71),
@@ -182,4 +215,6 @@ ISSUE30_ROWS = [
     Row(76, "user:password in the base URL, --journal", "hardening", row76),
     Row(77, "SIGTERM half way through outline", "hardening", row77),
     Row(78, "scoring table among long pages, context 2048", "pipeline", row78),
+    Row(79, "whole outline run at context 2048: every request fits", "llm", row79),
+    Row(80, "context 512: no prompt fits, none is sent past it", "llm", row80),
 ]

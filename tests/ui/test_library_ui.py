@@ -13,6 +13,7 @@ from PySide6.QtCore import QSettings, Qt
 
 from app.core.analysis import Analysis, ProjectOverview
 from app.core.outline import OutlineNode
+from app.ui.outline.model import COL_DESCRIPTION
 from app.ui.run.controller import AppController
 from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
@@ -114,7 +115,12 @@ async def test_past_section_insert_replaces_names_in_one_undo_step_and_structure
     assert kids == ["服务内容", "服务流程"] and [k.title for k in chapter.children[1].children] == ["日常巡检", "故障处理"]
     marked = [n for _, n in chapter.walk()]
     assert all(n.origin == "history" for n in marked)  # 历史标书, with bid and section as the source
-    assert all(n.description == f"来源：历史标书“{chosen.section.bid_name}” › 服务方案" for n in marked)
+    source = f"历史标书“{chosen.section.bid_name}” › 服务方案"
+    assert all(n.origin_source == source and not n.description for n in marked)
+    model = window.outline_view.outline_model
+    first = model.index_for_path((0, 0)).siblingAtColumn(COL_DESCRIPTION)  # 服务内容, under the chapter
+    assert model.data(first) == f"〔{source}〕"  # the source is shown where the description stands
+    assert f"来源：{source}" in model.data(first, Qt.ItemDataRole.ToolTipRole)
     window.act_undo.trigger()
     assert c.undo_stack.index() == before
     assert [k.title for k in c.outline.node((0,)).children] == ["应急预案", "日常巡检"]
@@ -198,4 +204,39 @@ async def test_outline_run_takes_past_bids_only_when_the_library_has_some(
     assert outcome.ok, outcome.message
     past = [n for n in c.outline.chapters[0].children if n.origin == "history"]
     assert [n.title for n in past] == PAST_QUALITY
-    assert all(n.description.startswith("来源：历史标书“quality” › 质量保证措施") for n in past)
+    assert all(n.origin_source == "历史标书“quality” › 质量保证措施" for n in past)
+
+
+async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
+        window: MainWindow, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from docx import Document
+
+    from app.ui.library import check_panel
+    from tests.test_library_typos import _planted, _text
+
+    lib = window.library
+    other = Document()
+    other.add_heading("实施方案", level=1)
+    for line in _text(1, _planted()).splitlines():
+        other.add_paragraph(line)
+    other_path = tmp_path / "other.docx"
+    other.save(str(other_path))
+    c = window.controller
+    c.outline.replace([OutlineNode(title="实施方案", content=_text(0, [])),
+                       OutlineNode(title="运维服务", content="\n".join(_planted()))])
+    monkeypatch.setattr(check_panel.QFileDialog, "getOpenFileName", lambda *a, **k: (str(other_path), ""))
+    lib.check_dock.show()
+
+    def slips() -> list[str]:
+        table = lib.checks.table
+        return sorted(table.item(r, 1).text() for r in range(table.rowCount()) if table.item(r, 0).text() == "相同的错别字")
+
+    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    assert len(slips()) == 3
+    tender = Document()
+    tender.add_paragraph("服务要求：投标人须每日巡捡机房并做好记录。")
+    tender_path = tmp_path / "tender.docx"
+    tender.save(str(tender_path))
+    await c.open_tender(tender_path)  # the tender writes one of them: the bidders copied it from there
+    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    assert len(slips()) == 2 and not any("捡" in s for s in slips())

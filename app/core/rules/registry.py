@@ -201,7 +201,8 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3),
                 Example("服务质量保障措施与服务质量承诺", parent="服务质量保证措施与服务质量承诺", level=4)),
         accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3),
-                Example("二级保养", parent="一级保养", level=3)),
+                Example("二级保养", parent="一级保养", level=3), Example("专项服务方案", parent="分项服务方案", level=3),
+                Example("第二阶段施工进度安排", parent="第一阶段施工进度安排", level=3)),
         levels=_BELOW,
     ),
     HeadingRule(

@@ -181,18 +181,24 @@ def _sections_from_items(items: list[tuple[str, Any]], *, use_styles: bool) -> t
 
 
 def read_pdf_sections(path: Path) -> BidDocument:
-    """A PDF's heading tree from its bookmarks, else from numbered lines; text only (no tables)."""
-    import fitz
+    """A PDF's heading tree from its bookmarks, else from numbered lines; ruled tables kept as tables.
+
+    Only pages whose drawings hold a ruled grid are searched for tables (see
+    :mod:`app.documents.outlines.pdf_items`); a table's cell text is not repeated as prose.
+    """
+    from app.documents.outlines.pdf_items import PageItem, TableBudget, page_items
+    from app.documents.pdf_reader import open_pdf
 
     try:
-        doc = fitz.open(str(path))
+        doc = open_pdf(path)
     except Exception as exc:
         raise CorruptedFileError("无法打开该 PDF 文件：文件已损坏或不是有效的 PDF", path=str(path),
                                  detail=str(exc)) from exc
     try:
         if doc.needs_pass:
             raise CorruptedFileError("该 PDF 文件有密码保护，请先去除密码再导入", path=str(path))
-        pages = [[ln.strip() for ln in page.get_text().splitlines() if ln.strip()] for page in doc]
+        budget = TableBudget()
+        pages: list[list[PageItem]] = [page_items(page, budget) for page in doc]
         toc = doc.get_toc(simple=True)
         meta = {k: str(v) for k, v in (doc.metadata or {}).items() if v and k in
                 ("title", "author", "creator", "producer", "creationDate", "modDate")}
@@ -202,7 +208,7 @@ def read_pdf_sections(path: Path) -> BidDocument:
         sections, preamble = _sections_from_bookmarks(pages, toc)
         source = "bookmarks"
     else:
-        items: list[tuple[str, Any]] = [("p", (None, line)) for lines in pages for line in lines]
+        items: list[tuple[str, Any]] = [("p", (None, v)) if k == "p" else (k, v) for lines in pages for k, v in lines]
         sections, preamble, source = _sections_from_items(items, use_styles=False)
     for root in sections:
         for _, s in root.walk():
@@ -224,27 +230,36 @@ def join_wrapped_lines(lines: list[str]) -> list[str]:
     return out
 
 
-def _sections_from_bookmarks(pages: list[list[str]], toc: list[Any]) -> tuple[list[Section], list[str]]:
-    """Bookmarks as headings; each one's body is the lines from its title to the next bookmark's."""
-    lines = [ln for page in pages for ln in page]
+def _sections_from_bookmarks(pages: list[list[tuple[str, Any]]], toc: list[Any]) -> tuple[list[Section], list[str]]:
+    """Bookmarks as headings; each one's body is the lines and tables from its title to the next bookmark's."""
+    items = [it for page in pages for it in page]
     starts = [0]
-    for lines_of_page in pages:
-        starts.append(starts[-1] + len(lines_of_page))
+    for items_of_page in pages:
+        starts.append(starts[-1] + len(items_of_page))
     positions: list[int] = []
+    found: list[bool] = []  # the bookmark's title line was found (it is not part of the body)
     for _level, title, page, *_ in toc:
         first = starts[max(0, min(len(pages) - 1, int(page) - 1))] if pages else 0
         key = re.sub(r"\s+", "", str(title))
-        pos = first
-        for i in range(first, min(len(lines), first + 400)):
-            if key and key[:12] in re.sub(r"\s+", "", lines[i]):
-                pos = i
+        pos, hit = first, False
+        for i in range(first, min(len(items), first + 400)):
+            kind, value = items[i]
+            if kind == "p" and key and key[:12] in re.sub(r"\s+", "", value):
+                pos, hit = i, True
                 break
-        positions.append(max(pos, positions[-1] if positions else 0))
+        floor = positions[-1] + (1 if found[-1] else 0) if positions else 0
+        positions.append(max(pos, floor))
+        found.append(hit and pos >= floor)
     flat: list[FlatEntry] = []
     for j, (level, title, *_rest) in enumerate(toc):
         numbered = parse_numbering(str(title))
-        end = positions[j + 1] if j + 1 < len(positions) else len(lines)
-        body = lines[positions[j] + 1:end]
+        end = positions[j + 1] if j + 1 < len(positions) else len(items)
+        body = items[positions[j] + (1 if found[j] else 0):end]
         flat.append(FlatEntry(level=max(1, int(level)), title=numbered.title if numbered else str(title).strip(),
-                              number=numbered.number if numbered else "", paragraphs=body))
-    return build_tree(flat), lines[: positions[0]] if positions else lines
+                              number=numbered.number if numbered else "",
+                              paragraphs=[v for k, v in body if k == "p"], tables=[v for k, v in body if k == "t"]))
+    head = items[: positions[0]] if positions else items
+    preamble: list[str] = []
+    for kind, value in head:
+        preamble.extend([value] if kind == "p" else ["\t".join(r) for r in value])
+    return build_tree(flat), preamble

@@ -15,12 +15,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from app.llm.client.call_progress import REPORT_EVERY_S, CallProgress
-from app.llm.client.completion import Completion, Message, estimate_tokens
+from app.llm.client.completion import Completion, Message
+from app.llm.client.context_fit import CONTEXT_MARGIN_TOKENS, MIN_ANSWER_TOKENS, answer_room, prompt_tokens
 from app.llm.client.errors import (
     CallTimedOut,
     DegenerateOutput,
     LLMError,
     MalformedEvent,
+    PromptTooLong,
     WrongShapeAnswer,
 )
 
@@ -29,10 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("app.llm.client.llm_client")
 _CALL_IDS = itertools.count(1)
-#: Tokens kept free between an estimated prompt and the context size (the estimate is rough).
-CONTEXT_MARGIN_TOKENS = 64
-#: The smallest answer worth lowering ``max_tokens`` to; below it the call goes out as asked (and is warned about).
-MIN_ANSWER_TOKENS = 256
+__all__ = ["CONTEXT_MARGIN_TOKENS", "MIN_ANSWER_TOKENS", "CallLog", "unusable_kind"]
 
 
 class CallLog:
@@ -50,18 +49,21 @@ class CallLog:
         self.max_tokens = max_tokens
         self.stream = stream
         self.fmt: dict[str, Any] | None = None
-        prompt = sum(estimate_tokens(str(m.get("content") or "")) + 4 for m in self.sent_messages)
+        self.refused: PromptTooLong | None = None  # set when the prompt leaves no room: raised before sending
+        prompt = prompt_tokens(self.sent_messages)
         budget = transport.config.max_tokens if max_tokens is None else max_tokens
-        context = transport.config.context_size
-        if prompt + budget > context:
-            room = context - prompt - CONTEXT_MARGIN_TOKENS
-            if room >= MIN_ANSWER_TOKENS:  # llama.cpp answers nothing past its context: ask for less instead
+        context = int(transport.config.context_size)
+        room = answer_room(prompt, context)
+        if budget > room:
+            floor = min(MIN_ANSWER_TOKENS, budget)
+            if room >= floor:  # llama.cpp answers nothing past its context: ask for less instead
                 log.info("%s: prompt (~%d tokens) + max_tokens %d exceed the context size %d; max_tokens lowered "
                          "to %d", stage, prompt, budget, context, room)
                 self.max_tokens = max_tokens = room
-            else:
-                log.warning("%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may "
-                            "answer with nothing", stage, prompt, context)
+            else:  # not sent at all: the endpoint would answer with nothing (or an error)
+                log.warning("%s: prompt (~%d tokens) leaves no room for an answer of %d tokens in the context "
+                            "size %d; not sent", stage, prompt, floor, context)
+                self.refused = PromptTooLong.for_call(stage, prompt, context, floor)
         self.attempts = 1
         self.retries: list[dict[str, Any]] = []
         self.rejected: list[dict[str, Any]] = []

@@ -134,5 +134,27 @@ class WrongShapeAnswer(LLMResponseError):
         self.kind = kind
 
 
+class PromptTooLong(LLMResponseError):
+    """The prompt leaves no room for an answer in the model's context: the request is not sent.
+
+    llama.cpp answers an over-long prompt with nothing at all (or a 400); so the client
+    refuses it first. Counts as a failed attempt (the same prompt would fail again), never
+    as the model's fault or an internal error; callers shorten what they send to avoid it.
+    """
+
+    def __init__(self, message_zh: str, *, prompt_tokens: int, context_size: int, detail: str = "") -> None:
+        super().__init__(message_zh, detail=detail)
+        self.prompt_tokens = prompt_tokens
+        self.context_size = context_size
+
+    @classmethod
+    def for_call(cls, stage: str, prompt_tokens: int, context_size: int, answer_tokens: int) -> PromptTooLong:
+        """The error of a call whose prompt (~``prompt_tokens``) leaves less than ``answer_tokens`` free."""
+        return cls(f"提示词过长（约 {prompt_tokens} tokens），模型上下文只有 {context_size} tokens，"
+                   f"容不下提示词和至少 {answer_tokens} tokens 的回答，未发送该请求。请在“模型设置”中调大上下文长度"
+                   "（须与模型服务实际的上下文一致），或换用上下文更大的模型；也可以减少参考资料后重试。",
+                   prompt_tokens=prompt_tokens, context_size=context_size, detail=stage)
+
+
 class MalformedEvent(LLMResponseError):
     """A stream event was not valid JSON or not valid UTF-8 (a broken or hostile server)."""

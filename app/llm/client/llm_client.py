@@ -29,6 +29,7 @@ from app.llm.client.completion import (
     extra_str,
     fold_system_messages,
 )
+from app.llm.client.context_fit import answer_room
 from app.llm.client.errors import LLMResponseError, MalformedEvent, ResponseFormatRejected
 from app.llm.client.journal import replay_request
 from app.llm.client.retry_policy import Retryable, backoff_delay, give_up
@@ -99,6 +100,8 @@ class LLMClient:
             return await self._complete_streamed(messages, response_format, temperature, max_tokens, stage)
         call = CallLog(self.transport, stage, messages, response_format, temperature, max_tokens, stream=False)
         try:
+            if call.refused is not None:
+                raise call.refused
             await self.transport.ensure_alive()
             for fmt in self.transport.ladder(response_format):
                 call.fmt = fmt
@@ -205,10 +208,11 @@ class LLMClient:
         """Whether prompt + answer budget fit the configured context size (by estimate).
 
         llama.cpp answers an over-long prompt with HTTP 200 and nothing at all, so callers
-        budget prompts with this before sending.
+        budget prompts with this before sending (a call that leaves no room for an answer is
+        refused with :class:`~app.llm.client.errors.PromptTooLong`).
         """
         budget = self.config.max_tokens if max_tokens is None else max_tokens
-        return self.estimate_prompt_tokens(messages) + budget <= self.config.context_size
+        return answer_room(self.estimate_prompt_tokens(messages), self.config.context_size) >= budget
 
     def prepare_messages(self, messages: Sequence[Message]) -> list[Message]:
         """The messages as they will be sent (system folded into user when configured)."""

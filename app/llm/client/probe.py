@@ -113,8 +113,10 @@ async def probe_endpoint(config: EndpointConfig, *, context_steps: Sequence[int]
     """Measure ``config``'s endpoint (see the module docstring); never raises for endpoint trouble."""
     say = on_step or (lambda text: None)
     # Measuring is what tells the speed: until then a slow server gets a generous fixed deadline.
+    # The context is what is measured: the client's own guard must not refuse the larger steps.
     cfg = dataclasses.replace(config, max_retries=min(config.max_retries, 1), concurrency=1,
-                              timeout=config.timeout or PROBE_DEADLINE_S)
+                              timeout=config.timeout or PROBE_DEADLINE_S,
+                              context_size=2 * max([config.context_size, *context_steps]))
     profile = EndpointProfile(base_url=config.base_url, model=config.model,
                               measured_at=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     client = LLMClient(cfg, formats=FormatRegistry())

@@ -138,6 +138,8 @@ class CompletionStream:
         delivered = self._delivered
         ensure_asyncgen_hooks()
         try:
+            if call.refused is not None:
+                raise call.refused
             await transport.ensure_alive()
             for fmt in transport.ladder(self._requested):
                 call.fmt = fmt

@@ -30,6 +30,7 @@ from app.llm.client.errors import (
     LLMConnectionError,
     LLMError,
     LLMResponseError,
+    PromptTooLong,
 )
 from app.llm.client.llm_client import Completion, LLMClient, Message
 from app.llm.json.extract import extract_json, parse_json
@@ -220,6 +221,15 @@ async def collect_json(client: LLMClient, messages: Sequence[Message], model: ty
                 journal.record_validation("", sub_stage, attempt=attempt, ok=False, issues=[exc.message_zh],
                                           repair_kind="retry", local_repairs=[])
             convo = list(messages)  # nothing worth repairing: ask afresh
+            continue
+        except PromptTooLong as exc:  # not sent: a repair (the answer resent) may not fit where the question did
+            result.issues = [exc.message_zh]
+            result.stopped_by = "response"
+            if len(convo) == len(messages):
+                result.error = exc
+                break
+            log.info("%s: the repair request does not fit the context; asking afresh", stage)
+            convo = list(messages)
             continue
         except LLMConnectionError as exc:
             result.issues = [exc.message_zh]

@@ -26,7 +26,8 @@ from app.core.resources import load_prompt
 from app.core.similarity import char_ngrams, containment, normalize_text, similarity
 from app.documents.clauses import Clause, PageText, as_pages, document_pages, find_clauses
 from app.documents.locate import Section, locate_requirements
-from app.llm.client.errors import LLMConfigError, LLMError
+from app.llm.client.context_fit import CONTEXT_MARGIN_TOKENS, ESTIMATE_SLACK, MIN_ANSWER_TOKENS, room_for
+from app.llm.client.errors import LLMConfigError, LLMError, PromptTooLong
 from app.llm.json.collect import collect_json
 from app.pipeline.analysis.breakdown_input import Chunk, assess_input, locate_page, split_into_chunks
 
@@ -36,8 +37,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: Characters of prompt template and clause list around the requirement text.
-PROMPT_OVERHEAD_CHARS = 1600
+#: The answer asked of one breakdown call (when the endpoint's max_tokens allows).
+ANSWER_TOKENS = 1500
+#: The requirement text of one call is at least this long (a smaller context gets PromptTooLong).
+MIN_CHUNK_CHARS = 300
+#: A tenth of the context is left for the list of code-found clauses.
+CLAUSE_SHARE = 10
+#: Clause lists tried, longest first, until the prompt fits.
+CLAUSE_LIMITS = (30, 15, 8, 3, 0)
 DUPLICATE_SIMILARITY = 0.75
 CLARIFY_TASK = "请确认招标文件中采购需求/技术要求章节的位置与内容，必要时向采购人澄清。"
 #: Words a weak model echoes from the prompt instead of content.
@@ -103,15 +110,27 @@ def breakdown_rules(value: ModelBreakdown) -> list[str]:
     return issues
 
 
+def answer_tokens(client: LLMClient) -> int:
+    """The answer asked of one breakdown call: the configured budget, at most :data:`ANSWER_TOKENS`."""
+    return max(MIN_ANSWER_TOKENS, min(client.config.max_tokens, ANSWER_TOKENS, client.config.context_size // 4))
+
+
 def context_chars(client: LLMClient) -> int:
-    """Requirement characters one call may carry: the context minus answer and prompt."""
-    cfg = client.config
-    # estimate_tokens counts one token per hanzi, so characters ≈ tokens for Chinese text
-    return max(1200, cfg.context_size - cfg.max_tokens - PROMPT_OVERHEAD_CHARS)
+    """Requirement characters one call may carry: the context minus the answer, the prompt and a
+    share for the clause list, counted in tokens as the client counts them (a hanzi is a token)."""
+    ctx = int(client.config.context_size)
+    template = client.estimate_prompt_tokens([{"role": "user", "content": _template_only()}])
+    usable = int((ctx - CONTEXT_MARGIN_TOKENS - answer_tokens(client)) / (1 + ESTIMATE_SLACK))
+    return max(MIN_CHUNK_CHARS, usable - template - ctx // CLAUSE_SHARE)
+
+
+@cache
+def _template_only() -> str:
+    return load_prompt("breakdown").format_map({"clauses": "", "first_page": 1, "last_page": 1, "text": ""})
 
 
 def _clause_lines(clauses: Sequence[Clause], limit: int = 30) -> str:
-    if not clauses:
+    if not clauses or limit <= 0:
         return "（无）"
     lines = [f"- [第{c.page}页] {c.text[:80]}" for c in clauses[:limit]]
     if len(clauses) > limit:
@@ -119,15 +138,33 @@ def _clause_lines(clauses: Sequence[Clause], limit: int = 30) -> str:
     return "\n".join(lines)
 
 
-def build_messages(chunk: Chunk, clauses: Sequence[Clause]) -> list[dict[str, str]]:
-    """The chat messages for one chunk (prompt ``resources/prompts/breakdown.md``)."""
+def build_messages(chunk: Chunk, clauses: Sequence[Clause], limit: int = 30) -> list[dict[str, str]]:
+    """The chat messages for one chunk (prompt ``resources/prompts/breakdown.md``), ``limit`` clauses listed."""
     prompt = load_prompt("breakdown").format_map({
-        "clauses": _clause_lines(clauses),
+        "clauses": _clause_lines(clauses, limit),
         "first_page": chunk.first_page,
         "last_page": chunk.last_page,
         "text": chunk.prompt_text(),
     })
     return [{"role": "user", "content": prompt}]
+
+
+def fitted_messages(client: LLMClient, chunk: Chunk, clauses: Sequence[Clause]) -> tuple[list[dict[str, str]], int]:
+    """The messages for ``chunk`` with as many clauses listed as the context allows, and the answer budget.
+
+    The clauses are a reminder (code adds them to the result anyway), so they are what is
+    shortened; when even none leave room for a minimal answer, the smallest prompt is
+    returned and the client refuses it (:class:`~app.llm.client.errors.PromptTooLong`).
+    """
+    wanted = answer_tokens(client)
+    messages: list[dict[str, str]] = []
+    room = 0
+    for limit in CLAUSE_LIMITS:
+        messages = build_messages(chunk, clauses, limit)
+        room = room_for(client, messages)
+        if room >= wanted:
+            return messages, wanted
+    return messages, max(1, min(wanted, room))
 
 
 def clause_risk(clause: Clause) -> RiskItem:
@@ -249,9 +286,10 @@ async def run_breakdown(client: LLMClient, pages: Sequence[PageText | tuple[int,
         pages_here = set(chunk.page_numbers)
         local = [c for c in clauses if c.page in pages_here]
         where = f"第 {chunk.first_page}–{chunk.last_page} 页"
+        messages, answer = fitted_messages(client, chunk, local)
         try:
-            res = await collect_json(client, build_messages(chunk, local), ModelBreakdown,
-                                     rules=[breakdown_rules], max_attempts=max_attempts, stage="breakdown")
+            res = await collect_json(client, messages, ModelBreakdown, rules=[breakdown_rules],
+                                     max_attempts=max_attempts, stage="breakdown", max_tokens=answer)
         except LLMConfigError as exc:
             outcome.config_error = exc.message_zh
             failures.append(f"模型设置有误，{where}的需求未能拆解：{exc.message_zh}")
@@ -267,7 +305,9 @@ async def run_breakdown(client: LLMClient, pages: Sequence[PageText | tuple[int,
         else:
             detail = "；".join(res.issues[:3]) or "输出无法解析"
             outcome.issues += res.issues
-            if res.stopped_by in ("connection", "response"):
+            if isinstance(res.error, PromptTooLong):
+                failures.append(f"{where}的需求未能拆解：{detail}")
+            elif res.stopped_by in ("connection", "response"):
                 failures.append(f"{where}的需求未能拆解（模型服务出错）：{detail}")
             else:
                 failures.append(f"{where}的需求未能拆解：模型 {res.attempts} 次输出都不合格（{detail}）。")

@@ -31,6 +31,7 @@ from app.documents.project_facts import read_project_facts
 from app.documents.requirement_headings import requirement_headings
 from app.documents.scoring.model import ScoringResult
 from app.documents.scoring.table import parse_scoring
+from app.llm.client.context_fit import fit_text
 from app.llm.client.errors import LLMConfigError, LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.analysis.overview_facts import apply_facts
@@ -278,21 +279,43 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
                     scoring_doubt=scoring.doubt_zh)
 
 
-async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,
-                    meter: RunMeter, attempts: int) -> ProjectOverview | None:
-    cap = min(budget // 2, 2500)  # the overview sits in the first pages; keep the call cheap
+#: The answer asked of the overview call, and the least it is sent for.
+OVERVIEW_ANSWER_TOKENS = 800
+OVERVIEW_MIN_ANSWER_TOKENS = 400
+
+
+def _overview_text(doc: TenderDocument, sections: LocatedSections, cap: int) -> str:
+    """The opening pages (``cap`` characters) and, when located, half as much of the requirements."""
     text = section_text(doc, sections.overview, cap)
     if sections.requirements is not None:
         text += "\n" + section_text(doc, sections.requirements, cap // 2)
+    return text
+
+
+async def _overview(client: LLMClient, doc: TenderDocument, sections: LocatedSections, budget: int,
+                    meter: RunMeter, attempts: int) -> ProjectOverview | None:
+    cap = min(budget // 2, 2500)  # the overview sits in the first pages; keep the call cheap
+    text = _overview_text(doc, sections, cap)
     if not text.strip():
         return None
     from app.core.resources import load_prompt
 
-    prompt = load_prompt("analysis_overview").format_map({"text": text})
+    template = load_prompt("analysis_overview")
+    # the tender text is cut (by tokens, as the client counts them) until prompt and answer fit the context
+    fitted = fit_text(client, text, lambda t: user_messages(template.format_map({"text": t})),
+                      answer_tokens=OVERVIEW_ANSWER_TOKENS, min_answer_tokens=OVERVIEW_MIN_ANSWER_TOKENS,
+                      cut=lambda _t, chars: _overview_text(doc, sections, max(1, chars * 2 // 3)))
+    if fitted is None:
+        log.warning("analysis/overview: the context size %d leaves no room for the tender's opening pages; "
+                    "not sent", client.config.context_size)
+        return None
+    if fitted.shortened:
+        log.info("analysis/overview: tender text cut to %d characters to fit the context size %d",
+                 len(fitted.text), client.config.context_size)
     meter.check("analysis")
     try:
-        res = await collect_json(client, user_messages(prompt), ModelOverview, max_attempts=meter.allowed_attempts(attempts),
-                                 stage="analysis/overview", temperature=0.1, max_tokens=800)
+        res = await collect_json(client, fitted.messages, ModelOverview, max_attempts=meter.allowed_attempts(attempts),
+                                 stage="analysis/overview", temperature=0.1, max_tokens=fitted.max_tokens)
     except LLMConfigError:
         raise
     meter.record("analysis", max(1, res.attempts), res.prompt_tokens, res.completion_tokens, res.tokens_estimated)

@@ -33,10 +33,10 @@ from app.pipeline.drafting.context import (
     REWRITE_LABELS,
     RewriteMode,
     SectionRequest,
-    continue_messages,
     draft_messages,
     rewrite_messages,
 )
+from app.pipeline.drafting.fit import fit_continuation, fit_request
 from app.pipeline.drafting.text import (
     SeamTrimmer,
     clean_markdown,
@@ -228,7 +228,10 @@ class DraftingEngine:
                 draft.status, draft.rejected_text = "writing", ""
                 self._emit(draft)
                 t0 = time.monotonic()
-                gen = await self._generate(draft_messages(req), draft.text, lambda p: self._piece(draft, p))
+                sent, answer = fit_request(self.client, req, self._answer_tokens())
+                if sent is not req:  # what the model was shown is what the draft credits
+                    draft.sources = list(sent.reference_sources)
+                gen = await self._generate(draft_messages(sent), draft.text, lambda p: self._piece(draft, p), answer)
         except asyncio.CancelledError:
             draft.status = "cancelled"
             draft.elapsed_s += 0.0 if t0 is None else time.monotonic() - t0
@@ -292,16 +295,24 @@ class DraftingEngine:
                 self.on_duplicate(warning)
 
     # ------------------------------------------------------------------ generation
+    def _answer_tokens(self) -> int:
+        """The answer budget each drafting call asks for."""
+        return self.max_tokens or self.client.config.max_tokens
+
     async def _generate(self, base: list[dict[str, str]], written: str,
-                        on_piece: Callable[[str], None]) -> _Generation:
+                        on_piece: Callable[[str], None], answer: int | None = None) -> _Generation:
         """Stream until the model stops on its own, continuing after truncation and cuts."""
         gen = _Generation(text=written)
         cuts = truncations = 0
+        wanted = self._answer_tokens()
         while True:
             before = gen.text
-            messages = continue_messages(base, gen.text) if gen.text.strip() else base
+            if gen.text.strip():
+                messages, budget = fit_continuation(self.client, base, gen.text, wanted)
+            else:
+                messages, budget = base, answer or wanted
             trimmer = SeamTrimmer(gen.text)
-            stream = self.client.stream(messages, max_tokens=self.max_tokens, stage="draft")
+            stream = self.client.stream(messages, max_tokens=budget, stage="draft")
 
             def show(piece: str) -> None:
                 if piece:

@@ -17,10 +17,12 @@ from typing import TYPE_CHECKING
 
 from app.core.outline import OutlineNode, Path
 from app.core.resources import load_prompt
+from app.llm.client.context_fit import fit_text
 from app.pipeline.evaluation.matching import coverage
 from app.pipeline.evaluation.terms import specific_grams
 
 if TYPE_CHECKING:
+    from app.llm.client.completion import Message
     from app.llm.client.llm_client import LLMClient
     from app.pipeline.evaluation.review import ItemReview, PointReview
 
@@ -28,6 +30,9 @@ MAX_DEPTH = 3
 MIN_DRAFT_CHARS = 40
 MAX_DRAFT_CHARS = 1500
 MAX_EXISTING_CHARS = 600
+#: The paragraph asked of the fill call, and the least it is asked with.
+FILL_ANSWER_TOKENS = 900
+FILL_MIN_ANSWER_TOKENS = 400
 
 
 @dataclass(frozen=True)
@@ -105,10 +110,18 @@ def draft_problem(text: str, point: PointReview) -> str | None:
 async def draft_point(client: LLMClient, item: ItemReview, point: PointReview, section: str,
                       existing: str = "") -> tuple[str, str | None]:
     """A paragraph about ``point`` alone, and the reason it was refused (None when usable)."""
-    prompt = load_prompt("review_fill").format_map({
-        "section": section, "item": item.group.title, "criteria": item.group.description[:400],
-        "point": heading_for(point), "existing": existing[-MAX_EXISTING_CHARS:] or "（无）"})
-    comp = await client.complete([{"role": "user", "content": prompt}], temperature=0.4, max_tokens=900,
-                                 stage="review/fill")
+    template = load_prompt("review_fill")
+
+    def build(tail: str) -> list[Message]:
+        return [{"role": "user", "content": template.format_map({
+            "section": section, "item": item.group.title, "criteria": item.group.description[:400],
+            "point": heading_for(point), "existing": tail or "（无）"})}]
+
+    tail = existing[-MAX_EXISTING_CHARS:]
+    # the section's existing text is context only: its tail is cut until prompt and paragraph fit
+    fitted = fit_text(client, tail, build, answer_tokens=FILL_ANSWER_TOKENS, min_answer_tokens=FILL_MIN_ANSWER_TOKENS,
+                      cut=lambda t, n: t[len(t) - n:], min_chars=0)
+    messages, answer = (fitted.messages, fitted.max_tokens) if fitted is not None else (build(""), FILL_ANSWER_TOKENS)
+    comp = await client.complete(messages, temperature=0.4, max_tokens=answer, stage="review/fill")
     text = _clean(comp.text)
     return text, draft_problem(text, point)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, Field
 
 from app.core.resources import load_prompt
+from app.llm.client.context_fit import fit_text
 from app.llm.client.errors import LLMConnectionError
 from app.pipeline.evaluation.matching import BidText, Evidence, Passage
 from app.pipeline.evaluation.review import BidReview, ItemReview, PointReview, rescore
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 MAX_PASSAGE_CHARS = 1500
+#: The fewest passage characters worth asking about.
+MIN_PASSAGE_CHARS = 120
+#: The answer asked of one question (a quote of up to 300 characters), and the least it is asked with.
+ANSWER_TOKENS = 200
+MIN_ANSWER_TOKENS = 120
 MIN_QUOTE_CHARS = 4
 QUOTE_ISSUE = "quote: 引文"
 _IGNORED = re.compile(r"[\s\u3000，,。.；;：:！!？?、“”\"‘’'（）()【】\[\]《》<>…—\-]+")
@@ -103,7 +109,18 @@ async def ask_point(client: LLMClient, point: str, passage: str, stats: Question
     """One closed question; the checked verdict, or None when no valid answer came."""
     stats = stats if stats is not None else QuestionStats()
     stats.asked += 1
-    prompt = load_prompt("review_point").format_map({"point": point, "passage": passage})
+    template = load_prompt("review_point")
+    # the passage is cut until question and answer fit the context; the quote is checked against what was sent
+    fitted = fit_text(client, passage, lambda t: [{"role": "user", "content": template.format_map({"point": point,
+                                                                                                  "passage": t})}],
+                      answer_tokens=ANSWER_TOKENS, min_answer_tokens=MIN_ANSWER_TOKENS, min_chars=MIN_PASSAGE_CHARS)
+    if fitted is None:
+        stats.failed += 1
+        log.info("review/point: the context size %d has no room for the question; not asked",
+                 client.config.context_size)
+        return None
+    passage = fitted.text
+    prompt = str(fitted.messages[0]["content"])
     last: list[PointAnswer] = []
 
     def quote_rule(value: Any) -> list[str]:
@@ -117,7 +134,7 @@ async def ask_point(client: LLMClient, point: str, passage: str, stats: Question
     from app.llm.json.collect import collect_json  # (here: the model layer loads with the first question)
 
     res = await collect_json(client, [{"role": "user", "content": prompt}], PointAnswer, [quote_rule],
-                             max_attempts=2, stage="review/point", temperature=0.0, max_tokens=200)
+                             max_attempts=2, stage="review/point", temperature=0.0, max_tokens=fitted.max_tokens)
     if res.stopped_by == "connection":
         raise LLMConnectionError(res.issues[0] if res.issues else "模型服务连接失败")
     answered = res.value if res.ok and res.value is not None else (

@@ -283,13 +283,15 @@ def _point_candidates(criteria: str, suffix: str, detail_points: list[str] | Non
     return out
 
 
-def _library_sections(entries: list[EntryMatch], text: str,
-                      want_slot: bool = False) -> list[tuple[LibraryEntry, LibrarySection]]:
+def _library_sections(entries: list[EntryMatch], text: str, want_slot: bool = False,
+                      context: str = "") -> list[tuple[LibraryEntry, LibrarySection]]:
     """Sections of the matched entries, best variant of each first; compound items interleave.
 
     ``want_slot``: the tender has points to place, so variants with a slot section go first.
+    ``context`` (the item's name, the project) may call for a variant but does not rank by wording.
     """
-    ranked = [(m.entry, sorted(rank_variants(m.entry, text), key=lambda v: want_slot and not any(s.slot for s in v.sections)))
+    ranked = [(m.entry, sorted(rank_variants(m.entry, text, context),
+                               key=lambda v: want_slot and not any(s.slot for s in v.sections)))
               for m in entries]
     out: list[tuple[LibraryEntry, LibrarySection]] = []
     for entry, variants in ranked:
@@ -315,6 +317,7 @@ class _Builder:
         self.min_children, self.max_children = min_children, max_children
         self.used_sections: set[str] = set()
         self.history: list[Candidate] = []  # the user's past sections about this item (preferred to the library's)
+        self.context = ""  # the item's name and the project: words that may call for a library variant
         self.nodes: list[OutlineNode] = []
         #: The tender's points that found no level-3 headings about them (placed by :meth:`house`).
         self.homeless: list[str] = []
@@ -388,7 +391,7 @@ class _Builder:
         for m in matches[:1]:
             if m.entry.id in self.own_entries:
                 continue
-            for v in rank_variants(m.entry, title):
+            for v in rank_variants(m.entry, title, self.context):
                 if not _related(title, *(t for s in v.sections for t in (s.title, *s.children))):
                     continue
                 kids = self._free_kids([(s.title, "library") for s in v.sections], title, self.max_leaves)
@@ -416,10 +419,10 @@ class _Builder:
             if c.title in self.used_sections:
                 continue
             self.used_sections.add(c.title)
-            if self.add(c.title, "history", list(c.children), c.note):
+            if self.add(c.title, "history", list(c.children), origin_source=c.note):
                 for kid in self.nodes[-1].children:
                     if kid.origin == "history":
-                        kid.description = c.note
+                        kid.origin_source = c.note
 
     def _nearest_section(self, title: str) -> list[tuple[str, Origin]]:
         """The children of the library section, from any entry, whose title names most of what ``title`` names."""
@@ -437,7 +440,7 @@ class _Builder:
         return self._section_children([s for _, _, s in scored], title)
 
     def add(self, title: str, source: Origin, kids: list[tuple[str, Origin]], description: str = "",
-            leaf_limit: int | None = None) -> bool:
+            leaf_limit: int | None = None, origin_source: str = "") -> bool:
         """Add a level-2 node (library level-3 headings when the given ones are too few)."""
         if len(self.nodes) >= self.max_children or not self.registry.free(title):
             return False
@@ -455,7 +458,7 @@ class _Builder:
             for t, _ in children:
                 self.registry.take(t)
         self.registry.take(title)
-        self.nodes.append(OutlineNode(title=title, description=description, origin=source,
+        self.nodes.append(OutlineNode(title=title, description=description, origin=source, origin_source=origin_source,
                                       children=[OutlineNode(title=t, origin=s) for t, s in children]))
         return True
 
@@ -463,7 +466,8 @@ class _Builder:
         for c in cands:
             if len(self.nodes) >= limit:
                 return
-            self.add(c.title, c.source, list(c.children), c.note if c.note.startswith("评分标准") else "")
+            self.add(c.title, c.source, list(c.children), c.note if c.note.startswith("评分标准") else "",
+                     origin_source=c.note if c.source == "history" else "")
 
     def add_library(self, count: int, fill: list[Candidate]) -> None:
         """Library sections up to ``count`` nodes; ``fill`` (the tender's points) goes under the slot section.
@@ -548,7 +552,8 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     point_titles = [c.title for c in plan.points]
     plan.requirements = _clean_candidates(
         _requirement_candidates(analysis.requirement_headings, name, point_titles, matches), title, others)
-    lib_sections = _library_sections(matches, " ".join([criteria, *point_titles]), len(plan.points) >= min_children)
+    lib_sections = _library_sections(matches, " ".join([criteria, *point_titles]), len(plan.points) >= min_children,
+                                     " ".join([name, title, project]))
     plan.sections = _clean_candidates([Candidate(s.title, "library", f"标题库：{e.name}",
                                                  tuple((c, "library") for c in s.children)) for e, s in lib_sections],
                                       title, others)
@@ -557,6 +562,7 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
                                          verbatim=True)
     builder = _Builder(registry, lib, lib_sections, levels >= 2, max_leaves, min_children, max_children)
     builder.history = plan.history
+    builder.context = " ".join([name, title, project])
     own = {m.entry.id for m in matches}
 
     def stands_alone(c: Candidate) -> bool:

@@ -11,6 +11,7 @@ and the marking of what a model returned (a copied candidate keeps its candidate
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any
@@ -25,11 +26,12 @@ from app.llm.client.errors import LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.headings.candidates import ChapterPlan, same_heading
 from app.pipeline.headings.library import default_library
-from app.pipeline.headings.past_bids import SOURCE_PREFIX
 from app.pipeline.outline.job import user_messages
 
 if TYPE_CHECKING:
     from app.pipeline.outline.job import OutlineJob, SubtreeTarget
+
+log = logging.getLogger(__name__)
 
 DESC_MAX = 60
 TITLE_MAX = 20
@@ -84,8 +86,8 @@ def drop_fragments(children: list[OutlineNode], min_children: int, criteria: str
 
 def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[OutlineNode]:
     """The model's nodes with their origin set: a heading equal to a tender, past-bid or library candidate
-    keeps that source (the model copied it; a past bid's heading also gets its source noted when it has
-    no description), anything else is the model's own."""
+    keeps that source (the model copied it; a past bid's heading also gets the bid and section in
+    ``origin_source``), anything else is the model's own."""
     known: dict[str, str] = {}
     notes: dict[str, str] = {}  # a past bid's heading → its source
     if plan is not None:
@@ -110,8 +112,8 @@ def mark_origins(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[Out
     def mark(node: OutlineNode) -> OutlineNode:
         origin, key = (node.origin, "") if node.origin else origin_of(node.title)
         update: dict[str, Any] = {"origin": origin, "children": [mark(c) for c in node.children]}
-        if origin == "history" and not node.description.strip() and notes.get(key):
-            update["description"] = notes[key]
+        if origin == "history" and not node.origin_source and notes.get(key):
+            update["origin_source"] = notes[key]
         return node.model_copy(update=update)
 
     return [mark(n) for n in nodes]
@@ -275,7 +277,7 @@ async def refine_sections(job: OutlineJob, target: SubtreeTarget, nodes: list[Ou
         text = re.sub(r"\s+", "", getattr(item, "description", ""))
         if text and description_problem(text, node.title, target.title, job.project_name) is None and text not in seen_desc:
             seen_desc.add(text)
-            note = node.description if node.description.startswith(("评分标准", SOURCE_PREFIX)) else ""
+            note = node.description if node.description.startswith("评分标准") else ""
             update["description"] = (text + (f"（{note}）" if note else ""))[:380]
         out.append(node.model_copy(update=update) if update else node)
     return out + nodes[len(out):], calls
@@ -300,3 +302,37 @@ def plan_context(job: OutlineJob, target: SubtreeTarget, plan: ChapterPlan) -> s
              *(c.title for c in [*plan.points, *plan.requirements]),
              *(n.title for top in plan.nodes for _, n in top.walk())]
     return re.sub(r"\s+", "", "".join(parts))
+
+
+def lift_scored_items(nodes: list[OutlineNode], plan: ChapterPlan | None) -> list[OutlineNode]:
+    """A chapter's children with each separately scored part of its item back at level 2.
+
+    The item's parts (服务方案 15 分, 应急服务方案 5 分, 服务质量保证措施 10 分) are what an evaluator looks
+    for side by side. A weak model nested one under another (服务质量保证措施与服务质量承诺 under
+    应急服务方案, its points at level 4): a scored part found below another scored part is moved up,
+    with its own headings, to stand right after the section it was under. A scored part under a
+    section that is not one (a model's own grouping) is a writer's choice and stays.
+    """
+    if plan is None or len(plan.points) < 2:
+        return nodes
+
+    def scored(title: str) -> bool:
+        return any(same_heading(title, p.title, 0.9) for p in plan.points)
+
+    def prune(node: OutlineNode, lifted: list[OutlineNode]) -> OutlineNode:
+        kept: list[OutlineNode] = []
+        for c in node.children:
+            (lifted if scored(c.title) else kept).append(prune(c, lifted))
+        return node.model_copy(update={"children": kept})
+
+    out: list[OutlineNode] = []
+    for top in nodes:
+        if not scored(top.title):
+            out.append(top)
+            continue
+        lifted: list[OutlineNode] = []
+        out.append(prune(top, lifted))
+        out.extend(lifted)
+    if len(out) != len(nodes):
+        log.info("lifted %d scored parts nested under another back to level 2", len(out) - len(nodes))
+    return out

@@ -140,14 +140,15 @@ def _grams(text: str) -> set[str]:
     return {t[i:i + 2] for i in range(len(t) - 1)}
 
 
-def rank_variants(entry: LibraryEntry, text: str) -> list[LibraryVariant]:
+def rank_variants(entry: LibraryEntry, text: str, context: str = "") -> list[LibraryVariant]:
     """The entry's variants, the one sharing most wording with ``text`` first (file order on ties).
 
-    A variant that ``requires`` words none of which ``text`` has comes after those that fit: the
-    training of a system's users does not structure the training of a service contract's own staff.
+    A variant that ``requires`` words none of which ``text`` or ``context`` (the item's name, the
+    project) has comes after those that fit: the training of a system's users does not structure the
+    training of a service contract's own staff.
     """
     grams = _grams(text)
-    flat = re.sub(r"\s+", "", text)
+    flat = re.sub(r"\s+", "", text + context)
 
     def misfit(v: LibraryVariant) -> bool:
         return bool(v.requires) and not any(w in flat for w in v.requires)

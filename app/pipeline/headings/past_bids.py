@@ -29,7 +29,7 @@ MIN_SCORE = 0.35
 SEARCHED = 8
 #: Past structures kept per chapter.
 KEPT = 2
-SOURCE_PREFIX = "来源：历史标书"
+SOURCE_PREFIX = "历史标书"
 
 
 @dataclass(frozen=True)
@@ -38,7 +38,7 @@ class PastSection:
 
     title: str
     children: tuple[str, ...]
-    source: str  # 来源：历史标书“bid” › section
+    source: str  # 历史标书“bid” › section (the nodes' ``origin_source``)
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,7 @@ class PastStructure:
 
 
 def source_note(bid_name: str, section_title: str) -> str:
-    """The source mark kept on a node taken from a past bid (in its description)."""
+    """The source kept on a node taken from a past bid (its ``origin_source``)."""
     return f"{SOURCE_PREFIX}“{bid_name}” › {section_title}"
 
 

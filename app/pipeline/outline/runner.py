@@ -46,6 +46,13 @@ class OutlineOutcome:
     applied: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    code_only: bool = False  # the endpoint never answered as an OpenAI endpoint: nothing here is the model's
+
+
+def not_openai_message(calls: int, why: str) -> str:
+    """The run's message when none of ``calls`` answers was an OpenAI answer (a web page, broken events)."""
+    why = why or "返回的不是 OpenAI 接口的应答；请检查接口地址（通常以 /v1 结尾）和网络代理。"
+    return f"模型服务的 {calls} 次应答都不是 OpenAI 接口的应答，模型没有参与生成：{why.rstrip('。')}"
 
 
 OutlineRunner = Callable[["LLMClient", Outline, OutlineRequest, ProgressCallback], Awaitable[OutlineOutcome]]
@@ -71,6 +78,10 @@ async def run_outline(client: LLMClient, outline: Outline, request: OutlineReque
                                     base=base, resume=request.resume)
     outline.renumber()
     meter = result.meter
+    health = getattr(getattr(client, "transport", None), "health", None)
+    if health is not None and health.never_answered:  # a web page or broken events every time: the address
+        return OutlineOutcome(False, not_openai_message(health.not_openai, health.not_openai_detail),
+                              applied=len(outline), code_only=True)
     if result.failure is not None:
         message = result.failure.message_zh
     else:

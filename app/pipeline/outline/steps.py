@@ -18,7 +18,13 @@ from app.core.outline import Outline, OutlineNode, Path
 from app.core.outline_sync import sync_children
 from app.core.rules.outline import clean_title, normalize_title, title_problem
 from app.llm.client.errors import LLMConnectionError, LLMResponseError, LLMServerGone
-from app.pipeline.headings.fill import count_origins, fill_from_plan, mark_origins, plan_context
+from app.pipeline.headings.fill import (
+    count_origins,
+    fill_from_plan,
+    lift_scored_items,
+    mark_origins,
+    plan_context,
+)
 from app.pipeline.headings.subsections import write_subsections
 from app.pipeline.outline.job import OutlineJob, StepResult, SubtreeTarget
 
@@ -193,6 +199,8 @@ async def build_subtree(job: OutlineJob, selector: StrategySelector, target: Sub
     fill = target.plan is not None and job.settings.code_fill and not target.existing and bool(target.plan.nodes)
     if res.nodes is not None:
         nodes = mark_origins(res.nodes, target.plan)
+        if len(target.path) == 1:
+            nodes = lift_scored_items(nodes, target.plan)
         wrote = count_origins(nodes)["model"] > 0
         if wrote or not fill:  # a stepwise result made only of planned headings goes through the fill below
             if draft is not None and draft.exists(target.path):

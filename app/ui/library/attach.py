@@ -43,7 +43,8 @@ class LibraryHost:
         self.tabs.addTab(self.panel, "历史标书")
         self.tabs.addTab(self.facts, "企业资料")
         self.tabs.currentChanged.connect(lambda i: self.facts.refresh() if i == 1 else None)
-        self.checks = CheckPanel(lambda: c.outline, self.store, self.own_names)
+        self.checks = CheckPanel(lambda: c.outline, self.store, self.own_names,
+                                 tender_text=lambda: c.document.text() if c.document is not None else "")
         self.past = PastSectionsPanel(self.store)
         self.dock = self._dock("资料库", "libraryStoreDock", self.tabs, Qt.DockWidgetArea.RightDockWidgetArea)
         self.check_dock = self._dock("查重", "checkDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea)

@@ -42,10 +42,12 @@ class CheckPanel(QWidget):
     jump_requested = Signal(object)
 
     def __init__(self, outline: Callable[[], Outline], store: Callable[[], LibraryStore | None],
-                 own_names: Callable[[], list[str]], parent: QWidget | None = None) -> None:
+                 own_names: Callable[[], list[str]], parent: QWidget | None = None,
+                 tender_text: Callable[[], str] | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("checkPanel")
         self._outline, self._store, self._own = outline, store, own_names
+        self._tender_text = tender_text
         self.findings: list[Finding] = []
         self.check_button = QPushButton("对照资料库查重")
         self.check_button.setObjectName("checkLibrary")
@@ -93,7 +95,8 @@ class CheckPanel(QWidget):
         except DocumentError as exc:
             self.summary.setText(f"无法读取对比文件：{exc.message_zh}")
             return []
-        found = compare_with_bid(outline_sections(self._outline()), other)
+        found = compare_with_bid(outline_sections(self._outline()), other,
+                                 tender=self._tender_text() if self._tender_text is not None else "", store=self._store())
         self._show(found, f"与“{path.name}”对比")
         return found
 

@@ -237,7 +237,7 @@ class OutlineItemModel(QAbstractItemModel):
                 title = f"{node.id}  {node.title}" if node.id else node.title
                 return f"{title}  〔图 {len(node.figures)}〕" if node.figures else title
             # One line per row: a multi-line description would make every (uniform) row that tall.
-            return " ".join(node.description.split()) if col == COL_DESCRIPTION else _source_text(node)
+            return _description_text(node) if col == COL_DESCRIPTION else _source_text(node)
         if role == _EDIT:
             if col == COL_TITLE:
                 return node.title
@@ -258,6 +258,8 @@ class OutlineItemModel(QAbstractItemModel):
             parts = [node.title]
             if node.description:
                 parts.append(node.description)
+            if node.origin_source:
+                parts.append(f"来源：{node.origin_source}")
             if node.content.strip():
                 parts.append(f"已写正文 {text_chars(node.content)} 字")
             if node.children:
@@ -563,6 +565,14 @@ def _row_of(parent: OutlineNode, node: OutlineNode) -> int:
         if child is node:
             return i
     raise LookupError("node is not a child of parent")
+
+
+def _description_text(node: OutlineNode) -> str:
+    """The description on one line, then where a copied heading came from (〔历史标书“…” › …〕)."""
+    text = " ".join(node.description.split())
+    if node.origin_source:
+        return f"{text}  〔{node.origin_source}〕" if text else f"〔{node.origin_source}〕"
+    return text
 
 
 def _source_text(node: OutlineNode) -> str:

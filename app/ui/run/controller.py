@@ -40,7 +40,14 @@ from app.core.project import RunRecord, utc_now
 from app.core.session import ProjectSession
 from app.core.settings_model import HOW_TO_GET_A_MODEL
 from app.pipeline.outline.deferred_draft import DeferredDraft
-from app.pipeline.outline.runner import Mode, OutlineOutcome, OutlineRequest, OutlineRunner, run_outline
+from app.pipeline.outline.runner import (
+    Mode,
+    OutlineOutcome,
+    OutlineRequest,
+    OutlineRunner,
+    not_openai_message,
+    run_outline,
+)
 from app.pipeline.outline.user_outline import has_locks
 from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
@@ -597,6 +604,8 @@ class AppController(QObject):
             if deferred is not None and not deferred.finish(outcome.ok):
                 outcome.message += "；原有目录未改变"
                 kept = []
+            elif deferred is None and outcome.code_only and self.outline.chapters:
+                outcome.message += "；当前显示的目录仅由程序依据招标文件和标题库生成（不是模型的结果），仅供参考"
             elif deferred is not None and not outcome.ok and _cancelling():
                 outcome.message += "；原有目录可用“撤销”（Ctrl+Z）找回"
             if kept:
@@ -611,10 +620,11 @@ class AppController(QObject):
                 undo_ops(self.outline, recorder.ops)  # nothing came of the run: the user's outline comes back
                 recorder.ops.clear()
             if recorder.ops:
-                label = "AI 生成目录" if outcome.ok else "AI 生成目录（未完成）"
+                label = ("AI 生成目录" if outcome.ok else "程序生成目录（模型未参与）" if outcome.code_only
+                         else "AI 生成目录（未完成）")
                 command = RecordedRunCommand(self.outline, recorder, label)
                 self.undo_stack.push(command)
-                if not outcome.ok:
+                if not outcome.ok and not outcome.code_only:  # a code-made outline is not a run to continue
                     self._unfinished = (mode, command)
             self.model.set_read_only(False)
             if deferred is not None and deferred.switched and not outcome.ok and not _cancelling():
@@ -675,11 +685,16 @@ class AppController(QObject):
             chapters = [c.model_copy(deep=True) for c in self.outline.chapters]
             result = await regenerate_node(client, self.analysis, chapters, path, guidance, settings,
                                            progress=self.on_progress, draft=self.outline)
-            if result.failure is not None:
+            health = getattr(getattr(client, "transport", None), "health", None)
+            if health is not None and health.never_answered:  # a web page every time: not the model's headings
+                outcome = OutlineOutcome(False, not_openai_message(health.not_openai, health.not_openai_detail)
+                                         + f"；“{title}”原有内容未改变", code_only=True)
+            elif result.failure is not None:
                 outcome = OutlineOutcome(False, result.failure.message_zh)
             else:
                 outcome = OutlineOutcome(True, f"已重新生成“{title}”", prompt_tokens=result.meter.prompt_tokens,
                                          completion_tokens=result.meter.completion_tokens)
+            self.last_outcome = outcome
             return outcome
         finally:
             if not outcome.ok:

@@ -52,6 +52,7 @@ class GenerationActionsMixin(_Base):
         def _spawn_ui(self, name: str, coro: Any) -> None: ...
         def _current_leaf(self) -> tuple[str, Any] | None: ...
         def _on_current_node_changed(self, *_args: object) -> None: ...
+        def open_settings(self) -> None: ...
 
     # ------------------------------------------------------------------ whole outline
     def start_generation(self, mode: str | None = None) -> None:
@@ -130,14 +131,27 @@ class GenerationActionsMixin(_Base):
         await c.run_task(GENERATION, c.generate_outline(mode, guidance, keep_texts=keep))  # type: ignore[arg-type]
         outcome = c.last_outcome  # None when cancelled or raised (the error dialog has that)
         if outcome is not None and not outcome.ok:
-            self.show_run_failure(outcome.message)
+            self.show_run_failure(outcome.message, not_openai=outcome.code_only)
 
-    def show_run_failure(self, message: str) -> None:
-        """A run that ended without a result says so in a dialog (not only the status bar)."""
-        box = QMessageBox(QMessageBox.Icon.Warning, "目录生成未完成", f"目录生成没有完成。\n\n{message}",
-                          QMessageBox.StandardButton.Ok, self)
+    def show_run_failure(self, message: str, *, not_openai: bool = False) -> None:
+        """A run that ended without a result says so in a dialog (not only the status bar).
+
+        ``not_openai``: the address never answered as an OpenAI endpoint (a web page, broken
+        events); the dialog says so and offers the model settings at once.
+        """
+        if not_openai:
+            box = QMessageBox(QMessageBox.Icon.Warning, "模型服务地址不是 OpenAI 接口",
+                              f"模型没有参与生成目录。\n\n{message}", QMessageBox.StandardButton.Ok, self)
+            box.setInformativeText("该地址应答的是网页或其他内容，不是 OpenAI 接口的流式应答。请在“设置 → 模型设置”中"
+                                   "检查接口地址（通常以 /v1 结尾）和网络代理，改正后再点“生成目录”。")
+            settings = box.addButton("打开模型设置…", QMessageBox.ButtonRole.ActionRole)
+            settings.setObjectName("openModelSettingsButton")
+            settings.clicked.connect(self.open_settings)
+        else:
+            box = QMessageBox(QMessageBox.Icon.Warning, "目录生成未完成", f"目录生成没有完成。\n\n{message}",
+                              QMessageBox.StandardButton.Ok, self)
+            box.setInformativeText("可以检查“设置 → 模型设置”中的地址和密钥后再点“生成目录”。")
         box.setObjectName("runFailedBox")
-        box.setInformativeText("可以检查“设置 → 模型设置”中的地址和密钥后再点“生成目录”。")
         self.run_failure_box = box
         box.open()
 
@@ -167,7 +181,11 @@ class GenerationActionsMixin(_Base):
         if answer is None:
             return
         guidance, keep = answer
+        c.last_outcome = None
         await c.run_task(GENERATION, c.regenerate_subtree(path, guidance, keep_texts=keep))
+        outcome = c.last_outcome
+        if outcome is not None and outcome.code_only:  # the address is wrong: say so, not only in the status bar
+            self.show_run_failure(outcome.message, not_openai=True)
 
     # ------------------------------------------------------------------ drafting
     def draft_current(self) -> None:

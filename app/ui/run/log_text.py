@@ -53,11 +53,21 @@ ZH_TEMPLATES: dict[str, str] = {
         "未发给模型，沿用程序读取的评分表",
     "analysis/scoring: even %d characters of the scoring pages do not fit the context size %d; not sent":
         "提取技术评分项：评分办法原文即使只取 %d 字也超出上下文长度 %d，未发给模型",
+    # every call fitted to the context (issue 30, attack 13)
+    "analysis/overview: the context size %d leaves no room for the tender's opening pages; not sent":
+        "提取项目概况：上下文长度 %d 容不下招标文件的开头几页，未发给模型",
+    "analysis/overview: tender text cut to %d characters to fit the context size %d":
+        "提取项目概况：为适应上下文长度，发给模型的招标文件原文截到 %d 字（上下文长度 %d）",
+    "draft %s: reference material shortened to fit the context size %d (%d of %d references kept)":
+        "撰写 %s：为适应上下文长度 %d，参考资料已缩短（保留 %d 条，共 %d 条）",
+    "review/point: the context size %d has no room for the question; not asked":
+        "评审模拟：上下文长度 %d 容不下该要点的提问，未询问模型",
     # llm
-    "%s: prompt (~%d tokens) + max_tokens exceed the context size %d; the endpoint may answer with nothing":
-        "%s：提示词（约 %d 个 Token）加输出上限超过了上下文长度 %d，模型服务可能返回空回答",
+    "%s: prompt (~%d tokens) leaves no room for an answer of %d tokens in the context size %d; not sent":
+        "%s：提示词（约 %d 个 Token）太长，留不出 %d 个 Token 给回答（上下文长度 %d），未发送",
     "%s: endpoint returned an empty answer (finish_reason=%s)": "%s：模型服务返回了空回答（结束原因 %s）",
     "%s: attempt %d failed (%s); retrying in %.2f s": "%s：第 %d 次请求失败（%s），%.2f 秒后重试",
+    "%s: the repair request does not fit the context; asking afresh": "%s：修正请求超出上下文长度，改为重新提问",
     "%s: giving up after %d attempts: %s": "%s：已尝试 %d 次，放弃：%s",
     "%s: no valid result after %d attempts: %s": "%s：尝试 %d 次仍没有合格结果：%s",
     "%s: attempt %d invalid (%d issues); asking for a repair": "%s：第 %d 次结果不合格（%d 处问题），请模型修正",
@@ -80,6 +90,7 @@ ZH_TEMPLATES: dict[str, str] = {
     "drafting: %s": "撰写正文：%s",
     "drafting: stream cut after %d chars; continuing (%d)": "撰写正文：输出在 %d 字处中断，接着续写（第 %d 次）",
     "subsections: %d calls, %d model headings": "小标题：模型调用 %d 次，写出 %d 个标题",
+    "lifted %d scored parts nested under another back to level 2": "有 %d 个单独计分的小项被模型嵌在另一小项下，已移回二级标题",
     "strategy %s failed %d times; switching to %s": "“%s”方式已失败 %d 次，改用“%s”方式",
     # ui
     "autosaved to %s": "已自动保存到 %s",
