@@ -85,8 +85,11 @@ def test_a_terminated_run_writes_the_partial_outline_and_a_report(llm_server: Op
     router.default = slow_after_the_first_chapter  # type: ignore[assignment]
     llm_server.handler = router
     env = {**os.environ, "PYTHONPATH": str(REPO), "BIDSTUDIO_API_KEY": "k"}
+    # A shell starts a background job with SIGINT ignored, and the child would inherit that: give it the
+    # default disposition a user's terminal gives, so the test means the same wherever the suite runs.
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", *_args(llm_server, tender, tmp_path, "--no-review")],
-                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     import time
 
     deadline = time.monotonic() + 120
@@ -94,7 +97,12 @@ def test_a_terminated_run_writes_the_partial_outline_and_a_report(llm_server: Op
         time.sleep(0.1)
     time.sleep(0.5)
     proc.send_signal(sig)
-    _out, err = proc.communicate(timeout=60)
+    try:
+        _out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        raise
     assert proc.returncode == 130, err
     outline = json.loads((tmp_path / "outline.json").read_text(encoding="utf-8"))["outline"]
     assert len(outline) == 3 and len(outline[0]["children"]) >= 2  # the first chapter's work is kept
