@@ -240,3 +240,27 @@ async def test_the_scoring_call_fits_a_small_context_with_its_answer(llm_server:
     for req in scoring:
         assert estimate_tokens(req.prompt_text) + req.body["max_tokens"] <= 8192
         assert req.body["max_tokens"] == 1500  # the text was fitted: the answer keeps all it asks for
+
+
+def test_a_stopped_model_gets_one_probation_call_and_a_web_page_none() -> None:
+    """The breaker's probation (a smaller question after whole chapters failed): one call, no more; an
+    endpoint that never answered as an OpenAI endpoint gets none."""
+    from app.llm.client.model_health import ModelHealth
+
+    h = ModelHealth("m", threshold=3)
+    assert not h.grant_probation()  # nothing to forgive
+    for i in range(3):
+        h.answered()
+        h.unusable(f"c{i}", "unparseable")
+    assert h.tripped and h.grant_probation() and not h.tripped and h.verdict_zh == ""
+    h.answered()
+    h.unusable("c3", "degenerate")  # the probation call failed too: stopped again at once
+    assert h.tripped and "不适用于本任务" in h.verdict_zh
+    assert h.grant_probation()
+    h.answered()
+    h.usable("c4")  # a usable answer ends the streak
+    assert not h.tripped and h.bad_streak() == []
+    page = ModelHealth("m", threshold=2)
+    for i in range(2):
+        page.unusable(f"p{i}", "wrong_shape", "返回了网页")
+    assert page.tripped and not page.grant_probation() and page.tripped

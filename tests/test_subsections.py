@@ -243,3 +243,30 @@ async def test_a_scored_part_nested_under_another_is_lifted_back_to_level_2(llm_
     assert [c.title for c in lifted.children] == ["质量检查机制", "考核及奖惩办法"]
     emergency = next(s for s in chapter.children if s.title == "应急服务方案")
     assert [c.title for c in emergency.children] == ["应急预案编制"]
+
+
+async def test_a_model_stopped_for_unusable_chapters_still_gets_its_one_try_at_a_sections_parts(
+        llm_server: OpenAIServer) -> None:
+    """Gemma on the cleaners tender: six unusable chapter answers in a row stopped the model, and the rest
+    was filled by code alone (0 model headings, 23% before the breaker). A model that cannot write a
+    whole chapter may still name a section's parts: after the stop, code's chapters get the one-section
+    question once; it answers well here, so its headings are kept and marked as the model's."""
+    def answer(kind: str, req: RecordedRequest) -> Reply:
+        if kind == "subsections":
+            section = _section_of(req)
+            return Reply.text(json.dumps({"titles": [section[:2] + "工作分工", section[:2] + "检查记录"]},
+                                         ensure_ascii=False))
+        if kind in ("overview", "scoring", "review"):
+            return Router._default(kind, req)
+        return Reply.text("好的好的好的好的好的好的好的好的好的好的" * 20)  # never a usable chapter
+
+    router = Router(answer)
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, sample_analysis(_GROUPS), OutlineSettings(mode="aligned", review=False))
+    assert res.ok and check_outline(res.chapters, None) == []
+    assert any("不适用于本任务" in w for w in res.warnings)  # the stop is still said
+    model = [c.title for ch in res.chapters for s in ch.children for c in s.children if c.origin == "model"]
+    assert model and all(t.endswith(("工作分工", "检查记录")) for t in model)
+    assert res.heading_sources["model"] == len(model)
+    assert router.count("subsections") >= 1

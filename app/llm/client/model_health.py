@@ -40,12 +40,24 @@ class ModelHealth:
         self.answers = 0  # calls that came back as an OpenAI answer (whatever the text), since the reset
         self.not_openai = 0  # calls answered with something else (a web page, broken events)
         self.not_openai_detail = ""  # why the latest of those was not an OpenAI answer (Chinese)
+        self._grace = False  # one more call allowed although tripped (a simpler question: grant_probation)
 
     def reset(self) -> None:
         """Forget every verdict (a new run starts)."""
         self._calls.clear()
         self.answers = self.not_openai = 0
         self.not_openai_detail = ""
+        self._grace = False
+
+    def grant_probation(self) -> bool:
+        """Allow one more call although the model tripped: a model that cannot write a whole chapter may
+        still answer a small question (the parts of one section). A usable answer ends the streak; an
+        unusable one trips the breaker again at once. Never for an endpoint that does not speak the
+        protocol. True when granted."""
+        if not self.tripped or self.never_answered:
+            return False
+        self._grace = True
+        return True
 
     def answered(self) -> None:
         """A call came back as an OpenAI chat-completions answer (usable or not)."""
@@ -68,6 +80,7 @@ class ModelHealth:
         self._put(call_id, (False, kind, detail))
 
     def _put(self, call_id: str, verdict: tuple[bool, str, str]) -> None:
+        self._grace = False  # the probation call has its verdict
         key = call_id or f"anon{len(self._calls)}"
         self._calls.pop(key, None)
         self._calls[key] = verdict
@@ -85,14 +98,14 @@ class ModelHealth:
 
     @property
     def tripped(self) -> bool:
-        """Whether the model gave :attr:`threshold` unusable answers in a row."""
-        return len(self.bad_streak()) >= self.threshold
+        """Whether the model gave :attr:`threshold` unusable answers in a row (and has no probation call)."""
+        return not self._grace and len(self.bad_streak()) >= self.threshold
 
     @property
     def verdict_zh(self) -> str:
         """Which model is not usable and why (empty while it is)."""
         streak = self.bad_streak()
-        if len(streak) < self.threshold:
+        if len(streak) < self.threshold or self._grace:
             return ""
         kinds = Counter(kind for kind, _ in streak)
         why = "、".join(f"{KIND_ZH.get(k, k)} {n} 次" for k, n in kinds.most_common())

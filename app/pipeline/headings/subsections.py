@@ -142,6 +142,10 @@ async def write_subsections(job: OutlineJob, target: SubtreeTarget, sections: li
     lim = job.limits
     if target.levels < 2 or not sections:
         return sections, 0
+    health = job.meter.health
+    if health is not None and not job.small_question_probation and health.grant_probation():
+        job.small_question_probation = True  # once a run: the chapters failed, this question is smaller
+        log.info("the model failed whole chapters; it gets one try at a section's sub-headings")
     taken = [*_titles_outside(job, target), *target.ancestors, target.title, *target.siblings,
              *(t for s in sections for t in (s.title, *(c.title for c in s.children if c.origin in _KEPT))),
              *job.written_titles, *target.elsewhere]

@@ -109,6 +109,8 @@ class OutlineJob:
     meter: RunMeter
     analysis: Analysis
     consecutive_errors: int = 0
+    #: Whether a model the breaker stopped got its one try at the one-section question (see ModelHealth).
+    small_question_probation: bool = False
     failed_repairs: int = 0  # model repair rounds that fixed nothing: a weak model re-samples instead
     chapters_failed: int = 0  # chapters in a row the model could not write at all (it then gets fewer tries)
     written_titles: list[str] = field(default_factory=list)  # level-3 headings the model wrote for planned sections

@@ -27,7 +27,8 @@ from app.core.tender_titles import display_title
 from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.headings.candidates import ChapterPlan, iter_plan_outline
 from app.pipeline.headings.coverage import point_label, uncovered_points
-from app.pipeline.headings.fill import count_origins
+from app.pipeline.headings.fill import count_origins, plan_context
+from app.pipeline.headings.subsections import write_subsections
 from app.pipeline.outline.budget import BudgetExhausted, RunMeter
 from app.pipeline.outline.job import OutlineJob, OutlineSettings, StepResult, SubtreeTarget, group_brief
 from app.pipeline.outline.repair import renumber_nodes, repair_chapter, repair_outline
@@ -62,6 +63,7 @@ class _Run:
         self.failed_chapters: dict[int, list[str]] = {}
         self.plans: dict[int, ChapterPlan] = {}
         self.undivided: set[int] = set()  # chapters left whole: the model wrote nothing and nothing of the library fits
+        self.code_filled: list[int] = []  # chapters fill_after_budget gave their plan
 
     async def plan_chapters_async(self) -> None:
         """:meth:`plan_chapters`, yielding to the event loop after each chapter.
@@ -187,6 +189,7 @@ class _Run:
         if len(self.plans) != len(self.chapters):
             self.plan_chapters()
         filled = 0
+        self.code_filled = []
         for i, ch in enumerate(self.chapters):
             if self.complete(i):
                 self.failed_chapters.pop(i, None)
@@ -199,6 +202,7 @@ class _Run:
                 continue
             self.chapters[i] = candidate
             self.failed_chapters.pop(i, None)
+            self.code_filled.append(i)
             filled += 1
         renumber_nodes(self.chapters)
         self.sync_draft()
@@ -209,6 +213,28 @@ class _Run:
         else:
             self.warnings.append(f"{failure.message_zh}，已保留当前目录（各章均已完整）")
         return None
+
+    async def small_questions_after_stop(self) -> None:
+        """After the breaker stopped a model that could not write whole chapters, the chapters code filled
+        get the one-section question (the model's single probation, see ``write_subsections``): a weak
+        model that fails at chapters often names a section's parts well. Nothing is asked when the budget
+        ran out or the endpoint never answered as an OpenAI endpoint."""
+        wrote = 0
+        for i in self.code_filled:
+            target = self.target(i)
+            if target.plan is None:
+                continue
+            try:
+                nodes, _calls = await write_subsections(self.job, target, list(self.chapters[i].children),
+                                                        plan_context(self.job, target, target.plan))
+            except (BudgetExhausted, LLMError):
+                break
+            wrote += sum(1 for s in nodes for c in s.children if c.origin == "model")
+            self.chapters[i] = self.chapters[i].model_copy(update={"children": nodes})
+        if wrote:
+            renumber_nodes(self.chapters)
+            self.sync_draft()
+            self.notes.append(f"模型虽写不出整章，但为单节写出了 {wrote} 个小标题（已标注来源）")
 
     def finished(self, index: int) -> bool:
         """Whether resuming may keep chapter ``index``: complete, and either as many sections as a run asks
@@ -523,6 +549,8 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
     failure = await _guarded(run, body)
     if failure is not None and failure.kind == "budget":
         failure = run.fill_after_budget(failure)
+        if failure is None and run.code_filled:
+            await run.small_questions_after_stop()
     return _finish(run, failure)
 
 

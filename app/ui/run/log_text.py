@@ -80,6 +80,7 @@ ZH_TEMPLATES: dict[str, str] = {
     "ignoring unreadable response-format registry %s: %s": "输出格式记录 %s 无法读取，已忽略：%s",
     "%s: stream attempt %d failed (%s); retrying in %.2f s": "%s：第 %d 次流式请求失败（%s），%.2f 秒后重试",
     "call observer failed": "显示模型调用进度时出错",
+    "the model failed whole chapters; it gets one try at a section's sub-headings": "模型写不出整章，再给它一次为单节写小标题的机会",
     "wire schema of %s too large (%d rules, span %d); tightening": "%s 的输出格式约束过大（%d 条规则，最长重复 %d），已收紧",
     "drafting %s: attempt rejected: %s": "撰写 %s：本次输出已拒绝：%s",
     # pipeline
