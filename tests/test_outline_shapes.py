@@ -139,6 +139,9 @@ def test_a_shape_is_stored_and_exported_whole(tmp_path: Path, name: str) -> None
     ("一 机房工程设计方案", "机房工程设计方案"), ("2.2.1 设计思想", "设计思想"), ("①人员配置", "人员配置"),
     ("24小时服务响应", "24小时服务响应"), ("10KV电缆终端头制作", "10KV电缆终端头制作"), ("1.5小时响应", "1.5小时响应"),
     ("5S现场管理", "5S现场管理"), ("三级安全教育", "三级安全教育"),
+    # the prompts' own source labels, copied by Gemma on the cleaners tender
+    ("人员配置原则（常用结构）", "人员配置原则"), ("2.1 保密措施方案(招标文件)", "保密措施方案"),
+    ("投标人对项目理解（含难点）", "投标人对项目理解（含难点）"),
 ])
 def test_clean_title_strips_numbering_and_only_numbering(raw: str, clean: str) -> None:
     assert clean_title(raw) == clean

@@ -39,6 +39,9 @@ PLACEHOLDER_TITLES = frozenset({"具体标题", "一句话说明", "章标题", 
 _PLACEHOLDER_WRAP = "<>＜＞()（）…. "
 _DECORATION = re.compile(r"^[\s#*>`\-•·●○◆■□▪、:：|]+|[\s#*`|：:]+$")
 _QUOTES = "\"'“”‘’「」『』《》【】[]"
+#: Where a candidate came from, as the prompts label it (人员配置原则（常用结构）): a model that copies the label
+#: wrote the candidate, not a heading with a note.
+_SOURCE_LABEL = re.compile(r"\s*[（(](?:招标文件|常用结构|历史标书|标题库|评分标准)[）)]\s*$")
 _PUNCT_OR_DIGITS = re.compile(r"^[\s\d\W_]*$")
 #: A heading that is only a placeholder: 节标题, 标题一, 小节2, 第三节, 章节标题（一）…
 _PLACEHOLDER = re.compile(
@@ -104,6 +107,7 @@ def clean_title(title: str, max_len: int = 40) -> str:
     for _ in range(3):
         before = t
         t = _DECORATION.sub("", t).strip().strip(_QUOTES).strip()
+        t = _SOURCE_LABEL.sub("", t)
         t = strip_numbering(t)
         if t == before:
             break
