@@ -224,6 +224,32 @@ def _unrelated(ctx: HeadingContext) -> str | None:
     return "与本节内容无关"
 
 
+_FILLER_CHARS = re.compile(r"[的之与和及、]")
+
+
+def _restates_project(ctx: HeadingContext) -> str | None:
+    """A weak model's sub-heading made only of the project's and the chapter's words, sharing nothing with its
+    section (劳务外包计划 under 非管理人员中25-46岁人员数量, 服务团队管理 under 重大节假日服务方案, in
+    chapter 服务团队 of a 保洁员劳务外包 tender): the question's context said again, not a part of the section."""
+    t = "".join(_CJK.findall(ctx.title))
+    own = set(_grams(ctx.parent + ctx.section_words)) - GENERIC_GRAMS
+    if not t or (set(_grams(t)) - GENERIC_GRAMS) & own:
+        return None
+    rest = t
+    for source in (ctx.project, ctx.chapter):
+        src = "".join(_CJK.findall(source))
+        for size in range(len(src), 1, -1):  # the longest pieces first
+            for i in range(len(src) - size + 1):
+                piece = src[i:i + size]
+                if piece in rest:
+                    rest = rest.replace(piece, "")
+    rest = _FILLER_CHARS.sub("", rest)
+    left = [g for g in (rest[i:i + 2] for i in range(0, len(rest), 2)) if g not in GENERIC_GRAMS]
+    if rest != t and (len(rest) < 2 or not left):
+        return "只是复述了项目名称或本章标题，与本节无关"
+    return None
+
+
 def _sibling_repeat(ctx: HeadingContext) -> str | None:
     if any(similar(ctx.title, x, 0.8) for x in ctx.siblings):
         return "与同一节的另一个小标题重复"
