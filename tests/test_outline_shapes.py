@@ -153,3 +153,26 @@ def test_a_long_title_is_kept_whole_and_the_rule_says_it_is_long() -> None:
     assert clean_title(title, 60) == title  # not cut mid-word
     issues = check_outline([_n(title, _n("组织措施")), _n("技术措施", _n("施工工艺"))])
     assert [i.code for i in issues] == ["long_title"] and "40" in issues[0].message
+
+
+def test_a_heading_one_character_off_its_parent_is_refused_and_repaired_away() -> None:
+    """Gemma's huangpu chapter: 服务质量保障措施与服务质量承诺 under 服务质量保证措施与服务质量承诺. The shape
+    check refuses it like an exact copy and the repair drops it while a sibling remains; a short title
+    a word apart (专项服务方案 under 分项服务方案) and an ordinal (第二阶段 under 第一阶段) stay."""
+    from app.core.outline import OutlineNode
+    from app.core.rules.outline import check_outline
+    from app.pipeline.outline.repair import repair_outline
+
+    def chapter(parent: str, *kids: str) -> list[OutlineNode]:
+        return [OutlineNode(title="服务方案", children=[
+            OutlineNode(title=parent, children=[OutlineNode(title=k) for k in kids]),
+            OutlineNode(title="应急服务方案", children=[OutlineNode(title="应急预案编制")])]),
+            OutlineNode(title="培训方案", children=[OutlineNode(title="培训计划", children=[OutlineNode(title="岗前培训")])])]
+
+    bad = chapter("服务质量保证措施与服务质量承诺", "服务质量保障措施与服务质量承诺", "质量检查机制")
+    assert [i.code for i in check_outline(bad, None)] == ["same_as_parent"]
+    fixed = repair_outline(bad)
+    assert [c.title for c in fixed[0].children[0].children] == ["质量检查机制"]
+    for parent, kid in (("分项服务方案", "专项服务方案"), ("第一阶段施工进度安排", "第二阶段施工进度安排")):
+        ok = chapter(parent, kid, "质量检查机制")
+        assert check_outline(ok, None) == [], parent

@@ -77,23 +77,10 @@ def _key(t: str) -> str:
     return ol.normalize_title(t)
 
 
-_ORDINALS = frozenset("一二三四五六七八九十甲乙丙丁")
-
-
-def _one_char_apart(a: str, b: str) -> bool:
-    """Two titles of eight or more characters that differ in exactly one place (服务质量保障措施 for
-    服务质量保证措施): a copy. Shorter titles differ by a word (专项服务方案 under 分项服务方案), and an
-    ordinal (一级/二级) names the next item."""
-    if len(a) != len(b) or len(a) < 8:
-        return False
-    diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
-    return len(diff) == 1 and not (diff[0][0] in _ORDINALS and diff[0][1] in _ORDINALS)
-
-
 def _same_as_parent(ctx: HeadingContext) -> str | None:
     key = _key(ctx.title)
     uppers = [_key(u) for u in (ctx.parent, ctx.chapter) if u]
-    if key and any(key == u or _one_char_apart(key, u) for u in uppers):
+    if key and any(key == u or ol.one_char_apart(key, u) for u in uppers):
         return f"标题“{ctx.title}”与上级标题相同"
     return None
 

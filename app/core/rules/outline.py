@@ -125,6 +125,19 @@ def clean_description(text: str, max_len: int) -> str:
     return "" if _WORDLESS.fullmatch(t) else t[:max_len]
 
 
+_ORDINALS = frozenset("一二三四五六七八九十甲乙丙丁")
+
+
+def one_char_apart(a: str, b: str) -> bool:
+    """Two titles of eight or more characters that differ in exactly one place (服务质量保障措施 for
+    服务质量保证措施): a copy. Shorter titles differ by a word (专项服务方案 under 分项服务方案), and an
+    ordinal (一级/二级) names the next item."""
+    if len(a) != len(b) or len(a) < 8:
+        return False
+    diff = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    return len(diff) == 1 and not (diff[0][0] in _ORDINALS and diff[0][1] in _ORDINALS)
+
+
 def title_problem(title: str) -> str | None:
     """Why a title is unusable (even after :func:`clean_title`), or None: every title rule lives here."""
     t = title.strip()
@@ -206,7 +219,9 @@ def _check_level(
             issues.append(RuleIssue(ptr + "/title", "duplicate_sibling", f"标题“{node.title}”与同级第 {seen[key] + 1} 项重复"))
         seen.setdefault(key, i)
         head = re.split(r"[:：]", key, maxsplit=1)[0] if (":" in key or "：" in key) else ""
-        if parent is not None and key and (key in ancestor_keys or head in ancestor_keys):  # the parent's key is in it
+        parent_key = normalize_title(parent.title) if parent is not None else ""
+        if parent is not None and key and (key in ancestor_keys or head in ancestor_keys  # the parent's key is in it
+                                           or one_char_apart(key, parent_key)):
             issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
         elif key and key in uncle_keys:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",

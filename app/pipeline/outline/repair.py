@@ -12,7 +12,14 @@ from __future__ import annotations
 
 from app.core.limits import STORED
 from app.core.outline import OutlineNode
-from app.core.rules.outline import OutlineLimits, check_outline, clean_title, normalize_title, title_problem
+from app.core.rules.outline import (
+    OutlineLimits,
+    check_outline,
+    clean_title,
+    normalize_title,
+    one_char_apart,
+    title_problem,
+)
 
 __all__ = ["clean_title", "repair_chapter", "repair_children", "repair_outline"]
 
@@ -21,7 +28,7 @@ def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: f
     key = normalize_title(node.title)
     if title_problem(node.title) is not None:
         return False
-    if parent_key is not None and key == parent_key:
+    if parent_key is not None and (key == parent_key or one_char_apart(key, parent_key)):
         return False
     return key not in seen and key not in avoid
 
