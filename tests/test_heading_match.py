@@ -106,3 +106,21 @@ def test_the_items_name_and_the_project_call_for_a_variant_too() -> None:
     assert entry is not None
     assert rank_variants(entry, "", "安全文明施工措施")[0].id == "by_measure"
     assert rank_variants(entry, "", "保洁服务环境保护")[0].id == "green_service"
+
+
+def test_a_service_tenders_scored_parts_get_no_construction_headings() -> None:
+    """Gemma's huangpu run: 服务质量保证措施 (a part of a customs service tender's item) got 质量目标与创优规划
+    and 关键工序质量控制 from the works-only 保证措施 entry, found by the heading's own words without the
+    tender's kind. Every library lookup for a heading now keeps to the tender's kind."""
+    from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
+    from app.pipeline.headings.candidates import TitleRegistry, plan_chapter
+
+    works_only = {h for e in default_library() if e.kinds == ("works",) for h in e.headings()}
+    group = ScoringGroup(id="R1", title="针对本项目的服务方案", points=30.0,
+                         description="根据服务特点、难点分析、应急服务方案、服务质量保证措施、服务质量承诺、考核及奖惩办法等进行评审",
+                         detail_points=["应急服务方案", "服务质量保证措施", "服务质量承诺", "考核及奖惩办法"])
+    analysis = Analysis(overview=ProjectOverview(project_name="某海关辅助服务采购项目", summary="后勤辅助服务"),
+                        groups=[group], source="table")
+    plan = plan_chapter(group.title, group, analysis, TitleRegistry(), levels=3)
+    titles = {n.title for top in plan.nodes for _, n in top.walk()}
+    assert titles and not titles & works_only, titles & works_only

@@ -318,6 +318,7 @@ class _Builder:
         self.used_sections: set[str] = set()
         self.history: list[Candidate] = []  # the user's past sections about this item (preferred to the library's)
         self.context = ""  # the item's name and the project: words that may call for a library variant
+        self.project = ""  # the project's words: a library entry is used only for the kind of tender it fits
         self.nodes: list[OutlineNode] = []
         #: The tender's points that found no level-3 headings about them (placed by :meth:`house`).
         self.homeless: list[str] = []
@@ -377,7 +378,7 @@ class _Builder:
         past = self._history_kids(title)
         if past:
             return past
-        matches = match_item(title, library=self.library, limit=2, min_score=4)
+        matches = match_item(title, project=self.project, library=self.library, limit=2, min_score=4)
         near = self.own_entries | {m.entry.id for m in matches}
         same = [s for e in self.library if e.id in near for v in e.variants for s in v.sections if covers(s.title, title)]
         kids = self._section_children(same, title)
@@ -425,12 +426,16 @@ class _Builder:
                         kid.origin_source = c.note
 
     def _nearest_section(self, title: str) -> list[tuple[str, Origin]]:
-        """The children of the library section, from any entry, whose title names most of what ``title`` names."""
+        """The children of the library section, from any entry written for this kind of tender, whose title
+        names most of what ``title`` names (a service contract's 服务质量保证措施 never gets 关键工序质量控制)."""
         words = grams(title)
         if not words:
             return []
+        kind = tender_kind(self.project)
         scored: list[tuple[int, int, LibrarySection]] = []
         for e in self.library:
+            if not fits(e, kind):
+                continue
             for v in e.variants:
                 for s in v.sections:
                     shared = len(words & grams(s.title))
@@ -563,12 +568,14 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     builder = _Builder(registry, lib, lib_sections, levels >= 2, max_leaves, min_children, max_children)
     builder.history = plan.history
     builder.context = " ".join([name, title, project])
+    builder.project = project
     own = {m.entry.id for m in matches}
 
     def stands_alone(c: Candidate) -> bool:
         if c.title not in bare or c.children:
             return True
-        return any(m.entry.id not in own for m in match_item(c.title, library=lib, limit=1, min_score=4))
+        return any(m.entry.id not in own for m in match_item(c.title, project=project, library=lib, limit=1,
+                                                             min_score=4))
 
     alone = [c for c in plan.points if stands_alone(c)]
     req_parts = [c for c in plan.requirements if len(c.children) >= min_children]
