@@ -12,13 +12,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication
 
 from app.llm.client.llm_client import EndpointConfig, LLMClient
 from app.ui.run.controller import AppController
 from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.event_loop import new_event_loop
+from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer
+from tests.ui.ui_helpers import close_window
 
 #: Seconds an async UI test may take before it fails with the stacks of its tasks. pytest-timeout
 #: (thread method, 300 s) stays the last resort: its signal method cannot interrupt Qt's exec().
@@ -98,3 +101,17 @@ async def controller(qapp: Any, llm_server: OpenAIServer, reporter: ErrorReporte
     ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
     yield ctl
     await ctl.shutdown()
+
+
+@pytest.fixture
+async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
+                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
+    """A shown main window whose controller talks to the scripted server, its settings under ``tmp_path``;
+    closed afterwards. A test module that needs another window defines its own ``window``."""
+    qapp.setQuitOnLastWindowClosed(False)
+    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
+    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
+    win.show()
+    yield win
+    await close_window(win)
+    await asyncio.sleep(0)

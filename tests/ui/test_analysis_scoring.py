@@ -8,39 +8,23 @@ against the scripted loopback server and must use exactly the corrected items.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextDocumentFragment
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWidgetItem
 
-from app.ui.run.controller import AppController
-from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
 from app.ui.tender.scoring_items_model import COL_PAGE, COL_POINTS, COL_TITLE, ScoringTableModel
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 from tests.scoring_fixtures import build
-from tests.ui.conftest import make_client_factory
 from tests.ui.test_workflow import FREE_TITLES, free_and_aligned
-from tests.ui.ui_helpers import close_window, wait_for
+from tests.ui.ui_helpers import wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
-
-
-@pytest.fixture
-async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
-                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
-    qapp.setQuitOnLastWindowClosed(False)
-    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
-    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    win.show()
-    yield win
-    await close_window(win)
-    await asyncio.sleep(0)
 
 
 def _click_check(qtbot: Any, widget: QListWidget, item: QListWidgetItem) -> None:

@@ -8,45 +8,18 @@ hold no empty "AI run" step. A run that succeeds still replaces the outline in o
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QMessageBox
 
-from app.ui.run.controller import AppController
-from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.pipeline_support import Router, sample_analysis
-from tests.ui.conftest import make_client_factory
 from tests.ui.test_workflow import free_and_aligned
-from tests.ui.ui_helpers import close_window, wait_for
+from tests.ui.ui_helpers import click_generate, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
-
-
-@pytest.fixture
-async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
-                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
-    qapp.setQuitOnLastWindowClosed(False)
-    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
-    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    win.show()
-    yield win
-    await close_window(win)
-    await asyncio.sleep(0)
-
-
-async def _click_generate(window: MainWindow, qtbot: Any) -> tuple[int, str]:
-    finished: list[tuple[int, str]] = []
-    window.controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
-    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
-    await wait_for(lambda: bool(finished) and not window.controller.busy, timeout=60)
-    return finished[-1]
 
 
 async def test_a_failed_regeneration_keeps_the_outline_on_show_and_says_so(window: MainWindow, llm_server: OpenAIServer,
@@ -54,7 +27,7 @@ async def test_a_failed_regeneration_keeps_the_outline_on_show_and_says_so(windo
     c = window.controller
     llm_server.handler = Router(free_and_aligned)
     c.set_analysis(sample_analysis())
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert ok, message
     before = c.outline.to_data()
     headings = len(c.outline)
@@ -65,7 +38,7 @@ async def test_a_failed_regeneration_keeps_the_outline_on_show_and_says_so(windo
     c.model.rowsRemoved.connect(lambda *_a: fewest.append(len(c.outline)))
     c.model.modelReset.connect(lambda: fewest.append(len(c.outline)))
     llm_server.handler = lambda _req: Reply.error(500, "upstream down")
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert not ok
     assert min(fewest) == headings, "the outline was emptied while the failing run went on"
     assert c.outline.to_data() == before
@@ -82,7 +55,7 @@ async def test_a_failed_regeneration_keeps_the_outline_on_show_and_says_so(windo
 
     llm_server.handler = Router(free_and_aligned)
     window.mode_box.setCurrentIndex(window.mode_box.findData("free"))
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert ok, message
     assert c.undo_stack.count() == steps + 1  # the new outline is one undo step
     c.undo_stack.undo()

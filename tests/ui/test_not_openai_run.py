@@ -9,47 +9,21 @@ that offers 模型设置 — clicked here, it opens them. Such an outline is not
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
-from app.ui.run.controller import AppController
-from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.pipeline_support import Router, sample_analysis
-from tests.ui.conftest import make_client_factory
 from tests.ui.test_workflow import free_and_aligned
-from tests.ui.ui_helpers import close_window, wait_for
+from tests.ui.ui_helpers import click_generate, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
 LOGIN_PAGE = "<!DOCTYPE html><html><head><title>统一身份认证</title></head><body>请先登录</body></html>".encode()
-
-
-@pytest.fixture
-async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
-                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
-    qapp.setQuitOnLastWindowClosed(False)
-    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
-    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    win.show()
-    yield win
-    await close_window(win)
-    await asyncio.sleep(0)
-
-
-async def _click_generate(window: MainWindow, qtbot: Any) -> tuple[int, str]:
-    finished: list[tuple[int, str]] = []
-    window.controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
-    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
-    await wait_for(lambda: bool(finished) and not window.controller.busy, timeout=60)
-    return finished[-1]
 
 
 async def _failure_box(window: MainWindow) -> QMessageBox:
@@ -74,7 +48,7 @@ async def test_a_web_page_endpoint_ends_in_a_dialog_that_says_the_outline_is_cod
     window.settings_opener = lambda: opened.append(1)  # type: ignore[attr-defined]
     c.set_analysis(sample_analysis())
     llm_server.handler = _web_page
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert llm_server.completion_requests  # the address was asked
     assert not ok, message
     assert "网页" in message and "不是 OpenAI 接口" in message and "仅由程序" in message
@@ -97,11 +71,11 @@ async def test_over_an_existing_outline_the_dialog_says_the_old_one_was_kept(
     c = window.controller
     c.set_analysis(sample_analysis())
     llm_server.handler = Router(free_and_aligned)
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert ok, message
     before = c.outline.to_data()
     llm_server.handler = _web_page
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert not ok
     assert c.outline.to_data() == before  # the model-written outline is what stays on show
     assert "网页" in message and "原有目录" in message and "仅由程序" not in message
@@ -119,7 +93,7 @@ async def test_regenerating_one_chapter_against_a_web_page_keeps_it_and_says_why
     c = window.controller
     c.set_analysis(sample_analysis())
     llm_server.handler = Router(free_and_aligned)
-    ok, message = await _click_generate(window, qtbot)
+    ok, message = await click_generate(window, qtbot)
     assert ok, message
     before = c.outline.to_data()
     steps = c.undo_stack.count()

@@ -8,38 +8,22 @@ against the scripted loopback model server.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.analysis import ScoringGroup, points_label
-from app.ui.run.controller import AppController
-from app.ui.shell.errors import ErrorReporter
 from app.ui.shell.main_window import MainWindow
 from app.ui.tender.scoring_items_model import COL_POINTS, COL_TITLE
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 from tests.scoring_fixtures_unseen import build_any
-from tests.ui.conftest import make_client_factory
-from tests.ui.ui_helpers import click_button, close_window, wait_for
+from tests.ui.ui_helpers import click_button, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
-
-
-@pytest.fixture
-async def window(qapp: Any, tmp_path: Path, llm_server: OpenAIServer,
-                 reporter: ErrorReporter) -> AsyncIterator[MainWindow]:
-    qapp.setQuitOnLastWindowClosed(False)
-    ctl = AppController(client_factory=make_client_factory(llm_server), reporter=reporter)
-    win = MainWindow(ctl, reporter=reporter, qsettings=QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat))
-    win.show()
-    yield win
-    await close_window(win)
-    await asyncio.sleep(0)
 
 
 async def _box(window: MainWindow, name: str) -> QMessageBox:

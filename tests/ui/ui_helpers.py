@@ -36,3 +36,14 @@ async def close_window(win: Any) -> None:
     win.close()
     await win.controller.shutdown()
     win.deleteLater()
+
+
+async def click_generate(window: Any, qtbot: Any) -> tuple[int, str]:
+    """Click 生成目录 and wait until the run finished; (ok, message) of ``run_finished``."""
+    from PySide6.QtCore import Qt
+
+    finished: list[tuple[int, str]] = []
+    window.controller.run_finished.connect(lambda ok, msg: finished.append((ok, msg)))
+    qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: bool(finished) and not window.controller.busy, timeout=60)
+    return finished[-1]
