@@ -38,17 +38,19 @@ class ChapterSpan:
     start: int
     end: int
     title: str
-    rank: int = 1
+    rank: float = 1
 
 
-def heading_rank(text: str) -> int:
-    """How much a format heading looks like a chapter: 第N章 2, plain or 一、 1, a numbered clause 0."""
+def heading_rank(text: str) -> float:
+    """How much a format heading looks like a chapter: 第N章 2, plain or 一、 1, a numbered clause 0;
+    half a point more when it says 格式 (…的组成 is more often the instructions' list)."""
     t = _compact(text)
+    bonus = 0.5 if "格式" in t else 0.0
     if _CHAPTER.match(t):
-        return 2
+        return 2 + bonus
     if re.match(r"^(?:[（(]?\d+[)）.．、]|\d)", t):
-        return 0
-    return 1
+        return 0 + bonus
+    return 1 + bonus
 
 
 def _compact(text: str) -> str:

@@ -19,7 +19,7 @@ from app.core.bid_forms import FormParagraph, FormsReading, FormTable, TenderFor
 from app.documents.forms.blanks import find_blanks
 from app.documents.forms.chapter import ChapterSpan, chapter_spans, is_toc_line
 from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable, read_flow
-from app.documents.forms.hierarchy import keep_forms
+from app.documents.forms.hierarchy import contents_lines, keep_forms
 from app.documents.forms.titles import (
     _NUMBER,
     FORM_END,
@@ -45,14 +45,16 @@ def _styled(p: FlowParagraph) -> bool:
 def _titles(flow: list[FlowItem], span: ChapterSpan) -> list[tuple[int, Title]]:
     """The title lines inside a chapter span (the chapter heading itself excluded)."""
     out: list[tuple[int, Title]] = []
+    listed = contents_lines(flow, span.start, span.end)
     for i in range(span.start + 1, span.end):
         it = flow[i]
-        if not isinstance(it, FlowParagraph) or is_toc_line(it.text) or it.list_item:
+        if not isinstance(it, FlowParagraph) or is_toc_line(it.text) or it.list_item or i in listed:
             continue
         title = parse_title(it.text, styled=_styled(it))
         if title is None:
             # "附件1：" alone, its title on the next line
-            if re.fullmatch(r"(?:附件|格式|附表)\s*[-－]?\s*\d+(?:[-－.．]\d+)*\s*[:：]?", compact(it.text)):
+            if re.fullmatch(r"(?:附件|格式|附表)\s*[-－]?\s*(?:\d+(?:[-－.．]\d+)*|[一二三四五六七八九十]{1,3})\s*[:：]?",
+                            compact(it.text)):
                 nxt = flow[i + 1] if i + 1 < span.end else None
                 if isinstance(nxt, FlowParagraph):
                     inner = parse_title(nxt.text, styled=True)
@@ -69,7 +71,7 @@ def _titles(flow: list[FlowItem], span: ChapterSpan) -> list[tuple[int, Title]]:
                 out.append((i - 1, title))
                 continue
         out.append((i, title))
-    return keep_forms(flow, _fold(flow, out), span.start, span.end)
+    return keep_forms(flow, _fold(flow, out), span.start, span.end, listed)
 
 
 def _numbered_lead(text: str) -> tuple[str, str] | None:
@@ -158,12 +160,13 @@ def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
     for k, (i, title) in enumerate(titles):
         end = titles[k + 1][0] if k + 1 < len(titles) else span.end
         empty = not _has_content(flow, i, end)
-        if title.group and empty:
+        if title.group:
             group = title.name
             continue
         if empty and any(same_name(title.name, later.name) for _j, later in titles[k + 1:]):
             continue  # an entry of a list at the chapter's start: the form comes later
         forms.append(_form(flow, i, end, title, group, len(forms) + 1))
+    forms = _without_duplicates(forms)
     counts: Counter[str] = Counter()
     for f in forms:
         base = clean_name(f.name) or f.name
@@ -172,12 +175,48 @@ def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
     return forms
 
 
+def _thin(form: TenderForm) -> bool:
+    """A form with next to nothing of its own: no table, no blank, at most two short paragraphs."""
+    paragraphs = [it for it in form.items if isinstance(it, FormParagraph)]
+    return (not form.blanks and not any(isinstance(it, FormTable) for it in form.items)
+            and len(paragraphs) <= 2 and sum(len(p.text) for p in paragraphs) <= 80)
+
+
+def _without_duplicates(forms: list[TenderForm]) -> list[TenderForm]:
+    """A thin form printed again with content later is an entry of a list (that form counts once,
+    where it is printed); a 目录 without a table is the list itself (the export writes its own)."""
+    thin = [_thin(f) for f in forms]
+    in_list = set()
+    k = 0
+    while k < len(forms):  # three or more thin forms in a row on one page: a list of contents
+        j = k
+        while j < len(forms) and thin[j] and forms[j].page == forms[k].page:
+            j += 1
+        if j - k >= 3:
+            in_list.update(range(k, j))
+        k = max(j, k + 1)
+    out = []
+    for k, f in enumerate(forms):
+        if k in in_list or (thin[k] and any(same_name(f.name, g.name) and not _thin(g) for g in forms[k + 1:])):
+            continue
+        if compact(f.name).endswith(("目录", "目次")) and not any(isinstance(it, FormTable) for it in f.items) \
+                and not f.blanks:
+            continue
+        out.append(f)
+    return out
+
+
+def _weight(forms: list[TenderForm]) -> int:
+    """How much a chapter looks like the forms: forms with blanks or tables (instructions have neither)."""
+    return sum(1 for f in forms if f.blanks or any(isinstance(it, FormTable) for it in f.items))
+
+
 def read_forms(flow: list[FlowItem], source_path: str = "", source_kind: str = "") -> FormsReading:
     """The forms of the best format chapter in a flow (the one with the most forms)."""
     best: tuple[ChapterSpan, list[TenderForm]] | None = None
     for span in chapter_spans(flow):
         forms = forms_in_span(flow, span)
-        if forms and (best is None or (span.rank, len(forms)) >= (best[0].rank, len(best[1]))):
+        if forms and (best is None or (span.rank, _weight(forms)) >= (best[0].rank, _weight(best[1]))):
             best = (span, forms)
     reading = FormsReading(source_path=source_path, source_kind=source_kind)
     if best is None:

@@ -163,7 +163,8 @@ def docx_flow(path: Path) -> list[FlowItem]:
                 continue
             level = _style_level(child, names) or _outline_level(child)
             num = child.find(f"{_W}pPr/{_W}numPr/{_W}numId")
-            listed = num is not None and num.get(f"{_W}val") not in (None, "0") and not level and _align(child) != "center"
+            listed = (num is not None and num.get(f"{_W}val") not in (None, "0") and not level and not bold
+                      and _align(child) != "center")
             numbered = num is not None and num.get(f"{_W}val") not in (None, "0")
             top = not items or items[-1].page != page
             items.append(FlowParagraph(len(items), text, page, source, spans, level or None, _align(child), bold, listed,

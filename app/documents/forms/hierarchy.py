@@ -14,8 +14,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+from app.documents.forms.chapter import is_toc_line
 from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable
-from app.documents.forms.titles import Title, compact
+from app.documents.forms.titles import Title, compact, parse_title, same_name
 
 _STYLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("格式N", re.compile(r"^格式\s*\d")), ("附件N", re.compile(r"^附件\s*[\d一二三四五六七八九十]")),
@@ -27,6 +28,31 @@ _STYLES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+#: Styles that number items inside a form rather than forms (（1）, 1., 1.1).
+ENUMERATIONS = frozenset({"（N）", "（中）", "N", "N.N"})
+
+
+_CN = {c: i for i, c in enumerate("零一二三四五六七八九", 0)}
+
+
+def ordinal(number: str) -> int | None:
+    """The value of a title's number (``三、`` 3, ``十二、`` 12, ``（4）`` 4, ``附件13`` 13), None when unreadable."""
+    n = compact(number)
+    m = re.search(r"\d+", n)
+    if m:
+        return int(m.group())
+    m2 = re.search(r"[一二三四五六七八九十]+", n)
+    if not m2:
+        return None
+    w = m2.group()
+    if w == "十":
+        return 10
+    if "十" in w:
+        tens, _, ones = w.partition("十")
+        return (_CN.get(tens, 1) if tens else 1) * 10 + (_CN.get(ones, 0) if ones else 0)
+    return _CN.get(w[-1])
+
+
 def number_style(number: str) -> str:
     """The numbering style of a title's number (``格式N``, ``中、``, ``N-N`` …), ``""`` when unnumbered."""
     n = compact(number)
@@ -35,12 +61,93 @@ def number_style(number: str) -> str:
     return next((name for name, rx in _STYLES if rx.match(n)), "?")
 
 
+def _style_of(flow: list[FlowItem], i: int, t: Title) -> str:
+    """A title's numbering style; a line Word numbers itself is ``auto``."""
+    style = number_style(t.number)
+    it = flow[i]
+    if not style and isinstance(it, FlowParagraph) and it.auto_numbered:
+        return "auto"
+    return style
+
+
 def _short(it: FlowItem | None) -> bool:
     return isinstance(it, FlowParagraph) and len(compact(it.text)) <= 20 and not re.search(r"[，。；：:]", it.text)
 
 
-def _has_text(flow: list[FlowItem], a: int, b: int) -> bool:
-    return any(isinstance(flow[k], FlowTable) or compact(flow[k].text) for k in range(a + 1, b))  # type: ignore[union-attr]
+def _has_text(flow: list[FlowItem], a: int, b: int, listed: set[int] | frozenset[int] = frozenset()) -> bool:
+    return any(k not in listed and (isinstance(flow[k], FlowTable) or compact(flow[k].text))  # type: ignore[union-attr]
+               for k in range(a + 1, b))
+
+
+_LIST_END = re.compile(r"[；;。.，,\s\t\d…·.]+$")
+
+
+def contents_lines(flow: list[FlowItem], lo: int, hi: int) -> set[int]:
+    """Lines of a list of contents inside a chapter: three or more titles in a row (``目录`` above them)
+    most of which are printed again as titles further on. They are neither forms nor a form's text."""
+    entries: dict[int, Title] = {}
+    titled: dict[int, Title] = {}
+    for i in range(lo + 1, hi):
+        it = flow[i]
+        if isinstance(it, FlowParagraph):
+            text = it.text.strip()
+            stripped = _LIST_END.sub("", text) if len(text) <= 60 else ""
+            t = parse_title(stripped) if stripped else None
+            if t is not None and not t.group:
+                titled[i] = t
+                if not _heading_like(it):
+                    entries[i] = t
+    out: set[int] = set()
+    run: list[int] = []
+
+    gaps: list[int] = []
+
+    def flush() -> None:
+        if len(run) >= 3:
+            later = [t.name for j, t in titled.items() if j > run[-1]]
+            again = sum(1 for k in run if any(same_name(entries[k].name, n) for n in later))
+            if again * 2 >= len(run):
+                out.update(run)
+                out.update(g for g in gaps if run[0] < g < run[-1])
+                head = run[0] - 1
+                if head > lo and isinstance(flow[head], FlowParagraph) and compact(flow[head].text) in ("目录", "目次"):
+                    out.add(head)
+        run.clear()
+        gaps.clear()
+
+    gap = 0
+    for i in range(lo + 1, hi):
+        it = flow[i]
+        if i in entries:
+            run.append(i)
+            gap = 0
+        elif isinstance(it, FlowParagraph) and (is_toc_line(it.text) or (run and gap < 2 and len(compact(it.text)) <= 40)):
+            gap += 1
+            gaps.append(i)
+        else:
+            flush()
+            gap = 0
+    flush()
+    return out
+
+
+_COVER_LABEL = re.compile(r"(项目名称|项目编号|采购编号|招标编号|投标人|供应商|响应人|日期|包号|标段|正本|副本)")
+
+
+def _cover_only(flow: list[FlowItem], a: int, b: int, listed: set[int]) -> bool:
+    """Only a cover's lines (项目名称：…, 投标人名称：…, 日期) between two titles: the first heads a volume."""
+    labels = 0
+    for k in range(a + 1, b):
+        it = flow[k]
+        if k in listed:
+            continue
+        if isinstance(it, FlowTable):
+            return False
+        t = compact(it.text)
+        if len(t) > 40 or re.search(r"[，。；]", t):
+            return False
+        labels += bool(_COVER_LABEL.search(t))
+    return labels >= 2
 
 
 def _stands_alone(flow: list[FlowItem], i: int, lo: int, hi: int) -> bool:
@@ -55,38 +162,77 @@ def _heading_like(it: FlowItem) -> bool:
                                               or it.auto_numbered or it.page_top)
 
 
-def keep_forms(flow: list[FlowItem], titles: list[tuple[int, Title]], lo: int, hi: int) -> list[tuple[int, Title]]:
-    """The titles that open forms (or groups), dropping the parts of a form and table cells read as lines."""
-    styles = Counter(number_style(t.number) for _i, t in titles if t.number and not t.group and not t.weak)
+def _numbered_inside(flow: list[FlowItem], a: int, b: int, style: str, n: int | None) -> bool:
+    """Whether the text between two titles numbers its own items in ``style`` up to ``n - 1`` (一、… 二、…):
+    a ``n`` right after them goes on that numbering, inside the form."""
+    if n is None or n < 2:
+        return False
+    from app.documents.forms.titles import _NUMBER
+
+    for k in range(a + 1, b):
+        it = flow[k]
+        if isinstance(it, FlowParagraph):
+            m = _NUMBER.match(compact(it.text))
+            if m and number_style(m.group("num")) == style and ordinal(m.group("num")) == n - 1:
+                return True
+    return False
+
+
+def keep_forms(flow: list[FlowItem], titles: list[tuple[int, Title]], lo: int, hi: int,
+               listed: set[int] | None = None) -> list[tuple[int, Title]]:
+    """The titles that open forms (or groups, marked ``group``), dropping the parts of a form and table
+    cells read as lines. ``listed``: lines of a list of contents (:func:`contents_lines`)."""
+    listed = listed or set()
+    styles = Counter(_style_of(flow, i, t) for i, t in titles if not t.group and not t.weak)
     styles.pop("第N", None)
-    dominant = styles.most_common(1)[0][0] if styles and styles.most_common(1)[0][1] >= 3 else ""
+    plain = styles.pop("", 0)
+    top = styles.most_common(1)[0] if styles else ("", 0)
+    dominant = top[0] if top[1] >= 3 and top[1] * 2 >= plain else ""
     out: list[tuple[int, Title]] = []
     current: int | None = None  # flow index of the open form
     current_style = ""
+    last_group: dict[str, int | None] = {}
     for k, (i, t) in enumerate(titles):
-        style = number_style(t.number)
+        style = _style_of(flow, i, t)
         nxt = titles[k + 1][0] if k + 1 < len(titles) else hi
-        if style == "第N" or (t.group and not _has_text(flow, i, nxt)):
-            out.append((i, t))
+        if style == "第N" or (t.group and (not _has_text(flow, i, nxt, listed) or _cover_only(flow, i, nxt, listed))):
+            out.append((i, t if t.group else Title(t.text, t.number, t.name, t.condition, t.self_drafted, group=True)))
             current = None
+            if style and style != "第N" and (not out[:-1] or last_group.get(style) is not None or
+                                             all(x.group for _j, x in out[:-1])):
+                last_group[style] = ordinal(t.number)
             continue
         if t.group:  # words of a group with text under them: a form
             t = Title(t.text, t.number, t.name, t.condition, t.self_drafted)
-        inside = current is not None and _has_text(flow, current, i)
-        if dominant and (style == dominant or (not style and flow[i].auto_numbered)):  # type: ignore[union-attr]
+        inside = current is not None and _has_text(flow, current, i, listed)
+        if style == "auto" or (dominant and style == dominant):
             out.append((i, t))
             current, current_style = i, dominant
             continue
+        prev_group = last_group.get(style)
+        if (style and style != dominant and prev_group is not None and ordinal(t.number) == prev_group + 1
+                and not (current is not None and _numbered_inside(flow, current, i, style, ordinal(t.number)))):
+            # the next heading after the groups (三、… after 一、商务… 二、技术…)
+            last_group[style] = prev_group + 1
+            out.append((i, t))
+            current, current_style = i, style
+            continue
         if style:
-            if t.weak or (inside and (dominant or style != current_style)):
+            if t.weak or (inside and style != current_style):
                 continue  # a numbered part of the form above, or a numbered line naming no document
+            if current is not None and not inside and style in ENUMERATIONS and style != current_style:
+                continue  # （1）… right under a form's title: the form's first part
             out.append((i, t))
             current, current_style = i, style
             continue
         # unnumbered
-        if dominant and inside:
+        it = flow[i]
+        strong = isinstance(it, FlowParagraph) and (it.page_top or bool(it.heading_level))
+        first_under_group = bool(out) and out[-1][1].group and not _has_text(flow, out[-1][0], i, listed)
+        if dominant and inside and current_style in (dominant, "auto") and not (
+                strong and isinstance(it, FlowParagraph) and (it.align == "center" or it.bold)):
             continue
-        if not (_heading_like(flow[i]) and _stands_alone(flow, i, lo, hi)):
+        if not (first_under_group or strong or (_heading_like(it) and _stands_alone(flow, i, lo, hi))):
             continue
         out.append((i, t))
     return out

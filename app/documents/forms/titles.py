@@ -25,7 +25,7 @@ _NUMBER = re.compile(
 #: Words a form's name ends with (after conditions and 格式 are taken off).
 FORM_END = re.compile(
     r"(函|书|表|单|证明|声明|承诺|协议|格式|封面|复印件|扫描件|影印件|证明材料|证明文件|材料|凭证|保函|简历|目录|索引|"
-    r"清单|说明|方案|介绍|简介|情况|文件|报告|证书|证件|截图|记录|报价|业绩|资料|要求|条件|页|附件|信封|标识|合同|计划|机制|措施|制度|信息|事项|查询|袋|封套|包装)$")
+    r"清单|说明|方案|介绍|简介|情况|文件|报告|证书|证件|截图|记录|报价|业绩|资料|要求|条件|页|附件|信封|标识|合同|计划|机制|措施|制度|信息|事项|查询|袋|封套|包装|内容)等?$")
 #: Strong ends: an unnumbered line with one of these is a title.
 _STRONG_END = re.compile(r"(函|书|表|证明|声明|承诺|协议|格式|封面|复印件|扫描件|证明材料|凭证|保函|简历|清单|一览|信封)$")
 _CONDITION = re.compile(r"[（(【\[]\s*(如有|如需|如适用|若有|可选|不适用|选填|适用时提供|如需要|如要求|如项目允许[^）)]*|"
@@ -37,11 +37,12 @@ _TRAIL = re.compile(r"(?:的)?(?:参考)?格式(?:参考|范本|要求)?$|范本
 _SENTENCE = re.compile(r"[，,。；;！!？?]|……")
 _QUALIFIER = re.compile(r"[（(][^（）()]{1,16}[)）]$")
 _INSTRUCTIONS = re.compile(r"(?:注意事项|填写说明|填报说明|编制说明|使用说明|填写要求|编制要求|的通知|规定)$")
-#: Templates a format chapter may carry that never go into a bid (a complaint, a challenge letter).
-_NOT_A_RESPONSE = re.compile(r"质疑函|投诉书|质疑书|投诉函")
+#: Templates a format chapter may carry that never go into a bid (a complaint, the award notice's receipt).
+_NOT_A_RESPONSE = re.compile(r"质疑函|投诉书|质疑书|投诉函|中标通知书|成交通知书")
 _HARD_SENTENCE = re.compile(r"[。；;！!？?]|……")
 _QUOTED = re.compile(r"《([^《》]{2,30})》")
-_NOT_TITLE_START = re.compile(r"^(?:特此|此致|详见|见|以上|上述|我方|我单位|我公司|本公司|本单位|本人|注|备注|说明|附[:：]|附注|"
+_NOT_TITLE_START = re.compile(r"^(?:(?:投标人|供应商|投标方|响应人)?(?:须|应|需|需要|应当)?(?:提供|签署|出具|附上|填写|加盖|按照)|"
+                              r"特此|此致|详见|见|以上|上述|我方|我单位|我公司|本公司|本单位|本人|注|备注|说明|附[:：]|附注|"
                               r"致[:：]|如|若|按照|根据|请|应|须|供应商应|投标人应|\d+\s*[)）])")
 _GROUP = re.compile(r"(商务|技术|资格|价格|报价|资信|服务|经济|响应|投标|证明|审查|其他|其它|开标|唱标)[^函书表]{0,10}"
                     r"(文件|部分|材料)(?:有关|相关)?(?:表格|的)?(?:格式|组成|内容)?$|^(?:商务|技术|资格|价格|报价|资信|服务|经济)"
@@ -141,7 +142,7 @@ def parse_title(text: str, *, styled: bool = False) -> Title | None:
         rest = quoted.group(1)
     if re.search(r"[：:]", rest.strip("：:")):  # a label line (项目名称：…), not a title
         return None
-    if re.fullmatch(r"[\d.．、\-－()（）一二三四五六七八九十]+", rest):
+    if re.fullmatch(r"[\d.．、\-－()（）一二三四五六七八九十]+", rest) or re.fullmatch(r"[\d\s年月日_＿.．/\-]+", rest):
         return None
     condition_m = _CONDITION.search(rest)
     condition = note or (condition_m.group(1) if condition_m else "")
