@@ -156,6 +156,7 @@ def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
     """The forms of one chapter span, in order, with keys that stay the same between readings."""
     titles = _titles(flow, span)
     forms: list[TenderForm] = []
+    structural: list[bool] = []  # the title is a heading by Word's own numbering or outline level
     group = ""
     for k, (i, title) in enumerate(titles):
         end = titles[k + 1][0] if k + 1 < len(titles) else span.end
@@ -166,7 +167,9 @@ def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
         if empty and any(same_name(title.name, later.name) for _j, later in titles[k + 1:]):
             continue  # an entry of a list at the chapter's start: the form comes later
         forms.append(_form(flow, i, end, title, group, len(forms) + 1))
-    forms = _without_duplicates(forms)
+        it = flow[i]
+        structural.append(isinstance(it, FlowParagraph) and (it.auto_numbered or bool(it.heading_level)))
+    forms = _without_duplicates(forms, structural)
     counts: Counter[str] = Counter()
     for f in forms:
         base = clean_name(f.name) or f.name
@@ -182,33 +185,39 @@ def _thin(form: TenderForm) -> bool:
             and len(paragraphs) <= 2 and sum(len(p.text) for p in paragraphs) <= 80)
 
 
-def _without_duplicates(forms: list[TenderForm]) -> list[TenderForm]:
+def _without_duplicates(forms: list[TenderForm], structural: list[bool]) -> list[TenderForm]:
     """A thin form printed again with content later is an entry of a list (that form counts once,
     where it is printed); a 目录 without a table is the list itself (the export writes its own)."""
-    thin = [_thin(f) for f in forms]
+    thin = [_thin(f) and not structural[k] for k, f in enumerate(forms)]
+    bare = [not f.blanks and not any(isinstance(it, FormTable) for it in f.items) and not structural[k]
+            for k, f in enumerate(forms)]
     in_list = set()
     k = 0
     while k < len(forms):  # three or more thin forms in a row on one page: a list of contents
         j = k
-        while j < len(forms) and thin[j] and forms[j].page == forms[k].page:
+        while j < len(forms) and thin[j] and bare[j] and forms[j].page == forms[k].page:
             j += 1
-        if j - k >= 3:
+        again = sum(1 for f in forms[k:j] if any(
+            same_name(f.name, g.name) or (f.number and compact(f.number).rstrip("：:、.．") == compact(g.number).rstrip("：:、.．"))
+            for g in forms[j:]))
+        if j - k >= 3 and again * 2 >= j - k:
             in_list.update(range(k, j))
         k = max(j, k + 1)
     out = []
     for k, f in enumerate(forms):
         if k in in_list or (thin[k] and any(same_name(f.name, g.name) and not _thin(g) for g in forms[k + 1:])):
             continue
-        if compact(f.name).endswith(("目录", "目次")) and not any(isinstance(it, FormTable) for it in f.items) \
-                and not f.blanks:
+        if compact(f.name).endswith(("目录", "目次")) and not any(isinstance(it, FormTable) for it in f.items):
             continue
         out.append(f)
     return out
 
 
-def _weight(forms: list[TenderForm]) -> int:
-    """How much a chapter looks like the forms: forms with blanks or tables (instructions have neither)."""
-    return sum(1 for f in forms if f.blanks or any(isinstance(it, FormTable) for it in f.items))
+def _weight(forms: list[TenderForm]) -> float:
+    """How much a chapter looks like the forms: forms that name a kind of form and have blanks or tables
+    (the instructions' clauses — 投标有效期, 开标程序 — mostly name none)."""
+    return sum((1.0 if f.kind != "other" else 0.2) for f in forms
+               if f.blanks or any(isinstance(it, FormTable) for it in f.items))
 
 
 def read_forms(flow: list[FlowItem], source_path: str = "", source_kind: str = "") -> FormsReading:
@@ -216,7 +225,7 @@ def read_forms(flow: list[FlowItem], source_path: str = "", source_kind: str = "
     best: tuple[ChapterSpan, list[TenderForm]] | None = None
     for span in chapter_spans(flow):
         forms = forms_in_span(flow, span)
-        if forms and (best is None or (span.rank, _weight(forms)) >= (best[0].rank, _weight(best[1]))):
+        if forms and (best is None or (span.rank, _weight(forms)) >= (best[0].rank, _weight(best[1]))):  # later wins ties
             best = (span, forms)
     reading = FormsReading(source_path=source_path, source_kind=source_kind)
     if best is None:

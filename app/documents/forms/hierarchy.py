@@ -95,7 +95,7 @@ def contents_lines(flow: list[FlowItem], lo: int, hi: int) -> set[int]:
             t = parse_title(stripped) if stripped else None
             if t is not None and not t.group:
                 titled[i] = t
-                if not _heading_like(it):
+                if not (it.page_top or it.heading_level or it.auto_numbered):
                     entries[i] = t
     out: set[int] = set()
     run: list[int] = []
@@ -195,7 +195,9 @@ def keep_forms(flow: list[FlowItem], titles: list[tuple[int, Title]], lo: int, h
     for k, (i, t) in enumerate(titles):
         style = _style_of(flow, i, t)
         nxt = titles[k + 1][0] if k + 1 < len(titles) else hi
-        if style == "第N" or (t.group and (not _has_text(flow, i, nxt, listed) or _cover_only(flow, i, nxt, listed))):
+        last = k + 1 == len(titles)
+        if style == "第N" or (t.group and ((not last and not _has_text(flow, i, nxt, listed))
+                                          or _cover_only(flow, i, nxt, listed))):
             out.append((i, t if t.group else Title(t.text, t.number, t.name, t.condition, t.self_drafted, group=True)))
             current = None
             if style and style != "第N" and (not out[:-1] or last_group.get(style) is not None or

@@ -111,11 +111,18 @@ _TRAILING_NOTE = re.compile(r"[（(]([^（）()]{2,70})[)）]$")
 _NOTE_CONDITION = re.compile(r"如|若|无须|无需|不需|适用|可选|选填|需提供|时提供|不用|不涉及|非必须")
 
 
+_NOTE_INSTRUCTION = re.compile(r"提供|处理|否决|无效|必须|盖章|复印件|扫描件|附后|填写")
+
+
 def _split_note(rest: str) -> tuple[str, str]:
-    """A title without a trailing note in brackets that states when it applies: (title, note)."""
+    """A title without a trailing note in brackets (when it applies, what to do): (title, condition)."""
     m = _TRAILING_NOTE.search(rest)
-    if m and _NOTE_CONDITION.search(m.group(1)) and m.start() >= 2:
-        return rest[:m.start()], m.group(1)
+    if m and m.start() >= 2:
+        note = m.group(1)
+        if _NOTE_CONDITION.search(note) and not re.search(r"必须", note):
+            return rest[:m.start()], note
+        if _NOTE_INSTRUCTION.search(note) and len(note) >= 4:
+            return rest[:m.start()], ""
     return rest, ""
 
 
