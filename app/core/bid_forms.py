@@ -35,7 +35,7 @@ FIELD_LABELS: dict[str, str] = {
     "bidder_name": "投标人名称", "project_name": "项目名称", "project_number": "项目编号", "buyer": "采购人",
     "agency": "采购代理机构", "lot": "包号", "date": "日期", "legal_rep": "法定代表人",
     "legal_rep_title": "法定代表人职务", "legal_rep_id": "法定代表人身份证号", "legal_rep_gender": "法定代表人性别",
-    "legal_rep_age": "法定代表人年龄", "authorized_rep": "授权代表", "authorized_rep_title": "授权代表职务",
+    "legal_rep_age": "法定代表人年龄", "authorized_rep": "授权代表", "authorized_rep_title": "授权代表职务", "authorized_rep_name_title": "授权代表姓名和职务",
     "authorized_rep_id": "授权代表身份证号", "authorized_rep_phone": "授权代表电话", "address": "地址",
     "postcode": "邮政编码", "phone": "电话", "fax": "传真", "email": "电子邮箱", "bank": "开户银行",
     "account": "银行账号", "credit_code": "统一社会信用代码", "established": "成立日期",

@@ -9,7 +9,9 @@ model) and its forms are paired in order with the labelled titles:
 - invented: a found form that pairs with no labelled one;
 - blanks: the blanks read in the found forms, and how many of them ask for a known field;
 - filled: with a complete sample 企业资料 (a fictional company, ``tests/forms_fixtures.py``) and
-  the tender's own facts, the share of fillable blanks code fills (price blanks are the user's).
+  the tender's own facts, the share of *fact* blanks (a company or tender fact, or a cell of a list
+  table of 业绩/人员/证书/设备) that get a value; the other blanks are the user's answers (price,
+  date, deviations, remarks, questions code cannot tell) and are counted apart.
 
 Prints one block per tender and the totals; importable (:func:`evaluate`).
 """
@@ -68,6 +70,7 @@ class Verdict:
     known: int = 0
     fillable: int = 0
     filled: int = 0
+    answers: int = 0
     seconds: float = 0.0
 
 
@@ -99,7 +102,10 @@ def evaluate(path: Path, labelled: list[str]) -> Verdict:
         from tests.forms_fixtures import fill_share
     except ImportError:  # the fill step is measured once it exists
         return v
+    from tests.forms_fixtures import answer_blanks
+
     v.fillable, v.filled = fill_share(reading)
+    v.answers = answer_blanks(reading)
     return v
 
 
@@ -123,7 +129,8 @@ def main(argv: list[str] | None = None) -> int:
         v = evaluate(path, list(label["forms"]))
         print(f"{name}: forms {v.matched}/{len(v.labelled)} found, {len(v.invented)} invented, "
               f"{v.blanks} blanks ({v.known} with a known field)"
-              + (f", filled {v.filled}/{v.fillable}" if v.fillable else "") + f", {v.seconds:.1f}s")
+              + (f", facts filled {v.filled}/{v.fillable}, {v.answers} answers" if v.fillable else "")
+              + f", {v.seconds:.1f}s")
         for m in v.missed:
             print(f"    missed:   {m}")
         for i in v.invented:
@@ -135,13 +142,15 @@ def main(argv: list[str] | None = None) -> int:
         totals.known += v.known
         totals.fillable += v.fillable
         totals.filled += v.filled
+        totals.answers += v.answers
     n = len(totals.labelled)
     share = totals.matched / n if n else 0.0
     print(f"\nTOTAL: {totals.matched}/{n} labelled forms found ({share:.1%}), {len(totals.invented)} invented, "
           f"{totals.blanks} blanks ({totals.known} with a known field)")
     if totals.fillable:
-        print(f"filled from the sample 企业资料 and the tender: {totals.filled}/{totals.fillable} "
-              f"fillable blanks ({totals.filled / totals.fillable:.1%})")
+        print(f"fact blanks filled from the sample 企业资料 and the tender: {totals.filled}/{totals.fillable} "
+              f"({totals.filled / totals.fillable:.1%}); {totals.answers} blanks are the user's answers "
+              "(price, date, deviations, remarks, unclear)")
     return 0
 
 

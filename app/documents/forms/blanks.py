@@ -14,12 +14,20 @@ from __future__ import annotations
 import re
 
 from app.core.bid_forms import FormBlank, FormParagraph, FormTable, TenderForm
-from app.documents.forms.fields import field_for, field_label, is_instruction, normalize_hint
+from app.documents.forms.fields import (
+    field_for,
+    field_label,
+    is_instruction,
+    is_person_hint,
+    normalize_hint,
+    person_field,
+)
 
 _UNDERSCORES = re.compile(r"[_＿]{2,}(?:[ \u3000]*[_＿]+)*")
 _DATE = re.compile(r"(?<![\d一二三四五六七八九十〇零])(?:(?:20|２０)?[ \u3000_＿]*)年[ \u3000_＿]*月[ \u3000_＿]*日")
 _WIDE = re.compile(r"[ \u3000\t]{3,}")
 _BRACKET = re.compile(r"[（(]([^（）()\n]{1,24})[)）]|【([^【】\n]{0,24})】|\[([ \u3000_]*)\]")
+_HINT = re.compile(r"^(?!或|及|和|含|即|注|如|不|以|按|详见|见|与)[^，。；;：:,]{1,14}$")
 _LABEL_COLON = re.compile(r"([^\s：:，。；;、（）()|]{1,16}(?:[（(][^（）()]{1,12}[)）])?[^\s：:，。；;]{0,6})[：:][ \u3000\t_＿]*")
 _NOT_LABELS = ("注", "说明", "备注", "附", "特此", "如下", "以下", "承诺如下", "声明如下", "具体情况如下", "内容如下", "事项如下",
                "例如", "包括", "即", "其中")
@@ -27,6 +35,11 @@ _NOT_LABELS = ("注", "说明", "备注", "附", "特此", "如下", "以下", "
 
 def _blank(kind: str, start: int, end: int, hint: str, text: str, context: str = "") -> FormBlank:
     fld = field_for(hint, context=context)
+    if not fld and is_person_hint(hint):
+        fld = person_field(text[max(0, start - 24):start], text[end:end + 60])
+    if not fld and kind in ("underline", "spaces"):  # no label: the words around it (…有效期为____个日历日)
+        window = field_for(text[max(0, start - 16):start] + text[end:end + 6])
+        fld = window if window in ("validity", "period", "price", "unit_price", "warranty") else ""
     return FormBlank(id="", item=-1, kind=kind, field=fld, label=field_label(fld, hint),  # type: ignore[arg-type]
                      placeholder=text[start:end], start=start, end=end)
 
@@ -38,7 +51,7 @@ def _free(spans: list[tuple[int, int]], a: int, b: int) -> bool:
 def _hint_near(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     """A bracketed non-instruction hint right after (or else right before) a blank: (hint, start, end)."""
     after = re.match(r"[ \u3000]{0,2}[（(]([^（）()\n]{1,24})[)）]", text[end:])
-    if after and not is_instruction(after.group(1)) and field_for(after.group(1)):
+    if after and not is_instruction(after.group(1)) and (field_for(after.group(1)) or is_person_hint(after.group(1))):
         return after.group(1), end + after.start(), end + after.end()
     before = re.search(r"[（(]([^（）()\n]{1,24})[)）][ \u3000]{0,2}$", text[:start])
     if before and not is_instruction(before.group(1)) and field_for(before.group(1)):
@@ -46,11 +59,35 @@ def _hint_near(text: str, start: int, end: int) -> tuple[str, int, int] | None:
     return None
 
 
+_TRAILING_BRACKET = re.compile(r"[（(]([^（）()]{1,16})[)）]\s*$")
+_SIGN = re.compile(r"签字|签名|签章|签署")
+_LABEL_TAIL = re.compile(r"((?:[^\s，。；;,、：:（）()|]|(?<=\S)[ \u3000]{1,8}(?=\S)){1,16})$|([￥¥])$")
+
+
 def _label_before(text: str, start: int) -> str:
-    """The label or words just before a blank (``项目编号为``, ``地址：``)."""
-    head = text[:start].rstrip(" \u3000\t")
-    m = re.search(r"([^，。；;,、\s（）()]{1,14})[：:]?$", head)
-    return m.group(1) if m else ""
+    """The label or words just before a blank (``项目编号为``, ``地    址：`` → ``地址``).
+
+    A bracketed instruction between the label and its colon (``供应商名称(盖章)：``) is passed over;
+    one that asks for a signature (``(签字或盖章)``) makes the label a signature place.
+    """
+    head = text[:start].rstrip(" \u3000\t").rstrip("：:").rstrip(" \u3000\t")
+    signed = False
+    while True:
+        m = _TRAILING_BRACKET.search(head)
+        if not m or m.start() == 0:
+            break
+        signed = signed or bool(_SIGN.search(m.group(1)))
+        head = head[:m.start()].rstrip(" \u3000\t")
+    m2 = _LABEL_TAIL.search(head)
+    label = (m2.group(1) or m2.group(2) or "") if m2 else ""
+    # keep the last words only: a spaced label (地    址) joins up, a sentence's earlier words do not
+    parts = re.split(r"[ \u3000]{2,}", label)
+    if len(parts) > 1 and all(len(p) == 1 for p in parts[-2:]):
+        label = "".join(p for p in parts if len(p) == 1)
+    else:
+        label = parts[-1]
+    label = label.strip()
+    return f"{label}（签字）" if signed and label else label
 
 
 def paragraph_blanks(text: str, underlined: list[tuple[int, int]] | None = None) -> list[FormBlank]:
@@ -89,14 +126,22 @@ def paragraph_blanks(text: str, underlined: list[tuple[int, int]] | None = None)
         if not _free(taken, a, b):
             continue
         if m.group(1) is not None:
-            if is_instruction(inner) or not field_for(inner):
+            if is_instruction(inner) or not field_for(inner) or not _HINT.match(inner.strip()):
                 continue
             if any(abs(a - e) <= 2 or abs(s - b) <= 2 for s, e in taken):
                 continue  # it names a blank beside it
+            before = field_for(text[max(0, a - 6):a])
+            if before and (before == field_for(inner) or re.search(r"负责人|法人", inner)) and text[a - 1:a] not in "：:":
+                continue  # 法定代表人（单位负责人）: another name for the words before it, not a blank
         add("bracket", a, b, inner or _label_before(text, a))
     for m in _LABEL_COLON.finditer(text):
-        label = normalize_hint(m.group(1))
         colon_end = m.start(1) + len(m.group(1)) + 1
+        label = normalize_hint(_label_before(text, colon_end - 1) or m.group(1))
+        if re.search(r"复印件|扫描件|原件|影印件", label) or (len(label) > 10 and not field_for(label)):
+            continue
+        if label.endswith(("如下", "包括", "以下", "请寄")) or (text[:colon_end - 1].rstrip().endswith((")", "）"))
+                                                        and any(abs(e - (colon_end - 1)) <= 12 for _s, e in taken)):
+            continue
         rest = text[m.end():].strip()
         ends = not rest or re.fullmatch(r"[（(][^（）()]{1,12}[)）]", rest) is not None
         gap = m.end() - colon_end >= 2 and bool(rest)
@@ -168,4 +213,6 @@ def find_blanks(form: TenderForm, index: int, flow_underlines: list[list[tuple[i
             blanks.append(b)
     for n, b in enumerate(blanks, 1):
         b.id = f"{index}.{n}"
+        if not b.field and is_person_hint(b.label) and form.kind == "legal_rep":
+            b.field = "legal_rep"
     return blanks

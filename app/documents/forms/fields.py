@@ -22,7 +22,7 @@ FIELD_WORDS: dict[str, tuple[str, ...]] = {
     "project_name": ("项目名称", "采购项目名称", "招标项目名称", "工程名称", "项目全称", "采购项目", "标的名称"),
     "project_number": ("项目编号", "招标编号", "采购编号", "项目编码", "采购项目编号", "招标项目编号", "标书编号",
                        "采购计划编号", "项目代码"),
-    "buyer": ("采购人名称", "招标人名称", "采购人", "招标人", "采购单位", "招标单位", "建设单位", "业主"),
+    "buyer": ("采购人或采购代理机构", "采购人或代理机构", "招标人或招标代理机构", "招标人或代理机构", "采购人名称", "招标人名称", "采购人", "招标人", "采购单位", "招标单位", "建设单位", "业主"),
     "agency": ("采购代理机构名称", "代理机构名称", "采购代理机构", "代理机构", "招标代理机构", "招标代理"),
     "lot": ("包号", "标段号", "标段", "包组", "采购包", "分包号", "合同包"),
     "date": ("日期", "年月日", "签署日期", "投标日期", "响应日期", "协商日期", "磋商日期", "时间"),
@@ -33,6 +33,7 @@ FIELD_WORDS: dict[str, tuple[str, ...]] = {
     "legal_rep_age": ("年龄",),
     "authorized_rep": ("授权代表姓名", "授权代表", "被授权人姓名", "被授权人", "委托代理人", "受托人", "代理人姓名",
                        "投标人代表", "全权代表", "被委托人"),
+    "authorized_rep_name_title": ("姓名和职务", "姓名、职务", "全名、职务", "全名和职务", "姓名职务", "姓名及职务"),
     "authorized_rep_title": ("授权代表职务", "被授权人职务", "委托代理人职务"),
     "authorized_rep_id": ("授权代表身份证号", "被授权人身份证号", "受托人身份证号", "委托代理人身份证号"),
     "authorized_rep_phone": ("授权代表电话", "被授权人电话", "授权代表联系电话", "手机"),
@@ -40,7 +41,7 @@ FIELD_WORDS: dict[str, tuple[str, ...]] = {
     "postcode": ("邮政编码", "邮编"),
     "phone": ("联系电话", "电话", "联系方式"),
     "fax": ("传真",),
-    "email": ("电子邮箱", "电子邮件", "邮箱", "E-mail", "Email"),
+    "email": ("电子邮箱", "电子邮件", "电子函件", "邮箱", "E-mail", "Email"),
     "bank": ("开户银行", "开户行", "基本账户开户银行"),
     "account": ("银行账号", "账号", "帐号", "银行帐号"),
     "credit_code": ("统一社会信用代码", "社会信用代码", "营业执照号码", "营业执照注册号", "注册号"),
@@ -54,10 +55,10 @@ FIELD_WORDS: dict[str, tuple[str, ...]] = {
     "enterprise_size": ("中型企业、小型企业、微型企业", "企业规模", "企业划型"),
     "price_words": ("大写", "人民币大写", "金额大写", "总价大写", "报价大写"),
     "price": ("投标总价", "投标报价", "报价总价", "总报价", "投标总报价", "磋商报价", "响应报价", "最终报价", "报价",
-              "总价", "小写", "合计金额", "投标价", "总金额", "含税总价", "报价金额", "金额", "价格"),
+              "总价", "小写", "￥", "¥", "合计金额", "投标价", "总金额", "含税总价", "报价金额", "金额", "价格"),
     "unit_price": ("单价", "综合单价", "投标单价"),
     "period": ("服务期限", "服务期", "工期", "交货期", "供货期", "合同履行期限", "履行期限", "完成时间", "交付日期"),
-    "validity": ("投标有效期", "响应有效期", "有效期"),
+    "validity": ("投标有效期", "响应有效期", "有效期", "个日历日", "日历天"),
     "delivery_place": ("交货地点", "服务地点", "交付地点", "实施地点"),
     "quality": ("质量标准", "质量要求", "质量"),
     "warranty": ("质保期", "保修期", "质量保证期"),
@@ -103,6 +104,26 @@ def field_for(hint: str, *, context: str = "") -> str:
     if found == "legal_rep_id" and _AUTHORIZED.search(context[-20:] + h) and "法定代表人" not in h:
         return "authorized_rep_id"
     return found
+
+
+_PERSON = re.compile(r"^(?:姓名|名字|全名)$")
+
+
+def person_field(before: str, after: str, form_kind: str = "") -> str:
+    """Whose name a bare 姓名 blank asks for: the authorised representative after 委托/授权, the legal
+    representative before 系…法定代表人 or in a 法定代表人 form; ``""`` when nothing tells."""
+    if re.search(r"(?:委托|授权|被授权人|代理人|受托人)[^，。；]{0,4}$", before):
+        return "authorized_rep"
+    if re.match(r"^[^，。；]{0,44}法定代表人", after) or re.search(r"法定代表人[^，。；]{0,6}$", before):
+        return "legal_rep"
+    if form_kind == "legal_rep":
+        return "legal_rep"
+    return ""
+
+
+def is_person_hint(hint: str) -> bool:
+    """A hint that only says 姓名 (whose name it is comes from the words around it)."""
+    return bool(_PERSON.match(normalize_hint(hint)))
 
 
 def is_instruction(hint: str) -> bool:

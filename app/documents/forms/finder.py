@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from app.core.bid_forms import FormParagraph, FormsReading, FormTable, TenderForm
 from app.documents.forms.blanks import find_blanks
 from app.documents.forms.chapter import ChapterSpan, chapter_spans, is_toc_line
-from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable, read_flow
+from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable, docx_flow
+from app.documents.forms.flow_pages import document_flow
 from app.documents.forms.hierarchy import contents_lines, keep_forms
 from app.documents.forms.titles import (
     _NUMBER,
@@ -244,8 +245,28 @@ def read_forms(flow: list[FlowItem], source_path: str = "", source_kind: str = "
 
 
 def find_forms(path: Path | str, doc: TenderDocument | None = None) -> FormsReading:
-    """Read the format chapter of a DOCX or PDF tender (``doc``: the already read document, if any)."""
+    """Read the format chapter of a DOCX or PDF tender (``doc``: the already read document, if any).
+
+    A PDF is read twice: the tender's text finds the chapter, then the chapter's pages are read
+    again line by line (gaps, drawn rules, ruled tables: :mod:`.pdf_lines`) and the forms come
+    from that closer reading.
+    """
     p = Path(path)
-    flow = read_flow(p, doc)
-    kind = "docx" if p.suffix.lower() == ".docx" and (doc is None or doc.kind == "docx") else (doc.kind if doc else "pdf")
-    return read_forms(flow, str(p), kind)
+    is_docx = p.suffix.lower() == ".docx" and (doc is None or doc.kind == "docx")
+    if is_docx:
+        return read_forms(docx_flow(p), str(p), "docx")
+    if doc is None:
+        from app.documents.loader import load_tender
+
+        doc = load_tender(p)
+    reading = read_forms(document_flow(doc), str(p), doc.kind)
+    if doc.kind != "pdf" or reading.chapter_pages is None:
+        return reading
+    from app.documents.forms.pdf_lines import read_chapter_pages
+
+    first, last = reading.chapter_pages
+    closer = read_chapter_pages(p, first, last)
+    again = read_forms(document_flow(doc, closer), str(p), doc.kind)
+    if closer.skipped:
+        again.message += f"（第 {closer.skipped[0]}–{closer.skipped[-1]} 页超出逐行读取的上限，按普通文字读取）"
+    return again if again.forms else reading

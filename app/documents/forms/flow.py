@@ -9,7 +9,6 @@ for a PDF, the running block number, so :mod:`app.export.forms` can find the ori
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from typing import Any
 from app.documents.model import TenderDocument
 
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_PAGE_NUMBER = re.compile(r"^\s*(?:[-—－]\s*)?(?:第\s*)?\d{1,4}\s*(?:页)?(?:\s*[/共]\s*\d{1,4}\s*页?)?(?:\s*[-—－])?\s*$")
 
 
 @dataclass
@@ -176,90 +174,6 @@ def docx_flow(path: Path) -> list[FlowItem]:
     return items
 
 
-def _inside(b: tuple[float, float, float, float], t: tuple[float, float, float, float]) -> bool:
-    cx, cy = (b[0] + b[2]) / 2, (b[1] + b[3]) / 2
-    return t[0] - 2 <= cx <= t[2] + 2 and t[1] - 2 <= cy <= t[3] + 2
-
-
-def document_flow(doc: TenderDocument) -> list[FlowItem]:
-    """Any read tender (PDF, text, OCR) as a flow: lines joined into paragraphs, tables in place.
-
-    A line that reaches the page's text width continues on the next line unless that one
-    starts a numbered item; page numbers are left out. Without boxes each block is a paragraph.
-    """
-    items: list[FlowItem] = []
-    source = -1
-    tables_by_page: dict[int, list[Any]] = {}
-    for t in doc.tables:
-        if t.bbox is not None:
-            tables_by_page.setdefault(t.page, []).append(t)
-    right = _text_right_edge(doc)
-    left = _text_left_edge(doc)
-    for page in doc.pages:
-        if not page.readable:
-            continue
-        lines: list[tuple[str, float, int, bool]] = []  # text, right edge, source, centred
-        placed: set[str] = set()
-        for block in page.blocks:
-            source += 1
-            table = next((t for t in tables_by_page.get(page.number, [])
-                          if block.bbox is not None and t.bbox is not None and _inside(block.bbox, t.bbox)), None)
-            if block.kind == "table" or table is not None:
-                t = table if table is not None else next((x for x in doc.tables if x.id == block.table_id), None)
-                if t is not None and t.id not in placed:
-                    placed.add(t.id)
-                    _flush(items, lines, page.number, right)
-                    items.append(FlowTable(len(items), [list(r) for r in t.rows], page.number, source))
-                continue
-            edge = block.bbox[2] if block.bbox is not None else 0.0
-            parts = [p for p in block.text.split("\n") if p.strip()]
-            for k, part in enumerate(parts):
-                if _PAGE_NUMBER.match(part):
-                    continue
-                last = k == len(parts) - 1
-                centred = (len(parts) == 1 and block.bbox is not None and right > left
-                           and abs((block.bbox[0] + block.bbox[2]) / 2 - (left + right) / 2) < 18
-                           and block.bbox[2] - block.bbox[0] < (right - left) * 0.7)
-                lines.append((part, edge if last else right, source, centred))
-        _flush(items, lines, page.number, right)
-    return items
-
-
-def _text_left_edge(doc: TenderDocument) -> float:
-    """Where the body text's lines start: the median over pages of the leftmost long line (0 without boxes)."""
-    edges = sorted(min(b.bbox[0] for b in p.blocks if b.bbox is not None and len(b.text) >= 12)
-                   for p in doc.pages if any(b.bbox is not None and len(b.text) >= 12 for b in p.blocks))
-    return edges[len(edges) // 2] if edges else 0.0
-
-
-def _text_right_edge(doc: TenderDocument) -> float:
-    """Where the body text's lines end: the median over pages of the rightmost long line (0 without boxes)."""
-    edges = sorted(max(b.bbox[2] for b in p.blocks if b.bbox is not None and len(b.text) >= 12)
-                   for p in doc.pages if any(b.bbox is not None and len(b.text) >= 12 for b in p.blocks))
-    return edges[len(edges) // 2] if edges else 0.0
-
-
-_STARTS_ITEM = re.compile(r"^\s*(?:[（(]?[一二三四五六七八九十\d]{1,3}[)）、.．:：]|[①-⑳]|第[一二三四五六七八九十\d]+|注[：:]|附件|格式)")
-
-
-def _flush(items: list[FlowItem], lines: list[tuple[str, float, int, bool]], page: int, right: float = 0.0) -> None:
-    """Join the collected lines into paragraphs and append them (a centred line stays alone)."""
-    current: list[str] = []
-    first_source = -1
-    for k, (text, edge, source, centred) in enumerate(lines):
-        if not current:
-            first_source = source
-        current.append(text.strip())
-        nxt = lines[k + 1][0] if k + 1 < len(lines) else ""
-        wraps = right > 0 and edge >= right - 14 and len(text.strip()) >= 12
-        if centred or not (wraps and nxt and not _STARTS_ITEM.match(nxt)):
-            top = not items or items[-1].page != page
-            items.append(FlowParagraph(len(items), "".join(current), page, first_source,
-                                       align="center" if centred and len(current) == 1 else "", page_top=top))
-            current = []
-    lines.clear()
-
-
 def read_flow(path: Path, doc: TenderDocument | None = None) -> list[FlowItem]:
     """The flow of a tender file: a DOCX through its runs, anything else through its read document."""
     if path.suffix.lower() == ".docx" and (doc is None or doc.kind == "docx"):
@@ -268,4 +182,6 @@ def read_flow(path: Path, doc: TenderDocument | None = None) -> list[FlowItem]:
         from app.documents.loader import load_tender
 
         doc = load_tender(path)
+    from app.documents.forms.flow_pages import document_flow
+
     return document_flow(doc)

@@ -176,7 +176,7 @@ def parse_title(text: str, *, styled: bool = False) -> Title | None:
 
 def form_kind(name: str) -> str:
     """The kind of form a name says (the first matching entry of :data:`KIND_WORDS`), else ``other``."""
-    n = compact(name)
+    n = re.sub(r"[（(][^（）()]{0,12}[)）]", "", compact(name))
     for kind, words in KIND_WORDS:
         if any(w in n for w in words):
             return kind
