@@ -104,7 +104,8 @@ def fill_share(reading: FormsReading) -> tuple[int, int]:
     for form in reading.forms:
         for b in form.blanks:
             key = blank_key(form, b)
-            if b.field in COMPANY_FIELDS or b.field in TENDER_FACTS or key in filled.in_lists:
+            if key in filled.in_lists or (key not in filled.list_cells and (b.field in COMPANY_FIELDS
+                                                                             or b.field in TENDER_FACTS)):
                 fillable += 1
                 done += bool(filled.value(form, b).value)
     return fillable, done
@@ -114,5 +115,5 @@ def answer_blanks(reading: FormsReading) -> int:
     """Blanks that are the user's answers (price, date, deviation, remarks, unclear questions), signatures left out."""
     filled = fill_forms(reading, sample_input(reading))
     return sum(1 for form in reading.forms for b in form.blanks
-               if b.field != "signature" and not (b.field in COMPANY_FIELDS or b.field in TENDER_FACTS
-                                                  or blank_key(form, b) in filled.in_lists))
+               if b.field != "signature" and not (blank_key(form, b) in filled.in_lists or (
+                   blank_key(form, b) not in filled.list_cells and (b.field in COMPANY_FIELDS or b.field in TENDER_FACTS))))

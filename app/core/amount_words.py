@@ -27,7 +27,7 @@ class AmountError(ValueError):
 
 def _group(n: int) -> str:
     """A number 0–9999 in capitals without its group unit (0 → "")."""
-    out = []
+    out: list[str] = []
     zero = False
     for pos in range(3, -1, -1):
         d = n // 10**pos % 10
@@ -44,11 +44,11 @@ def _group(n: int) -> str:
 def _integer(n: int) -> str:
     if n == 0:
         return ""
-    groups = []
+    groups: list[int] = []
     while n:
         groups.append(n % 10000)
         n //= 10000
-    out = []
+    out: list[str] = []
     need_zero = False
     for k in range(len(groups) - 1, -1, -1):
         g = groups[k]

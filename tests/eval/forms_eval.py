@@ -88,8 +88,8 @@ def pair(labelled: list[str], found: list[str]) -> tuple[int, list[str], list[st
     return len(labelled) - len(missed), missed, invented
 
 
-def evaluate(path: Path, labelled: list[str]) -> Verdict:
-    """Read one tender's forms and compare them with its labels."""
+def evaluate(path: Path, labelled: list[str], *, fill: bool = True) -> Verdict:
+    """Read one tender's forms and compare them with its labels (``fill``: measure the fill too)."""
     t0 = time.perf_counter()
     reading = find_forms(path)
     seconds = time.perf_counter() - t0
@@ -98,11 +98,9 @@ def evaluate(path: Path, labelled: list[str]) -> Verdict:
     v = Verdict(path.name, labelled, found, matched, missed, invented, seconds=seconds)
     v.blanks = sum(len(f.blanks) for f in reading.forms)
     v.known = sum(1 for f in reading.forms for b in f.blanks if b.field)
-    try:
-        from tests.forms_fixtures import fill_share
-    except ImportError:  # the fill step is measured once it exists
+    if not fill or not reading.forms:
         return v
-    from tests.forms_fixtures import answer_blanks
+    from tests.forms_fixtures import answer_blanks, fill_share
 
     v.fillable, v.filled = fill_share(reading)
     v.answers = answer_blanks(reading)

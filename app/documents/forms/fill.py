@@ -67,7 +67,8 @@ class FormsFill:
     unfilled: list[tuple[str, str, str]] = field(default_factory=list)  # (form key, blank key, what it asks)
     signatures: int = 0
     extra_rows: dict[str, int] = field(default_factory=dict)  # form key → list-fact rows the table had no room for
-    in_lists: set[str] = field(default_factory=set)  # blank keys of list-table cells matched to a kind of facts
+    in_lists: set[str] = field(default_factory=set)  # blank keys of list-table cells a fact row answers
+    list_cells: set[str] = field(default_factory=set)  # blank keys of every row-to-fill cell of a list table
 
     def value(self, form: TenderForm, blank: FormBlank) -> FilledBlank:
         """The value of one blank (an empty one when nothing fills it)."""
@@ -217,24 +218,28 @@ def _fill_list_table(form: TenderForm, k: int, table: FormTable, inp: FillInput,
     done: set[int] = set()
     cells = {(b.row, b.col): b for b in form.blanks if b.item == k and b.kind == "cell"}
     for n, r in enumerate(data_rows):
-        if n >= len(source.rows):
-            break
-        fact = source.rows[n]
-        for c, fld in cols.items():
-            b = cells.get((r, c))
-            if b is None:
+        fact = source.rows[n] if n < len(source.rows) else None
+        for (row, c), b in cells.items():
+            if row != r:
                 continue
-            value = fact.get(fld, "")
             key = blank_key(form, b)
+            fld = cols.get(c)
+            value = fact.get(fld, "") if fact is not None and fld else ""
             typed = inp.state.blank_values.get(key, "")
             if typed:
                 out.values[key] = FilledBlank(value=typed, source="user", source_label="用户填写")
             elif value:
                 out.values[key] = FilledBlank(value=value, source="company", source_label=f"企业资料 › {source.label}")
+            elif fact is None:
+                out.values[key] = FilledBlank(note=f"企业资料 › {source.label} 没有更多条目")
+            elif fld is None:
+                out.values[key] = FilledBlank(note="这一列由用户填写")
             else:
                 out.values[key] = FilledBlank(note=f"企业资料 › {source.label} 中这一项为空")
             done.add(id(b))
-            out.in_lists.add(key)
+            out.list_cells.add(key)
+            if fld is not None and fact is not None:
+                out.in_lists.add(key)
     if len(source.rows) > len(data_rows):
         out.extra_rows[form.key] = out.extra_rows.get(form.key, 0) + len(source.rows) - len(data_rows)
     return done

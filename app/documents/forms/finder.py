@@ -192,7 +192,7 @@ def _without_duplicates(forms: list[TenderForm], structural: list[bool]) -> list
     thin = [_thin(f) and not structural[k] for k, f in enumerate(forms)]
     bare = [not f.blanks and not any(isinstance(it, FormTable) for it in f.items) and not structural[k]
             for k, f in enumerate(forms)]
-    in_list = set()
+    in_list: set[int] = set()
     k = 0
     while k < len(forms):  # three or more thin forms in a row on one page: a list of contents
         j = k
@@ -265,7 +265,10 @@ def find_forms(path: Path | str, doc: TenderDocument | None = None) -> FormsRead
     from app.documents.forms.pdf_lines import read_chapter_pages
 
     first, last = reading.chapter_pages
-    closer = read_chapter_pages(p, first, last)
+    try:
+        closer = read_chapter_pages(p, first, last)
+    except Exception:  # a PDF MuPDF opens only with a password, or one it fails on: keep the plain reading
+        return reading
     again = read_forms(document_flow(doc, closer), str(p), doc.kind)
     if closer.skipped:
         again.message += f"（第 {closer.skipped[0]}–{closer.skipped[-1]} 页超出逐行读取的上限，按普通文字读取）"

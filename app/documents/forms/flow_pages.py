@@ -51,11 +51,11 @@ def document_flow(doc: TenderDocument, closer: ChapterPages | None = None) -> li
             table = next((t for t in tables_by_page.get(page.number, [])
                           if block.bbox is not None and t.bbox is not None and _inside(block.bbox, t.bbox)), None)
             if block.kind == "table" or table is not None:
-                t = table if table is not None else next((x for x in doc.tables if x.id == block.table_id), None)
-                if t is not None and t.id not in placed:
-                    placed.add(t.id)
+                found = table if table is not None else next((x for x in doc.tables if x.id == block.table_id), None)
+                if found is not None and found.id not in placed:
+                    placed.add(found.id)
                     _flush(items, lines, page.number, right)
-                    items.append(FlowTable(len(items), [list(r) for r in t.rows], page.number, source))
+                    items.append(FlowTable(len(items), [list(r) for r in found.rows], page.number, source))
                 continue
             edge = block.bbox[2] if block.bbox is not None else 0.0
             parts = [p for p in block.text.split("\n") if p.strip()]

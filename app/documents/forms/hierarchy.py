@@ -110,7 +110,8 @@ def contents_lines(flow: list[FlowItem], lo: int, hi: int) -> set[int]:
                 out.update(run)
                 out.update(g for g in gaps if run[0] < g < run[-1])
                 head = run[0] - 1
-                if head > lo and isinstance(flow[head], FlowParagraph) and compact(flow[head].text) in ("目录", "目次"):
+                first = flow[head] if head > lo else None
+                if isinstance(first, FlowParagraph) and compact(first.text) in ("目录", "目次"):
                     out.add(head)
         run.clear()
         gaps.clear()

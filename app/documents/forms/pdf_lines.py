@@ -22,6 +22,10 @@ MAX_PAGES = 80
 TIME_BUDGET_S = 20.0
 
 
+Box = tuple[float, float, float, float]
+Char = tuple[str, Box]
+
+
 @dataclass
 class PdfLine:
     """One text line: its text with gaps as spaces, its box, and its underlined character spans."""
@@ -43,7 +47,7 @@ class ChapterPages:
 
 def _rules(page: Any) -> list[tuple[float, float, float]]:
     """Horizontal strokes on the page: (y, x0, x1)."""
-    out = []
+    out: list[tuple[float, float, float]] = []
     try:
         drawings = page.get_drawings()
     except Exception:  # a broken content stream: no rules, the text still counts
@@ -66,7 +70,7 @@ def _inside(b: tuple[float, float, float, float], boxes: list[tuple[float, float
     return any(t[0] - 1 <= cx <= t[2] + 1 and t[1] - 1 <= cy <= t[3] + 1 for t in boxes)
 
 
-def _line(chars: list[tuple[str, tuple[float, float, float, float]]], size: float,
+def _line(chars: list[Char], size: float,
           rules: list[tuple[float, float, float]]) -> PdfLine:
     """A line's text from its characters: wide gaps become spaces, spaces over a rule are underlined."""
     text: list[str] = []
@@ -120,26 +124,27 @@ def _page_lines(page: Any, tables: list[Table]) -> list[PdfLine]:
     rules = _rules(page)
     boxes = [t.bbox for t in tables if t.bbox is not None]
     raw: dict[str, Any] = page.get_text("rawdict")
-    rows: list[tuple[float, float, list[tuple[str, tuple[float, float, float, float]]], float]] = []
+    rows: list[tuple[float, float, list[Char], float]] = []
     for block in raw.get("blocks", []):
         if block.get("type") != 0:
             continue
         for line in block.get("lines", []):
-            chars = []
+            chars: list[Char] = []
             size = 10.0
             for span in line.get("spans", []):
                 size = float(span.get("size", size))
                 for ch in span.get("chars", []):
-                    chars.append((ch["c"], tuple(float(v) for v in ch["bbox"])))
+                    x0, y0, x1, y1 = (float(v) for v in ch["bbox"])
+                    chars.append((str(ch["c"]), (x0, y0, x1, y1)))
             if not chars or not "".join(c for c, _b in chars).strip():
                 continue
-            bbox = tuple(float(v) for v in line["bbox"])
-            if boxes and _inside(bbox, boxes):  # type: ignore[arg-type]
+            lx0, ly0, lx1, ly1 = (float(v) for v in line["bbox"])
+            if boxes and _inside((lx0, ly0, lx1, ly1), boxes):
                 continue
-            rows.append((bbox[1], bbox[3], chars, size))  # type: ignore[arg-type]
+            rows.append((ly0, ly1, chars, size))
     # lines PyMuPDF split at a gap (年  月  日 as three spans) share a baseline: join them
     rows.sort(key=lambda r: ((r[0] + r[1]) / 2, r[2][0][1][0]))
-    merged: list[tuple[list[tuple[str, tuple[float, float, float, float]]], float]] = []
+    merged: list[tuple[list[Char], float]] = []
     last_mid: float | None = None
     for top, bottom, chars, size in rows:
         mid = (top + bottom) / 2
@@ -157,13 +162,12 @@ def _page_lines(page: Any, tables: list[Table]) -> list[PdfLine]:
 
 def read_chapter_pages(path: Path, first: int, last: int) -> ChapterPages:
     """Lines and ruled tables of pages ``first..last`` (1-based) of a PDF, within the page and time limits."""
-    import pymupdf
-
+    from app.documents.pdf_reader import open_pdf
     from app.documents.pdf_tables import _tables_on_page, _TooBig
 
     out = ChapterPages()
     deadline = time.monotonic() + TIME_BUDGET_S
-    doc = pymupdf.open(str(path))
+    doc = open_pdf(path)
     try:
         stop = min(last, first + MAX_PAGES - 1, doc.page_count)
         for number in range(max(1, first), stop + 1):
