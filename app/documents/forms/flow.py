@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.documents.model import TenderDocument
-
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
@@ -172,16 +170,3 @@ def docx_flow(path: Path) -> list[FlowItem]:
             items.append(FlowTable(len(items), rows, page, source))
             page += len(child.findall(f".//{_W}lastRenderedPageBreak"))
     return items
-
-
-def read_flow(path: Path, doc: TenderDocument | None = None) -> list[FlowItem]:
-    """The flow of a tender file: a DOCX through its runs, anything else through its read document."""
-    if path.suffix.lower() == ".docx" and (doc is None or doc.kind == "docx"):
-        return docx_flow(path)
-    if doc is None:
-        from app.documents.loader import load_tender
-
-        doc = load_tender(path)
-    from app.documents.forms.flow_pages import document_flow
-
-    return document_flow(doc)

@@ -10,9 +10,10 @@ gaps and drawn rules that are a PDF form's blanks, and their ruled tables are us
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable
+from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable, docx_flow
 from app.documents.model import TenderDocument
 
 if TYPE_CHECKING:
@@ -135,3 +136,12 @@ def _flush(items: list[FlowItem], lines: list[Line], page: int, right: float = 0
     lines.clear()
 
 
+def read_flow(path: Path, doc: TenderDocument | None = None) -> list[FlowItem]:
+    """The flow of a tender file: a DOCX through its runs, anything else through its read document."""
+    if path.suffix.lower() == ".docx" and (doc is None or doc.kind == "docx"):
+        return docx_flow(path)
+    if doc is None:
+        from app.documents.loader import load_tender
+
+        doc = load_tender(path)
+    return document_flow(doc)
