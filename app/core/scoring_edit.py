@@ -165,14 +165,20 @@ def explaining_rows(analysis: Analysis) -> dict[str, str]:
     (its table states only the other part), then the fewest rows whose points add up to it, rows the
     user placed left out. Empty when the sums hold or no such rows exist.
     """
-    off = {c.label: round(c.got - c.stated, 4) for c in scoring_checks(analysis)[1:] if c.stated is not None and not c.ok}
+    checks = scoring_checks(analysis)[1:]
+    off = {c.label: round(c.got - c.stated, 4) for c in checks if c.stated is not None and not c.ok}
     over = [zh for zh, d in off.items() if d > 0]
     under = [zh for zh, d in off.items() if d < 0]
-    if len(over) != 1 or len(under) != 1 or abs(off[over[0]] + off[under[0]]) >= 0.01:
+    if len(under) != 1 or len(over) > 1 or (over and abs(off[over[0]] + off[under[0]]) >= 0.01):
         return {}
-    src, dst = _CATEGORY_OF_ZH[over[0]], _CATEGORY_OF_ZH[under[0]]
-    diff = off[over[0]]
-    pool = [g for g in analysis.groups if g.category == src and g.points and g.decided_by != "user"]
+    dst = _CATEGORY_OF_ZH[under[0]]
+    diff = -off[under[0]]
+    if over:
+        sources = {_CATEGORY_OF_ZH[over[0]]}
+    else:  # the points went to parts nothing states (never the price)
+        stated = {_CATEGORY_OF_ZH[c.label] for c in checks if c.stated is not None}
+        sources = {c for c in ("business", "other", "technical") if c not in stated and c != dst}
+    pool = [g for g in analysis.groups if g.category in sources and g.points and g.decided_by != "user"]
     states = {t.key: set(t.stated_by_category) for t in analysis.scoring_tables}
     filed = [g for g in pool if states.get(g.table_key) == {dst}]  # sits in a table of the other part
     found: list[ScoringGroup] = []
@@ -184,5 +190,9 @@ def explaining_rows(analysis: Analysis) -> dict[str, str]:
                 break
         if found:
             break
+    if not found:
+        return {}
+    if not over:
+        return {g.id: f"移到{under[0]}类后，{under[0]}小计即与标明的一致" for g in found}
     why = f"移到{under[0]}类后，{under[0]}、{over[0]}两项小计都与标明的一致"
     return {g.id: why for g in found}
