@@ -4,8 +4,8 @@
 tender the deterministic analysis (``ingest_tender``, no model) is run and compared:
 
 - units: a first-level factor where the label has ``factors``, else a row; a unit counts
-  as found when a parsed row (or a parsed group of rows) has the same name, the same
-  points and the same category;
+  as found when a parsed row (or one of its point-bearing sub-rows, or a parsed group of
+  rows) has the same name, the same points and the same category;
 - the technical subtotal found vs labelled;
 - tables claimed that are not the labelled scoring table (a "wrong table");
 - for tenders without a table: whether a table was claimed, and the Chinese reason given.
@@ -127,6 +127,8 @@ def parsed_candidates(result: IngestResult) -> list[tuple[str, float, str, str]]
     groups: dict[str, list[Any]] = {}
     for row in result.scoring.rows:
         out.append((row.factor, float(row.points or 0.0), _category(row.category), f"p{row.page}"))
+        for item in row.scored_items:  # a factor's point-bearing sub-rows (60KVA UPS 主机 2 + 2 + 1)
+            out.append((item.name or row.factor, float(item.points or 0.0), _category(row.category), f"p{item.page}"))
         group = getattr(row, "group", "") or row.category_label
         if group:
             groups.setdefault(group, []).append(row)

@@ -156,8 +156,13 @@ def _stats(rows: list[Cells], j: int) -> _Stats:
 
 
 def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dict[str, int] | None = None,
-                  header_rows: int = 0, stated_total: float | None = None) -> Columns | None:
-    """Column roles of the body ``rows`` of a block; None when no factor and no points can be told apart."""
+                  header_rows: int = 0, stated_total: float | None = None, *,
+                  label_points: bool = False) -> Columns | None:
+    """Column roles of the body ``rows`` of a block; None when no factor and no points can be told apart.
+
+    ``label_points``: the block's points are stated by its label rows only (a price part over one
+    formula row), so a block without any points column or points in names still has a factor column.
+    """
     hints = hints or {}
     width = max((len(r) for r in rows), default=0)
     if width == 0:
@@ -181,10 +186,13 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
     names_carry = False
     if points is None:
         carriers = [j for j in texts if stats[j].name_points >= 1 and stats[j].mean_len <= SHORT_NAME]
-        if not carriers:
+        if carriers:
+            factor = max(carriers, key=lambda j: (stats[j].name_points, j))
+            names_carry = True
+        elif label_points:
+            factor = _factor_column(stats, texts, hints)
+        else:
             return None
-        factor = max(carriers, key=lambda j: (stats[j].name_points, j))
-        names_carry = True
     else:
         factor = _factor_column(stats, texts, hints)
     criteria = hints.get("criteria") if hints.get("criteria") in texts and hints.get("criteria") != factor else None
