@@ -16,7 +16,7 @@ from typing import Any
 import pymupdf
 
 from tests.document_fixtures import composer
-from tests.scoring_fixtures import Expect
+from tests.scoring_fixtures import Expect, _criteria, _doc, _table
 
 FONT = "china-s"
 Cell = str | None  # None: merged with the cell above (no border drawn between them)
@@ -48,15 +48,15 @@ def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float =
         x = c.margin
         for cell, lines, w in zip(row, wraps, cols, strict=True):
             top = c.y
-            c.page.draw_line((x, top + height), (x + w, top + height), width=0.6)
             c.page.draw_line((x, top), (x, top + height), width=0.6)
             c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
-            if cell is not None:
+            if cell is not None:  # a merged cell has no rule between it and the one above
                 c.page.draw_line((x, top), (x + w, top), width=0.6)
             for k, line in enumerate(lines):
                 _white_runs(c.page, x + pad, top + pad + size + k * size * 1.5, line, size)
             x += w
         c.y += height
+    c.page.draw_line((c.margin, c.y), (c.margin + total, c.y), width=0.6)
 
 
 def _wrap(text: str, width: float, size: float) -> list[str]:
@@ -103,6 +103,68 @@ def product_rows_pdf(path: Path) -> Expect:
                   sub_points={"不间断电源主机": [8, 6, 4]})
 
 
+def lots_docx(path: Path) -> Expect:
+    """Two lots, each with its own 100-point table of the same layout and other points; the total in
+    a row "总分 100" without 分; plans filed under 商务 by the table's own group column."""
+    d = _doc("第三章 评标办法", "本项目采用综合评分法，各包分别评标。", "附件：评分标准", "A包：")
+    head = ["项目", "分项名称", "满分分值", "评分标准"]
+    for lot, (tech, record, plan, total) in (("A包", (50, 6, 14, "总分 100")), ("B包", (56, 4, 10, "总分 100"))):
+        if lot == "B包":
+            d.add_paragraph("B包：")
+        _table(d, [head, ["价格部分", "报价得分", "30", "满足要求且报价最低的为基准价，报价得分=基准价/报价×30。"],
+                   ["技术部分", "系统功能", str(tech), _criteria("系统功能")],
+                   ["商务部分", "同类业绩", str(record), "每个同类业绩得2分。"],
+                   ["", "实施与培训方案", str(plan), _criteria("实施与培训方案")], [total, "", "", ""]],
+               merges=((0, 3, 4),), spans=((5, 0, 3),))
+    d.add_paragraph("加分项：节能产品按规定给予价格扣除，不另计分。")
+    d.save(str(path))
+    return Expect(rows=[("报价得分", 30, "价格"), ("系统功能", 50, "技术"), ("同类业绩", 6, "商务"),
+                        ("实施与培训方案", 14, "商务")])
+
+
+def lots_pdf(path: Path) -> Expect:
+    """Two lots in a PDF: the first lot's title far above its table, group labels with points in a
+    merged column beside a short column headed 评标内容 that holds the names, an empty grid drawn
+    right under the first table; the second lot titled in the line above its table."""
+    c = composer()
+    c.heading("第四章 评标方法和评标标准")
+    c.text("本项目采用综合评分法，评审因素及分值见评标标准。")
+    c.heading("二、评标标准", size=11)
+    c.text("1.第1-3 包评审标准")
+    c.space_to(c.y + 120)
+    widths = [30, 80, 80, 40, 220]
+    draw_grid(c, widths, [
+        ["序号", "评分因素", "评标内容", "分值", "评标依据"],
+        ["1", "价格部分（10分）", "价格评审", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "商务部分（30分）", "投标人业绩", "5分", "同类施工业绩每个得1分，最多得5分。"],
+        [None, None, None, "10分", "同类维护业绩每个得2分，最多得10分。"],
+        [None, None, "服务团队", "15分", _criteria("服务团队")],
+        ["3", "技术部分（60分）", "需求分析", "20分", _criteria("需求分析")],
+        [None, None, "服务方案", "25分", _criteria("服务方案")],
+        [None, None, "应急方案", "15分", _criteria("应急方案")],
+        ["总分100分"],
+    ])
+    draw_grid(c, [60, 60, 90, 60, 80, 100], [["", "", "", "", "", ""]] * 3)  # a blank form right under it
+    c.new_page()
+    c.text("2.第4 包（高压配电设备）评审标准")
+    draw_grid(c, [30, 110, 40, 270], [
+        ["序号", "评分因素", "分值", "评标依据"],
+        ["价格及商务部分20分"],
+        ["1", "评标价", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "业绩", "10", "同类业绩每个得2分，最多得10分。"],
+        ["技术部分80分"],
+        ["3", "总体服务方案", "40", _criteria("总体服务方案")],
+        ["4", "设备配置情况", "40", _criteria("设备配置情况")],
+        ["总分100分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("价格评审", 10, "价格"), ("投标人业绩", 15, "商务"), ("服务团队", 15, "商务"),
+                        ("需求分析", 20, "技术"), ("服务方案", 25, "技术"), ("应急方案", 15, "技术")],
+                  sub_points={"投标人业绩": [5, 10]})
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
+    "lots_docx": ("lots.docx", lots_docx),
+    "lots_pdf": ("lots.pdf", lots_pdf),
 }

@@ -22,7 +22,7 @@ def test_every_engine_implements_the_whole_interface() -> None:
     found = [m.name for m in __import__("pkgutil").iter_modules(engines.__path__)]
     classes = [obj for name in found for obj in vars(__import__(f"app.library.engines.{name}", fromlist=["x"])).values()
                if inspect.isclass(obj) and issubclass(obj, LibraryStore) and obj is not LibraryStore]
-    assert {c.engine for c in classes} >= {"sqlite"}
+    assert {c.engine for c in classes} == {"sqlite", "postgres"}
     for cls in classes:
         missing = sorted(n for n in interface if getattr(cls, n) is getattr(LibraryStore, n))
         assert missing == [], (cls.__name__, missing)

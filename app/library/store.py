@@ -18,10 +18,7 @@ import datetime as dt
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from app.library.server import ServerConfig
+from typing import Any
 
 
 @dataclass
@@ -130,6 +127,26 @@ def conflict_message(current: FactRecord | None) -> str:
     when = f"于 {current.updated_at} " if current.updated_at else ""
     return (f"这条企业资料已被 {who} {when}修改（您打开后已有新版本），您的修改未保存，以免覆盖对方的内容。"
             "已显示最新内容，请核对后重新修改。")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """A PostgreSQL server and database to hold the office library (``password`` in memory only)."""
+
+    host: str
+    port: int = 5432
+    database: str = "bidstudio"
+    user: str = ""
+    password: str = ""
+    connect_timeout: int = 5
+
+    def describe(self) -> str:
+        """``user@host:port/database`` (never the password)."""
+        who = f"{self.user}@" if self.user else ""
+        return f"{who}{self.host}:{self.port}/{self.database}"
+
+    def __repr__(self) -> str:
+        return f"ServerConfig({self.describe()!r})"
 
 
 @dataclass(frozen=True)

@@ -96,7 +96,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue  # only the criteria cell has text: it continues the previous one
         if label is not None and (len(filled) == 1 or compact(label) == compact(number or "")):
             if TOTAL_ROW.match(compact(label)):
-                out.total = stated_points(label) if out.total is None else out.total
+                out.total = _total_value(label) if out.total is None else out.total
                 continue
             if NOTE_START.match(compact(label)) or len(compact(label)) > _LONG_LABEL:
                 if out.rows and not NOTE_START.match(compact(label)) and cols.criteria is not None:
@@ -207,6 +207,14 @@ def _name_tail(factor: str | None, points: float | None, sub: str, fresh_number:
     if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
         return False
     return len(compact(factor)) <= _NAME_TAIL and name_points(factor) is None
+
+
+def _total_value(label: str) -> float | None:
+    """The total a label row states: "合计 100 分", "总分100分", or a bare "总分 100"."""
+    value = stated_points(label)
+    if value is None and (m := re.match(rf"{TOTAL_ROW.pattern}[:：为]?(\d+(?:\.\d+)?)$", compact(label))):
+        value = float(m.group(2))
+    return value
 
 
 def _continue_criteria(row: ScoringRow, text: str, page: int) -> None:

@@ -6,4 +6,4 @@ with its schema migrations in ``pg_schema`` and its Chinese n-gram index in ``gr
 Callers never import an engine: they use ``LibraryStore`` and ``open_library``.
 """
 
-from app.library.engines import sqlite  # noqa: F401  (registers itself with the interface)
+from app.library.engines import postgres, sqlite  # noqa: F401  (each registers itself with the interface)
