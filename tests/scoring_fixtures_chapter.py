@@ -163,7 +163,29 @@ def lots_pdf(path: Path) -> Expect:
                   sub_points={"投标人业绩": [5, 10]})
 
 
+def summary_docx(path: Path) -> Expect:
+    """A summary table of the parts (价格 40 / 商务 20 / 技术 40 / 合计 100) above the detail table whose
+    part cells (headed 条款) state the same points and whose names carry their own points."""
+    d = _doc("第四章 评标办法", "评标分值构成与评分标准表", "评分因素及分值分配表")
+    _table(d, [["序号", "评分因素", "满分"], ["1", "投标报价", "40分"], ["2", "商务部分", "20分"],
+               ["3", "技术部分", "40分"], ["合计", "", "100分"]])
+    d.add_paragraph("评分标准")
+    _table(d, [["条款", "评分因素", "评分标准"],
+               ["投标报价评分标准", "投标报价（40分）", "满足要求且报价最低的为基准价，价格分=基准价/报价×40。"],
+               ["商务评分标准（20分）", "同类业绩（8分）", "每个同类业绩得2分，最多得8分。"],
+               ["", "仓储与配送能力（12分）", _criteria("仓储与配送能力")],
+               ["技术评分标准（40分）", "供货组织方案（15分）", _criteria("供货组织方案")],
+               ["", "应急保障方案（15分）", _criteria("应急保障方案")],
+               ["", "质量保证措施（10分）", _criteria("质量保证措施")]],
+           merges=((0, 2, 3), (0, 4, 6)))
+    d.save(str(path))
+    return Expect(rows=[("投标报价", 40, "价格"), ("同类业绩", 8, "商务"), ("仓储与配送能力", 12, "商务"),
+                        ("供货组织方案", 15, "技术"), ("应急保障方案", 15, "技术"), ("质量保证措施", 10, "技术")],
+                  rejected=["汇总表"])
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "summary": ("summary.docx", summary_docx),
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_docx": ("lots.docx", lots_docx),
     "lots_pdf": ("lots.pdf", lots_pdf),

@@ -43,7 +43,6 @@ _NOT_YET_READ: dict[str, str] = {
     "wenzhou-hospital-medical-food.docx": "two-level numbering whose parent rows carry '/' instead of points",
     "xuhui-municipal-maintenance-paragraphs.pdf": "numbered paragraphs with a points range at the end of the name",
     "zhejiang-hospital-pcr-equipment.docx": "group rows across the table; sub-rows repeating the parent number",
-    "zhengzhou-prison-canteen-meat.pdf": "a summary table above the detail table",
 }
 
 

@@ -169,6 +169,9 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         return None
     stats = [_stats(rows, j) for j in range(width)]
     number = hints.get("number")
+    if number is not None and number < width and stats[number].numbering < 0.5 * len(stats[number].filled) \
+            and sum(1 for v in stats[number].filled if is_group_label(v)) >= 2:
+        number = None  # headed 条款 but holding part labels ("商务评分标准（18 分）"), not numbers
     if number is None:
         for j in range(min(2, width)):
             s = stats[j]
