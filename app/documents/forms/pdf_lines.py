@@ -160,10 +160,34 @@ def _page_lines(page: Any, tables: list[Table]) -> list[PdfLine]:
     return out
 
 
+class _TooMany(Exception):
+    """A page with too many text lines to search for tables."""
+
+
+def _form_tables(page: Any, number: int) -> list[Table]:
+    """The page's ruled tables with every row, empty ones included (a form's empty rows are its blanks)."""
+    from app.documents.pdf_tables import MAX_PAGE_LINES, MAX_ROWS_PER_TABLE, _find, _LineIndex
+    from app.documents.pdf_tables import _page_lines as text_lines
+
+    lines = text_lines(page)
+    if len(lines) > MAX_PAGE_LINES:
+        raise _TooMany
+    out = []
+    index = _LineIndex(lines)
+    for k, tb in enumerate(_find(page)):
+        rows: list[list[str | None]] = [
+            [None if c is None else index.cell_text(tuple(float(v) for v in c)) for c in row.cells]  # type: ignore[arg-type]
+            for row in tb.rows[:MAX_ROWS_PER_TABLE]]
+        if len(rows) < 1 or max(len(r) for r in rows) < 2:
+            continue
+        x0, y0, x1, y1 = (float(v) for v in tb.bbox)
+        out.append(Table(id=f"p{number}f{k + 1}", page=number, rows=rows, bbox=(x0, y0, x1, y1)))
+    return out
+
+
 def read_chapter_pages(path: Path, first: int, last: int) -> ChapterPages:
     """Lines and ruled tables of pages ``first..last`` (1-based) of a PDF, within the page and time limits."""
     from app.documents.pdf_reader import open_pdf
-    from app.documents.pdf_tables import _tables_on_page, _TooBig
 
     out = ChapterPages()
     deadline = time.monotonic() + TIME_BUDGET_S
@@ -176,8 +200,8 @@ def read_chapter_pages(path: Path, first: int, last: int) -> ChapterPages:
                 break
             page = doc[number - 1]
             try:
-                tables, _cut = _tables_on_page(page, number, 1000 * number)
-            except _TooBig:
+                tables = _form_tables(page, number)
+            except _TooMany:
                 out.skipped.append(number)
                 continue
             except Exception:  # a page the table finder cannot read: its text is still worth having
