@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.documents.errors import vanished_message
 from app.library.store import LibraryStore
 
 KINDS = ("certificate", "staff", "reference", "equipment")
@@ -128,6 +129,8 @@ def read_facts_xlsx(path: Path) -> FactsImport:
     try:
         wb = load_workbook(str(path), read_only=True, data_only=True)
     except Exception as exc:
+        if not path.exists():
+            raise ValueError(vanished_message(path)) from exc
         raise ValueError(f"无法打开 Excel 文件“{path.name}”：文件已损坏或不是 .xlsx") from exc
     out = FactsImport()
     try:
