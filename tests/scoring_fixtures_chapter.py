@@ -16,10 +16,10 @@ from typing import Any
 import pymupdf
 
 from tests.document_fixtures import composer
-from tests.scoring_fixtures import Expect
+from tests.scoring_fixtures import Expect, _criteria, _doc, _table
 
 FONT = "china-s"
-Cell = str | None  # None: merged with the cell above (no border drawn between them)
+Cell = str | tuple[str, int] | None  # None: merged with the cell above; (text, k): spans k columns
 
 
 def _white_runs(page: Any, x: float, y: float, text: str, size: float) -> None:
@@ -42,21 +42,32 @@ def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float =
     pad = 3.0
     total = sum(widths)
     for row in rows:
-        cols = [total] if len(row) == 1 else widths
-        wraps = [_wrap(cell or "", w - 2 * pad, size) for cell, w in zip(row, cols, strict=True)]
+        cols = [total] if len(row) == 1 else _spans(row, widths)
+        texts = [cell[0] if isinstance(cell, tuple) else cell for cell in row]
+        wraps = [_wrap(text or "", w - 2 * pad, size) for text, w in zip(texts, cols, strict=True)]
         height = max(len(w) for w in wraps) * size * 1.5 + 2 * pad
         x = c.margin
-        for cell, lines, w in zip(row, wraps, cols, strict=True):
+        for cell, lines, w in zip(texts, wraps, cols, strict=True):
             top = c.y
-            c.page.draw_line((x, top + height), (x + w, top + height), width=0.6)
             c.page.draw_line((x, top), (x, top + height), width=0.6)
             c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
-            if cell is not None:
+            if cell is not None:  # a merged cell has no rule between it and the one above
                 c.page.draw_line((x, top), (x + w, top), width=0.6)
             for k, line in enumerate(lines):
                 _white_runs(c.page, x + pad, top + pad + size + k * size * 1.5, line, size)
             x += w
         c.y += height
+    c.page.draw_line((c.margin, c.y), (c.margin + total, c.y), width=0.6)
+
+
+def _spans(row: list[Cell], widths: list[float]) -> list[float]:
+    out: list[float] = []
+    j = 0
+    for cell in row:
+        k = cell[1] if isinstance(cell, tuple) else 1
+        out.append(sum(widths[j : j + k]))
+        j += k
+    return out
 
 
 def _wrap(text: str, width: float, size: float) -> list[str]:
@@ -103,6 +114,112 @@ def product_rows_pdf(path: Path) -> Expect:
                   sub_points={"不间断电源主机": [8, 6, 4]})
 
 
+def lots_docx(path: Path) -> Expect:
+    """Two lots, each with its own 100-point table of the same layout and other points; the total in
+    a row "总分 100" without 分; plans filed under 商务 by the table's own group column."""
+    d = _doc("第三章 评标办法", "本项目采用综合评分法，各包分别评标。", "附件：评分标准", "A包：")
+    head = ["项目", "分项名称", "满分分值", "评分标准"]
+    for lot, (tech, record, plan, total) in (("A包", (50, 6, 14, "总分 100")), ("B包", (56, 4, 10, "总分 100"))):
+        if lot == "B包":
+            d.add_paragraph("B包：")
+        _table(d, [head, ["价格部分", "报价得分", "30", "满足要求且报价最低的为基准价，报价得分=基准价/报价×30。"],
+                   ["技术部分", "系统功能", str(tech), _criteria("系统功能")],
+                   ["商务部分", "同类业绩", str(record), "每个同类业绩得2分。"],
+                   ["", "实施与培训方案", str(plan), _criteria("实施与培训方案")], [total, "", "", ""]],
+               merges=((0, 3, 4),), spans=((5, 0, 3),))
+    d.add_paragraph("加分项：节能产品按规定给予价格扣除，不另计分。")
+    d.save(str(path))
+    return Expect(rows=[("报价得分", 30, "价格"), ("系统功能", 50, "技术"), ("同类业绩", 6, "商务"),
+                        ("实施与培训方案", 14, "商务")])
+
+
+def lots_pdf(path: Path) -> Expect:
+    """Two lots in a PDF: the first lot's title far above its table, group labels with points in a
+    merged column beside a short column headed 评标内容 that holds the names, an empty grid drawn
+    right under the first table; the second lot titled in the line above its table."""
+    c = composer()
+    c.heading("第四章 评标方法和评标标准")
+    c.text("本项目采用综合评分法，评审因素及分值见评标标准。")
+    c.heading("二、评标标准", size=11)
+    c.text("1.第1-3 包评审标准")
+    c.space_to(c.y + 120)
+    widths = [30, 80, 80, 40, 220]
+    draw_grid(c, widths, [
+        ["序号", "评分因素", "评标内容", "分值", "评标依据"],
+        ["1", "价格部分（10分）", "价格评审", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "商务部分（30分）", "投标人业绩", "5分", "同类施工业绩每个得1分，最多得5分。"],
+        [None, None, None, "10分", "同类维护业绩每个得2分，最多得10分。"],
+        [None, None, "服务团队", "15分", _criteria("服务团队")],
+        ["3", "技术部分（60分）", "需求分析", "20分", _criteria("需求分析")],
+        [None, None, "服务方案", "25分", _criteria("服务方案")],
+        [None, None, "应急方案", "15分", _criteria("应急方案")],
+        ["总分100分"],
+    ])
+    draw_grid(c, [60, 60, 90, 60, 80, 100], [["", "", "", "", "", ""]] * 3)  # a blank form right under it
+    c.new_page()
+    c.text("2.第4 包（高压配电设备）评审标准")
+    draw_grid(c, [30, 110, 40, 270], [
+        ["序号", "评分因素", "分值", "评标依据"],
+        ["价格及商务部分20分"],
+        ["1", "评标价", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "业绩", "10", "同类业绩每个得2分，最多得10分。"],
+        ["技术部分80分"],
+        ["3", "总体服务方案", "40", _criteria("总体服务方案")],
+        ["4", "设备配置情况", "40", _criteria("设备配置情况")],
+        ["总分100分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("价格评审", 10, "价格"), ("投标人业绩", 15, "商务"), ("服务团队", 15, "商务"),
+                        ("需求分析", 20, "技术"), ("服务方案", 25, "技术"), ("应急方案", 15, "技术")],
+                  sub_points={"投标人业绩": [5, 10]})
+
+
+def summary_docx(path: Path) -> Expect:
+    """A summary table of the parts (价格 40 / 商务 20 / 技术 40 / 合计 100) above the detail table whose
+    part cells (headed 条款) state the same points and whose names carry their own points."""
+    d = _doc("第四章 评标办法", "评标分值构成与评分标准表", "评分因素及分值分配表")
+    _table(d, [["序号", "评分因素", "满分"], ["1", "投标报价", "40分"], ["2", "商务部分", "20分"],
+               ["3", "技术部分", "40分"], ["合计", "", "100分"]])
+    d.add_paragraph("评分标准")
+    _table(d, [["条款", "评分因素", "评分标准"],
+               ["投标报价评分标准", "投标报价（40分）", "满足要求且报价最低的为基准价，价格分=基准价/报价×40。"],
+               ["商务评分标准（20分）", "同类业绩（8分）", "每个同类业绩得2分，最多得8分。"],
+               ["", "仓储与配送能力（12分）", _criteria("仓储与配送能力")],
+               ["技术评分标准（40分）", "供货组织方案（15分）", _criteria("供货组织方案")],
+               ["", "应急保障方案（15分）", _criteria("应急保障方案")],
+               ["", "质量保证措施（10分）", _criteria("质量保证措施")]],
+           merges=((0, 2, 3), (0, 4, 6)))
+    d.save(str(path))
+    return Expect(rows=[("投标报价", 40, "价格"), ("同类业绩", 8, "商务"), ("仓储与配送能力", 12, "商务"),
+                        ("供货组织方案", 15, "技术"), ("应急保障方案", 15, "技术"), ("质量保证措施", 10, "技术")],
+                  rejected=["汇总表"])
+
+
+def part_totals_pdf(path: Path) -> Expect:
+    """Parts in a 类别 column with their totals in a 总分 column, the names only as the first clause of
+    the numbered criteria, the price part's text spanning the number cell, the header on every page."""
+    c = composer()
+    c.heading("第五章 评标方法")
+    c.text("附件2：评标因素及权重分值表")
+    widths = [40, 40, 20, 280, 40, 30]
+    head: list[Cell] = ["类别", "总分", ("评标因素", 2), "最高得分", "备注"]
+    price = "1.通过符合性审查的投标报价为有效报价。2.有效最低报价为基准价得30分。3.其余按（基准价/报价）×30计算。"
+    first: list[list[Cell]] = [head, ["投标价格", "30分", (price, 2), "30分", "按响应程度计分"],
+                               ["技术评审", "70分", "1", "技术指标：所投产品完全符合要求得30分；" + _criteria("技术指标") * 4, "30分", None],
+                               [None, None, "2", "实施方案：" + _criteria("实施方案") * 3, "20分", None]]
+    draw_grid(c, widths, first)
+    c.new_page()
+    draw_grid(c, widths, [head, ["", "", "3", "售后服务：" + _criteria("售后服务"), "12分", ""],
+                          [None, None, "4", "类似业绩：每个同类供货业绩得2分，最多得8分。", "8分", None]])
+    c.save(path)
+    return Expect(rows=[("投标价格", 30, "价格"), ("技术指标", 30, "技术"), ("实施方案", 20, "技术"),
+                        ("售后服务", 12, "技术"), ("类似业绩", 8, "技术")])
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "part_totals": ("part_totals.pdf", part_totals_pdf),
+    "summary": ("summary.docx", summary_docx),
     "product_rows": ("product_rows.pdf", product_rows_pdf),
+    "lots_docx": ("lots.docx", lots_docx),
+    "lots_pdf": ("lots.pdf", lots_pdf),
 }

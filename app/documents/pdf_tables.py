@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.documents.model import Table
+from app.documents.pdf_grid import Grid, Rect, tidy
 from app.documents.text_patterns import compact
 
 if TYPE_CHECKING:
@@ -153,10 +154,11 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
     out: list[Table] = []
     cut = False
     for k, tb in enumerate(found):
-        bx0, by0, bx1, by1 = (float(v) for v in tb.bbox)
-        rows: list[list[str | None]] = []
-        for row in tb.rows[:MAX_ROWS_PER_TABLE]:
-            rows.append([None if c is None else index.cell_text(tuple(c)) for c in row.cells])
+        rects: list[list[Rect | None]] = [[None if c is None else _rect(c) for c in row.cells]
+                                          for row in tb.rows[:MAX_ROWS_PER_TABLE]]
+        grid = tidy(Grid(rects=rects, texts=[[None if c is None else index.cell_text(c) for c in row] for row in rects]))
+        rows = grid.texts
+        bx0, by0, bx1, by1 = grid.bbox or tuple(float(v) for v in tb.bbox)
         cut = cut or len(tb.rows) > MAX_ROWS_PER_TABLE
         above = [ln for ln in body if ln.bbox[3] <= by0 + 1]
         below = [ln for ln in body if ln.bbox[1] >= by1 - 1]
@@ -174,6 +176,11 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
             )
         )
     return out, cut
+
+
+def _rect(cell: Any) -> Rect:
+    x0, y0, x1, y1 = (float(v) for v in cell)
+    return (x0, y0, x1, y1)
 
 
 class _TooBig(Exception):

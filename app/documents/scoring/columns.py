@@ -169,6 +169,14 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         return None
     stats = [_stats(rows, j) for j in range(width)]
     number = hints.get("number")
+    if number is not None and number < width and stats[number].numbering < 0.5 * len(stats[number].filled) \
+            and sum(1 for v in stats[number].filled if is_group_label(v)) >= 2:
+        number = None  # headed 条款 but holding part labels ("商务评分标准（18 分）"), not numbers
+    hinted = hints.get("factor")
+    if number is None and hinted is not None and hinted < width and stats[hinted].filled \
+            and stats[hinted].numbering >= 0.6 * len(stats[hinted].filled) and stats[hinted].consecutive:
+        number = hinted  # 评标因素 merged over a number cell and the text cell: the header's cell is the number's
+        hints = {k: v for k, v in hints.items() if k != "factor"}
     if number is None:
         for j in range(min(2, width)):
             s = stats[j]
@@ -196,6 +204,9 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
     else:
         factor = _factor_column(stats, texts, hints)
     criteria = hints.get("criteria") if hints.get("criteria") in texts and hints.get("criteria") != factor else None
+    if criteria is not None and stats[criteria].mean_len <= SHORT_NAME and any(
+            stats[j].mean_len >= max(12.0, 3 * stats[criteria].mean_len) for j in texts if j > criteria):
+        criteria = None  # a short column headed 评标内容 holds the item names; the long one on its right is the criteria
     if criteria is None:
         right = [j for j in texts if j > factor]
         pool = right or [j for j in texts if j != factor]
@@ -226,7 +237,7 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         if labels and stats[factor].merged > 0 and all(is_group_label(v) for v in labels) \
                 and leads >= 0.8 * stats[points].points:
             group, factor, in_criteria = factor, criteria, True
-    subtotal = _subtotal_column(stats, points, factor)
+    subtotal = _subtotal_column(stats, points, factor, number)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
@@ -254,13 +265,13 @@ def _points_column(stats: list[_Stats], taken: set[int], hint: int | None) -> in
     return densest  # the column headed 分值 may hold only part subtotals; the row points are denser
 
 
-def _subtotal_column(stats: list[_Stats], points: int | None, factor: int) -> int | None:
+def _subtotal_column(stats: list[_Stats], points: int | None, factor: int, number: int | None) -> int | None:
     """A sparse column of numbers left of the factor besides the points column: part subtotals (10 / 90)."""
     if points is None:
         return None
     for j in range(factor):
         s = stats[j]
-        if j != points and s.filled and s.points == len(s.filled) and s.points < stats[points].points:
+        if j not in (points, number) and s.filled and s.points == len(s.filled) and s.points < stats[points].points:
             return j
     return None
 

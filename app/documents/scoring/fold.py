@@ -96,7 +96,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue  # only the criteria cell has text: it continues the previous one
         if label is not None and (len(filled) == 1 or compact(label) == compact(number or "")):
             if TOTAL_ROW.match(compact(label)):
-                out.total = stated_points(label) if out.total is None else out.total
+                out.total = _total_value(label) if out.total is None else out.total
                 continue
             if NOTE_START.match(compact(label)) or len(compact(label)) > _LONG_LABEL:
                 if out.rows and not NOTE_START.match(compact(label)) and cols.criteria is not None:
@@ -115,8 +115,15 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue
         group_value = _cell(cells, cols.group)
         factor = _cell(cells, cols.factor)
-        if cols.names_in_criteria:
-            factor = lead_name(factor) if factor is not None else None
+        criteria_cell = _cell(cells, cols.criteria)
+        if criteria_cell is None and cols.criteria and group_value and not is_empty(group_value):
+            criteria_cell = _cell(cells, cols.criteria - 1)  # a part's text spanning the number column too
+            number = "" if criteria_cell == number else number
+            if cols.names_in_criteria:
+                factor = criteria_cell
+        if cols.names_in_criteria and factor is not None:
+            # the name leads the criteria ("技术指标和配置：①…"); a part's only row without one is the part
+            factor = lead_name(factor) or (clean_cell_text(group_value, keep_breaks=False) if group_value else "")
         if factor is None and cols.factor > 0 and cols.number != cols.factor - 1:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor
@@ -142,7 +149,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 pts = points_value(_cell(cells, cols.subtotal))
             if pts is not None:
                 out.subtotals[group] = pts
-        criteria = clean_cell_text(_cell(cells, cols.criteria) or "")
+        criteria = clean_cell_text(criteria_cell or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
         if points is None and not sub and cols.points is not None:
             named = _cell(cells, cols.points) or ""
@@ -207,6 +214,14 @@ def _name_tail(factor: str | None, points: float | None, sub: str, fresh_number:
     if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
         return False
     return len(compact(factor)) <= _NAME_TAIL and name_points(factor) is None
+
+
+def _total_value(label: str) -> float | None:
+    """The total a label row states: "合计 100 分", "总分100分", or a bare "总分 100"."""
+    value = stated_points(label)
+    if value is None and (m := re.match(rf"{TOTAL_ROW.pattern}[:：为]?(\d+(?:\.\d+)?)$", compact(label))):
+        value = float(m.group(2))
+    return value
 
 
 def _continue_criteria(row: ScoringRow, text: str, page: int) -> None:

@@ -156,7 +156,7 @@ class SettingsDialog(QDialog):
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
-        test_row.addWidget(self.status_label, 1)
+        test_row.addStretch(1)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("保存")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("取消")
@@ -166,6 +166,7 @@ class SettingsDialog(QDialog):
         page.setContentsMargins(0, 4, 0, 0)  # the tab adds its bar: the page keeps the dialog within 768 px
         page.addLayout(form)
         page.addLayout(test_row)
+        page.addWidget(self.status_label)  # a whole row: a long report wraps wide and never squeezes the fields
         page.addWidget(self.local_panel)
         self.library_tab = LibrarySettingsTab(self._settings.library, self)
         self.tabs = QTabWidget()
@@ -187,6 +188,14 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.local_panel.chosen.connect(self.use_local_server)
         self.local_panel.search()
+        self._keep_field_heights()
+
+    def _keep_field_heights(self) -> None:
+        """Fields never get less than their natural height: when the dialog is short of room (a long
+        report, a small screen) the list of local servers gives way instead."""
+        for w in (self.provider_combo, self.base_url_edit, self.key_edit, self.model_combo, self.temperature_spin,
+                  self.max_tokens_spin, self.context_spin, self.concurrency_spin, self.timeout_spin):
+            w.setMinimumHeight(w.sizeHint().height())
 
     @staticmethod
     def _spin(low: int, high: int, step: int) -> QSpinBox:
@@ -239,6 +248,9 @@ class SettingsDialog(QDialog):
         page_layout = page.layout() if page is not None else None
         if page is not None and page_layout is not None and page_layout.hasHeightForWidth():
             need = max(need, self.height() + page_layout.totalHeightForWidth(page.width()) - page.height())
+        screen = self.screen()
+        if screen is not None:  # never taller than the screen: the list of local servers gives way
+            need = min(need, screen.availableGeometry().height() - (self.frameGeometry().height() - self.height()))
         if need > self.height():
             self.resize(width, need)
 
@@ -348,7 +360,10 @@ class SettingsDialog(QDialog):
             self.status_label.setText("已取消。")
             return
         if report.models:
-            self._fill_models(report.models, self.model_combo.currentText())
+            current = self.model_combo.currentText().strip()
+            if not current or (current not in report.models and len(report.models) == 1):
+                current = report.models[0]  # the field empty, or the server serves one model only: that one
+            self._fill_models(report.models, current)
         if report.profile is not None:
             self._take_profile(report.profile)
         self._show_status(report)
@@ -357,6 +372,7 @@ class SettingsDialog(QDialog):
     def _show_status(self, report: ConnectionReport) -> None:
         self.status_label.setStyleSheet("color: #1a7f37" if report.ok else "color: #c62828")
         self.status_label.setText(("✔ " if report.ok else "✘ ") + report.message_zh)
+        self._fit_height()
 
     def _take_profile(self, profile: dict[str, object]) -> None:
         """Keep what 测试连接 measured for this endpoint and apply it to the fields (still editable)."""
