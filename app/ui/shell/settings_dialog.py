@@ -163,7 +163,7 @@ class SettingsDialog(QDialog):
         self.local_panel = LocalModelsPanel(self)
         model_page = QWidget()
         page = QVBoxLayout(model_page)
-        page.setContentsMargins(0, 4, 0, 0)  # the tab adds its bar: the page keeps the dialog within 768 px
+        page.setContentsMargins(0, 0, 0, 0)  # the tab adds its bar: the page and the dialog's top margin give it back
         page.addLayout(form)
         page.addLayout(test_row)
         page.addWidget(self.status_label)  # a whole row: a long report wraps wide and never squeezes the fields
@@ -175,6 +175,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(model_page, "模型")
         self.tabs.addTab(self.library_tab, "资料库")
         layout = QVBoxLayout(self)
+        layout.setContentsMargins(11, 4, 11, 11)  # with the tab bar, the dialog still fits a 1366×768 screen
         layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
 
@@ -247,7 +248,8 @@ class SettingsDialog(QDialog):
         page = self.tabs.currentWidget()  # a tab page's wrapped lines are not in the tab widget's size hint
         page_layout = page.layout() if page is not None else None
         if page is not None and page_layout is not None and page_layout.hasHeightForWidth():
-            need = max(need, self.height() + page_layout.totalHeightForWidth(page.width()) - page.height())
+            short = page_layout.totalHeightForWidth(page.width()) - page.height()  # at the page's real width
+            need = max(need, self.height() + short if short > 0 and self.isVisible() else need)
         screen = self.screen()
         if screen is not None:  # never taller than the screen: the list of local servers gives way
             need = min(need, screen.availableGeometry().height() - (self.frameGeometry().height() - self.height()))
