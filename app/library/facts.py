@@ -65,6 +65,12 @@ class FactsImport:
     skipped: list[str] = field(default_factory=list)
 
 
+def fact_identity(kind: str, data: dict[str, str]) -> str:
+    """What names one fact among its kind — a certificate's number, a person's name, a reference's project,
+    a machine's model — without spaces; "" when that field is empty (two facts with one identity are one thing)."""
+    return re.sub(r"\s+", "", data.get(_KEY_FIELD.get(kind, ""), ""))
+
+
 def parse_date(text: str) -> dt.date | None:
     """A date written as 2025年6月30日, 2025-06-30 or 2025/6/30; None when there is none."""
     m = _DATE.search(text)
