@@ -92,6 +92,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.library.attach import attach_library
 
         self.library = attach_library(self)  # 资料库, 历史标书, 查重
+        from app.ui.forms.dock import attach_forms
+
+        self.forms = attach_forms(self)  # 投标文件组成 dock, 文件 → 导出商务标…
         self._connect(log_handler)
         self._default_state = self.saveState()  # what 视图 → 重置布局 goes back to
         self._layout_restored = self._restore_layout()
