@@ -21,6 +21,7 @@ from app.ui.library.facts_panel import FactsPanel
 from app.ui.library.library_panel import LibraryPanel
 from app.ui.library.past_sections import PastSectionsPanel
 from app.ui.outline.commands import EditFieldCommand, SetChildrenCommand
+from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.ui.shell.window_host import WindowHost
@@ -46,11 +47,18 @@ class LibraryHost:
         self.checks = CheckPanel(lambda: c.outline, self.store, self.own_names,
                                  tender_text=lambda: c.document.text() if c.document is not None else "")
         self.past = PastSectionsPanel(self.store)
-        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.check_dock = self._dock("查重", "checkDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past, Qt.DockWidgetArea.RightDockWidgetArea)
-        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text
-        window.splitDockWidget(window.section_dock, self.past_dock, Qt.Orientation.Vertical)
+        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs)
+        self.check_dock = self._dock("查重", "checkDock", self.checks)
+        self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past)
+        register_panel(window, self.dock, "material", area=Qt.DockWidgetArea.RightDockWidgetArea, share=0.58)
+        register_panel(window, self.check_dock, "review", area=Qt.DockWidgetArea.RightDockWidgetArea,
+                       tab_with="reviewDock")
+        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text,
+        # and under the heading library (目录), where a past section's sub-headings are candidates too
+        register_panel(window, self.past_dock, "text", area=Qt.DockWidgetArea.RightDockWidgetArea, below="sectionDock",
+                       shown=self.path.exists)
+        register_panel(window, self.past_dock, "outline", area=Qt.DockWidgetArea.RightDockWidgetArea,
+                       below="libraryDock", shown=self.path.exists)
         window.section_dock.visibilityChanged.connect(self._on_section_dock_shown)
         heading_library = getattr(window, "library_dock", None)  # 标题库: past sections are candidates beside it
         if isinstance(heading_library, QDockWidget):
@@ -65,12 +73,10 @@ class LibraryHost:
         if self.path.exists():
             self.store()  # drafting uses what the user already has
 
-    def _dock(self, title: str, name: str, widget: object, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: object) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
         dock.setWidget(widget)  # type: ignore[arg-type]
-        self.window.addDockWidget(area, dock)
-        dock.hide()
         return dock
 
     def store(self) -> LibraryStore | None:
