@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.outline import OutlineDocument
-from app.core.rules.outline import check_outline
+from app.core.rules.outline import generation_issues
 from app.llm.json.normalize import strip_title_numbering
 from tests.openai_server import OpenAIServer, RecordedRequest, Reply
 
@@ -75,8 +75,8 @@ def mapping_rule(requirements: Sequence[str]) -> Callable[[OutlineDocument], lis
 
 
 def rules_for(case: Case) -> list[Callable[[Any], Sequence[object]]]:
-    """Structure rules, plus the mapping rule when the case names requirements."""
-    rules: list[Callable[[Any], Sequence[object]]] = [lambda doc: check_outline(doc.outline)]
+    """Structure rules a whole outline asked of a model meets, plus the mapping rule when the case names requirements."""
+    rules: list[Callable[[Any], Sequence[object]]] = [lambda doc: generation_issues(doc.outline)]
     if case.requirements:
         rules.append(mapping_rule(case.requirements))
     return rules

@@ -314,3 +314,7 @@ def numbers_only_docx(path: Path) -> Expect:
 
 UNSEEN["numbers_only"] = ("numbers_only.docx", numbers_only_docx)
 ALL_FIXTURES.update(UNSEEN)
+
+from tests.scoring_fixtures_chapter import CHAPTER  # noqa: E402  (issue 36's classes; that module imports none of these)
+
+ALL_FIXTURES.update(CHAPTER)

@@ -140,6 +140,31 @@ def test_autosave_failure_is_reported_not_raised(qtbot, monkeypatch: pytest.Monk
     saver.close()
 
 
+def test_an_adopted_recovery_file_goes_only_after_the_work_is_written_elsewhere(
+        qtbot, monkeypatch: pytest.MonkeyPatch, folder: Path) -> None:
+    """Issue 37 §3.1: restoring must not delete the earlier file before the work is safe again."""
+    editor = Editor()
+    earlier = Autosaver(editor.snapshot, interval_ms=60_000, folder=folder)
+    earlier.notify_changed()
+    assert earlier.autosave_now()
+    earlier.stop()  # the earlier process died; its file stays
+    old_file = earlier.recovery_path
+
+    saver = Autosaver(editor.snapshot, interval_ms=60_000, folder=folder)
+
+    def full(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(atomic_file.os, "fsync", full)
+    assert not saver.adopt(old_file)  # the restored work could not be written: the old file stays
+    assert old_file.exists() and saver.adopted == [old_file]
+    monkeypatch.undo()
+    assert saver.autosave_now()  # the next tick writes it: now the old file may go
+    assert not old_file.exists() and saver.recovery_path.exists() and saver.adopted == []
+    saver.close()
+    assert list(folder.iterdir()) == []
+
+
 def test_broken_recovery_files_are_set_aside(folder: Path) -> None:
     folder.mkdir(parents=True)
     (folder / "x.recovery.json").write_text("{half", encoding="utf-8")

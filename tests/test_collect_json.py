@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from app.core.outline import OutlineDocument
-from app.core.rules.outline import check_outline
+from app.core.rules.outline import generation_issues
 from app.llm.client.errors import LLMConfigError
 from app.llm.client.journal import CallJournal
 from app.llm.client.llm_client import EndpointConfig, LLMClient
@@ -41,7 +41,8 @@ GOOD_TEXT = json.dumps(GOOD_DOC, ensure_ascii=False)
 
 
 def outline_rules(doc: OutlineDocument) -> list[str]:
-    return [str(i) for i in check_outline(doc.outline)]
+    """What a whole outline asked of a model must fix (defects, and levels asked for but not written)."""
+    return [str(i) for i in generation_issues(doc.outline)]
 
 
 def make_client(server: OpenAIServer, journal: CallJournal | None = None, **kw: object) -> LLMClient:

@@ -9,7 +9,9 @@ from app.core.pointer import PointerError, parse_pointer, path_to_pointer, point
 from app.core.rules.outline import (
     OutlineLimits,
     check_outline,
+    generation_issues,
     normalize_title,
+    outline_warnings,
     strip_numbering,
     title_problem,
 )
@@ -162,8 +164,10 @@ def test_depth_is_what_is_asked_and_branches_may_stop_earlier() -> None:
     undivided = [*uneven, OutlineNode(title="附件")]
     assert check_outline(undivided) == []  # a chapter left undivided beside divided ones
     flat = [OutlineNode(title="编制说明"), OutlineNode(title="附件")]
-    assert [i.code for i in check_outline(flat)] == ["no_sections"]  # chapters only: nothing below any of them
-    assert [i.code for i in check_outline(flat[:1], OutlineLimits().solo())] == ["no_sections"]
+    assert check_outline(flat) == []  # a chapter list (what a works tender prescribes) is valid as written
+    assert [i.code for i in outline_warnings(flat)] == ["chapters_only"]  # and said
+    assert [i.code for i in generation_issues(flat)] == ["no_sections"]  # a run that asked for levels asks for them
+    assert [i.code for i in check_outline(flat[:1], OutlineLimits().solo())] == ["no_sections"]  # asked alone, empty
     five = [OutlineNode(title="一", children=[OutlineNode(title="二", children=[OutlineNode(title="三", children=[
         OutlineNode(title="四", children=[OutlineNode(title="五")])])])]), *uneven]
     assert [i.code for i in check_outline(five)] == ["too_deep"]
@@ -255,3 +259,25 @@ def test_two_sections_of_one_chapter_with_the_same_children_are_a_repeated_patte
     other.children[1] = section("风险应对", same)
     distinct = chapter.model_copy(update={"children": [chapter.children[0], section("岗位职责", ["岗位说明", "考核办法"])]})
     assert not [i for i in check_outline([distinct, other]) if i.code == "repeated_children"]
+
+
+def test_a_persons_outline_shapes_are_valid_as_written_and_said() -> None:
+    """Issue 38: one top chapter with everything below it, a chapter list, an overview section titled like
+    its parent beside others are what people write — never refused, always said."""
+    one = [OutlineNode(title="质量保证和售后服务", children=[
+        OutlineNode(title="质量保证", children=[OutlineNode(title="质量目标"), OutlineNode(title="质量体系")]),
+        OutlineNode(title="售后服务", children=[OutlineNode(title="服务承诺"), OutlineNode(title="响应时间")])])]
+    assert check_outline(one) == [] and generation_issues(one) == []
+    assert [i.code for i in outline_warnings(one)] == ["one_chapter"]
+    assert outline_warnings(one, whole=False) == []  # one-to-one mode: one scoring item, one chapter
+    overview = [OutlineNode(title="工程概况", children=[OutlineNode(title="工程概况"), OutlineNode(title="工程的各项参数")]),
+                OutlineNode(title="监理规划", children=[OutlineNode(title="监理目标")])]
+    assert check_outline(overview) == []
+    warned = outline_warnings(overview)
+    assert [(i.code, i.pointer) for i in warned] == [("same_as_parent_kept", "/outline/0/children/0/title")]
+    alone = [OutlineNode(title="工程概况", children=[OutlineNode(title="工程概况")]), overview[1]]
+    assert [i.code for i in check_outline(alone)] == ["same_as_parent"]  # nothing beside it: an empty level
+    near = [OutlineNode(title="服务质量保证措施与服务质量承诺", children=[
+        OutlineNode(title="服务质量保障措施与服务质量承诺"), OutlineNode(title="人员保障")]), overview[1]]
+    assert [i.code for i in check_outline(near)] == ["same_as_parent"]  # one character off: a copying slip
+    assert [i.code for i in check_outline([])] == ["too_few_chapters"]

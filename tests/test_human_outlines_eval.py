@@ -79,6 +79,24 @@ async def test_a_human_outline_replayed_as_a_model_answer_is_kept_verbatim(mode:
     assert figures.counts["verbatim"] == figures.headings, figures
 
 
+@pytest.mark.parametrize("mode", ["free", "aligned"])
+@pytest.mark.parametrize("shape", ["one_chapter", "chapter_list"])
+async def test_a_persons_one_chapter_outline_and_chapter_list_are_kept_as_written(mode: str, shape: str) -> None:
+    """Issue 38: a single top chapter with everything below it, and a list of chapters only, replayed as a
+    strong model's answer: every heading kept verbatim, the run valid, the odd shape said (free mode)."""
+    o = parse_outline(TEXT)
+    if shape == "one_chapter":
+        o.chapters = [OutlineNode(title="技术标", children=o.chapters)]
+    else:
+        o.chapters = [OutlineNode(title=c.title) for c in o.chapters]
+    figures, res = await replay_one(o, mode)
+    assert res.valid, res.report()
+    assert figures.counts["verbatim"] == figures.headings, figures
+    if mode == "free" and shape == "one_chapter":
+        assert any("只有一个一级章节" in w for w in res.warnings), res.warnings
+        assert figures.headings == len([n for c in res.chapters for n in (c, *(x for _, x in c.walk()))])  # as written
+
+
 def test_the_shared_human_outlines_pass_the_rules_as_a_strong_models_answer() -> None:
     if not OUTLINES.is_dir():
         pytest.skip("../shared/outlines is not present")

@@ -154,14 +154,15 @@ async def test_truncation_continues_from_current_state(client: LLMClient, llm_se
 
 
 async def test_missing_done_and_incomplete_means_continue(client: LLMClient, llm_server: OpenAIServer) -> None:
+    first = chapter_lines(0)
     llm_server.push(
-        Reply.text(script(*chapter_lines(0))),
-        Reply.text(script(*chapter_lines(1), line("done"))),
+        Reply.text(script(*first[:2])),  # cut after the first chapter's title: nothing below it yet
+        Reply.text(script(*first[2:], *chapter_lines(1), line("done"))),
     )
     outline = Outline()
     result = await run_instruction_rounds(client, MESSAGES, outline)
     assert result.valid and [s.kind for s in result.round_stats] == ["initial", "continue"]
-    assert "至少需要 2 个" in llm_server.completion_requests[1].prompt_text
+    assert "下没有任何子项" in llm_server.completion_requests[1].prompt_text
 
 
 async def test_missing_done_but_complete_is_accepted_with_warning(client: LLMClient, llm_server: OpenAIServer) -> None:

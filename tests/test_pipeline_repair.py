@@ -33,11 +33,16 @@ def test_echo_and_duplicate_children_are_dropped_keeping_two() -> None:
     out = repair_outline([chapter, N(title="售后服务", children=[N(title="响应机制", children=[N(title="x"), N(title="y")]),
                                                                   N(title="回访制度", children=[N(title="p"), N(title="q")])])])
     sections = out[0].children
-    assert [s.title for s in sections] == ["人员配置", "进度计划"]
+    # a section titled like its chapter beside sections of its own is the chapter's overview part (issue 38): kept
+    assert [s.title for s in sections] == ["人员配置", "服务方案", "进度计划"]
     assert [c.title for c in sections[0].children] == ["岗位设置", "人员培训"]
     # one good child is enough: the echo goes (a single sub-item is a shape, not a defect)
-    assert [c.title for c in sections[1].children] == ["里程碑"]
-    assert out[0].id == "1" and sections[1].children[0].id == "1.2.1"
+    assert [c.title for c in sections[2].children] == ["里程碑"]
+    assert out[0].id == "1" and sections[2].children[0].id == "1.3.1"
+    alone = repair_outline([N(title="服务方案", children=[N(title="服务方案", children=[N(title="人员分工"), N(title="二级目录")])]),
+                            out[1]])
+    assert [s.title for s in alone[0].children] == ["服务方案"]  # a lone copy stays, and the rules name it
+    assert [c.title for c in alone[0].children[0].children] == ["人员分工"]
 
 
 def test_repair_drops_nothing_it_cannot_fix_and_the_rules_say_what_is_over() -> None:

@@ -25,12 +25,13 @@ def _table(d: docx.document.Document, rows: list[list[str]]) -> None:
             t.cell(i, j).text = text
 
 
-def _two_lots(path: Path) -> Path:
-    """Two lots, each with its own 100-point table: code cannot tell which one the user bids for."""
+def _two_versions(path: Path) -> Path:
+    """Two 100-point tables with nothing saying which one applies (not titled for lots, which would be
+    a reading each): code cannot tell which one is the scheme."""
     d = docx.Document()
     d.add_paragraph("第三章 评标办法")
-    for lot, names in (("包1", ["保洁方案", "绿化方案"]), ("包2", ["安保方案", "消防方案"])):
-        d.add_paragraph(f"{lot}评分细则")
+    for title, names in (("评分细则", ["保洁方案", "绿化方案"]), ("评分细则（备选）", ["安保方案", "消防方案"])):
+        d.add_paragraph(title)
         _table(d, [["序号", "评分因素", "评分标准", "分值"],
                    ["1", names[0], f"{names[0]}完整、可行的得满分，较完整的得一半。", "40"],
                    ["2", names[1], f"{names[1]}完整、可行的得满分，较完整的得一半。", "30"],
@@ -61,7 +62,7 @@ def _answer(n: int) -> Reply:
 
 
 async def test_model_picks_the_table_among_what_code_found(llm_server: OpenAIServer, tmp_path: Path) -> None:
-    doc = load_tender(_two_lots(tmp_path / "lots.docx"))
+    doc = load_tender(_two_versions(tmp_path / "two.docx"))
     scoring = parse_scoring(doc)
     assert "table" in scoring.uncertain and len(scoring.options) == 2
     assert [r.factor for r in scoring.rows][:2] == ["保洁方案", "绿化方案"]
@@ -77,10 +78,10 @@ async def test_model_picks_the_table_among_what_code_found(llm_server: OpenAISer
 
 
 async def test_a_pick_that_fails_the_sums_is_not_applied(llm_server: OpenAIServer, tmp_path: Path) -> None:
-    doc = load_tender(_two_lots(tmp_path / "lots.docx"))
+    doc = load_tender(_two_versions(tmp_path / "two.docx"))
     scoring = parse_scoring(doc)
     second = scoring.candidates[scoring.options[1][0]]
-    second.rows[0].points = 35  # the second lot no longer adds up to 100
+    second.rows[0].points = 35  # the second table no longer adds up to 100
     llm_server.push(_answer(2))
     async with make_client(llm_server) as client:
         result, note = await choose_table(client, doc, scoring, RunMeter())
@@ -89,7 +90,7 @@ async def test_a_pick_that_fails_the_sums_is_not_applied(llm_server: OpenAIServe
 
 
 async def test_no_valid_answer_keeps_code_choice(llm_server: OpenAIServer, tmp_path: Path) -> None:
-    doc = load_tender(_two_lots(tmp_path / "lots.docx"))
+    doc = load_tender(_two_versions(tmp_path / "two.docx"))
     scoring = parse_scoring(doc)
     llm_server.push(Reply.text("第三个"), Reply.text('{"answer": 7}'))
     async with make_client(llm_server) as client:
@@ -130,7 +131,7 @@ async def test_category_answers_that_break_the_totals_are_reverted(llm_server: O
 
 
 async def test_analysis_records_what_the_model_decided(llm_server: OpenAIServer, tmp_path: Path) -> None:
-    doc = load_tender(_two_lots(tmp_path / "lots.docx"))
+    doc = load_tender(_two_versions(tmp_path / "two.docx"))
 
     def handle(req: RecordedRequest) -> Reply:
         if "候选表格" in req.prompt_text:

@@ -308,3 +308,22 @@ def test_an_http_500_is_not_called_unreachable(qtbot, tmp_path: Path, llm_server
                     timeout=30000)
     text = dialog.status_label.text()
     assert "无法连接到" not in text and "HTTP 500" in text
+
+
+def test_a_cut_model_list_says_so_and_how_many_there_were(qtbot, llm_server: OpenAIServer,
+                                                          memory_keyring: MemoryKeyring) -> None:
+    """Issue 37 §3.4: a server listing far more ids than the list keeps (200,000 in the attack; 12,000 here
+    keep the test fast) — 获取模型列表 says the list was cut, and by how much; a configured model past the
+    cut is still recognised."""
+    llm_server.models = [f"model-{i:06d}" for i in range(12_000)]
+    settings = AppSettings(model=ModelSettings(provider="custom", base_url=llm_server.base_url, model="model-011000"))
+    dialog = SettingsDialog(settings, ApiKeyStore())
+    qtbot.addWidget(dialog)
+    qtbot.keyClicks(dialog.key_edit, SECRET)
+    with qtbot.waitSignal(dialog.checkFinished, timeout=60_000) as got:
+        qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
+    report = got.args[0]
+    text = dialog.status_label.text()
+    assert "12,000" in text and "2,000" in text and "10,000" in text and "未列出" in text, text
+    assert report.models_total == 12_000 and len(report.models) == 2001  # the first 2,000 and the chosen one
+    assert dialog.model_combo.count() <= 2001 and dialog.model_combo.findText("model-011000") >= 0

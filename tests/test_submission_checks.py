@@ -131,7 +131,7 @@ def test_empty_sections_and_placeholders_block(placeholder: str) -> None:
 
 
 def test_the_parts_a_tender_prescribes_must_be_there_and_in_order() -> None:
-    from app.documents.outlines.importer import prescribed_outline
+    from app.documents.outlines.prescribed import prescribed_outline
     from app.export.submission_checks import prescribed_findings
 
     tender = ("第四章 投标文件格式\n技术部分须按以下顺序编写：\n一、项目理解与需求分析\n二、服务方案\n三、质量保证措施\n"

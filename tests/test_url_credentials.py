@@ -45,6 +45,30 @@ def test_the_settings_file_never_holds_the_password(tmp_path: Path, memory_keyri
     assert loaded.model.endpoint_kwargs("k")["base_url"] == f"http://alice:{PASSWORD}@models.example:8080/v1"
 
 
+@pytest.mark.parametrize("url", [
+    f"http://u:{PASSWORD}@[::1/v1",              # an IPv6 host never closed: urlsplit refuses it
+    f"http://u:{PASSWORD}@[::1]:80x/v1",         # a port that is not a number
+    f"http://u:{PASSWORD}@host:8080/v1?a=[",     # a stray bracket in the query
+    f"u:{PASSWORD}@models.example/v1",           # no scheme
+    f"https:\\\\u:{PASSWORD}@models.example\\v1",  # backslashes, as a browser reads them
+    f"http://u:{PASSWORD}@@models.example/v1",   # the password ends in '@'
+    f"  http://u:{PASSWORD}@models.example/v1  ",  # pasted with spaces
+], ids=["open-ipv6", "bad-port", "bracket-query", "no-scheme", "backslashes", "double-at", "spaces"])
+def test_a_malformed_address_never_puts_its_password_in_the_settings_file(
+        tmp_path: Path, memory_keyring: MemoryKeyring, url: str) -> None:
+    """Issue 37 §3.2: the credentials are stripped whatever the address's shape."""
+    settings = AppSettings()
+    settings.model.base_url = url
+    settings.model.profiles = {"x": {"base_url": url, "tokens_per_s": 1.0}}
+    path = save_settings(settings, tmp_path / "settings.json")
+    text = path.read_text(encoding="utf-8")
+    assert PASSWORD not in text and PASSWORD.replace("-", "\\u002d") not in text
+    assert any(PASSWORD in v for v in memory_keyring.passwords.values())
+    loaded = load_settings(path)
+    assert PASSWORD not in loaded.model.base_url
+    assert loaded.model.endpoint_kwargs("k")["base_url"] == url.strip()  # calls still get it
+
+
 async def test_the_call_journal_never_holds_the_password(llm_server: OpenAIServer, tmp_path: Path) -> None:
     llm_server.push(Reply.text("好的"))
     url = llm_server.base_url.replace("http://", f"http://alice:{PASSWORD}@")

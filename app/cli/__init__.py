@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import TextIO, cast
 
 from app.cli.common import (
     EXIT_ERROR,
@@ -46,10 +47,14 @@ def main(argv: list[str] | None = None) -> int:
         if reconfigure is not None:
             reconfigure(errors="replace")
     from app.core.secrets import ScrubbingStream, install_log_scrubber
+    from app.core.terminal_text import TerminalStream
 
     install_log_scrubber()
     out, err = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = ScrubbingStream(out), ScrubbingStream(err)
+    # Secrets scrubbed, then no control or bidi character reaches the terminal (server text is also
+    # printed through app.core.terminal_text.shown, which escapes its newlines too).
+    safe_out, safe_err = cast("TextIO", TerminalStream(out)), cast("TextIO", TerminalStream(err))
+    sys.stdout, sys.stderr = ScrubbingStream(safe_out), ScrubbingStream(safe_err)
     try:
         return _main(argv)
     finally:

@@ -15,6 +15,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from app.cli.common import CliUsageError, bounded_number
+from app.core.terminal_text import shown
 
 if TYPE_CHECKING:
     from app.llm.client.llm_client import EndpointConfig
@@ -78,7 +79,7 @@ def local_endpoint(args: argparse.Namespace) -> EndpointConfig:
 
     def say(_state: str, message: str) -> None:
         if not getattr(args, "quiet", False):
-            print(message, file=sys.stderr, flush=True)
+            print(shown(message), file=sys.stderr, flush=True)
 
     server = ManagedServer(ServerSpec(model_path=path, alias=alias, context=context, threads=choice.threads,
                                       chat_format=chat_format),

@@ -38,6 +38,7 @@ from app.cli.common import (
     write_json,
 )
 from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
+from app.core.terminal_text import shown, shown_lines
 
 if TYPE_CHECKING:
     from app.core.analysis import Analysis
@@ -59,7 +60,8 @@ def _progress(quiet: bool) -> Any:
             return
         where = f" [{ev.chapter}/{ev.chapters}]" if ev.chapter and ev.chapters else ""
         est = "≈" if ev.tokens_estimated else ""
-        print(f"[{ev.stage}]{where} {ev.message}（调用 {ev.calls} 次，{est}{ev.tokens} tokens）", file=sys.stderr, flush=True)
+        print(f"[{ev.stage}]{where} {shown(ev.message)}（调用 {ev.calls} 次，{est}{ev.tokens} tokens）", file=sys.stderr,
+              flush=True)
     return show
 
 
@@ -348,12 +350,12 @@ def cmd_outline(args: argparse.Namespace) -> int:
         write_json(report, args.report)
     if result.failure is not None:
         f = result.failure
-        print(f"未能生成有效目录（{f.stage}）：{f.message_zh}", file=sys.stderr)
+        print(f"未能生成有效目录（{f.stage}）：{shown_lines(f.message_zh)}", file=sys.stderr)
         for issue in list(f.issues)[:10]:
-            print(f"  - {issue}", file=sys.stderr)
+            print(f"  - {shown(issue)}", file=sys.stderr)
         return exit_code
     for w in result.warnings:
-        print(f"提示：{w}", file=sys.stderr)
+        print(f"提示：{shown(w)}", file=sys.stderr)
     if where.not_openai is not None:  # the outline was written, but nothing in it is the model's
         print(report["failure"]["message"], file=sys.stderr)
         return exit_code

@@ -13,6 +13,7 @@ import sys
 
 from app.cli.common import EXIT_ENDPOINT, EXIT_OK, bounded_number, check_output_path, write_json
 from app.cli.endpoint import add_endpoint_arguments, endpoint_from_args
+from app.core.terminal_text import shown
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
@@ -27,15 +28,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
     def step(text: str) -> None:
         if not args.quiet:
-            print(text, file=sys.stderr, flush=True)
+            print(shown(text), file=sys.stderr, flush=True)
 
     profile = asyncio.run(probe_endpoint(cfg, context_steps=steps, on_step=step))
     if args.json or args.output:
         write_json(profile.to_dict(), args.output)
     if not args.json:
-        print(f"{cfg.base_url}（{cfg.model}）：{profile.summary_zh()}", file=sys.stderr)
+        print(f"{cfg.base_url}（{shown(cfg.model)}）：{shown(profile.summary_zh())}", file=sys.stderr)
         for note in profile.notes:
-            print(f"提示：{note}", file=sys.stderr)
+            print(f"提示：{shown(note)}", file=sys.stderr)
     return EXIT_OK if profile.reachable else EXIT_ENDPOINT
 
 
@@ -52,7 +53,7 @@ def _list_local_servers(args: argparse.Namespace) -> int:
                     "embedded": {"ready": status.ready, "missing": status.missing_zh()}}, args.output)
     if not args.json:
         for server in found:
-            print(server.summary_zh())
+            print(server.summary_zh())  # model ids escaped there (the settings list shows the same line)
         if not found:
             print("本机常用端口（11434、1234、8080、8000）上没有找到模型服务。")
         print("内置本地模型：已安装（bidstudio-cli outline TENDER --local）" if status.ready else status.missing_zh())

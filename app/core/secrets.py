@@ -13,7 +13,6 @@ import logging
 import re
 import threading
 from typing import Any, TextIO
-from urllib.parse import urlsplit, urlunsplit
 
 REDACTED = "***"
 SECRET_KEYS = frozenset({"authorization", "api_key", "apikey", "api-key", "x-api-key", "proxy-authorization"})
@@ -103,31 +102,52 @@ class ScrubbingStream:
         return getattr(self._stream, name)
 
 
+#: A scheme followed by at least one slash (a backslash too, as browsers read it): ``http://``, ``https:\\``.
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:[/\\]+")
+
+
+def _userinfo_span(url: str) -> tuple[int, int] | None:
+    """Where the user information (``user:password``) of ``url`` is, read from the raw text.
+
+    No URL parser is asked, so a malformed address (``http://u:pw@[::1/v1``, a bad port, no
+    scheme) is read like a well-formed one: the authority runs from after ``scheme://`` to the
+    first ``/``, ``\\``, ``?`` or ``#``, and its user information ends at its last ``@`` (the same
+    split :func:`urllib.parse.urlsplit` makes where it succeeds).
+    """
+    scheme = _SCHEME.match(url)
+    start = scheme.end() if scheme else 0
+    end = len(url)
+    for stop in "/\\?#":
+        found = url.find(stop, start)
+        if found != -1:
+            end = min(end, found)
+    at = url.rfind("@", start, end)
+    return (start, at) if at != -1 else None
+
+
 def split_url_password(url: str) -> tuple[str, str]:
     """``url`` without the password of its user information, and that password ("" if none).
 
     ``http://user:pw@host/v1`` → (``http://user@host/v1``, ``pw``); the user name stays, so
-    the address still says whose it is.
+    the address still says whose it is. Whatever the address's shape — a malformed host, a bad
+    port, no scheme — a password in it is found (it must never reach a settings file).
     """
-    try:
-        parts = urlsplit(url.strip())
-        password = parts.password
-    except ValueError:
+    text = url.strip()
+    span = _userinfo_span(text)
+    if span is None:
         return url, ""
-    if not password:
+    start, at = span
+    user, colon, password = text[start:at].partition(":")
+    if not colon or not password:
         return url, ""
-    userinfo, _, host = parts.netloc.rpartition("@")
-    user = userinfo.split(":", 1)[0]
-    return urlunsplit(parts._replace(netloc=f"{user}@{host}")), password
+    return text[:start] + user + text[at:], password
 
 
 def with_url_password(url: str, password: str) -> str:
-    """``url`` with ``password`` put back after its user name (unchanged without one)."""
-    if not password or "://" not in url:
+    """``url`` with ``password`` put back after its user name (unchanged without one, or when it has one)."""
+    text = url.strip()
+    span = _userinfo_span(text) if password else None
+    if span is None or ":" in text[span[0]:span[1]]:
         return url
-    scheme, rest = url.split("://", 1)
-    authority = rest.split("/", 1)[0]
-    if "@" not in authority or ":" in authority.split("@", 1)[0]:
-        return url
-    user, host_rest = rest.split("@", 1)
-    return f"{scheme}://{user}:{password}@{host_rest}"
+    at = span[1]
+    return f"{text[:at]}:{password}{text[at:]}"

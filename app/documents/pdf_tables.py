@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from app.documents.model import Table
+from app.documents.pdf_grid import Grid, Rect, tidy
 from app.documents.text_patterns import compact
 
 if TYPE_CHECKING:
@@ -40,10 +41,11 @@ _PAGE_NUMBER = re.compile(r"^(?:[-—–\s]*\d{1,4}[-—–\s]*|第\d+页(?:共\
 MARGIN_SHARE = 0.06  # top/bottom share of the page treated as running header/footer
 CAPTION_GAP = 45.0  # points above a table in which its caption line may sit
 MAX_FOLLOW_PAGES = 30  # how many pages a table may continue over (the page and time caps bound the work too)
-MAX_TABLE_PAGES = 40  # pages searched for tables at most (densest in scoring words first)
+MAX_TABLE_PAGES = 40  # pages searched for tables at most (densest in scoring words first; see _scoring_signal)
 TIME_BUDGET_S = 10.0  # table search stops after this, the remaining pages are reported
 MAX_PAGE_LINES = 3000  # a page with more text lines than this is not searched
 MAX_ROWS_PER_TABLE = 400  # rows kept per table fragment; the rest are reported
+WHITE = 0.99  # a fill colour channel at least this bright is the page's own white
 
 
 @dataclass
@@ -116,10 +118,23 @@ def _is_margin_line(ln: _Line, height: float) -> bool:
     return bool(_PAGE_NUMBER.match(compact(ln.text)))
 
 
+def _invisible(path: dict[str, Any]) -> bool:
+    """A fill-only shape painted white: a text background nobody sees, not a cell border."""
+    fill = path.get("fill")
+    return path.get("type") == "f" and fill is not None and all(v >= WHITE for v in fill)
+
+
 def _find(page: PdfPage) -> list[Any]:
-    """Line-based table finder; falls back to the default on PyMuPDF without ``use_layout``."""
+    """Line-based table finder over the page's visible drawings; falls back to the default on
+    PyMuPDF without ``use_layout``.
+
+    White fill-only rectangles behind each run of text (some converters paint one per run) are
+    left out: the line finder would take their edges for cell borders and cut a three-column
+    table into dozens of columns and one row per text line.
+    """
+    paths = [p for p in page.get_drawings() if not _invisible(p)]
     try:
-        found = page.find_tables(use_layout=False)
+        found = page.find_tables(use_layout=False, paths=paths)
     except TypeError:  # PyMuPDF < 1.27 has no layout analyser and no such argument
         found = page.find_tables()
     return list(found.tables)
@@ -139,10 +154,11 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
     out: list[Table] = []
     cut = False
     for k, tb in enumerate(found):
-        bx0, by0, bx1, by1 = (float(v) for v in tb.bbox)
-        rows: list[list[str | None]] = []
-        for row in tb.rows[:MAX_ROWS_PER_TABLE]:
-            rows.append([None if c is None else index.cell_text(tuple(c)) for c in row.cells])
+        rects: list[list[Rect | None]] = [[None if c is None else _rect(c) for c in row.cells]
+                                          for row in tb.rows[:MAX_ROWS_PER_TABLE]]
+        grid = tidy(Grid(rects=rects, texts=[[None if c is None else index.cell_text(c) for c in row] for row in rects]))
+        rows = grid.texts
+        bx0, by0, bx1, by1 = grid.bbox or tuple(float(v) for v in tb.bbox)
         cut = cut or len(tb.rows) > MAX_ROWS_PER_TABLE
         above = [ln for ln in body if ln.bbox[3] <= by0 + 1]
         below = [ln for ln in body if ln.bbox[1] >= by1 - 1]
@@ -160,6 +176,11 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
             )
         )
     return out, cut
+
+
+def _rect(cell: Any) -> Rect:
+    x0, y0, x1, y1 = (float(v) for v in cell)
+    return (x0, y0, x1, y1)
 
 
 class _TooBig(Exception):
@@ -186,6 +207,14 @@ def _page_hits(pages: list[Page]) -> dict[int, float]:
 
 
 _SEARCH_CAP = "search cap"
+_SCORE_WORDS = re.compile(r"得分|扣分|加分|分值|满分")
+
+
+def _scoring_signal(text: str) -> bool:
+    """A page that says something about points. A table followed onto pages without any (an equipment
+    list running thirty pages) is still read, within the time budget, but those pages do not count
+    against the page cap, so the scoring pages the search ranked lower are still searched."""
+    return bool(_POINTS.search(text) or SCORING_PAGE.search(text) or _SCORE_WORDS.search(text))
 
 
 def _join_stop(number: int, follow: int, searched: int, total: int, pages: list[Page], deadline: float) -> str:
@@ -209,15 +238,18 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
     scan = TableScan()
     done: set[int] = set()
     deadline = time.monotonic() + time_budget_s
+    quiet = 0  # pages a table was followed onto that say nothing about points: they do not use up the page cap
     for start in todo:
         if start in done:
             continue
-        if len(done) >= MAX_TABLE_PAGES or time.monotonic() > deadline:
+        if len(done) - quiet >= MAX_TABLE_PAGES or time.monotonic() > deadline:
             scan.skipped_pages.append(start)
             continue
         number, follow = start, 0
         while number <= len(pages) and number not in done and pages[number - 1].readable:
             done.add(number)
+            if number != start and not _scoring_signal(pages[number - 1].text):
+                quiet += 1
             if pages[number - 1].text.count("\n") > MAX_PAGE_LINES:
                 scan.skipped_pages.append(number)
                 break
@@ -231,7 +263,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                 scan.truncated_pages.append(number)
             if not found or not found[-1].ends_page:
                 break
-            why = _join_stop(number, follow, len(done), len(pages), pages, deadline)
+            why = _join_stop(number, follow, len(done) - quiet, len(pages), pages, deadline)
             if why == _SEARCH_CAP:  # the next page joins the pages the search left out (reported with them)
                 if number + 1 not in scan.skipped_pages:
                     scan.skipped_pages.append(number + 1)

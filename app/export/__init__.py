@@ -1,8 +1,9 @@
 """The export layer: the outline and its text as a Word file a bid office can hand in.
 
 Entry points: ``export_docx`` / ``docx_writer.export_bid`` with ``ExportMeta`` and
-``ExportOptions`` (re-exported here), the presets (``presets``), the 暗标 check (``anonymity``)
-the LibreOffice layout pass (``layout_pass``) that writes real page numbers, figures drawn from
+``ExportOptions`` (re-exported here), the presets (``presets``), the 暗标 check (``anonymity``;
+the short names a reader knows the bidder by come from ``bidder_names``), the LibreOffice
+layout pass (``layout_pass``) that writes real page numbers, figures drawn from
 data (``figures/``, placed by ``figure_writer``) and the office's own Word template (``template``).
 
 Imports: ``app.core`` only; never Qt, the pipeline or the model layer.

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from openpyxl import Workbook
 from openpyxl.styles import Alignment, Font, PatternFill
 
+from app.core.sheet_text import append_row
 from app.export.markdown_blocks import xml_safe
 from app.export.options import ExportError
 from app.export.response_tables import TableBuilder
@@ -38,11 +39,11 @@ def write_review_sheet(path: Path, header: Sequence[str], rows: Sequence[Sequenc
     sheet = book.active
     assert sheet is not None
     sheet.title = title[:31]
-    sheet.append(list(header))
+    append_row(sheet, list(header))
     for cell in sheet[1]:
         cell.font = Font(bold=True)
     for row in rows:
-        sheet.append([_value(v) for v in row])
+        append_row(sheet, [_value(v) for v in row])  # tender text stays text, never a formula
     for i, width in enumerate(WIDTHS[: len(header)], start=1):
         sheet.column_dimensions[chr(64 + i)].width = width
     wrap = Alignment(wrap_text=True, vertical="top")

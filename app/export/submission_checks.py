@@ -26,7 +26,8 @@ from app.core.analysis import Analysis
 from app.core.breakdown import Breakdown
 from app.core.outline import OutlineNode, Path
 from app.core.response_map import find_section, unanswered_groups
-from app.export.anonymity import name_forms, normalise
+from app.export.anonymity import name_forms
+from app.export.bidder_names import find_form
 
 #: Characters of body text per printed page (A4, 小四 body, headings and spacing included).
 CHARS_PER_PAGE = 650
@@ -178,10 +179,12 @@ def anonymity_findings(chapters: Sequence[OutlineNode], bidder: str = "", aliase
         for text in (node.title, node.content):
             if not text:
                 continue
-            key = normalise(text)
-            hit = next((f for f in forms.forms if f in key), None) if forms else None
+            found = find_form(text, forms) if forms else None
+            hit = found[0] if found and found[1] else None
             if hit:
                 out.append(Finding("暗标", f"“{where}”出现投标人名称（{hit}）", True, path))
+            elif found:
+                out.append(Finding("暗标", f"“{where}”出现“{found[0]}”（可能是投标人简称），请确认", False, path))
             for m in _COMPANY.finditer(text):
                 if not hit:
                     out.append(Finding("暗标", f"“{where}”出现公司名称“{m.group()}”，请确认不是本单位", False, path))

@@ -22,7 +22,7 @@ from app.documents.errors import DocumentError
 from app.documents.outlines.bid_reader import BidDocument, read_bid
 from app.documents.outlines.sections import Section
 from app.library.people import NOT_A_NAME, people_in_tables
-from app.library.store import LibraryStore, SectionRow
+from app.library.store import LibrarySpec, LibraryStore, SectionRow
 
 BID_SUFFIXES = (".docx", ".pdf")
 MIN_SENTENCE_CHARS = 20
@@ -155,10 +155,14 @@ def collect_files(paths: Iterable[Path]) -> list[Path]:
 
 
 def import_files(store: LibraryStore, paths: Sequence[Path], progress: Callable[[int, int, str], None] | None = None,
-                 cancelled: Callable[[], bool] | None = None) -> list[ImportOutcome]:
-    """Import files one by one (each a whole transaction); stops between files when ``cancelled()``."""
+                 cancelled: Callable[[], bool] | None = None, done: list[ImportOutcome] | None = None) -> list[ImportOutcome]:
+    """Import files one by one (each a whole transaction); stops between files when ``cancelled()``.
+
+    Outcomes are appended to ``done`` (a new list by default) as they come, so a caller that
+    catches a library failure still has what was stored before it.
+    """
     files = collect_files(paths)
-    out: list[ImportOutcome] = []
+    out: list[ImportOutcome] = [] if done is None else done
     for i, f in enumerate(files):
         if cancelled is not None and cancelled():
             break
@@ -170,23 +174,28 @@ def import_files(store: LibraryStore, paths: Sequence[Path], progress: Callable[
     return out
 
 
-def run_import_process(db_path: str, paths: list[str], use_fts: bool, queue: Any, cancel: Any) -> None:
+def run_import_process(spec: LibrarySpec, paths: list[str], queue: Any, cancel: Any) -> None:
     """Entry point of a separate import process (the app's GUI keeps its interpreter to itself).
 
-    Sends ``("progress", done, total, name)`` while it works and ``("done", outcomes)`` at the
-    end on ``queue``; stops between files once ``cancel`` (an Event) is set.
+    Opens the library ``spec`` names (the window's own), sends ``("progress", done, total, name)``
+    while it works and ``("done", outcomes)`` at the end on ``queue``; stops between files once
+    ``cancel`` (an Event) is set. A library that fails mid-import (a server gone) ends the run
+    with a ``failed`` outcome saying so; the bids stored before it stay whole.
     """
-    from app.library.store import LibraryError
+    from app.library.store import LibraryError, open_library
 
     try:
-        store = LibraryStore(Path(db_path), use_fts=use_fts)
+        store = open_library(spec)
     except LibraryError as exc:
-        queue.put(("done", [ImportOutcome(Path(db_path), "failed", message=exc.message_zh)]))
+        queue.put(("done", [ImportOutcome(Path(spec.path or "资料库"), "failed", message=exc.message_zh)]))
         return
+    outcomes: list[ImportOutcome] = []
     try:
         outcomes = import_files(store, [Path(p) for p in paths],
                                 progress=lambda i, n, name: queue.put(("progress", i, n, name)),
-                                cancelled=cancel.is_set)
+                                cancelled=cancel.is_set, done=outcomes)
+    except LibraryError as exc:
+        outcomes.append(ImportOutcome(Path(spec.path or "资料库"), "failed", message=exc.message_zh))
     finally:
         store.close()
     queue.put(("done", outcomes))

@@ -10,7 +10,6 @@ references can be written as the tables a bid needs (人员配置表, 业绩表)
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,6 +44,9 @@ class Fact:
     data: dict[str, str]
     source: str = ""
     id: int | None = None
+    version: int = 0  # the stored version this was read at (0: not stored); an edit names it
+    updated_by: str = ""
+    updated_at: str = ""
 
     def expired(self, today: dt.date | None = None) -> bool:
         """A certificate whose 有效期 has passed."""
@@ -145,32 +147,30 @@ def read_facts_xlsx(path: Path) -> FactsImport:
 
 def save_facts(store: LibraryStore, facts: Sequence[Fact]) -> int:
     """Store facts (one transaction); a row equal to a stored one of the same kind is not added twice."""
-    added = 0
-    with store.transaction() as con:
-        existing = {(k, d) for k, d in con.execute("SELECT kind, data FROM facts")}
-        for f in facts:
-            blob = json.dumps(f.data, ensure_ascii=False, sort_keys=True)
-            if (f.kind, blob) in existing:
-                continue
-            cur = con.execute("INSERT INTO facts(kind, data, source) VALUES (?,?,?)", (f.kind, blob, f.source))
-            f.id = int(cur.lastrowid or 0)
-            existing.add((f.kind, blob))
-            added += 1
-    return added
+    ids = store.add_facts([(f.kind, dict(f.data), f.source) for f in facts])
+    for f, new_id in zip(facts, ids, strict=True):
+        if new_id is not None:
+            f.id, f.version = new_id, 1
+    return sum(1 for i in ids if i is not None)
 
 
 def load_facts(store: LibraryStore, kind: str | None = None) -> list[Fact]:
     """Stored facts (of one kind), in the order they were added."""
-    with store.lock:
-        rows = store.conn.execute("SELECT id, kind, data, source FROM facts" + (" WHERE kind = ?" if kind else "")
-                                  + " ORDER BY id", (kind,) if kind else ()).fetchall()
-    return [Fact(str(k), json.loads(d), str(s), int(i)) for i, k, d, s in rows]
+    return [Fact(r.kind, r.data, r.source, r.id, r.version, r.updated_by, r.updated_at) for r in store.facts(kind)]
+
+
+def update_fact(store: LibraryStore, fact: Fact, data: dict[str, str]) -> Fact:
+    """Change a stored fact's fields; raises :class:`~app.library.store.FactConflict` (a Chinese message and
+    what is stored now) when someone else changed or deleted it since ``fact`` was read."""
+    if fact.id is None:
+        raise ValueError("only a stored fact can be updated")
+    r = store.update_fact(fact.id, data, fact.version)
+    return Fact(r.kind, r.data, r.source, r.id, r.version, r.updated_by, r.updated_at)
 
 
 def remove_fact(store: LibraryStore, fact_id: int) -> None:
     """Delete one stored fact."""
-    with store.transaction() as con:
-        con.execute("DELETE FROM facts WHERE id = ?", (fact_id,))
+    store.remove_fact(fact_id)
 
 
 # ---------------------------------------------------------------------------- tables for drafting

@@ -7,6 +7,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from app.core.sheet_text import append_row
 from app.library.checks import Finding
 
 HEADERS = ("序号", "类别", "内容", "位置", "来源", "说明")
@@ -21,11 +22,11 @@ def write_findings_xlsx(findings: Sequence[Finding], path: Path, title: str = "�
     ws = wb.active
     assert ws is not None
     ws.title = title[:31]
-    ws.append(list(HEADERS))
+    append_row(ws, list(HEADERS))
     for cell in ws[1]:
         cell.font = Font(bold=True)
     for i, f in enumerate(findings, 1):
-        ws.append([i, f.label, f.text, f.where, f.source, f.detail])
+        append_row(ws, [i, f.label, f.text, f.where, f.source, f.detail])  # text from bids stays text
     for col, width in zip("ABCDEF", (6, 18, 60, 30, 40, 30), strict=True):
         ws.column_dimensions[col].width = width
     for row in ws.iter_rows(min_row=2):

@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass
 
 from app.core.limits import STORED
+from app.core.markdown_table import write_table
 from app.core.outline import OutlineNode
 from app.library.store import StoredSection
 
@@ -57,10 +58,16 @@ def adapt_text(text: str, old: dict[str, str], new: dict[str, str]) -> tuple[str
 
 
 def section_text(section: StoredSection) -> str:
-    """A past section's body with its tables as tab-separated rows (tables stay recognisable)."""
+    """A past section's body with its tables as tables (Markdown pipe tables, as section text holds them).
+
+    The section editor shows them as tables and the Word export writes them as Word tables; the
+    first row is the header. A cell's line breaks become spaces and a bar ``|`` a full-width one.
+    """
     parts = [section.body.strip()] if section.body.strip() else []
     for table in section.tables:
-        parts.append("\n".join("\t".join(cell.replace("\n", " ") for cell in row) for row in table))
+        lines = write_table([list(row) for row in table if any(cell.strip() for cell in row)])
+        if lines:
+            parts.append("\n".join(lines))
     return "\n\n".join(parts)
 
 

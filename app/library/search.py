@@ -1,8 +1,9 @@
 """Finding past sections for a heading: full-text candidates, then a ranking that favours titles.
 
 The query is a heading (and optionally a scoring item's name and criteria). Candidates come
-from the FTS5 trigram index (any of the query's character 3-grams, ranked by bm25 with the
-title weighted above the body); without FTS5 a scan of titles and bodies does the same job.
+from the engine's full-text index (any of the query's character 3-grams, titles weighted above
+bodies: FTS5 trigram with bm25 in SQLite, n-gram ``tsvector`` with ``ts_rank`` in PostgreSQL);
+without one a scan of titles and bodies does the same job.
 They are re-ranked by how much of the query the title covers, then the body.
 """
 
@@ -45,25 +46,10 @@ def _grams(text: str) -> list[str]:
     return (specific + generic)[:_MAX_GRAMS]
 
 
-def _fts_query(grams: list[str]) -> str:
-    return " OR ".join('"' + g.replace('"', '""') + '"' for g in grams if len(g) >= 3)
-
-
 def candidate_ids(store: LibraryStore, query: str, limit: int = CANDIDATES) -> list[int]:
-    """Section ids that share text with ``query`` (FTS5 when available, else a scan)."""
+    """Section ids that share text with ``query`` (the engine's full-text index, else a scan)."""
     grams = _grams(query)
-    if not grams:
-        return []
-    with store.lock:
-        if store.fts and any(len(g) >= 3 for g in grams):
-            rows = store.conn.execute(
-                "SELECT rowid FROM section_fts WHERE section_fts MATCH ? ORDER BY bm25(section_fts, 8.0, 1.0) LIMIT ?",
-                (_fts_query(grams), limit)).fetchall()
-            return [int(r[0]) for r in rows]
-        like = [f"%{g}%" for g in grams[:8]]
-        where = " OR ".join(["title LIKE ?"] * len(like) + ["body LIKE ?"] * len(like))
-        rows = store.conn.execute(f"SELECT id FROM sections WHERE {where} LIMIT ?", (*like, *like, limit * 4)).fetchall()
-        return [int(r[0]) for r in rows]
+    return store.candidate_ids(grams, limit) if grams else []
 
 
 def search_sections(store: LibraryStore, query: str, limit: int = 10, *, context: str = "") -> list[SectionHit]:
@@ -77,10 +63,7 @@ def search_sections(store: LibraryStore, query: str, limit: int = 10, *, context
         return []
     q = char_ngrams(query)
     wanted = q | (char_ngrams(context) if context else frozenset())
-    with store.lock:
-        rows = store.conn.execute(
-            f"SELECT id, title, substr(body, 1, {_RANK_BODY_CHARS}), tables != '[]' FROM sections"
-            f" WHERE id IN ({','.join('?' * len(ids))})", ids).fetchall()
+    rows = store.section_previews(ids, _RANK_BODY_CHARS)
     scored: list[tuple[float, int]] = []
     for sid, title, body, has_tables in rows:
         t = char_ngrams(str(title))

@@ -1,47 +1,24 @@
-"""The library database: one local SQLite file with past bids, their sections, and company facts.
+"""The library interface: past bids, their sections, sentence hashes and company facts, on one of two engines.
 
-Each imported bid is written in one transaction (a kill mid-import leaves only whole bids;
-WAL journal). Sections are indexed for full-text search with FTS5's ``trigram`` tokenizer,
-which matches Chinese substrings without a word segmenter; when this SQLite lacks FTS5 or
-trigram, :attr:`LibraryStore.fts` is False and searches scan the table instead. Sentences of
-every section are stored as hashes, so 查重 looks up a sentence in one index probe.
+:class:`LibraryStore` is what every caller uses (import, search, 查重, reuse, facts, drafting).
+Two engines implement it (:mod:`app.library.engines`): a local SQLite file, the default that
+needs nothing set up, and a PostgreSQL server an office shares. ``LibraryStore(path)`` opens
+the SQLite engine, as ``pathlib.Path(...)`` opens the platform's path class;
+:func:`open_library` opens whichever a :class:`LibrarySpec` names (the app's settings, or a
+worker process that must reopen the same library).
+
+Engines raise :class:`LibraryError` (Chinese ``message_zh``); a server that cannot be reached
+raises its subclass :class:`LibraryUnavailable`, and a fact changed by someone else since it
+was read raises :class:`FactConflict`.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
-import threading
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+import datetime as dt
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-
-SCHEMA_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS bids (
-    id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, path TEXT NOT NULL, name TEXT NOT NULL,
-    project TEXT NOT NULL DEFAULT '', client TEXT NOT NULL DEFAULT '', place TEXT NOT NULL DEFAULT '',
-    date TEXT NOT NULL DEFAULT '', imported_at TEXT NOT NULL DEFAULT (datetime('now')),
-    section_count INTEGER NOT NULL DEFAULT 0, metadata TEXT NOT NULL DEFAULT '{}');
-CREATE TABLE IF NOT EXISTS sections (
-    id INTEGER PRIMARY KEY, bid_id INTEGER NOT NULL REFERENCES bids(id) ON DELETE CASCADE,
-    ord INTEGER NOT NULL, parent_ord INTEGER, level INTEGER NOT NULL, number TEXT NOT NULL DEFAULT '',
-    title TEXT NOT NULL, heading_path TEXT NOT NULL DEFAULT '', body TEXT NOT NULL DEFAULT '',
-    tables TEXT NOT NULL DEFAULT '[]');
-CREATE INDEX IF NOT EXISTS sections_bid ON sections(bid_id, ord);
-CREATE TABLE IF NOT EXISTS names (bid_id INTEGER NOT NULL REFERENCES bids(id) ON DELETE CASCADE,
-    kind TEXT NOT NULL, value TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS names_bid ON names(bid_id);
-CREATE TABLE IF NOT EXISTS sentences (hash INTEGER NOT NULL, section_id INTEGER NOT NULL
-    REFERENCES sections(id) ON DELETE CASCADE, pos INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS sentences_hash ON sentences(hash);
-CREATE INDEX IF NOT EXISTS sentences_section ON sentences(section_id);
-CREATE TABLE IF NOT EXISTS facts (id INTEGER PRIMARY KEY, kind TEXT NOT NULL, data TEXT NOT NULL,
-    source TEXT NOT NULL DEFAULT '');
-"""
+from typing import Any
 
 
 @dataclass
@@ -92,177 +69,191 @@ class StoredSection:
     client: str
 
 
+@dataclass(frozen=True)
+class StoredBid:
+    """A whole stored bid as another library needs it to store a copy (:mod:`app.library.merge`)."""
+
+    hash: str
+    path: str
+    name: str
+    info: dict[str, str]
+    metadata: dict[str, str]
+    sections: list[SectionRow]
+    names: list[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class FactRecord:
+    """A stored company fact: its fields (whatever columns :mod:`app.library.facts` defines) and its version.
+
+    ``version`` grows by one with every change; an edit names the version it started from,
+    so a change someone else made in between is detected (:class:`FactConflict`).
+    """
+
+    id: int
+    kind: str
+    data: dict[str, str]
+    source: str
+    version: int = 1
+    updated_by: str = ""
+    updated_at: str = ""
+
+
 class LibraryError(Exception):
-    """The library file cannot be opened or written (Chinese ``message_zh``)."""
+    """The library cannot be opened or written (Chinese ``message_zh``)."""
 
     def __init__(self, message_zh: str) -> None:
         super().__init__(message_zh)
         self.message_zh = message_zh
 
 
-def fts_trigram_available() -> bool:
-    """Whether this Python's SQLite has FTS5 with the trigram tokenizer."""
-    try:
-        con = sqlite3.connect(":memory:")
-        try:
-            con.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return False
-    return True
+class LibraryUnavailable(LibraryError):
+    """The library's server cannot be reached now; the app retries by itself."""
+
+
+class FactConflict(LibraryError):
+    """A fact was changed or deleted by someone else after it was read; ``current`` is what is stored now."""
+
+    def __init__(self, message_zh: str, current: FactRecord | None) -> None:
+        super().__init__(message_zh)
+        self.current = current
+
+
+def conflict_message(current: FactRecord | None) -> str:
+    """The Chinese message for an edit that lost a race (names who changed the fact, and when)."""
+    if current is None:
+        return "这条企业资料已被其他用户删除，您的修改未保存。"
+    who = current.updated_by or "其他用户"
+    when = f"于 {current.updated_at} " if current.updated_at else ""
+    return (f"这条企业资料已被 {who} {when}修改（您打开后已有新版本），您的修改未保存，以免覆盖对方的内容。"
+            "已显示最新内容，请核对后重新修改。")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """A PostgreSQL server and database to hold the office library (``password`` in memory only)."""
+
+    host: str
+    port: int = 5432
+    database: str = "bidstudio"
+    user: str = ""
+    password: str = ""
+    connect_timeout: int = 5
+
+    def describe(self) -> str:
+        """``user@host:port/database`` (never the password)."""
+        who = f"{self.user}@" if self.user else ""
+        return f"{who}{self.host}:{self.port}/{self.database}"
+
+    def __repr__(self) -> str:
+        return f"ServerConfig({self.describe()!r})"
+
+
+@dataclass(frozen=True)
+class LibrarySpec:
+    """Which library to open: the SQLite file at ``path``, or the PostgreSQL server of ``server``.
+
+    Picklable, so an import process reopens the library the window uses.
+    """
+
+    engine: str = "sqlite"  # "sqlite" | "postgres"
+    path: str = ""
+    use_fts: bool = True
+    server: ServerConfig | None = None
+
+    def describe(self) -> str:
+        """Where the library is, for the user."""
+        if self.engine == "postgres" and self.server is not None:
+            return f"办公室资料库 {self.server.describe()}"
+        return f"本机资料库 {self.path}"
 
 
 class LibraryStore:
-    """The library database at ``path`` (created when missing). One connection; a lock serialises use."""
+    """The library interface every caller uses; ``LibraryStore(path)`` opens the default SQLite engine.
+
+    Each engine overrides every method below (``tests/test_library_engines.py`` checks it).
+    Writes of one bid or one batch of facts are one transaction: a crash leaves whole bids.
+    """
+
+    #: Which engine this is ("sqlite" or "postgres").
+    engine = ""
+    #: Whether sections have a full-text index (else searches scan).
+    fts = True
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> LibraryStore:
+        """``LibraryStore(path)`` is the default (SQLite) engine; an engine class constructs itself."""
+        target = _ENGINES["sqlite"] if cls is LibraryStore else cls
+        made: LibraryStore = super().__new__(target)
+        return made
 
     def __init__(self, path: Path, *, use_fts: bool = True) -> None:
-        self.path = path
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self.conn.executescript(_SCHEMA)
-            self.fts = use_fts and self._ensure_fts()
-            self.conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
-            self.lock = threading.RLock()
-            self._record_table_people()
-        except (sqlite3.Error, OSError) as exc:
-            raise LibraryError(f"无法打开资料库文件“{path}”：{exc}") from exc
+        """Open (or create) the SQLite library at ``path`` (the engine's constructor runs instead)."""
 
-    def _record_table_people(self) -> None:
-        """Once per library: the people of stored staff tables, for bids imported before tables were read
-        for names (a scan of the sections that have tables, ~60 ms for 200 bids)."""
-        from app.library.people import people_in_tables
+    @classmethod
+    def open_server(cls, server: ServerConfig, *, lazy: bool = False) -> LibraryStore:
+        """Open a server engine's library (engines with a server override this)."""
+        raise LibraryError(f"资料库引擎“{cls.engine}”不连接服务器")
 
-        if self.conn.execute("SELECT 1 FROM meta WHERE key = 'table_people'").fetchone():
-            return
-        with self.transaction() as con:
-            have = set(con.execute("SELECT bid_id, value FROM names WHERE kind = 'person'").fetchall())
-            new: list[tuple[int, str, str]] = []
-            for bid_id, blob in con.execute("SELECT bid_id, tables FROM sections WHERE tables <> '[]'").fetchall():
-                try:
-                    tables = json.loads(str(blob))
-                except ValueError:
-                    continue
-                for name in people_in_tables(tables if isinstance(tables, list) else []):
-                    if (bid_id, name) not in have:
-                        have.add((bid_id, name))
-                        new.append((int(bid_id), "person", name))
-            con.executemany("INSERT INTO names(bid_id, kind, value) VALUES (?,?,?)", new)
-            con.execute("INSERT OR REPLACE INTO meta VALUES ('table_people', '1')")
+    # ------------------------------------------------------------------ the library itself
+    def spec(self) -> LibrarySpec:
+        """How to open this same library again (in another process)."""
+        raise NotImplementedError
 
-    def _ensure_fts(self) -> bool:
-        try:
-            self.conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(title, body, tokenize='trigram')")
-        except sqlite3.Error:
-            return False
-        return True
+    def describe(self) -> str:
+        """Where the library is, for the user (本机资料库 path / 办公室资料库 server)."""
+        return self.spec().describe()
 
     def close(self) -> None:
         """Close the connection."""
-        self.conn.close()
+        raise NotImplementedError
 
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE … COMMIT, rolled back on any error)."""
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-            except BaseException:
-                self.conn.execute("ROLLBACK")
-                raise
-            self.conn.execute("COMMIT")
+    def ping(self) -> bool:
+        """Whether the library answers now (reconnecting a server library when it can)."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ bids
     def has_hash(self, content_hash: str) -> int | None:
         """The id of a stored bid with this content hash (the same bid imported before), or None."""
-        with self.lock:
-            row = self.conn.execute("SELECT id FROM bids WHERE hash = ?", (content_hash,)).fetchone()
-        return int(row[0]) if row else None
+        raise NotImplementedError
 
     def add_bid(self, content_hash: str, path: str, name: str, info: dict[str, str], sections: Sequence[SectionRow],
                 names: Iterable[tuple[str, str]] = (), metadata: dict[str, str] | None = None) -> int | None:
-        """Store one bid and its sections in one transaction; None when the same content is stored already."""
-        with self.transaction() as con:
-            if con.execute("SELECT 1 FROM bids WHERE hash = ?", (content_hash,)).fetchone():
-                return None
-            cur = con.execute(
-                "INSERT INTO bids(hash, path, name, project, client, place, date, section_count, metadata)"
-                " VALUES (?,?,?,?,?,?,?,?,?)",
-                (content_hash, path, name, info.get("project", ""), info.get("client", ""), info.get("place", ""),
-                 info.get("date", ""), len(sections), json.dumps(metadata or {}, ensure_ascii=False)))
-            bid_id = int(cur.lastrowid or 0)
-            for s in sections:
-                c = con.execute(
-                    "INSERT INTO sections(bid_id, ord, parent_ord, level, number, title, heading_path, body, tables)"
-                    " VALUES (?,?,?,?,?,?,?,?,?)",
-                    (bid_id, s.ord, s.parent_ord, s.level, s.number, s.title, s.heading_path, s.body,
-                     json.dumps(s.tables, ensure_ascii=False) if s.tables else "[]"))
-                sid = int(c.lastrowid or 0)
-                if self.fts:
-                    con.execute("INSERT INTO section_fts(rowid, title, body) VALUES (?,?,?)",
-                                (sid, s.title, s.body + "\n" + _tables_text(s.tables)))
-                if s.sentence_hashes:
-                    con.executemany("INSERT INTO sentences(hash, section_id, pos) VALUES (?,?,?)",
-                                    [(h, sid, i) for i, h in enumerate(s.sentence_hashes)])
-            con.executemany("INSERT INTO names(bid_id, kind, value) VALUES (?,?,?)",
-                            [(bid_id, k, v) for k, v in dict.fromkeys(names)])
-        return bid_id
+        """Store one bid and its sections in one transaction; None when the same content is stored already
+        (also when another writer stored it at the same moment)."""
+        raise NotImplementedError
 
     def bids(self) -> list[BidInfo]:
         """Every stored bid, newest import first."""
-        with self.lock:
-            rows = self.conn.execute("SELECT id, name, path, project, client, place, date, imported_at, section_count"
-                                     " FROM bids ORDER BY id DESC").fetchall()
-        return [BidInfo(*r) for r in rows]
+        raise NotImplementedError
+
+    def bid_copy(self, bid_id: int) -> StoredBid | None:
+        """Everything stored of one bid, to store it in another library; None when it is gone."""
+        raise NotImplementedError
 
     def remove_bid(self, bid_id: int) -> None:
         """Delete a bid, its sections, names and sentence hashes."""
-        with self.transaction() as con:
-            if self.fts:
-                con.execute("DELETE FROM section_fts WHERE rowid IN (SELECT id FROM sections WHERE bid_id = ?)", (bid_id,))
-            con.execute("DELETE FROM bids WHERE id = ?", (bid_id,))
+        raise NotImplementedError
 
     def names(self) -> list[tuple[int, str, str]]:
         """Every recorded name of every bid: ``(bid_id, kind, value)``."""
-        with self.lock:
-            return [(int(a), str(b), str(c)) for a, b, c in
-                    self.conn.execute("SELECT bid_id, kind, value FROM names").fetchall()]
+        raise NotImplementedError
 
     def contains_text(self, text: str) -> bool:
-        """Whether any stored section's title or body contains ``text`` (FTS for 3+ characters)."""
-        with self.lock:
-            if self.fts and len(text) >= 3:
-                phrase = '"' + text.replace('"', '""') + '"'
-                row = self.conn.execute("SELECT 1 FROM section_fts WHERE section_fts MATCH ? LIMIT 1", (phrase,)).fetchone()
-            else:
-                row = self.conn.execute("SELECT 1 FROM sections WHERE instr(body, ?) > 0 OR instr(title, ?) > 0 LIMIT 1",
-                                        (text, text)).fetchone()
-        return row is not None
+        """Whether any stored section's title or body contains ``text``."""
+        raise NotImplementedError
+
+    def counts(self) -> tuple[int, int]:
+        """(bids, sections) stored."""
+        raise NotImplementedError
 
     # ------------------------------------------------------------------ sections
-    _SECTION_SQL = ("SELECT s.id, s.bid_id, s.ord, s.level, s.number, s.title, s.heading_path, s.body, s.tables,"
-                    " b.name, b.project, b.client FROM sections s JOIN bids b ON b.id = s.bid_id")
-
     def sections(self, ids: Sequence[int]) -> list[StoredSection]:
         """Stored sections by id, in the order asked."""
-        if not ids:
-            return []
-        with self.lock:
-            rows = self.conn.execute(f"{self._SECTION_SQL} WHERE s.id IN ({','.join('?' * len(ids))})",
-                                     list(ids)).fetchall()
-        by_id = {r[0]: _section(r) for r in rows}
-        return [by_id[i] for i in ids if i in by_id]
+        raise NotImplementedError
 
     def sections_of(self, bid_id: int) -> list[StoredSection]:
         """A bid's sections in document order."""
-        with self.lock:
-            rows = self.conn.execute(f"{self._SECTION_SQL} WHERE s.bid_id = ? ORDER BY s.ord", (bid_id,)).fetchall()
-        return [_section(r) for r in rows]
+        raise NotImplementedError
 
     def subtree(self, section_id: int) -> list[StoredSection]:
         """A section and the sections below it (until the next one at its level or higher)."""
@@ -281,32 +272,90 @@ class LibraryStore:
 
     def sentence_sources(self, hashes: Sequence[int]) -> dict[int, list[int]]:
         """For each hash found in the library, the section ids holding that sentence."""
-        out: dict[int, list[int]] = {}
-        with self.lock:
-            for start in range(0, len(hashes), 500):
-                chunk = list(hashes[start:start + 500])
-                q = f"SELECT hash, section_id FROM sentences WHERE hash IN ({','.join('?' * len(chunk))})"
-                for h, sid in self.conn.execute(q, chunk):
-                    out.setdefault(int(h), []).append(int(sid))
-        return out
+        raise NotImplementedError
 
-    def counts(self) -> tuple[int, int]:
-        """(bids, sections) stored."""
-        with self.lock:
-            b = self.conn.execute("SELECT count(*) FROM bids").fetchone()[0]
-            s = self.conn.execute("SELECT count(*) FROM sections").fetchone()[0]
-        return int(b), int(s)
+    def candidate_ids(self, grams: Sequence[str], limit: int) -> list[int]:
+        """Ids of sections sharing the most of ``grams`` (a query's character 3-grams, most telling first).
+
+        Titles weigh more than bodies; :func:`app.library.search.search_sections` re-ranks them.
+        """
+        raise NotImplementedError
+
+    def section_previews(self, ids: Sequence[int], body_chars: int) -> list[tuple[int, str, str, bool]]:
+        """``(id, title, first body_chars of the body, has tables)`` of sections, for ranking."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ company facts
+    def add_facts(self, facts: Sequence[tuple[str, dict[str, str], str]]) -> list[int | None]:
+        """Store ``(kind, data, source)`` facts in one transaction; for each its new id, or None when the same
+        fact (kind and fields) is stored already."""
+        raise NotImplementedError
+
+    def facts(self, kind: str | None = None) -> list[FactRecord]:
+        """Stored facts (of one kind), in the order they were added."""
+        raise NotImplementedError
+
+    def update_fact(self, fact_id: int, data: dict[str, str], expected_version: int) -> FactRecord:
+        """Change a fact's fields if it is still at ``expected_version``; raises :class:`FactConflict` otherwise."""
+        raise NotImplementedError
+
+    def remove_fact(self, fact_id: int) -> None:
+        """Delete one stored fact."""
+        raise NotImplementedError
 
 
-def _tables_text(tables: list[list[list[str]]]) -> str:
-    return "\n".join("\t".join(row) for t in tables for row in t)
+#: The engine classes by name, registered by :mod:`app.library.engines` when the package is imported
+#: (the interface never imports an engine: they import it).
+_ENGINES: dict[str, type[LibraryStore]] = {}
 
 
-def _section(r: Sequence[object]) -> StoredSection:
-    return StoredSection(id=int(r[0]), bid_id=int(r[1]), ord=int(r[2]), level=int(r[3]),  # type: ignore[call-overload]
-                         number=str(r[4]), title=str(r[5]), heading_path=str(r[6]), body=str(r[7]),
-                         tables=json.loads(str(r[8]) or "[]"), bid_name=str(r[9]), project=str(r[10]),
-                         client=str(r[11]))
+def register_engine(cls: type[LibraryStore]) -> type[LibraryStore]:
+    """Make an engine class known by its ``engine`` name (``sqlite`` is what ``LibraryStore(path)`` opens)."""
+    _ENGINES[cls.engine] = cls
+    return cls
+
+
+def open_library(spec: LibrarySpec, *, lazy: bool = False) -> LibraryStore:
+    """Open the library ``spec`` names; ``lazy`` keeps a server library object even while the server is down
+    (its calls raise :class:`LibraryUnavailable` until it answers)."""
+    if spec.engine == "postgres":
+        if spec.server is None or not spec.server.host:
+            raise LibraryError("资料库设置不完整：未填写服务器地址")
+        engine = _ENGINES.get("postgres")
+        if engine is None:
+            raise LibraryError("本程序未安装连接 PostgreSQL 所需的组件（psycopg），无法使用办公室资料库")
+        return engine.open_server(spec.server, lazy=lazy)
+    return LibraryStore(Path(spec.path) if spec.path else default_library_path(), use_fts=spec.use_fts)
+
+
+def now_text() -> str:
+    """The local time as written on a fact's change (``2025-06-30 14:05``)."""
+    return dt.datetime.now().strftime("%Y-%m-%d %H:%M")
+
+
+def writer_name() -> str:
+    """Who is writing (the OS login), recorded on a changed fact so a conflict can name them."""
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except Exception:  # no login name on this system (some containers)
+        return ""
+
+
+def fts_trigram_available() -> bool:
+    """Whether this Python's SQLite has FTS5 with the trigram tokenizer."""
+    import sqlite3
+
+    try:
+        con = sqlite3.connect(":memory:")
+        try:
+            con.execute("CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')")
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return False
+    return True
 
 
 def default_library_path() -> Path:

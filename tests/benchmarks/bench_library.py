@@ -217,13 +217,14 @@ def bench_gui(corpus: Path, db: Path, count: int = 20) -> None:
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
+    from app.library.store import LibrarySpec
     from app.ui.library.library_panel import ImportWorker
 
     app = QApplication.instance() or QApplication([])
     for f in db.parent.glob(db.name + "*"):
         f.unlink()
     idle = _timer_gaps(app, None)
-    worker = ImportWorker(db, sorted(corpus.glob("*.docx"))[:count])
+    worker = ImportWorker(LibrarySpec("sqlite", str(db)), sorted(corpus.glob("*.docx"))[:count])
     busy = _timer_gaps(app, worker)
     worker.wait()
     for name, gaps in (("idle (no import, machine load only)", idle), (f"while importing {count} bids", busy)):

@@ -4,14 +4,15 @@
 tender the deterministic analysis (``ingest_tender``, no model) is run and compared:
 
 - units: a first-level factor where the label has ``factors``, else a row; a unit counts
-  as found when a parsed row (or a parsed group of rows) has the same name, the same
-  points and the same category;
+  as found when a parsed row (or one of its point-bearing sub-rows, or a parsed group of
+  rows) has the same name, the same points and the same category;
 - the technical subtotal found vs labelled;
 - tables claimed that are not the labelled scoring table (a "wrong table");
 - for tenders without a table: whether a table was claimed, and the Chinese reason given.
 
-Prints one block per tender and the totals. Also importable: the tests assert on
-:func:`evaluate` for every labelled tender.
+Prints one block per tender, the totals over all of them and the totals of each set the
+README lists under "Added YYYY-MM-DD" (tenders the reader had not seen when they came).
+Also importable: the tests assert on :func:`evaluate` for every labelled tender.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from app.documents.ingest import IngestResult, ingest_tender  # noqa: E402
+from app.documents.scoring.cells import fmt_points as fmt  # noqa: E402
+from app.documents.scoring.model import ScoringResult  # noqa: E402
+from app.documents.scoring.table import select_lot  # noqa: E402
 
 _POINTS_IN_NAME = re.compile(r"[（(][^（()）]*?\d+(?:\.\d+)?\s*(?:分|%|％)[^（()）]*?[)）]|\d+(?:\.\d+)?\s*分$")
 _PUNCT = re.compile(r"[\s（()）【】\[\]、，,。：:；;“”\"'·．.]")
@@ -74,6 +78,7 @@ class Verdict:
     error: str = ""
     confirmed: bool = False
     doubt: str = ""
+    lots: list[str] = field(default_factory=list)  # the lots the reader found, with their totals
 
     @property
     def right(self) -> bool:
@@ -121,12 +126,14 @@ def _category(value: Any) -> str:
     return _CATEGORY.get(str(v), str(v))
 
 
-def parsed_candidates(result: IngestResult) -> list[tuple[str, float, str, str]]:
+def parsed_candidates(scoring: ScoringResult) -> list[tuple[str, float, str, str]]:
     """(name, points, category, where) for every parsed row and every labelled group of rows."""
     out: list[tuple[str, float, str, str]] = []
     groups: dict[str, list[Any]] = {}
-    for row in result.scoring.rows:
+    for row in scoring.rows:
         out.append((row.factor, float(row.points or 0.0), _category(row.category), f"p{row.page}"))
+        for item in row.scored_items:  # a factor's point-bearing sub-rows (60KVA UPS 主机 2 + 2 + 1)
+            out.append((item.name or row.factor, float(item.points or 0.0), _category(row.category), f"p{item.page}"))
         group = getattr(row, "group", "") or row.category_label
         if group:
             groups.setdefault(group, []).append(row)
@@ -184,23 +191,50 @@ def _reason_fits(label: dict[str, Any], message: str) -> bool:
     return bool(message)
 
 
+def _lot_key(name: str) -> str:
+    return re.sub(r"[第包标段号\s:：/]", "", name)
+
+
+def _match_lots(label: dict[str, Any], units: list[Unit], doc: Any, scoring: ScoringResult) -> list[ScoringResult]:
+    """Each labelled lot's rows against the reading of the same lot (by name, else by order); the readings."""
+    readings = [select_lot(doc, scoring, i) for i in range(len(scoring.lots))]
+    rows = label.get("rows") or []
+    for k, lot in enumerate(label["lots"]):
+        mine = [u for u, r in zip(units, rows, strict=True) if str(r.get("group", "")).startswith(lot)]
+        same = [x for x in readings if _lot_key(x.lot_name) == _lot_key(lot)]
+        reading = same[0] if same else readings[k] if k < len(readings) else None
+        if reading is not None:
+            match_units(mine, parsed_candidates(reading))
+    return readings
+
+
 def evaluate(name: str, label: dict[str, Any], result: IngestResult) -> Verdict:
-    """Compare one tender's parse with its label."""
+    """Compare one tender's parse with its label.
+
+    A label with ``lots`` (one scheme per lot, rows grouped "A包 / …") is compared lot by lot with
+    the reader's lot readings (``ScoringResult.lots``); its category totals are the first lot's, as
+    is the reading the reader shows first. Without lots, a reading split into lots shows the first.
+    """
     doc, scoring = result.document, result.scoring
     verdict = Verdict(tender=name, has_table=bool(label.get("has_table")), why_not=str(label.get("why_not", "")))
     verdict.units = label_units(label)
-    match_units(verdict.units, parsed_candidates(result))
+    verdict.lots = [f"{lot.name}（{fmt(lot.total)} 分）" for lot in scoring.lots]
+    readings = [scoring]
+    if label.get("lots") and scoring.lots and not label.get("factors"):
+        readings = _match_lots(label, verdict.units, doc, scoring)
+    else:
+        match_units(verdict.units, parsed_candidates(scoring))
     by_cat = (label.get("check") or {}).get("by_category") or label.get("category_totals") or {}
     verdict.tech_label = float(by_cat.get("技术", 0.0) or 0.0)
     verdict.tech_found = round(sum(float(r.points or 0) for r in scoring.rows if _category(r.category) == "技术"), 4)
     verdict.message = scoring.message_zh
-    tables = [t for t in scoring.tables if getattr(t, "kind", "table") == "table"]
+    tables = [t for r in readings for t in r.tables if getattr(t, "kind", "table") == "table"]
     verdict.claimed = bool(scoring.found and tables)
     expected = label_location(label, doc.kind)
     index = {t.id: i for i, t in enumerate(doc.tables)}
     for t in tables:
-        if doc.kind == "docx":
-            hits = [tid for tid in t.table_ids if index.get(tid) in expected]
+        if doc.kind == "docx":  # labels number DOCX tables from 0 (the first sets) or from 1 (2026-12-02)
+            hits = [tid for tid in t.table_ids if index.get(tid, -2) in expected or index.get(tid, -2) + 1 in expected]
         else:
             hits = [p for p in t.pages if p in expected]
         if not hits:
@@ -266,6 +300,8 @@ def print_report(verdicts: list[Verdict]) -> None:
                 why = "" if u.found == "ok" else f" — {u.found or '未找到'}"
                 got = f" ← {u.parsed}" if u.parsed and u.found != "ok" else ""
                 print(f"    {mark} {u.name} {u.points:g} {u.category}{why}{got}")
+        if v.lots:
+            print(f"  lots: {'、'.join(v.lots)}")
         if v.wrong_tables:
             print(f"  wrong tables claimed: {', '.join(v.wrong_tables)}")
         if not v.has_table:
@@ -277,6 +313,11 @@ def print_report(verdicts: list[Verdict]) -> None:
         if v.error:
             print(f"  error: {v.error}")
         print(f"  {'confirmed' if v.confirmed else 'unconfirmed: ' + v.doubt}  [{'right' if v.right else 'WRONG'}]")
+    print_totals(verdicts, "all labelled tenders")
+
+
+def print_totals(verdicts: list[Verdict], title: str) -> None:
+    """Units, technical subtotals, wrong tables, absences and the calibration table of ``verdicts``."""
     units = sum(len(v.units) for v in verdicts)
     ok = sum(v.units_ok for v in verdicts)
     labelled = [v for v in verdicts if v.units]
@@ -285,13 +326,35 @@ def print_report(verdicts: list[Verdict]) -> None:
     no_table = [v for v in verdicts if not v.has_table and not v.units]
     reasons = sum(1 for v in no_table if v.reason_fits)
     print()
+    print(f"== {title}: {len(verdicts)} tenders ==")
     print(f"TOTAL units found right: {ok}/{units} ({100 * ok / max(1, units):.1f}%)")
     print(f"TOTAL technical subtotal right: {tech_ok}/{len(labelled)} labelled tenders")
     print(f"TOTAL tenders with a wrong table claimed: {len(wrong)} ({sum(len(v.wrong_tables) for v in wrong)} tables)")
     print(f"TOTAL tenders without a table: {len(no_table)}; none claimed and reason fits: {reasons}/{len(no_table)}")
+    print(f"TOTAL crashes: {sum(1 for v in verdicts if v.error)}")
     print(f"TOTAL seconds: {sum(v.seconds for v in verdicts):.1f}")
     print()
     print_calibration(verdicts)
+
+
+_ADDED = re.compile(r"^#+\s*(Added\s+\d{4}-\d{2}-\d{2})")
+
+
+def added_sections(folder: Path) -> dict[str, list[str]]:
+    """The README's "Added YYYY-MM-DD" sections: the tender files each lists (for totals per set)."""
+    readme = folder / "README.md"
+    if not readme.is_file():
+        return {}
+    out: dict[str, list[str]] = {}
+    current = ""
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            m = _ADDED.match(line)
+            current = m.group(1) if m else ""
+            continue
+        if current and line.startswith("|") and (m2 := re.match(r"\|\s*`([^`]+)`", line)):
+            out.setdefault(current, []).append(m2.group(1))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -300,7 +363,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("folder", type=Path, help="folder with tenders and labels.json")
     ap.add_argument("--only", nargs="*", help="tender file names to evaluate")
     args = ap.parse_args(argv)
-    print_report(run(args.folder, args.only))
+    verdicts = run(args.folder, args.only)
+    print_report(verdicts)
+    for title, names in added_sections(args.folder).items():
+        subset = [v for v in verdicts if v.tender in names]
+        if subset and len(subset) < len(verdicts):
+            print_totals(subset, f"the tenders added {title.split()[-1]}")
     return 0
 
 

@@ -240,3 +240,35 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
     await c.open_tender(tender_path)  # the tender writes one of them: the bidders copied it from there
     qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
     assert len(slips()) == 2 and not any("捡" in s for s in slips())
+
+
+async def test_inserting_a_past_section_keeps_its_table_a_table_through_to_the_word_file(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    import docx
+
+    from app.export import ExportMeta, ExportOptions
+    from app.ui.export.dialog import ExportChoices
+    from app.ui.export.flow import export_word
+    from tests.library_fixtures import STAFF_HEADER, staff_rows
+
+    lib = window.library
+    (bid,) = _bids(tmp_path / "bids", 1)  # its first chapter (项目理解) holds the staff table
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 1, timeout=60)
+    c = window.controller
+    c.outline.replace([OutlineNode(title="项目理解")])
+    window.outline_view.select_path((0,))
+    window.section_dock.show()
+    await wait_for(lambda: lib.past_dock.isVisible() and lib.past.list.count() > 0)
+    lib.past.list.setCurrentRow(0)
+    assert lib.past.selected().section.title == "项目理解"  # type: ignore[union-attr]
+    qtbot.mouseClick(lib.past.insert_button, Qt.MouseButton.LeftButton)
+    content = c.outline.node((0,)).content
+    rows = staff_rows(bid)
+    assert "| " + " | ".join(STAFF_HEADER) + " |" in content.splitlines()  # a table, not tab-separated lines
+    assert "\t" not in content
+    target = tmp_path / "out.docx"
+    choices = ExportChoices(ExportMeta(project_name="新项目"), ExportOptions(layout_pass=False))
+    assert await export_word(window, target, choices) == target
+    tables = [[[cell.text for cell in row.cells] for row in t.rows] for t in docx.Document(str(target)).tables]
+    assert rows in tables  # header and both people, cell by cell, in one Word table

@@ -319,3 +319,33 @@ async def test_typing_in_the_section_editor_updates_the_table_before_it_is_commi
             QApplication.sendEvent(editor.text, QKeyEvent(kind, 0, Qt.KeyboardModifier.NoModifier, ch))
     await wait_for(lambda: _statuses(dock)[1] == "单薄")
     assert "应急处置预案" not in window.controller.outline.node((0, 1)).content  # not committed yet
+
+
+async def test_a_refused_fill_changes_nothing_and_an_item_without_points_is_written_into_its_chapter(
+        model_window: MainWindow, qtbot: Any, llm_server: OpenAIServer) -> None:
+    window = model_window
+    c = window.controller
+    c.set_analysis(Analysis(groups=[ScoringGroup(id="R1", title="应急预案", points=10)]))  # no criteria points
+    c.outline.replace([OutlineNode(title="应急预案", source_requirement_id="R1", children=[
+        OutlineNode(title="应急组织机构", content="")])])
+    c.outline.renumber()
+    dock = await _dock(window)
+    assert _statuses(dock) == ["缺失"]
+    before = c.outline.chapters[0].model_copy(deep=True)
+    steps = c.undo_stack.count()
+    llm_server.push(Reply.text("好的。"), Reply.text("收到"))
+    for attempt in (1, 2):  # the click, then a retry
+        _click_row(qtbot, dock, 0)
+        qtbot.mouseClick(dock.panel.fill_button, Qt.MouseButton.LeftButton)
+        await wait_for(lambda n=attempt: len(llm_server.completion_requests) == n  # type: ignore[misc]
+                       and "模型返回的正文过短" in window.statusBar().currentMessage())
+        await wait_for(lambda: dock.panel.fill_button.isEnabled())
+        assert c.outline.chapters[0] == before and c.undo_stack.count() == steps  # nothing added, nothing to undo
+        assert "未作改动" in window.statusBar().currentMessage()
+    text = "针对应急预案，我方按火灾、停电、设备故障三类事件分级响应，现场负责人五分钟内到场组织处置，每季度演练一次并修订应急预案。"
+    llm_server.push(Reply.text(text))
+    _click_row(qtbot, dock, 0)
+    qtbot.mouseClick(dock.panel.fill_button, Qt.MouseButton.LeftButton)
+    await wait_for(lambda: c.outline.chapters[0].content == text)
+    assert [k.title for k in c.outline.chapters[0].children] == ["应急组织机构"]  # no heading repeating the chapter
+    assert c.undo_stack.count() == steps + 1

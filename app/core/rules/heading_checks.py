@@ -33,6 +33,7 @@ class HeadingContext:
     context: str = ""  # the tender's words for this chapter (project, criteria, planned headings)
     section_words: str = ""  # what is known of the parent section (description, planned headings)
     siblings: tuple[str, ...] = ()  # headings beside it kept so far
+    beside: tuple[str, ...] = ()  # every other heading under the same parent (a whole answer or outline)
     taken: tuple[str, ...] = ()  # headings elsewhere in the outline
     examples: frozenset[str] = frozenset()  # normalised headings of the prompt's worked examples
     vocabulary: str = ""  # words bid writers use (the heading library), for the grounding rule
@@ -78,9 +79,16 @@ def _key(t: str) -> str:
 
 
 def _same_as_parent(ctx: HeadingContext) -> str | None:
+    """A heading titled like the heading above it. An exact copy beside headings of its own (工程概况 ›
+    工程概况、工程参数) is the section's overview part, as people write it: not a defect (a warning of
+    ``outline_warnings``). One character off the parent is a copying slip wherever it stands."""
     key = _key(ctx.title)
     uppers = [_key(u) for u in (ctx.parent, ctx.chapter) if u]
-    if key and any(key == u or ol.one_char_apart(key, u) for u in uppers):
+    if not key:
+        return None
+    if any(ol.one_char_apart(key, u) for u in uppers):
+        return f"标题“{ctx.title}”与上级标题相同"
+    if key in uppers and not any(_key(b) and _key(b) not in uppers for b in ctx.beside):
         return f"标题“{ctx.title}”与上级标题相同"
     return None
 

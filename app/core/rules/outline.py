@@ -1,11 +1,14 @@
 """Structure rules for an outline, checked by code (rule 2 of the architecture).
 
 Schema validity is the floor. These rules catch defects, wherever a heading comes from:
-an outline of chapters only, titles that are only digits, titles that echo the prompt
-("一级目录"), a section titled like its parent, duplicate siblings, the same set of titles
-repeated under every chapter, and what exceeds a limit (said, never cut). Style is never
-refused: uneven depth, a section left undivided, a single sub-item, long lists. Each finding is an :class:`RuleIssue` with a
-JSON pointer and a Chinese message precise enough to hand back to the model.
+titles that are only digits, titles that echo the prompt ("一级目录"), a section titled like its
+parent with nothing beside it (or one character off it), duplicate siblings, the same set of
+titles repeated under every chapter, and what exceeds a limit (said, never cut). Style is never
+refused: uneven depth, a section left undivided, a single sub-item, long lists, a single chapter,
+a list of chapters only, an overview section titled like its parent beside others — those are
+:func:`outline_warnings`, said to the user. A run that asked a model for several levels also
+checks :func:`unfinished_issues` (chapters without any section yet). Each finding is a
+:class:`RuleIssue` with a JSON pointer and a Chinese message precise enough to hand back to the model.
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ from app.core.outline import OutlineNode, Path
 from app.core.pointer import path_to_pointer
 from app.core.tender_titles import display_title
 
-__all__ = ["OutlineLimits", "RuleIssue", "check_outline", "clean_title", "normalize_title", "strip_numbering",
-           "title_problem"]
+__all__ = ["OutlineLimits", "RuleIssue", "check_outline", "clean_title", "generation_issues", "normalize_title",
+           "outline_warnings", "strip_numbering", "title_problem", "unfinished_issues"]
 
 #: Titles that only echo the prompt's own words.
 ECHO_TITLES = frozenset(
@@ -182,20 +185,82 @@ def from_tender(node: OutlineNode) -> bool:
 
 
 def check_outline(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> list[RuleIssue]:
-    """All rule violations of an outline, in document order."""
+    """All defects of an outline, in document order: what makes it invalid.
+
+    A person's outline is valid as written (issue 38): a single chapter with everything below it,
+    a list of chapters without sections, a section titled like its parent beside sections of its
+    own are what people write — :func:`outline_warnings` names them, nothing refuses them. A run
+    that asked a model for several levels also checks :func:`unfinished_issues`.
+    """
     lim = limits or OutlineLimits()
     issues: list[RuleIssue] = []
-    if len(chapters) < lim.min_chapters:
-        issues.append(RuleIssue("/outline", "too_few_chapters", f"一级章节只有 {len(chapters)} 个，至少需要 {lim.min_chapters} 个"))
+    if not chapters:
+        issues.append(RuleIssue("/outline", "too_few_chapters", "目录为空，没有任何章节"))
     if len(chapters) > lim.max_chapters:
         issues.append(RuleIssue("/outline", "too_many_chapters", f"一级章节有 {len(chapters)} 个，最多 {lim.max_chapters} 个"))
-    if chapters and lim.deepest > 1 and not any(ch.children for ch in chapters):
-        where = "/outline/0/children" if len(chapters) == 1 else "/outline"
-        issues.append(RuleIssue(where, "no_sections", "目录只有一级章节，没有任何下级标题；至少要有一章分出小节"
-                                if len(chapters) > 1 else f"“{chapters[0].title}”下没有任何子项，至少需要 1 个"))
+    if len(chapters) == 1 and lim.deepest > 1 and not chapters[0].children:  # a chapter asked for alone came back empty
+        issues.append(RuleIssue("/outline/0/children", "no_sections", f"“{chapters[0].title}”下没有任何子项，至少需要 1 个"))
     _check_level(chapters, (), None, 1, lim, issues, frozenset())
     issues.extend(_repeated_sets(chapters))
     return issues
+
+
+def unfinished_issues(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> list[RuleIssue]:
+    """What a run that asked for ``limits.depth`` levels has not got yet: chapters without any section, or
+    fewer chapters than asked and nothing below them.
+
+    Not a defect of the headings (a person's chapter list is valid as written): the run keeps the
+    chapters and asks for their sections, one chapter at a time.
+    """
+    lim = limits or OutlineLimits()
+    out: list[RuleIssue] = []
+    if 0 < len(chapters) < lim.min_chapters and not any(ch.children for ch in chapters):
+        out.append(RuleIssue("/outline", "too_few_chapters",
+                             f"一级章节只有 {len(chapters)} 个，至少需要 {lim.min_chapters} 个"))
+    if len(chapters) > 1 and lim.depth > 1 and not any(ch.children for ch in chapters):
+        out.append(RuleIssue("/outline", "no_sections", "目录只有一级章节，没有任何下级标题；至少要有一章分出小节"))
+    return out
+
+
+def generation_issues(chapters: list[OutlineNode], limits: OutlineLimits | None = None) -> list[RuleIssue]:
+    """:func:`check_outline` and :func:`unfinished_issues`: what a model asked for a whole outline must still fix."""
+    return [*check_outline(chapters, limits), *unfinished_issues(chapters, limits)]
+
+
+def outline_warnings(chapters: list[OutlineNode], limits: OutlineLimits | None = None,
+                     whole: bool = True) -> list[RuleIssue]:
+    """What looks odd but is a writer's choice, said to the user and never refused.
+
+    ``whole``: the outline's top level is the writer's (free mode, an imported outline); in
+    one-to-one mode code makes one chapter per scoring item, so its count says nothing.
+    """
+    lim = limits or OutlineLimits()
+    out: list[RuleIssue] = []
+    if whole and len(chapters) == 1 and chapters[0].children:
+        out.append(RuleIssue("/outline", "one_chapter", f"目录只有一个一级章节“{chapters[0].title}”，其余标题都在它下面（已按原样保留）"))
+    if whole and len(chapters) > 1 and lim.deepest > 1 and not any(ch.children for ch in chapters):
+        out.append(RuleIssue("/outline", "chapters_only", "目录只有一级章节，没有下级标题（已按原样保留）"))
+
+    def visit(nodes: list[OutlineNode], path: Path, parent_key: str) -> None:
+        for i, node in enumerate(nodes):
+            here = (*path, i)
+            if parent_key and _kept_copy(node, nodes, parent_key):
+                out.append(RuleIssue(path_to_pointer(here, "title"), "same_as_parent_kept",
+                                     f"标题“{node.title}”与上级标题相同（与其他小节并列，已按原样保留）"))
+            visit(node.children, here, normalize_title(node.title))
+
+    visit(chapters, (), "")
+    return out
+
+
+def _kept_copy(node: OutlineNode, siblings: list[OutlineNode], parent_key: str) -> bool:
+    """A heading that is exactly its parent's title beside siblings of its own (工程概况 › 工程概况、工程参数):
+    the part of the section that gives its overview, as people write — kept, and said. A copy of a
+    heading further up (服务方案 › 食品安全 › 服务方案) is an echo, not an overview."""
+    key = normalize_title(node.title)
+    if not key or key != parent_key:
+        return False
+    return any(normalize_title(s.title) != parent_key for s in siblings if s is not node)
 
 
 def _check_level(
@@ -220,10 +285,11 @@ def _check_level(
         seen.setdefault(key, i)
         head = re.split(r"[:：]", key, maxsplit=1)[0] if (":" in key or "：" in key) else ""
         parent_key = normalize_title(parent.title) if parent is not None else ""
-        if parent is not None and key and (key in ancestor_keys or head in ancestor_keys  # the parent's key is in it
+        copy = parent is not None and key and (key in ancestor_keys or head in ancestor_keys)  # the parent's key is in it
+        if parent is not None and key and ((copy and not _kept_copy(node, nodes, parent_key))
                                            or one_char_apart(key, parent_key)):
             issues.append(RuleIssue(ptr + "/title", "same_as_parent", f"标题“{node.title}”与上级标题相同"))
-        elif key and key in uncle_keys:
+        elif key and key in uncle_keys and not copy:
             issues.append(RuleIssue(ptr + "/title", "same_as_parent_sibling",
                                     f"标题“{node.title}”与上级的同级章节同名，应写本节自己的内容"))
         n = len(node.children)

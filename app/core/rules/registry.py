@@ -66,13 +66,14 @@ class Example:
     project: str = ""
     criteria: str = ""
     siblings: tuple[str, ...] = ()
+    beside: tuple[str, ...] = ()
 
     def as_context(self, writer: Writer = "model", small_question: bool = True) -> HeadingContext:
         """The example as a heading context (written by ``writer``)."""
         return HeadingContext(title=self.title, level=self.level, writer=writer, parent=self.parent,
                               chapter=self.chapter, project=self.project, criteria=self.criteria,
                               context=self.context or self.parent + self.chapter, siblings=self.siblings,
-                              section_words=self.section_words, small_question=small_question)
+                              beside=self.beside, section_words=self.section_words, small_question=small_question)
 
 
 def _ex(items: Iterable[str | Example]) -> tuple[Example, ...]:
@@ -200,8 +201,12 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     HeadingRule(
         "same_as_parent", "a heading titled like the heading above it", _same_as_parent,
         refuse=(Example("工程概况", parent="工程概况"), Example("质量保证措施", parent="质量保证措施", level=3),
-                Example("服务质量保障措施与服务质量承诺", parent="服务质量保证措施与服务质量承诺", level=4)),
+                Example("服务质量保障措施与服务质量承诺", parent="服务质量保证措施与服务质量承诺", level=4),
+                Example("服务质量保障措施与服务质量承诺", parent="服务质量保证措施与服务质量承诺", level=3,
+                        beside=("人员保障",))),
         accept=(Example("工程概况", parent="施工组织综合说明"), Example("质量保证体系", parent="质量保证措施", level=3),
+                Example("工程概况", parent="工程概况", beside=("工程的各项参数", "监理服务范围")),
+                Example("安全管理目标", parent="安全管理目标", level=3, beside=("安全管理制度", "安全管理办法")),
                 Example("二级保养", parent="一级保养", level=3), Example("专项服务方案", parent="分项服务方案", level=3),
                 Example("第二阶段施工进度安排", parent="第一阶段施工进度安排", level=3)),
         levels=_BELOW,
@@ -270,15 +275,16 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
 )
 
 SHAPE_RULES: tuple[ShapeRule, ...] = (
-    ShapeRule("too_few_chapters", "fewer chapters than an outline needs", "defect", "一级章节只有 N 个，至少需要 M 个"),
+    ShapeRule("too_few_chapters", "an empty outline (a single chapter is a writer's choice: a warning)", "defect",
+              "目录为空，没有任何章节"),
     ShapeRule("too_many_chapters", "more chapters than the limit (the limit is said, nothing is cut)", "defect",
               "一级章节有 N 个，最多 M 个"),
     ShapeRule("too_many_children", "a list longer than the limit (said, nothing is cut)", "defect",
               "“X”下有 N 个子项，最多 M 个"),
     ShapeRule("too_deep", "a level below the outline's depth", "defect", "“X”已是第 N 级，不应再有子项"),
-    ShapeRule("no_sections", "an outline with chapters only (no chapter divided), or a chapter asked for alone that "
-              "came back empty; a chapter left undivided beside divided ones is style", "defect",
-              "目录只有一级章节，没有任何下级标题"),
+    ShapeRule("no_sections", "a chapter asked for alone that came back empty (a chapter list is a writer's choice: a "
+              "warning; a run that asked for more levels asks for them, unfinished_issues)", "defect",
+              "“X”下没有任何子项，至少需要 1 个"),
     ShapeRule("duplicate_sibling", "two siblings with one title", "defect", "标题“X”与同级第 N 项重复"),
     ShapeRule("same_as_parent_sibling", "a heading copying a sibling of its parent", "defect",
               "标题“X”与上级的同级章节同名"),
@@ -287,6 +293,13 @@ SHAPE_RULES: tuple[ShapeRule, ...] = (
               "子标题只是上级标题加上“…”，各节都用同一写法"),
     ShapeRule("repeated_children", "one child set under three parents, or two sections of a parent alike", "defect",
               "“X”的子标题与其他 N 处完全相同"),
+    # What people write and the user is told about (outline.outline_warnings), never refused:
+    ShapeRule("one_chapter", "a single top chapter with everything below it", "warning",
+              "目录只有一个一级章节“X”，其余标题都在它下面"),
+    ShapeRule("chapters_only", "a list of chapters without sections (the chapters a works tender prescribes)", "warning",
+              "目录只有一级章节，没有下级标题"),
+    ShapeRule("same_as_parent_kept", "a section titled like its parent beside sections of its own (its overview part)",
+              "warning", "标题“X”与上级标题相同（与其他小节并列，已按原样保留）"),
 )
 
 

@@ -72,14 +72,32 @@ def table_runs(doc: TenderDocument) -> list[list[Table]]:
     return runs
 
 
+def _is_label_row(cells: Cells) -> bool:
+    """A row whose filled cells all say one thing ("二、技术部分（80 分）" spanning the table)."""
+    return _distinct_filled(cells) == 1 and label_text(cells) is not None and not header_like(cells)
+
+
+def _lead_labels(rows: list[Cells]) -> int:
+    """How many label rows open a segment before its header row (at most two)."""
+    k = 0
+    while k < min(2, len(rows) - 1) and _is_label_row(rows[k]):
+        k += 1
+    return k if k and header_like(rows[k]) else 0
+
+
 def _segments(grid: list[GridRow]) -> list[list[GridRow]]:
-    """Split a run at header rows that are not its first row."""
+    """Split a run at header rows that are not its first row; the label rows right above such a
+    header ("二、技术部分（80 分）") open the new segment with it."""
     out: list[list[GridRow]] = [[]]
     for i, g in enumerate(grid):
         if i > 0 and header_like(g.cells) and out[-1]:
-            prev_header = out[-1][0].cells
+            k = _lead_labels([x.cells for x in out[-1]])
+            prev_header = out[-1][k].cells
             if [compact(c or "") for c in g.cells] != [compact(c or "") for c in prev_header]:
-                out.append([])
+                lead: list[GridRow] = []
+                while len(lead) < 2 and out[-1] and _is_label_row(out[-1][-1].cells):
+                    lead.insert(0, out[-1].pop())
+                out.append(lead)
         out[-1].append(g)
     return [s for s in out if s]
 
@@ -107,9 +125,30 @@ def _is_evidence(cells: Cells, number: int | None) -> bool:
     return False
 
 
+def _lent_points(body: list[GridRow]) -> set[int]:
+    """Rows that are the only named row under a label row stating points ("一、价格分（10 分）" over
+    "投标报价 | 价格分采用低价优先法…"): the label's points are that row's."""
+    out: set[int] = set()
+    i = 0
+    while i < len(body):
+        label = label_text(body[i].cells) if _is_label_row(body[i].cells) else None
+        if label is None or len(compact(label)) > 30 or stated_points(label) is None:
+            i += 1
+            continue
+        j = i + 1
+        while j < len(body) and not _is_label_row(body[j].cells):
+            j += 1
+        named = [k for k in range(i + 1, j) if _distinct_filled(body[k].cells) >= 2]
+        if len(named) == 1 and not any(_is_evidence(body[k].cells, None) for k in range(i + 1, j)):
+            out.add(named[0])
+        i = j
+    return out
+
+
 def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     """(first, last) index ranges of the scoring blocks in a segment body."""
-    evidence = [i for i, g in enumerate(body) if _is_evidence(g.cells, number)]
+    lent = _lent_points(body)
+    evidence = [i for i, g in enumerate(body) if i in lent or _is_evidence(g.cells, number)]
     if not evidence:
         return []
     spans: list[list[int]] = [[evidence[0], evidence[0]]]
@@ -182,8 +221,9 @@ def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]
     grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
     for seg in _segments(grid):
         rows = [g.cells for g in seg]
-        n, names, hints, header_total = detect_header(rows)
-        body = seg[n:]
+        k = _lead_labels(rows)
+        n, names, hints, header_total = detect_header(rows[k:])
+        body = seg[:k] + seg[k + n :]  # the labels above the header stay as the body's first group
         number = _number_column([g.cells for g in body], hints.get("number"))
         top = next(t for t in run if t.id == seg[0].table_id)
         seg_caption = top.caption if seg[0].cells == top.rows[0] else ""
@@ -199,7 +239,7 @@ def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]
 def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
                header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
     stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2]
-    cols = infer_columns(stat_rows, names, hints, header_rows, header_total)
+    cols = infer_columns(stat_rows, names, hints, header_rows, header_total, label_points=bool(_lent_points(block)))
     if cols is None:
         return None
     folded = fold_rows(block, cols)

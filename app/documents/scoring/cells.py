@@ -50,11 +50,17 @@ _GROUP_LIKE = re.compile(r"部分|类$|评分$|评审$|得分$")
 _EMPTY = {"", "/", "---", "--", "-", "—", "——", "无", "……", "…"}
 
 
+_STRAY_PUNCT = re.compile(r"^[，。、；;,：:]+|[，。、；;,：:]+$")
+
+
 def points_value(text: str | None) -> float | None:
-    """Points of a bare points cell ("30", "30分", "0~ 10" -> 10, "42%"), None for anything else."""
+    """Points of a bare points cell ("30", "30分", "0~ 10" -> 10, "42%"), None for anything else.
+
+    Punctuation at either end is the neighbour cell's text spilled over the border ("。⏎2 分").
+    """
     if text is None:
         return None
-    t = compact(text)
+    t = _STRAY_PUNCT.sub("", compact(text))
     m = POINTS_CELL.match(t)
     if m:
         return float(m.group(1))

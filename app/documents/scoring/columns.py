@@ -156,8 +156,13 @@ def _stats(rows: list[Cells], j: int) -> _Stats:
 
 
 def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dict[str, int] | None = None,
-                  header_rows: int = 0, stated_total: float | None = None) -> Columns | None:
-    """Column roles of the body ``rows`` of a block; None when no factor and no points can be told apart."""
+                  header_rows: int = 0, stated_total: float | None = None, *,
+                  label_points: bool = False) -> Columns | None:
+    """Column roles of the body ``rows`` of a block; None when no factor and no points can be told apart.
+
+    ``label_points``: the block's points are stated by its label rows only (a price part over one
+    formula row), so a block without any points column or points in names still has a factor column.
+    """
     hints = hints or {}
     width = max((len(r) for r in rows), default=0)
     if width == 0:
@@ -181,13 +186,19 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
     names_carry = False
     if points is None:
         carriers = [j for j in texts if stats[j].name_points >= 1 and stats[j].mean_len <= SHORT_NAME]
-        if not carriers:
+        if carriers:
+            factor = max(carriers, key=lambda j: (stats[j].name_points, j))
+            names_carry = True
+        elif label_points:
+            factor = _factor_column(stats, texts, hints)
+        else:
             return None
-        factor = max(carriers, key=lambda j: (stats[j].name_points, j))
-        names_carry = True
     else:
         factor = _factor_column(stats, texts, hints)
     criteria = hints.get("criteria") if hints.get("criteria") in texts and hints.get("criteria") != factor else None
+    if criteria is not None and stats[criteria].mean_len <= SHORT_NAME and any(
+            stats[j].mean_len >= max(12.0, 3 * stats[criteria].mean_len) for j in texts if j > criteria):
+        criteria = None  # a short column headed 评标内容 holds the item names; the long one on its right is the criteria
     if criteria is None:
         right = [j for j in texts if j > factor]
         pool = right or [j for j in texts if j != factor]
@@ -218,7 +229,7 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         if labels and stats[factor].merged > 0 and all(is_group_label(v) for v in labels) \
                 and leads >= 0.8 * stats[points].points:
             group, factor, in_criteria = factor, criteria, True
-    subtotal = _subtotal_column(stats, points, factor)
+    subtotal = _subtotal_column(stats, points, factor, number)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
@@ -246,13 +257,13 @@ def _points_column(stats: list[_Stats], taken: set[int], hint: int | None) -> in
     return densest  # the column headed 分值 may hold only part subtotals; the row points are denser
 
 
-def _subtotal_column(stats: list[_Stats], points: int | None, factor: int) -> int | None:
+def _subtotal_column(stats: list[_Stats], points: int | None, factor: int, number: int | None) -> int | None:
     """A sparse column of numbers left of the factor besides the points column: part subtotals (10 / 90)."""
     if points is None:
         return None
     for j in range(factor):
         s = stats[j]
-        if j != points and s.filled and s.points == len(s.filled) and s.points < stats[points].points:
+        if j not in (points, number) and s.filled and s.points == len(s.filled) and s.points < stats[points].points:
             return j
     return None
 

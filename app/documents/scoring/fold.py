@@ -28,6 +28,7 @@ from app.documents.scoring.model import ScoringItem, ScoringRow
 from app.documents.text_patterns import clean_cell_text, compact
 
 _LONG_LABEL = 60
+_NAME_TAIL = 4  # characters of a name a page break may carry over to the next page
 _TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成|^综合(?:评分|评审|评价)?(?:总)?得分$|^总得分$")
 
 
@@ -79,8 +80,11 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     out = Folded()
     group = ""
     group_cell: str | None = None
+    prev_table: str | None = None
     for g in grid:
         cells = g.cells
+        new_fragment = prev_table is not None and g.table_id != prev_table
+        prev_table = g.table_id
         if all(is_empty(c) for c in cells) or _is_header_repeat(cells, cols):
             continue
         label = label_text(cells)
@@ -92,7 +96,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue  # only the criteria cell has text: it continues the previous one
         if label is not None and (len(filled) == 1 or compact(label) == compact(number or "")):
             if TOTAL_ROW.match(compact(label)):
-                out.total = stated_points(label) if out.total is None else out.total
+                out.total = _total_value(label) if out.total is None else out.total
                 continue
             if NOTE_START.match(compact(label)) or len(compact(label)) > _LONG_LABEL:
                 if out.rows and not NOTE_START.match(compact(label)) and cols.criteria is not None:
@@ -147,6 +151,10 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         note = clean_cell_text(_cell(cells, cols.note) or "")
         last = out.rows[-1] if out.rows else None
         fresh_number = bool(number) and last is not None and compact(number or "") != compact(last.number)
+        if new_fragment and last is not None and _name_tail(factor, points, sub, fresh_number):
+            last.factor_raw += clean_cell_text(factor or "", keep_breaks=False)  # "智能球型摄像" + "机"
+            last.factor = strip_points(last.factor_raw)
+            factor = None
         same = last is not None and (
             factor is None
             or (is_empty(factor) and not fresh_number)
@@ -180,7 +188,33 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         ))
     for row in out.rows:
         settle_points(row)
+    _lend_group_points(out)
     return out
+
+
+def _lend_group_points(out: Folded) -> None:
+    """A group stating its points ("一、价格分（10 分）") over one factor without points of its own
+    ("投标报价" with its formula): the factor is worth the group's points."""
+    for label, pts in out.subtotals.items():
+        rows = [r for r in out.rows if r.group == label]
+        if len(rows) == 1 and rows[0].points is None and len(rows[0].items) == 1:
+            rows[0].points = rows[0].items[0].points = pts
+
+
+def _name_tail(factor: str | None, points: float | None, sub: str, fresh_number: bool) -> bool:
+    """The first row of a table's next page holding only the end of the previous name ("机"): a short
+    name without points, number or sub-item; its criteria continue the previous cell's too."""
+    if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
+        return False
+    return len(compact(factor)) <= _NAME_TAIL and name_points(factor) is None
+
+
+def _total_value(label: str) -> float | None:
+    """The total a label row states: "合计 100 分", "总分100分", or a bare "总分 100"."""
+    value = stated_points(label)
+    if value is None and (m := re.match(rf"{TOTAL_ROW.pattern}[:：为]?(\d+(?:\.\d+)?)$", compact(label))):
+        value = float(m.group(2))
+    return value
 
 
 def _continue_criteria(row: ScoringRow, text: str, page: int) -> None:

@@ -98,8 +98,38 @@ class ScoringTable(BaseModel):
         return round(sum(r.points or 0.0 for r in self.rows), 4)
 
 
+class ScoringLot(BaseModel):
+    """One lot's (包/标段) own scheme, when a tender scores its lots by tables of their own.
+
+    ``confirmed``/``doubt_zh`` are this lot's reading checked on its own (see ``ScoringResult``);
+    ``tables`` are indices into ``ScoringResult.candidates``, like ``ScoringResult.options``.
+    """
+
+    name: str  # as the document titles it: "A包", "第1-11包", "第二标段"
+    tables: list[int] = Field(default_factory=list)
+    pages: list[int] = Field(default_factory=list)
+    total: float = 0.0
+    confirmed: bool = False
+    doubt_zh: str = ""
+
+
 class ScoringResult(BaseModel):
-    """All scoring tables of a tender, the self-check outcome and a confidence in 0..1."""
+    """All scoring tables of a tender, the self-check outcome and a confidence in 0..1.
+
+    How sure code is, for the analysis view and the second reader:
+
+    - ``confirmed``: code alone could check the reading against everything the document states —
+      every stated total and subtotal met, the prose's part totals agree, every row has points
+      and a name that reads like a name, the table sits under a scoring heading and no other
+      scheme ranks close. A reading shown as confirmed must never be wrong; when in doubt it is not.
+    - ``doubt_zh``: one Chinese sentence saying what could not be confirmed and where to look
+      ("" when confirmed); each row's ``doubt`` says the same for one row.
+    - ``uncertain``: closed questions a model may settle ("table": another scheme ranks close,
+      "weights": a table weighted into the total by a formula).
+    - ``lots``: when the tender scores its lots (包/标段) by schemes of their own, one entry per
+      lot in document order; ``tables`` and everything above describe the lot ``lot`` (the first
+      by default); ``table.select_lot`` settles another one. Empty for a single scheme.
+    """
 
     found: bool
     tables: list[ScoringTable] = Field(default_factory=list)
@@ -115,6 +145,13 @@ class ScoringResult(BaseModel):
     options: list[list[int]] = Field(default_factory=list)  # schemes code weighed (candidate indices), best first
     confirmed: bool = False  # independent checks agree (sums, stated subtotals, prose, place); see calibrate
     doubt_zh: str = ""  # one sentence: what could not be confirmed and where to look ("" when confirmed)
+    lots: list[ScoringLot] = Field(default_factory=list)  # one scheme per lot, when lots are scored apart
+    lot: int = 0  # index into ``lots`` of the lot ``tables`` describe
+
+    @property
+    def lot_name(self) -> str:
+        """The name of the lot the reading describes ("" without lots)."""
+        return self.lots[self.lot].name if 0 <= self.lot < len(self.lots) else ""
 
     @property
     def rows(self) -> list[ScoringRow]:

@@ -25,10 +25,18 @@ from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
 from app.documents.scoring.cells import explicit_category, fmt_points
 from app.documents.scoring.context import evaluation_method, technical_part_by_weight
-from app.documents.scoring.model import ScoreCategory, ScoringItem, ScoringResult, ScoringRow, ScoringTable
+from app.documents.scoring.lots import find_lots
+from app.documents.scoring.model import (
+    ScoreCategory,
+    ScoringItem,
+    ScoringLot,
+    ScoringResult,
+    ScoringRow,
+    ScoringTable,
+)
 from app.documents.scoring.paragraphs import paragraph_scheme
 from app.documents.scoring.prose import part_statements, price_label, stated_parts
-from app.documents.scoring.select import choose, rank
+from app.documents.scoring.select import SURE_MARGIN, choose, rank
 from app.documents.text_patterns import compact
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -84,15 +92,46 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
             t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分、合计也不是 100 分，不作为评分表"
         choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
+    lots = find_lots(doc, [c for c in candidates if not c.rejected], tables) if choice is not None else []
+    if lots:
+        choice = choose(candidates, alternatives=len(lots) + 2)
+        assert choice is not None  # the same candidates chose before
+        tables = lots[0][1]
     if not tables and (para := paragraph_scheme(doc)) is not None:
         rank(para, None)
         candidates.append(para)
         tables = [para]
-    result = settle(doc, tables, candidates, sure=choice.sure if choice is not None else True)
+    sure = choice.sure if choice is not None else True
+    if lots and choice is not None:
+        in_lots = {id(t) for _, w in lots for t in w}
+        rivals = [score for score, w in choice.alternatives if not in_lots & {id(t) for t in w}]
+        best = max(score for score, w in [(choice.score, choice.tables), *choice.alternatives] if in_lots & {id(t) for t in w})
+        sure = not rivals or best - rivals[0] >= SURE_MARGIN
+    readings = [settle(doc, w, candidates, sure=sure) for _, w in lots[1:]]
+    result = settle(doc, tables, candidates, sure=sure)
+    if lots:
+        result.lots = [_lot(name, w, candidates, r) for (name, w), r in zip(lots, [result, *readings], strict=True)]
     if choice is not None:
-        schemes = [choice.tables, *(w for _, w in choice.alternatives)]
+        others = [choice.tables, *(w for _, w in choice.alternatives)]
+        schemes = [tables, *(w for w in others if [id(t) for t in w] != [id(t) for t in tables])]
         result.options = [[_index(candidates, t) for t in w] for w in schemes]
     return result
+
+
+def _lot(name: str, tables: list[ScoringTable], candidates: list[ScoringTable], reading: ScoringResult) -> ScoringLot:
+    return ScoringLot(name=name, tables=[_index(candidates, t) for t in tables],
+                      pages=sorted({p for t in tables for p in t.pages}), total=reading.total_points,
+                      confirmed=reading.confirmed, doubt_zh=reading.doubt_zh)
+
+
+def select_lot(doc: TenderDocument | None, result: ScoringResult, index: int) -> ScoringResult:
+    """The reading of another lot (``result.lots[index]``), settled and checked like the first one."""
+    lot = result.lots[index]
+    tables = [result.candidates[i] for i in lot.tables]
+    out = settle(doc, tables, result.candidates, sure="table" not in result.uncertain)
+    out.lots, out.lot = result.lots, index
+    out.options = [lot.tables, *(o for o in result.options if o != lot.tables)]
+    return out
 
 
 def _index(candidates: list[ScoringTable], table: ScoringTable) -> int:

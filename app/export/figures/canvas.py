@@ -8,7 +8,6 @@ global state or a GUI toolkit and two drawings never share anything.
 from __future__ import annotations
 
 import io
-import textwrap
 import unicodedata
 import warnings
 from typing import Final
@@ -49,29 +48,44 @@ def text_width(text: str) -> int:
     return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
-def wrap(text: str, cells: int, max_lines: int = 3) -> str:
-    """Wrap ``text`` to lines of at most ``cells`` half-width cells; longer text ends with ``…``."""
+#: Height of one line of label text (9 pt at line spacing 1.25), and the box's padding above and below.
+LINE_IN: Final = FONT_PT * 1.25 / 72
+PAD_IN: Final = 0.07
+
+
+def wrap_lines(text: str, cells: int) -> list[str]:
+    """``text`` wrapped to lines of at most ``cells`` half-width cells; nothing is ever cut.
+
+    Each line of ``text`` is wrapped on its own, balanced (n lines of about equal width, never a
+    lone character on the last one).
+    """
     lines: list[str] = []
     for part in text.split("\n"):
         width = text_width(part)
         if width <= cells:
             lines.append(part)
             continue
-        # balanced: n lines of about equal width, never a lone character on the last one
         n = -(-width // cells)
         cells_here = min(cells, -(-width // n) + 1)
         line = ""
         for ch in part:
-            if text_width(line + ch) > cells_here:
+            if line and text_width(line + ch) > cells_here:
                 lines.append(line)
                 line = ""
             line += ch
         if line:
             lines.append(line)
-    if len(lines) > max_lines:
-        lines = lines[:max_lines]
-        lines[-1] = textwrap.shorten(lines[-1], width=max(1, len(lines[-1]) - 1), placeholder="") + "…"
-    return "\n".join(lines)
+    return lines
+
+
+def wrap(text: str, cells: int) -> str:
+    """``text`` wrapped (see :func:`wrap_lines`) and joined with line breaks; the whole text, never cut."""
+    return "\n".join(wrap_lines(text, cells))
+
+
+def box_height(label: str, least: float) -> float:
+    """The height a box needs for ``label`` (already wrapped): ``least``, or more for more lines."""
+    return max(least, (label.count("\n") + 1) * LINE_IN + 2 * PAD_IN)
 
 
 def box(ax: Axes, cx: float, cy: float, w: float, h: float, label: str, *, fill: str = FILL,

@@ -4,7 +4,8 @@ An arrow to the step just below is a straight line down. Any other arrow (a loop
 earlier step after a 判断, or a jump forward) leaves the box's side, runs in its own lane
 beside the column and enters the target's side: back arrows on the right, forward jumps on
 the left, so lines never cross boxes. Decisions are diamonds; arrow labels (是/否) sit at
-the start of the arrow.
+the start of the arrow. A step's text is wrapped inside its shape and never cut: a long one
+makes the shape taller.
 """
 
 from __future__ import annotations
@@ -15,7 +16,17 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure as MplFigure
 
 from app.core.figures import Figure, Flowchart, FlowLink, FlowStep, check_figure
-from app.export.figures.canvas import box, diamond, font_props, new_drawing, polyline, wrap
+from app.export.figures.canvas import (
+    LINE_IN,
+    PAD_IN,
+    box,
+    box_height,
+    diamond,
+    font_props,
+    new_drawing,
+    polyline,
+    wrap,
+)
 
 BOX_W: Final = 2.3
 BOX_H: Final = 0.5
@@ -44,8 +55,21 @@ COMPACT_AFTER: Final = 10
 _COMPACT: Final = 0.72
 
 
+_DIAMOND_WRAP_CELLS: Final = 18
+#: The share of a diamond's height free for text as wide as its wrapped label (1 - label width / diamond width).
+_DIAMOND_TEXT_SHARE: Final = 0.55
+
+
+def _label(step: FlowStep) -> str:
+    """The step's text wrapped for its shape (whole: a long text makes the shape taller)."""
+    return wrap(step.text, _DIAMOND_WRAP_CELLS if step.shape == "decision" else _WRAP_CELLS)
+
+
 def _height(step: FlowStep, scale: float = 1.0) -> float:
-    return (DIAMOND_H if step.shape == "decision" else BOX_H) * scale
+    lines = _label(step).count("\n") + 1
+    if step.shape == "decision":
+        return max(DIAMOND_H * scale, lines * LINE_IN / _DIAMOND_TEXT_SHARE + 2 * PAD_IN)
+    return box_height(_label(step), BOX_H * scale)
 
 
 def _half_width(step: FlowStep) -> float:
@@ -77,7 +101,7 @@ def draw_flowchart(chart: Flowchart) -> MplFigure:
     ax.set_xlim(-span_l - MARGIN, span_r + MARGIN)
     ax.set_ylim(bottom - MARGIN, MARGIN)
     for i, step in enumerate(steps):
-        label = wrap(step.text, _WRAP_CELLS if step.shape != "decision" else 18, 2)
+        label = _label(step)
         if step.shape == "decision":
             diamond(ax, 0.0, ys[i], DIAMOND_W, _height(step, scale), label)
         else:
@@ -86,7 +110,7 @@ def draw_flowchart(chart: Flowchart) -> MplFigure:
         if b == a + 1:
             start = (0.0, ys[a] - _height(steps[a], scale) / 2)
             polyline(ax, [start, (0.0, ys[b] + _height(steps[b], scale) / 2)], arrow=True)
-            _label(ax, label, start[0] + 0.06, start[1] - 0.12, "left")
+            _arrow_label(ax, label, start[0] + 0.06, start[1] - 0.12, "left")
     _route(ax, steps, ys, right, 1.0)
     _route(ax, steps, ys, left, -1.0)
     return fig
@@ -101,10 +125,10 @@ def _route(ax: Axes, steps: list[FlowStep], ys: list[float], links: list[tuple[i
         out_x = sign * _half_width(steps[a])
         in_x = sign * _half_width(steps[b])
         polyline(ax, [(out_x, ys[a]), (x_lane, ys[a]), (x_lane, ys[b]), (in_x, ys[b])], arrow=True)
-        _label(ax, label, out_x + sign * 0.05, ys[a] + 0.07, "left" if sign > 0 else "right")
+        _arrow_label(ax, label, out_x + sign * 0.05, ys[a] + 0.07, "left" if sign > 0 else "right")
 
 
-def _label(ax: Axes, text: str, x: float, y: float, ha: str) -> None:
+def _arrow_label(ax: Axes, text: str, x: float, y: float, ha: str) -> None:
     if text:
         props = {**font_props(), "fontsize": 8}
         ax.text(x, y, text, ha=ha, va="center", **props)  # type: ignore[arg-type]

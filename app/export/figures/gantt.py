@@ -2,7 +2,8 @@
 
 Tasks read top to bottom in their given order; the day axis is labelled 第 N 天 with about
 eight ticks, a dashed line marks the stated total duration (工期), and each bar carries its
-length in days at its right end.
+length in days at its right end. A task's name is wrapped beside its bar, never cut: rows
+grow to the longest name's lines.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.ticker import FixedLocator
 
 from app.core.figures import Figure, GanttChart, check_figure
-from app.export.figures.canvas import FILL_ROOT, LINE, font_props, wrap
+from app.export.figures.canvas import FILL_ROOT, LINE, LINE_IN, font_props, wrap
 
 ROW_IN: Final = 0.32
 WIDTH_IN: Final = 6.3
@@ -36,7 +37,9 @@ def draw_gantt(chart: GanttChart) -> MplFigure:
     check_figure(Figure(title="进度计划", data=chart))
     tasks = chart.tasks
     last = max([t.start + max(t.days, 1) - 1 for t in tasks] + [chart.total_days or 0])
-    height = ROW_IN * len(tasks) + 0.75
+    names = [wrap(t.name, _WRAP_CELLS) for t in tasks]  # whole names: a long one takes two lines or more
+    row_in = max(ROW_IN, max(n.count("\n") + 1 for n in names) * LINE_IN + 0.08)
+    height = row_in * len(tasks) + 0.75
     fig = MplFigure(figsize=(WIDTH_IN, height))
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
@@ -57,7 +60,7 @@ def draw_gantt(chart: GanttChart) -> MplFigure:
     ax.set_ylim(len(tasks) - 0.5, -0.5)
     ax.set_xlim(0.5, last * 1.08 + 1)
     ax.yaxis.set_major_locator(FixedLocator(list(range(len(tasks)))))
-    ax.set_yticklabels([wrap(t.name, _WRAP_CELLS, 1) for t in tasks], **props)  # type: ignore[arg-type]
+    ax.set_yticklabels(names, **{**props, "linespacing": 1.25})  # type: ignore[arg-type]
     ticks = _ticks(last)
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.set_xticklabels([f"第{d}天" for d in ticks], **{**props, "fontsize": 7})  # type: ignore[arg-type]

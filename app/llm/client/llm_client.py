@@ -15,6 +15,7 @@ import functools
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import openai
@@ -59,6 +60,19 @@ T = TypeVar("T")
 
 #: Model ids kept from ``GET /models`` (a hostile or huge list must not freeze the settings combo).
 MAX_MODEL_IDS = 2000
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    """What ``GET /models`` returned: the ids kept (sorted) and how many distinct ids there were."""
+
+    ids: list[str]
+    total: int
+
+    @property
+    def cut(self) -> bool:
+        """Whether ids were left out (more than :data:`MAX_MODEL_IDS`)."""
+        return self.total > len(self.ids)
 
 
 class LLMClient:
@@ -137,20 +151,33 @@ class LLMClient:
         return CompletionStream(self.transport, messages, temperature, max_tokens, stage, response_format)
 
     async def list_models(self) -> list[str]:
-        """Model ids the endpoint offers (``GET /models``)."""
+        """Model ids the endpoint offers (``GET /models``), at most :data:`MAX_MODEL_IDS` of them."""
+        return (await self.model_listing()).ids
+
+    async def model_listing(self) -> ModelListing:
+        """Model ids the endpoint offers and how many it listed in all.
+
+        A list longer than :data:`MAX_MODEL_IDS` is cut (sorted by name; the configured model is
+        kept when the endpoint has it); ``total`` says how many there were, so the cut is shown.
+        """
         api = self.transport.api()
 
-        async def once() -> list[str]:
+        async def once() -> ModelListing:
             try:
                 page = await api.models.list()
             except openai.APIError as exc:
                 raise self.transport.classify(exc, None) from exc
             self.transport.answered()
             ids = sorted({m.id for m in page.data if isinstance(getattr(m, "id", None), str) and 0 < len(m.id) <= 200})
-            if len(ids) > MAX_MODEL_IDS:  # a list a combo box (and a person) can use: say what was left out
-                log.warning("list_models: the endpoint offers %d models; keeping the first %d", len(ids), MAX_MODEL_IDS)
-                ids = ids[:MAX_MODEL_IDS]
-            return ids
+            total = len(ids)
+            if total > MAX_MODEL_IDS:  # a list a combo box (and a person) can use: say what was left out
+                log.warning("list_models: the endpoint offers %d models; keeping the first %d", total, MAX_MODEL_IDS)
+                wanted = self.config.model
+                kept = ids[:MAX_MODEL_IDS]
+                if wanted and wanted not in kept and wanted in set(ids):
+                    kept.append(wanted)
+                ids = kept
+            return ModelListing(ids, total)
 
         return await self._with_retries(once, None)
 

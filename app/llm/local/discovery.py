@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import httpx2
 
+from app.core.terminal_text import shown
+
 #: The ports local model servers listen on by default, with the preset each maps to.
 KNOWN_PORTS: tuple[tuple[int, str, str], ...] = (
     (11434, "ollama", "Ollama"),
@@ -44,7 +46,7 @@ class LocalServer:
 
     def summary_zh(self) -> str:
         """One line for the settings list and ``probe --local-servers``."""
-        names = "、".join(self.models[:5]) or "（未列出模型）"
+        names = "、".join(shown(m) for m in self.models[:5]) or "（未列出模型）"
         more = len(self.models) - 5 + self.more_models
         tail = f" 等 {len(self.models) + self.more_models} 个" if more > 0 else ""
         return f"{self.label}（{self.base_url}）：{names}{tail}"

@@ -76,6 +76,10 @@ def fill_target(item: ItemReview, point: PointReview, chapters: Sequence[Outline
     chapter = _node(chapters, chapter_path)
     if chapter is None:
         return FillTarget("insert", (), len(chapters), title)
+    if _same_title(title, chapter.title):
+        # the point is the item itself (no criteria points): its text is the chapter's own, never a
+        # sub-heading repeating the chapter's title
+        return FillTarget("append", chapter_path)
     words = specific_grams(title) | (point.terms.main if point.terms else frozenset())
     best: tuple[int, int] | None = None
     if len(chapter_path) + 2 <= MAX_DEPTH:
@@ -89,6 +93,13 @@ def fill_target(item: ItemReview, point: PointReview, chapters: Sequence[Outline
         parent = (*chapter_path, best[1])
         return FillTarget("insert", parent, len(chapter.children[best[1]].children), title)
     return FillTarget("insert", chapter_path, len(chapter.children), title)
+
+
+def _same_title(a: str, b: str) -> bool:
+    """Whether two headings say the same (punctuation, spacing and points aside)."""
+    def norm(t: str) -> str:
+        return re.sub(r"[（(][^）)]*[分%％][)）]|[^\w]", "", t)
+    return norm(a) == norm(b)
 
 
 def _clean(text: str) -> str:

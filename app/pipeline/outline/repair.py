@@ -3,7 +3,9 @@
 Weak models number their own titles ("1.2 设计原则"), wrap them in markdown, echo the prompt
 ("二级目录"), repeat a sibling, title a child like its parent, or write one level too many.
 Code fixes what code can: strip numbering and decoration, drop unusable children (echoes,
-copies of the parent or a sibling) as long as one good child remains, and renumber.
+copies of the parent standing alone or one character off it, copies of a sibling) as long as one
+good child remains, and renumber. A copy of the parent beside sections of its own is a writer's
+overview part and stays.
 Nothing else is dropped: a list longer than the limit or a level below the deepest one is
 kept and reported by the rules, so the model (or the user) is told instead of losing it.
 """
@@ -24,11 +26,12 @@ from app.core.rules.outline import (
 __all__ = ["clean_title", "repair_chapter", "repair_children", "repair_outline"]
 
 
-def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: frozenset[str]) -> bool:
+def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: frozenset[str],
+             overview_ok: bool = False) -> bool:
     key = normalize_title(node.title)
     if title_problem(node.title) is not None:
         return False
-    if parent_key is not None and (key == parent_key or one_char_apart(key, parent_key)):
+    if parent_key is not None and ((key == parent_key and not overview_ok) or one_char_apart(key, parent_key)):
         return False
     return key not in seen and key not in avoid
 
@@ -48,10 +51,14 @@ def repair_children(children: list[OutlineNode], parent_title: str | None, level
         title = clean_title(child.title, limits.max_title_len) or child.title.strip() or "?"
         cleaned.append(child.model_copy(update={"title": title[:STORED.max_title_len], "id": child.id}, deep=True))
     parent_key = normalize_title(parent_title) if parent_title else None
+    # A child titled exactly like its parent beside children of its own is the section's overview part
+    # (工程概况 › 工程概况、工程参数), as people write it: kept (the rules say so as a warning).
+    overview_ok = parent_key is not None and any(
+        normalize_title(n.title) != parent_key and title_problem(n.title) is None for n in cleaned)
     good: list[OutlineNode] = []
     seen: set[str] = set()
     for node in cleaned:
-        if _node_ok(node, parent_key, seen, avoid):
+        if _node_ok(node, parent_key, seen, avoid, overview_ok):
             good.append(node)
             seen.add(normalize_title(node.title))
     kept = good if len(good) >= min(1, len(cleaned)) else cleaned  # a single child is fine; none is not

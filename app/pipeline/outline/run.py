@@ -22,7 +22,14 @@ from app.core.limits import STORED
 from app.core.outline import Outline, OutlineDocument, OutlineNode, Path
 from app.core.outline_sync import sync_outline
 from app.core.pipeline_events import ProgressCallback, ignore_progress
-from app.core.rules.outline import OutlineLimits, check_outline, clean_title, normalize_title
+from app.core.rules.outline import (
+    OutlineLimits,
+    check_outline,
+    clean_title,
+    generation_issues,
+    normalize_title,
+    outline_warnings,
+)
 from app.core.tender_titles import display_title
 from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMError
 from app.pipeline.headings.candidates import ChapterPlan, iter_plan_outline
@@ -283,8 +290,8 @@ class _Run:
                 await self.chapter(i, existing=True)
             return
         partial = await self._free_full()
-        if partial is not None and not check_outline(partial, lim):
-            self.chapters = partial
+        if partial is not None and not generation_issues(partial, lim):
+            self.chapters = partial  # valid as written: one chapter, uneven depth and all (issue 38)
             return
         self.job.meter.emit("stepwise", "整体生成未通过校验，改为逐章生成")
         self.notes.append("整体生成未通过校验，已改为先拟章标题、再逐章生成")
@@ -396,12 +403,14 @@ def drop_repeats(sections: list[OutlineNode], elsewhere: set[str], min_children:
     """``sections`` without level-3 headings that another chapter (``elsewhere``) or an earlier section
     already has, as long as each section keeps ``min_children`` (the local repair of a heading the
     model copied from guidance that code also planned for another chapter). A repeated heading with
-    its own subtree stays: design and construction chapters name the same systems, each with its parts."""
+    its own subtree stays: design and construction chapters name the same systems, each with its parts;
+    so does one the model wrote itself (``origin == "model"``): a writer may name one duty in two places."""
     seen = set(elsewhere)
     out: list[OutlineNode] = []
     for section in sections:
         keys = [normalize_title(c.title) for c in section.children]
-        fresh = [c for c, k in zip(section.children, keys, strict=True) if k not in seen or c.children]
+        fresh = [c for c, k in zip(section.children, keys, strict=True)
+                 if k not in seen or c.children or c.origin == "model"]
         kids = fresh if len(fresh) >= min_children and len(fresh) < len(keys) else section.children
         seen.update(normalize_title(c.title) for c in kids)
         out.append(section if kids is section.children else section.model_copy(update={"children": kids}))
@@ -490,6 +499,8 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
         run.chapters = keep
         run.sync_draft()
     valid = not issues and bool(run.chapters)
+    if valid:  # what looks odd but is a writer's choice is said, never refused
+        run.warnings.extend(i.message for i in outline_warnings(run.chapters, run.limits, whole=run.mode != "aligned"))
     if failure is None and not valid:
         failure = OutlineFailure("validate", "model", "目录未通过结构校验", tuple(issues[:20]))
     uncovered = {run.chapters[i].id: pts for i, pts in run.uncovered().items()} if run.chapters else {}

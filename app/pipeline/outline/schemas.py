@@ -117,7 +117,7 @@ def full_outline_model(depth: int = 3, max_chapters: int = 20, max_children: int
     model: type[BaseModel] = create_model(
         "WholeOutline",
         __config__=ConfigDict(extra="ignore"),
-        outline=(_bounded_list(chapter, 2, max_chapters), ...),
+        outline=(_bounded_list(chapter, 1, max_chapters), ...),  # one chapter with all below it: a writer's choice
     )
     return model
 

@@ -193,16 +193,20 @@ async def build_subtree(job: OutlineJob, selector: StrategySelector, target: Sub
     struggling = job.model_struggles and target.plan is not None and job.settings.code_fill
     res = await _attempts(job, selector, target, draft, index, total, stage,
                           1 if struggling else job.settings.chapter_attempts)
+    stepped = False
     if res.nodes is None and target.levels >= 2 and job.settings.stepwise and not struggling:
         step = await _stepwise(job, selector, target, draft, index, total, stage)
         res = StepResult(step.nodes, step.issues or res.issues, res.calls + step.calls)
+        stepped = True
     fill = target.plan is not None and job.settings.code_fill and not target.existing and bool(target.plan.nodes)
     if res.nodes is not None:
         nodes = mark_origins(res.nodes, target.plan)
         if len(target.path) == 1:
             nodes = lift_scored_items(nodes, target.plan)
         wrote = count_origins(nodes)["model"] > 0
-        if wrote or not fill:  # a stepwise result made only of planned headings goes through the fill below
+        # A stepwise result made only of planned headings goes through the fill below; a whole answer the
+        # model chose among the candidates is its own (安全施工措施、文明施工措施 kept, not replaced by the plan).
+        if wrote or not fill or not stepped:
             if draft is not None and draft.exists(target.path):
                 set_children(draft, target.path, nodes)
             job.chapters_failed = 0 if wrote else job.chapters_failed + (len(target.path) == 1)

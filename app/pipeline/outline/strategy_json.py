@@ -16,7 +16,13 @@ from pydantic import BaseModel
 
 from app.core.outline import Outline, OutlineNode
 from app.core.outline_sync import sync_outline
-from app.core.rules.outline import OutlineLimits, check_outline, normalize_title, pattern_issues
+from app.core.rules.outline import (
+    OutlineLimits,
+    check_outline,
+    generation_issues,
+    normalize_title,
+    pattern_issues,
+)
 from app.llm.client.errors import LLMConnectionError
 from app.llm.instructions.apply import InstructionApplier
 from app.llm.json.collect import StreamSink, collect_json
@@ -119,7 +125,7 @@ class JsonStrategy:
 
         def rule(value: Any) -> list[str]:
             nodes = repair_outline(to_nodes(value.chapters), flat)
-            return [str(i).replace("/outline", "/chapters", 1) for i in check_outline(nodes, flat)]
+            return [str(i).replace("/outline", "/chapters", 1) for i in generation_issues(nodes, flat)]
 
         outline = job.draft if job.draft is not None else Outline()
         feed = JsonOutlineFeed(InstructionApplier(outline), (), "chapters", 1, lim)
@@ -159,7 +165,7 @@ class JsonStrategy:
                             desc_rule=desc_rule(job))
 
         def rule(value: Any) -> list[str]:
-            return [str(i) for i in check_outline(repair_outline(to_nodes(value.outline), lim), lim)]
+            return [str(i) for i in generation_issues(repair_outline(to_nodes(value.outline), lim), lim)]
 
         outline = draft if draft is not None else Outline()
         feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", lim.deepest, lim)

@@ -10,7 +10,7 @@ into the draft at the node's real position. Repair and continuation rounds are r
 from __future__ import annotations
 
 from app.core.outline import Outline
-from app.core.rules.outline import OutlineLimits, check_outline
+from app.core.rules.outline import OutlineLimits, generation_issues, unfinished_issues
 from app.llm.instructions.apply import InstructionApplier
 from app.llm.instructions.rounds import RoundsResult, run_instruction_rounds
 from app.pipeline.outline.job import OutlineJob, StepResult, SubtreeTarget, user_messages
@@ -67,8 +67,11 @@ class StreamStrategy:
         if job.weak_model or job.model_struggles:  # repairs fixed nothing so far: a fresh sample beats a repair
             repairs = 0
             conts = 0 if job.model_struggles else conts
+        def unfinished(doc: Outline) -> list[str]:  # levels asked for and not written yet: said to the model
+            return [str(i) for i in unfinished_issues(doc.chapters, limits)]
+
         res = await run_instruction_rounds(job.client, user_messages(prompt), outline, applier, limits=limits,
-                                           max_rounds=repairs, max_continuations=conts, stage=stage,
+                                           extra_checks=[unfinished], max_rounds=repairs, max_continuations=conts, stage=stage,
                                            temperature=temperature if temperature is not None else job.settings.temperature,
                                            max_tokens=max_tokens)
         job.record(stage, max(1, res.rounds), res.prompt_tokens, res.completion_tokens)
@@ -85,7 +88,7 @@ class StreamStrategy:
                             desc_rule=desc_rule(job))
         res = await self._rounds(job, prompt, outline, InstructionApplier(outline), lim, "outline", job.settings.full_max_tokens)
         nodes = repair_outline(list(outline.chapters), lim)
-        left = [str(i) for i in check_outline(nodes, lim)]
+        left = [str(i) for i in generation_issues(nodes, lim)]
         if res.error and not nodes:
             return StepResult(None, [res.error], res.rounds)
         return StepResult(None if left else nodes, left, res.rounds, partial=nodes)
@@ -101,7 +104,7 @@ class StreamStrategy:
         flat = lim.flat()
         res = await self._rounds(job, prompt, outline, InstructionApplier(outline), flat, "outline", job.settings.top_max_tokens)
         nodes = repair_outline([n.model_copy(update={"children": []}) for n in outline.chapters], flat)
-        left = [str(i) for i in check_outline(nodes, flat)]
+        left = [str(i) for i in generation_issues(nodes, flat)]
         return StepResult(None if left else nodes, left or ([res.error] if res.error else []), res.rounds)
 
     async def children(self, job: OutlineJob, target: SubtreeTarget, stage: str = "chapter") -> StepResult:

@@ -53,7 +53,7 @@ def tender_prescribed_parts(window: WindowHost) -> list[str]:
     if doc is None:
         return []
     from app.documents.clauses import document_pages
-    from app.documents.outlines.importer import prescribed_outline
+    from app.documents.outlines.prescribed import prescribed_outline
 
     return [s.title for s in prescribed_outline("\n".join(p.text for p in document_pages(doc)))]
 

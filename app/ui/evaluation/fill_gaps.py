@@ -4,7 +4,8 @@
 a paragraph appended to the section that mentions a thin point, or a new heading with the
 paragraph for a missing one — one undo step per point, nothing else touched. Without a
 model a missing point still gets its heading (with a writing hint); a thin one is left to
-the writer. "补写全部缺项" shows its progress in the panel and can be cancelled there; what
+the writer. A paragraph the model wrote but code refused (too short, not about the point)
+changes nothing at all: the status bar says why. "补写全部缺项" shows its progress in the panel and can be cancelled there; what
 was written before the cancel stays (each point is its own undo step).
 :func:`check_with_model` asks the closed questions and keeps the checked answers.
 """
@@ -55,9 +56,9 @@ async def fill_one(window: WindowHost, group_id: str, index: int, client: LLMCli
         section = target.title if target.kind == "insert" else c.outline.node(target.path).title
         existing = c.outline.node(target.path).content if target.kind == "append" else ""
         text, problem = await draft_point(client, item, point, section, existing)
-        if problem is not None:
+        if problem is not None:  # a refused paragraph changes nothing: no empty heading, no partial text
             log.info("review fill refused for %s: %s", point.label, problem)
-            text = ""
+            return f"未补写“{point.label}”：{problem}，目录和正文未作改动（可重试或手动补写）"
     if target.kind == "append":
         if not text:
             return problem or f"未配置模型：请在“{c.outline.node(target.path).title}”中手动补写“{point.label}”"
@@ -70,7 +71,7 @@ async def fill_one(window: WindowHost, group_id: str, index: int, client: LLMCli
     c.undo_stack.push(InsertNodeCommand(c.outline, target.path, target.index, node, f"补写 {point.label}"))
     if text:
         return f"已添加“{target.title}”并补写正文"
-    return f"已添加小标题“{target.title}”" + (f"（{problem}，请手动补写）" if problem else "（未配置模型，请手动补写正文）")
+    return f"已添加小标题“{target.title}”（未配置模型，请手动补写正文）"
 
 
 async def fill_gaps(window: WindowHost, dock: ReviewHost, gaps: list[tuple[str, int]]) -> int:

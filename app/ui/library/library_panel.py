@@ -32,11 +32,11 @@ from PySide6.QtWidgets import (
 
 from app.library.bid_import import ImportOutcome, run_import_process
 from app.library.search import search_sections, snippet
-from app.library.store import LibraryStore
+from app.library.store import LibrarySpec, LibraryStore
 
 
 class ImportWorker(QThread):
-    """Imports files into the library at ``db_path`` in a separate process, relaying its progress.
+    """Imports files into the library ``spec`` names in a separate process, relaying its progress.
 
     The import runs in its own interpreter (``multiprocessing`` spawn): parsing Word files and
     collecting their garbage never holds the GUI's interpreter lock, and it uses another core.
@@ -49,11 +49,10 @@ class ImportWorker(QThread):
     progress = Signal(int, int, str)
     outcomes = Signal(object)
 
-    def __init__(self, db_path: Path, paths: list[Path], use_fts: bool = True) -> None:
+    def __init__(self, spec: LibrarySpec, paths: list[Path]) -> None:
         super().__init__()
-        self.db_path = db_path
+        self.spec = spec
         self.paths = paths
-        self.use_fts = use_fts
         self.cancel_event = threading.Event()
 
     def run(self) -> None:
@@ -62,7 +61,7 @@ class ImportWorker(QThread):
         queue = ctx.Queue()
         cancel = ctx.Event()
         proc = ctx.Process(target=run_import_process, daemon=True,
-                           args=(str(self.db_path), [str(p) for p in self.paths], self.use_fts, queue, cancel))
+                           args=(self.spec, [str(p) for p in self.paths], queue, cancel))
         result: list[ImportOutcome] = []
         proc.start()
         try:
@@ -200,7 +199,7 @@ class LibraryPanel(QWidget):
         store = self._store()
         if store is None or (self.worker is not None and self.worker.isRunning()):
             return False
-        self.worker = ImportWorker(store.path, paths, use_fts=store.fts)
+        self.worker = ImportWorker(store.spec(), paths)
         self.worker.progress.connect(self._on_progress)
         self.worker.outcomes.connect(self._on_done)
         self.progress.setRange(0, 0)

@@ -65,6 +65,9 @@ class Autosaver(QObject):
         self._project_path = project_path
         self._pending = False  # changes not yet in the recovery file
         self._written = False  # the recovery file exists (written by us)
+        #: Recovery files of an earlier session whose work this one took over (restored): deleted
+        #: only once that work is written elsewhere (our own autosave or a save), never before.
+        self._adopted: list[Path] = []
         self.timer = QTimer(self)
         self.timer.setObjectName("autosaveTimer")
         self.timer.setInterval(max(1, interval_ms))
@@ -92,8 +95,32 @@ class Autosaver(QObject):
     def notify_saved(self, project_path: Path | None = None) -> None:
         """The project was saved normally (to ``project_path`` when given): drop the recovery file."""
         self.discard()
+        self._drop_adopted()
         if project_path is not None:
             self._project_path = project_path
+
+    def adopt(self, recovery_file: Path) -> bool:
+        """Take over the work of an earlier session's ``recovery_file`` (just restored into this window).
+
+        The file is written again as this session's own recovery file at once, and the old one is
+        deleted only after that write (or a later autosave or save) succeeded: a crash in between
+        still finds one of the two at the next start. Returns True when the work is safe now.
+        """
+        if recovery_file != self.recovery_path and recovery_file not in self._adopted:
+            self._adopted.append(recovery_file)
+        self._pending = True
+        return self.autosave_now()
+
+    @property
+    def adopted(self) -> list[Path]:
+        """Earlier sessions' recovery files kept until this session's work is written elsewhere."""
+        return list(self._adopted)
+
+    def _drop_adopted(self) -> None:
+        for path in self._adopted:
+            if path != self.recovery_path:
+                discard_recovery(path)
+        self._adopted.clear()
 
     def set_project_path(self, project_path: Path | None) -> None:
         """Follow the project to a new path (Save As / Open), moving pending autosave state along."""
@@ -106,8 +133,12 @@ class Autosaver(QObject):
 
     def follow(self, project_path: Path | None, pending: bool) -> None:
         """Another project is shown (new, opened, recovered): drop the old recovery file and
-        track ``project_path``; ``pending`` when the new content is not saved yet (recovered work)."""
+        track ``project_path``; ``pending`` when the new content is not saved yet (recovered work).
+
+        Recovery files adopted for the work shown before go too: the user chose to leave that work.
+        """
         self.discard()
+        self._drop_adopted()
         self._project_path = project_path
         self._pending = pending
 
@@ -128,6 +159,7 @@ class Autosaver(QObject):
             return False
         self._pending = False
         self._written = True
+        self._drop_adopted()  # the restored work is in our own file now
         log.info("autosaved to %s", path)
         self.autosaved.emit(str(path))
         return True
@@ -143,6 +175,7 @@ class Autosaver(QObject):
         """Normal end (window closed after saving or discarding): stop and clean up."""
         self.timer.stop()
         self.discard()
+        self._drop_adopted()
 
     def stop(self) -> None:
         """Stop the timer but keep the recovery file (used when the app must exit abnormally)."""

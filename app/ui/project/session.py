@@ -221,7 +221,12 @@ class SessionWiring:
                 self.window.show_error("无法恢复", getattr(exc, "message_zh", str(exc)) + "\n" + moved.note_zh, "")
                 return
             await self.window.apply_project(project, info.project_path, restored=True)
-            discard_recovery(info.path)
+            # The old file goes only once the restored work is in this session's own recovery file
+            # (a crash before that must still offer it at the next start).
+            autosaver = getattr(self.window, "autosaver", None)
+            if autosaver is None or not autosaver.adopt(info.path):
+                self.window.statusBar().showMessage(
+                    "已恢复，但暂时无法写入新的自动恢复文件；原恢复文件已保留，请尽快保存项目。", 15000)
         elif choice == "discard":
             discard_recovery(info.path)
         await asyncio.sleep(0)

@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.core.api_keys import ApiKeyStore
 from app.core.settings_model import ModelSettings
 from app.llm.client.errors import CallTimedOut, LLMConfigError, LLMConnectionError, LLMError
-from app.llm.client.llm_client import EndpointConfig, LLMClient
+from app.llm.client.llm_client import MAX_MODEL_IDS, EndpointConfig, LLMClient
 
 PING_MESSAGES = [{"role": "user", "content": "这是连接测试，请只回复一个字：好"}]
 
@@ -33,6 +33,8 @@ class ConnectionReport:
     ok: bool
     message_zh: str
     models: list[str] = field(default_factory=list)
+    #: How many models the endpoint listed in all (more than ``models`` when the list was cut).
+    models_total: int = 0
     latency_s: float | None = None
     kind: str = "ok"  # ok / unreachable / unauthorized / unknown_model / no_model / slow / error
     profile: dict[str, Any] | None = None  # what the probe measured (EndpointProfile.to_dict())
@@ -73,7 +75,7 @@ async def fetch_models(cfg: EndpointConfig) -> ConnectionReport:
     probe = _quick(dataclasses.replace(cfg, model=cfg.model or "-"))  # listing needs no model
     client = LLMClient(probe)
     try:
-        models = await client.list_models()
+        listing = await client.model_listing()
     except LLMConfigError as exc:
         return _config_problem(exc)
     except LLMConnectionError as exc:
@@ -82,9 +84,14 @@ async def fetch_models(cfg: EndpointConfig) -> ConnectionReport:
         return ConnectionReport(False, f"获取模型列表失败：{exc.message_zh}", kind="error")
     finally:
         await client.aclose()
+    models = listing.ids
     if not models:
         return ConnectionReport(False, "服务没有列出任何模型，请手动填写模型名称。", kind="no_model")
-    return ConnectionReport(True, f"获取到 {len(models)} 个模型。", models=models)
+    if listing.cut:
+        return ConnectionReport(True, f"服务列出了 {listing.total:,} 个模型，列表只显示按名称排序的前 {MAX_MODEL_IDS:,} 个，"
+                                f"其余 {listing.total - MAX_MODEL_IDS:,} 个未列出；需要的模型不在列表中时请直接输入名称。",
+                                models=models, models_total=listing.total)
+    return ConnectionReport(True, f"获取到 {len(models)} 个模型。", models=models, models_total=listing.total)
 
 
 async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
@@ -102,7 +109,7 @@ async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
             return ConnectionReport(False, f"连接正常，但尚未选择模型。服务提供 {len(models)} 个模型，请从列表中选择。",
                                     models=models, kind="no_model")
         return ConnectionReport(False, "尚未填写模型名称。", kind="no_model")
-    if models and cfg.model not in models:
+    if models and cfg.model not in models:  # a cut list still holds the configured model when the server has it
         shown = "、".join(models[:8]) + ("……" if len(models) > 8 else "")
         return ConnectionReport(False, f"服务上没有模型“{cfg.model}”。可用的模型：{shown}",
                                 models=models, kind="unknown_model")

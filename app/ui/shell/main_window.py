@@ -246,6 +246,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.guidance.textChanged.connect(self._on_guidance_edited)
         c.undo_stack.indexChanged.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_edited)
+        c.model.modelReset.connect(self._on_outline_reset)
         c.model.rowsInserted.connect(self._on_rows_changed)  # a streaming run fills the tree without undo steps
         c.model.rowsRemoved.connect(self._on_rows_changed)
         self.status.cancel_requested.connect(c.cancel_slot)
@@ -291,6 +292,14 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
         if self.section_dock.isHidden() and self.workspace.current == "text":  # closed there: a section brings it back
             self.section_dock.show()
+
+    def _on_outline_reset(self) -> None:
+        """The whole outline changed (an import undone, a project loaded): the 正文 pane follows the
+        heading now current, or shows none — the one it showed may be gone (its id taken by another)."""
+        if self.outline_view.current_path() is None:
+            self.section_editor.clear()
+        else:
+            self._on_current_node_changed()
 
     def _update_word_count(self, *_args: object) -> None:
         """“正文共 N 字” beside the outline, counting the section being typed as it is now.

@@ -1,0 +1,170 @@
+"""Generated tenders for the layout classes of issue 36 (the whole 评标办法 chapter as one reading).
+
+Written for this project (names, words and numbers are invented): PDF tables drawn with a white
+rectangle behind each run of text (a line finder would take their edges for cell borders); a
+per-product table whose product name spans several point rows and whose last name character
+falls onto the next page; a price part stated only by its label over one formula row; stray
+punctuation in the points cells.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from tests.document_fixtures import composer
+from tests.scoring_fixtures import Expect, _criteria, _doc, _table
+
+FONT = "china-s"
+Cell = str | None  # None: merged with the cell above (no border drawn between them)
+
+
+def _white_runs(page: Any, x: float, y: float, text: str, size: float) -> None:
+    """Text over white rectangles, one per run of a few characters (as some converters write it)."""
+    step = 5
+    for k in range(0, len(text), step):
+        run = text[k : k + step]
+        left = x + k * size
+        page.draw_rect(pymupdf.Rect(left, y - size, left + len(run) * size, y + size * 0.4),
+                       color=None, fill=(1, 1, 1), width=0)
+        page.insert_text((left, y), run, fontname=FONT, fontsize=size)
+
+
+def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float = 9.0) -> None:
+    """Rows drawn without gaps at the composer's cursor, each cell's text over white runs.
+
+    A row of one cell spans the whole width (a label row); ``None`` leaves the cell open to the
+    one above (a merged name cell); text wraps a character per ``size`` points.
+    """
+    pad = 3.0
+    total = sum(widths)
+    for row in rows:
+        cols = [total] if len(row) == 1 else widths
+        wraps = [_wrap(cell or "", w - 2 * pad, size) for cell, w in zip(row, cols, strict=True)]
+        height = max(len(w) for w in wraps) * size * 1.5 + 2 * pad
+        x = c.margin
+        for cell, lines, w in zip(row, wraps, cols, strict=True):
+            top = c.y
+            c.page.draw_line((x, top), (x, top + height), width=0.6)
+            c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
+            if cell is not None:  # a merged cell has no rule between it and the one above
+                c.page.draw_line((x, top), (x + w, top), width=0.6)
+            for k, line in enumerate(lines):
+                _white_runs(c.page, x + pad, top + pad + size + k * size * 1.5, line, size)
+            x += w
+        c.y += height
+    c.page.draw_line((c.margin, c.y), (c.margin + total, c.y), width=0.6)
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    per = max(1, int(width // size))
+    return [part[i : i + per] for part in text.split("\n") for i in range(0, len(part), per)] or [""]
+
+
+def product_rows_pdf(path: Path) -> Expect:
+    """Per-product rows over two pages: names spanning several point rows, white runs behind the text,
+    the last character of a name carried onto the next page, punctuation spilled into points cells,
+    and a price part whose only points are in its label above one formula row."""
+    c = composer()
+    c.heading("第三章 评标办法")
+    c.text("本项目采用综合评分法。")
+    c.heading("二、评分标准", size=11)
+    c.text("评审因素、评分标准及分值见下表，评分项按评审内容逐项打分。")
+    widths = [90, 300, 60]
+    draw_grid(c, [90, 360], [["评审指标", "评审内容"], ["一、价格分（10分）"],
+                             ["投标报价", "价格分采用低价优先法计算，投标报价得分=（评标基准价/投标报价）×10%×100。"]])
+    c.new_page()
+    tail = "每项功能完全满足得分，不满足不得分；须提供检测报告。"
+    draw_grid(c, widths, [
+        ["二、技术部分（80分）"],
+        ["评分项", "评分标准", "分数"],
+        ["符合性条款", "完全响应招标文件技术参数的得基本分，否则投标无效。" * 2, "40分"],
+        ["不间断电源主机", "输入功率因数不低于0.99的得分。" + tail, "8分"],
+        [None, "支持发电机联动与智能休眠配置的得分。" + tail, "。\n6分"],
+        [None, "操作面板可显示一万条历史记录的得分。" + tail, "4分\n，"],
+        ["录播一体", "核心软件具有著作权登记证书的得分。" + tail * 3, "12分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["主机", "（接上页）未提供或不符合要求的不得分。", ""],
+        ["机房空调", "制冷量与能效比满足要求的得分。" + tail, "10分"],
+        ["三、商务部分（10分）"],
+        ["评分项", "评分标准", "分数"],
+        ["人员要求", "拟派人员每具有一项相关认证得1分，最多得6分。", "6分"],
+        ["业绩要求", "每个类似业绩得1分，最多得4分。", "，\n4分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("投标报价", 10, "价格"), ("符合性条款", 40, "技术"), ("不间断电源主机", 18, "技术"),
+                        ("录播一体主机", 12, "技术"), ("机房空调", 10, "技术"), ("人员要求", 6, "商务"),
+                        ("业绩要求", 4, "商务")],
+                  sub_points={"不间断电源主机": [8, 6, 4]})
+
+
+def lots_docx(path: Path) -> Expect:
+    """Two lots, each with its own 100-point table of the same layout and other points; the total in
+    a row "总分 100" without 分; plans filed under 商务 by the table's own group column."""
+    d = _doc("第三章 评标办法", "本项目采用综合评分法，各包分别评标。", "附件：评分标准", "A包：")
+    head = ["项目", "分项名称", "满分分值", "评分标准"]
+    for lot, (tech, record, plan, total) in (("A包", (50, 6, 14, "总分 100")), ("B包", (56, 4, 10, "总分 100"))):
+        if lot == "B包":
+            d.add_paragraph("B包：")
+        _table(d, [head, ["价格部分", "报价得分", "30", "满足要求且报价最低的为基准价，报价得分=基准价/报价×30。"],
+                   ["技术部分", "系统功能", str(tech), _criteria("系统功能")],
+                   ["商务部分", "同类业绩", str(record), "每个同类业绩得2分。"],
+                   ["", "实施与培训方案", str(plan), _criteria("实施与培训方案")], [total, "", "", ""]],
+               merges=((0, 3, 4),), spans=((5, 0, 3),))
+    d.add_paragraph("加分项：节能产品按规定给予价格扣除，不另计分。")
+    d.save(str(path))
+    return Expect(rows=[("报价得分", 30, "价格"), ("系统功能", 50, "技术"), ("同类业绩", 6, "商务"),
+                        ("实施与培训方案", 14, "商务")])
+
+
+def lots_pdf(path: Path) -> Expect:
+    """Two lots in a PDF: the first lot's title far above its table, group labels with points in a
+    merged column beside a short column headed 评标内容 that holds the names, an empty grid drawn
+    right under the first table; the second lot titled in the line above its table."""
+    c = composer()
+    c.heading("第四章 评标方法和评标标准")
+    c.text("本项目采用综合评分法，评审因素及分值见评标标准。")
+    c.heading("二、评标标准", size=11)
+    c.text("1.第1-3 包评审标准")
+    c.space_to(c.y + 120)
+    widths = [30, 80, 80, 40, 220]
+    draw_grid(c, widths, [
+        ["序号", "评分因素", "评标内容", "分值", "评标依据"],
+        ["1", "价格部分（10分）", "价格评审", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "商务部分（30分）", "投标人业绩", "5分", "同类施工业绩每个得1分，最多得5分。"],
+        [None, None, None, "10分", "同类维护业绩每个得2分，最多得10分。"],
+        [None, None, "服务团队", "15分", _criteria("服务团队")],
+        ["3", "技术部分（60分）", "需求分析", "20分", _criteria("需求分析")],
+        [None, None, "服务方案", "25分", _criteria("服务方案")],
+        [None, None, "应急方案", "15分", _criteria("应急方案")],
+        ["总分100分"],
+    ])
+    draw_grid(c, [60, 60, 90, 60, 80, 100], [["", "", "", "", "", ""]] * 3)  # a blank form right under it
+    c.new_page()
+    c.text("2.第4 包（高压配电设备）评审标准")
+    draw_grid(c, [30, 110, 40, 270], [
+        ["序号", "评分因素", "分值", "评标依据"],
+        ["价格及商务部分20分"],
+        ["1", "评标价", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "业绩", "10", "同类业绩每个得2分，最多得10分。"],
+        ["技术部分80分"],
+        ["3", "总体服务方案", "40", _criteria("总体服务方案")],
+        ["4", "设备配置情况", "40", _criteria("设备配置情况")],
+        ["总分100分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("价格评审", 10, "价格"), ("投标人业绩", 15, "商务"), ("服务团队", 15, "商务"),
+                        ("需求分析", 20, "技术"), ("服务方案", 25, "技术"), ("应急方案", 15, "技术")],
+                  sub_points={"投标人业绩": [5, 10]})
+
+
+CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "product_rows": ("product_rows.pdf", product_rows_pdf),
+    "lots_docx": ("lots.docx", lots_docx),
+    "lots_pdf": ("lots.pdf", lots_pdf),
+}

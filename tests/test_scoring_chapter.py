@@ -1,0 +1,62 @@
+"""The 评标办法 chapter read as one reading (issue 36): lots, tidy PDF grids, and what reconciles.
+
+Generated tenders only (``tests/scoring_fixtures_chapter.py``); the pattern test in
+``test_scoring_patterns.py`` checks their rows, these check what a row list cannot show.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.documents.loader import load_tender
+from app.documents.pdf_grid import Grid, tidy
+from app.documents.scoring.table import parse_scoring, select_lot
+from tests.scoring_fixtures_unseen import build_any
+
+
+@pytest.mark.parametrize(("name", "lots", "second"), [
+    ("lots_docx", ["A包", "B包"], [("报价得分", 30.0), ("系统功能", 56.0), ("同类业绩", 4.0), ("实施与培训方案", 10.0)]),
+    ("lots_pdf", ["第1-3包", "第4包"], [("评标价", 10.0), ("业绩", 10.0), ("总体服务方案", 40.0), ("设备配置情况", 40.0)]),
+])
+def test_each_lot_is_a_reading_of_its_own(tmp_path: Path, name: str, lots: list[str],
+                                          second: list[tuple[str, float]]) -> None:
+    path, _ = build_any(name, tmp_path)
+    doc = load_tender(path)
+    result = parse_scoring(doc)
+    assert [lot.name for lot in result.lots] == lots
+    assert [lot.total for lot in result.lots] == [100.0, 100.0]
+    assert result.lot == 0 and result.lot_name == lots[0]
+    assert result.total_points == 100  # the first lot alone, never the lots added up
+    assert "table" not in result.uncertain  # another lot is not a rival scheme
+    assert all(lot.confirmed for lot in result.lots), [lot.doubt_zh for lot in result.lots]
+    other = select_lot(doc, result, 1)
+    assert [(r.factor, r.points) for r in other.rows] == second
+    assert other.lot_name == lots[1] and other.confirmed and other.lots == result.lots
+    assert other.options[0] == result.lots[1].tables
+
+
+def test_one_lot_named_alone_is_no_lot_split(tmp_path: Path) -> None:
+    """A single table titled for a lot ("包1 评分规则") is the scheme; no lot selector is offered."""
+    path, _ = build_any("split", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert result.found and result.lots == []
+
+
+def _cell(x0: float, x1: float, y: float) -> tuple[float, float, float, float]:
+    return (x0, y, x1, y + 10)
+
+
+def test_a_pdf_grid_keeps_the_columns_of_its_own_table() -> None:
+    """Rules that are not the table's (a blank form under it, a header rule past its edge) hold no text."""
+    rows = [
+        [_cell(0, 30, 0), None, _cell(40, 90, 0), None, _cell(100, 300, 0), _cell(300, 320, 0)],
+        [_cell(0, 30, 10), None, None, None, _cell(100, 300, 10), None],
+        [_cell(0, 20, 20), _cell(20, 40, 20), _cell(40, 60, 20), _cell(60, 100, 20), _cell(100, 300, 20), None],
+    ]
+    texts = [["1", None, "服务方案", None, "方案完整的得10分", ""], ["", None, None, None, "（接上）", None],
+             ["", "", "", "", "", None]]
+    got = tidy(Grid(rects=rows, texts=texts))
+    assert got.texts == [["1", "服务方案", "方案完整的得10分"], ["", None, "（接上）"]]
+    assert got.bbox == (0, 0, 300, 20)
