@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import QRect, QSettings, Qt
-from PySide6.QtWidgets import QDockWidget
+from PySide6.QtWidgets import QDockWidget, QTabBar
 
 from app.core.outline import OutlineNode
 from app.ui.outline.commands import EditFieldCommand
@@ -81,8 +81,30 @@ def _click_stage(window: MainWindow, qtbot: Any, key: str) -> None:
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(STAGE_KEYS.index(key)).center())
 
 
+def _tab_bar_faults(window: MainWindow) -> list[str]:
+    """Dock tab bars drawn for no tab group on show (Qt left such bars behind, over the next stage's
+    panels), and tab groups on show without their bar (their panels behind could not be reached)."""
+    groups = []
+    for dock in window.findChildren(QDockWidget):
+        if dock.isVisible() and not dock.isFloating():
+            mates = {m.windowTitle() for m in window.tabifiedDockWidgets(dock) if m.isVisible()}
+            if mates:
+                groups.append({dock.windowTitle(), *mates})
+    faults, drawn = [], []
+    for bar in window.findChildren(QTabBar):
+        if (bar is window.workspace.bar or bar.parent() is not window or not bar.isVisible()
+                or not window.rect().intersects(bar.geometry())):  # Qt parks unused bars outside the window
+            continue
+        tabs = {bar.tabText(i) for i in range(bar.count())}
+        drawn.append(tabs)
+        if tabs not in groups:
+            faults.append("drawn: " + "|".join(sorted(tabs)))
+    faults += ["missing: " + "|".join(sorted(g)) for g in groups if g not in drawn]
+    return faults
+
+
 async def test_every_stage_fits_a_1366x768_screen_with_room_to_spare(window: MainWindow, qtbot: Any) -> None:
-    for key in STAGE_KEYS:
+    for key in (*STAGE_KEYS, *STAGE_KEYS):  # first visits build each layout, second visits restore it
         _click_stage(window, qtbot, key)
         await asyncio.sleep(0.05)
         assert window.workspace.current == key
@@ -90,6 +112,7 @@ async def test_every_stage_fits_a_1366x768_screen_with_room_to_spare(window: Mai
         assert hint.height() <= MAX_MIN_HEIGHT and hint.width() <= MAX_MIN_WIDTH, (key, hint)
         assert window.width() <= LAPTOP.width() and window.height() <= LAPTOP.height() - 32, (key, window.size())
         assert not _inside_window(window), key
+        assert not _tab_bar_faults(window), key
         assert window.status.isVisible() and window.outline_view.isVisible(), key  # the outline stays in view
         assert window.outline_view.width() >= 260, key
 
@@ -214,3 +237,38 @@ async def test_a_restarted_window_keeps_its_stage_and_layouts_and_fits_a_smaller
         assert not _inside_window(again)
     finally:
         await close_window(again)
+
+
+async def test_past_sections_join_the_text_stage_once_there_is_a_library_and_stay_closed_when_closed(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from tests.library_fixtures import OWN_OUTLINES, make_bid, write_docx
+
+    _click_stage(window, qtbot, "text")
+    assert "pastSectionsDock" not in _shown(window)  # no library yet: nothing to show beside the text
+    lib = window.library
+    (tmp_path / "bids").mkdir()
+    write_docx(make_bid(0, OWN_OUTLINES[0], paragraphs=2), tmp_path / "bids" / "bid.docx")
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 1, timeout=60)
+    _click_stage(window, qtbot, "outline")
+    _click_stage(window, qtbot, "text")
+    await asyncio.sleep(0.05)
+    assert {"sectionDock", "pastSectionsDock"} <= _shown(window)
+    lib.past_dock.close()  # closed by the user: it stays closed
+    _click_stage(window, qtbot, "review")
+    _click_stage(window, qtbot, "text")
+    await asyncio.sleep(0.05)
+    assert "pastSectionsDock" not in _shown(window) and "sectionDock" in _shown(window)
+
+
+async def test_the_log_shows_its_newest_lines_when_its_stage_comes_back(window: MainWindow, qtbot: Any) -> None:
+    import logging
+
+    assert not window.log_dock.isVisible()  # the log is not on show while lines arrive
+    for n in range(60):
+        logging.getLogger("bidstudio.run").info("第 %d 行", n)
+    await asyncio.sleep(0.3)  # the log handler hands lines over in batches
+    _click_stage(window, qtbot, "outline")
+    table = window.log_pane.table
+    bar = table.verticalScrollBar()
+    await wait_for(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())

@@ -59,10 +59,7 @@ class LibraryHost:
                        shown=self.path.exists)
         register_panel(window, self.past_dock, "outline", area=Qt.DockWidgetArea.RightDockWidgetArea,
                        below="libraryDock", shown=self.path.exists)
-        window.section_dock.visibilityChanged.connect(self._on_section_dock_shown)
-        heading_library = getattr(window, "library_dock", None)  # 标题库: past sections are candidates beside it
-        if isinstance(heading_library, QDockWidget):
-            heading_library.visibilityChanged.connect(self._on_section_dock_shown)
+        # (both stages show it once there is a library: shown=self.path.exists is asked again on each visit)
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
         self.past_dock.visibilityChanged.connect(lambda shown: self.refresh_past() if shown else None)
         self.checks.jump_requested.connect(self._on_jump)
@@ -106,10 +103,6 @@ class LibraryHost:
         if path is None:
             return None
         return path, self.window.controller.outline.node(path)
-
-    def _on_section_dock_shown(self, shown: bool) -> None:
-        if shown and self.path.exists() and not self.past_dock.isVisible():
-            self.past_dock.show()
 
     def _on_current_changed(self, *_args: object) -> None:
         if self.past_dock.isVisible():

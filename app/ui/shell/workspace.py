@@ -13,10 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QChildEvent, QEvent, QObject, QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QToolBar
-from shiboken6 import getCppPointer
 from typing_extensions import override
 
 from app.ui.shell.stages import STAGE_KEYS, STAGES, PanelRegistry, Placement, stage_named
@@ -47,6 +46,7 @@ class StageWorkspace(QObject):
         self.current = ""
         self._states: dict[str, QByteArray] = {}
         self._known: dict[str, set[str]] = {}  # names of the panels each saved layout knows
+        self._held: dict[str, set[str]] = {}  # panels a stage holds back until their ``shown`` says yes
         self._switching = False
         self._started = False
         self._shares_pending = False
@@ -87,6 +87,8 @@ class StageWorkspace(QObject):
             window.addAction(action)  # the shortcut works whichever menu or panel has focus
             self.actions[stage.key] = action
         self.bar.currentChanged.connect(self._on_tab_changed)
+        self._tidy_pending = False
+        window.installEventFilter(self)  # the dock tab bars Qt adds are watched (see _tidy_tab_bars)
 
     # ------------------------------------------------------------------ registry
     def register(self, placement: Placement) -> None:
@@ -118,9 +120,11 @@ class StageWorkspace(QObject):
             for key in STAGE_KEYS:
                 state = qsettings.value(f"window/stages/{key}")
                 names = qsettings.value(f"window/stagePanels/{key}")
+                held = qsettings.value(f"window/stageHeld/{key}")
                 if isinstance(state, QByteArray | bytes) and isinstance(names, str):
                     self._states[key] = QByteArray(state)
                     self._known[key] = set(filter(None, names.split(",")))
+                    self._held[key] = set(filter(None, held.split(","))) if isinstance(held, str) else set()
         self._started = True
         self.switch(stage)
 
@@ -152,6 +156,7 @@ class StageWorkspace(QObject):
             return
         self._states.pop(self.current, None)
         self._known.pop(self.current, None)
+        self._held.pop(self.current, None)
         self._rearrange(lambda: self._build_default(self.current))
         self.apply_shares()
 
@@ -180,7 +185,7 @@ class StageWorkspace(QObject):
         if window.isVisible():
             window.resize(size)  # a stage never resizes the window
             self.keep_on_screen()
-            QTimer.singleShot(0, self._tidy_tab_bars)
+            self._tidy_soon()
 
     def bring(self, dock: QDockWidget) -> None:
         """Show ``dock`` in front: in its home stage when the stage on show does not have it."""
@@ -198,6 +203,7 @@ class StageWorkspace(QObject):
         for key, state in self._states.items():
             qsettings.setValue(f"window/stages/{key}", state)
             qsettings.setValue(f"window/stagePanels/{key}", ",".join(sorted(self._known.get(key, set()))))
+            qsettings.setValue(f"window/stageHeld/{key}", ",".join(sorted(self._held.get(key, set()))))
 
     # ------------------------------------------------------------------ layouts
     def _remember(self, key: str) -> None:
@@ -220,11 +226,16 @@ class StageWorkspace(QObject):
         if state is None or not self.window.restoreState(state, STATE_VERSION):
             self._build_default(key)
         else:
-            known = self._known.get(key, set())
+            known, held = self._known.get(key, set()), self._held.setdefault(key, set())
             placed = self._placed_docks()
-            for placement in self.registry.in_stage(key):  # panels newer than the saved layout
-                if placement.dock.objectName() not in known:
+            for placement in self.registry.in_stage(key):
+                name = placement.dock.objectName()
+                if name not in known:  # a panel newer than the saved layout
                     self._place(placement, placed)
+                elif name in held and (not placement.dock.isHidden() or placement.shown_now()):
+                    held.discard(name)  # shown by the user meanwhile, or what it waited for is there now
+                    if placement.dock.isHidden():
+                        self._place(placement, placed)
             self._retire_others(key)
 
     def _placed_docks(self) -> dict[str, QDockWidget]:
@@ -244,8 +255,12 @@ class StageWorkspace(QObject):
             dock.setFloating(False)
         shown = placement.shown_now()
         dock.setVisible(shown)
+        held = self._held.setdefault(placement.stage, set())
         if shown:
             placed[dock.objectName()] = dock
+            held.discard(dock.objectName())
+        else:
+            held.add(dock.objectName())
 
     def _build_default(self, key: str) -> None:
         placements = self.registry.in_stage(key)
@@ -299,16 +314,24 @@ class StageWorkspace(QObject):
         Qt keeps a tab bar per tab group and does not always keep up when whole groups come and
         go at once: the bar of a group with no panel on show stayed drawn over the next stage's
         panels, and a new group's bar stayed hidden. A bar is current when it has two tabs or more,
-        none for a hidden panel, and sits inside the window.
+        all for panels on show in one tab group (bars Qt parks outside the window are not drawn).
         """
         window = self.window
-        hidden = {getCppPointer(d)[0] for d in window.findChildren(QDockWidget) if d.isHidden()}
+        groups = set()
+        for dock in window.findChildren(QDockWidget):
+            if dock.isHidden() or dock.isFloating():
+                continue
+            mates = [m.windowTitle() for m in window.tabifiedDockWidgets(dock) if not m.isHidden()]
+            if mates:
+                groups.add(frozenset([dock.windowTitle(), *mates]))
         inside = window.rect()
         for bar in window.findChildren(QTabBar):
             if bar is self.bar or bar.parent() is not window:
                 continue
-            current = (bar.count() > 1 and inside.intersects(bar.geometry())
-                       and not any(bar.tabData(i) in hidden for i in range(bar.count())))
+            if not inside.intersects(bar.geometry()):
+                continue  # parked outside the window by Qt: not drawn
+            titles = frozenset(bar.tabText(i) for i in range(bar.count()))
+            current = bar.count() > 1 and titles in groups
             if bar.isVisible() != current:
                 bar.setVisible(current)
 
@@ -346,10 +369,32 @@ class StageWorkspace(QObject):
         if 0 <= index < len(STAGES):
             self.switch(STAGES[index].key)
 
+    def _tidy_soon(self) -> None:
+        if not self._tidy_pending:
+            self._tidy_pending = True
+            QTimer.singleShot(0, self._tidy_now)
+
+    def _tidy_now(self) -> None:
+        self._tidy_pending = False
+        self._tidy_tab_bars()
+
     @override
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """A panel shown (from a menu or by code) while its stage is not on show brings its stage."""
-        if (event.type() == QEvent.Type.ShowToParent and self._started and not self._switching
+        """A panel shown (from a menu or by code) while its stage is not on show brings its stage.
+
+        Also: every dock tab bar Qt adds to the window is watched, and a bar shown is checked.
+        """
+        kind = event.type()
+        if watched is self.window:
+            if kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
+                child = event.child()
+                if isinstance(child, QTabBar) and child is not self.bar:
+                    child.installEventFilter(self)
+            return False
+        if kind == QEvent.Type.Show and isinstance(watched, QTabBar):
+            self._tidy_soon()
+            return False
+        if (kind == QEvent.Type.ShowToParent and self._started and not self._switching
                 and isinstance(watched, QDockWidget)):
             stages = self.registry.stages_of(watched)
             if stages and self.current not in stages:
