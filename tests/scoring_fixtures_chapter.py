@@ -19,7 +19,7 @@ from tests.document_fixtures import composer
 from tests.scoring_fixtures import Expect, _criteria, _doc, _table
 
 FONT = "china-s"
-Cell = str | None  # None: merged with the cell above (no border drawn between them)
+Cell = str | tuple[str, int] | None  # None: merged with the cell above; (text, k): spans k columns
 
 
 def _white_runs(page: Any, x: float, y: float, text: str, size: float) -> None:
@@ -42,11 +42,12 @@ def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float =
     pad = 3.0
     total = sum(widths)
     for row in rows:
-        cols = [total] if len(row) == 1 else widths
-        wraps = [_wrap(cell or "", w - 2 * pad, size) for cell, w in zip(row, cols, strict=True)]
+        cols = [total] if len(row) == 1 else _spans(row, widths)
+        texts = [cell[0] if isinstance(cell, tuple) else cell for cell in row]
+        wraps = [_wrap(text or "", w - 2 * pad, size) for text, w in zip(texts, cols, strict=True)]
         height = max(len(w) for w in wraps) * size * 1.5 + 2 * pad
         x = c.margin
-        for cell, lines, w in zip(row, wraps, cols, strict=True):
+        for cell, lines, w in zip(texts, wraps, cols, strict=True):
             top = c.y
             c.page.draw_line((x, top), (x, top + height), width=0.6)
             c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
@@ -57,6 +58,16 @@ def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float =
             x += w
         c.y += height
     c.page.draw_line((c.margin, c.y), (c.margin + total, c.y), width=0.6)
+
+
+def _spans(row: list[Cell], widths: list[float]) -> list[float]:
+    out: list[float] = []
+    j = 0
+    for cell in row:
+        k = cell[1] if isinstance(cell, tuple) else 1
+        out.append(sum(widths[j : j + k]))
+        j += k
+    return out
 
 
 def _wrap(text: str, width: float, size: float) -> list[str]:
@@ -163,7 +174,51 @@ def lots_pdf(path: Path) -> Expect:
                   sub_points={"投标人业绩": [5, 10]})
 
 
+def summary_docx(path: Path) -> Expect:
+    """A summary table of the parts (价格 40 / 商务 20 / 技术 40 / 合计 100) above the detail table whose
+    part cells (headed 条款) state the same points and whose names carry their own points."""
+    d = _doc("第四章 评标办法", "评标分值构成与评分标准表", "评分因素及分值分配表")
+    _table(d, [["序号", "评分因素", "满分"], ["1", "投标报价", "40分"], ["2", "商务部分", "20分"],
+               ["3", "技术部分", "40分"], ["合计", "", "100分"]])
+    d.add_paragraph("评分标准")
+    _table(d, [["条款", "评分因素", "评分标准"],
+               ["投标报价评分标准", "投标报价（40分）", "满足要求且报价最低的为基准价，价格分=基准价/报价×40。"],
+               ["商务评分标准（20分）", "同类业绩（8分）", "每个同类业绩得2分，最多得8分。"],
+               ["", "仓储与配送能力（12分）", _criteria("仓储与配送能力")],
+               ["技术评分标准（40分）", "供货组织方案（15分）", _criteria("供货组织方案")],
+               ["", "应急保障方案（15分）", _criteria("应急保障方案")],
+               ["", "质量保证措施（10分）", _criteria("质量保证措施")]],
+           merges=((0, 2, 3), (0, 4, 6)))
+    d.save(str(path))
+    return Expect(rows=[("投标报价", 40, "价格"), ("同类业绩", 8, "商务"), ("仓储与配送能力", 12, "商务"),
+                        ("供货组织方案", 15, "技术"), ("应急保障方案", 15, "技术"), ("质量保证措施", 10, "技术")],
+                  rejected=["汇总表"])
+
+
+def part_totals_pdf(path: Path) -> Expect:
+    """Parts in a 类别 column with their totals in a 总分 column, the names only as the first clause of
+    the numbered criteria, the price part's text spanning the number cell, the header on every page."""
+    c = composer()
+    c.heading("第五章 评标方法")
+    c.text("附件2：评标因素及权重分值表")
+    widths = [40, 40, 20, 280, 40, 30]
+    head: list[Cell] = ["类别", "总分", ("评标因素", 2), "最高得分", "备注"]
+    price = "1.通过符合性审查的投标报价为有效报价。2.有效最低报价为基准价得30分。3.其余按（基准价/报价）×30计算。"
+    first: list[list[Cell]] = [head, ["投标价格", "30分", (price, 2), "30分", "按响应程度计分"],
+                               ["技术评审", "70分", "1", "技术指标：所投产品完全符合要求得30分；" + _criteria("技术指标") * 4, "30分", None],
+                               [None, None, "2", "实施方案：" + _criteria("实施方案") * 3, "20分", None]]
+    draw_grid(c, widths, first)
+    c.new_page()
+    draw_grid(c, widths, [head, ["", "", "3", "售后服务：" + _criteria("售后服务"), "12分", ""],
+                          [None, None, "4", "类似业绩：每个同类供货业绩得2分，最多得8分。", "8分", None]])
+    c.save(path)
+    return Expect(rows=[("投标价格", 30, "价格"), ("技术指标", 30, "技术"), ("实施方案", 20, "技术"),
+                        ("售后服务", 12, "技术"), ("类似业绩", 8, "技术")])
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "part_totals": ("part_totals.pdf", part_totals_pdf),
+    "summary": ("summary.docx", summary_docx),
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_docx": ("lots.docx", lots_docx),
     "lots_pdf": ("lots.pdf", lots_pdf),

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.documents.errors import vanished_message
 from app.library.store import LibraryStore
 
 KINDS = ("certificate", "staff", "reference", "equipment")
@@ -62,6 +63,12 @@ class FactsImport:
 
     facts: list[Fact] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+
+
+def fact_identity(kind: str, data: dict[str, str]) -> str:
+    """What names one fact among its kind — a certificate's number, a person's name, a reference's project,
+    a machine's model — without spaces; "" when that field is empty (two facts with one identity are one thing)."""
+    return re.sub(r"\s+", "", data.get(_KEY_FIELD.get(kind, ""), ""))
 
 
 def parse_date(text: str) -> dt.date | None:
@@ -128,6 +135,8 @@ def read_facts_xlsx(path: Path) -> FactsImport:
     try:
         wb = load_workbook(str(path), read_only=True, data_only=True)
     except Exception as exc:
+        if not path.exists():
+            raise ValueError(vanished_message(path)) from exc
         raise ValueError(f"无法打开 Excel 文件“{path.name}”：文件已损坏或不是 .xlsx") from exc
     out = FactsImport()
     try:

@@ -238,7 +238,7 @@ def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]
 
 def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
                header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
-    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2]
+    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2 and not header_like(g.cells)]
     cols = infer_columns(stat_rows, names, hints, header_rows, header_total, label_points=bool(_lent_points(block)))
     if cols is None:
         return None

@@ -169,6 +169,14 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         return None
     stats = [_stats(rows, j) for j in range(width)]
     number = hints.get("number")
+    if number is not None and number < width and stats[number].numbering < 0.5 * len(stats[number].filled) \
+            and sum(1 for v in stats[number].filled if is_group_label(v)) >= 2:
+        number = None  # headed 条款 but holding part labels ("商务评分标准（18 分）"), not numbers
+    hinted = hints.get("factor")
+    if number is None and hinted is not None and hinted < width and stats[hinted].filled \
+            and stats[hinted].numbering >= 0.6 * len(stats[hinted].filled) and stats[hinted].consecutive:
+        number = hinted  # 评标因素 merged over a number cell and the text cell: the header's cell is the number's
+        hints = {k: v for k, v in hints.items() if k != "factor"}
     if number is None:
         for j in range(min(2, width)):
             s = stats[j]

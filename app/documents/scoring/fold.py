@@ -115,8 +115,15 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue
         group_value = _cell(cells, cols.group)
         factor = _cell(cells, cols.factor)
-        if cols.names_in_criteria:
-            factor = lead_name(factor) if factor is not None else None
+        criteria_cell = _cell(cells, cols.criteria)
+        if criteria_cell is None and cols.criteria and group_value and not is_empty(group_value):
+            criteria_cell = _cell(cells, cols.criteria - 1)  # a part's text spanning the number column too
+            number = "" if criteria_cell == number else number
+            if cols.names_in_criteria:
+                factor = criteria_cell
+        if cols.names_in_criteria and factor is not None:
+            # the name leads the criteria ("技术指标和配置：①…"); a part's only row without one is the part
+            factor = lead_name(factor) or (clean_cell_text(group_value, keep_breaks=False) if group_value else "")
         if factor is None and cols.factor > 0 and cols.number != cols.factor - 1:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor
@@ -142,7 +149,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 pts = points_value(_cell(cells, cols.subtotal))
             if pts is not None:
                 out.subtotals[group] = pts
-        criteria = clean_cell_text(_cell(cells, cols.criteria) or "")
+        criteria = clean_cell_text(criteria_cell or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
         if points is None and not sub and cols.points is not None:
             named = _cell(cells, cols.points) or ""
