@@ -14,7 +14,7 @@ import zipfile
 from pathlib import Path
 
 from app.core.input_limits import LIMITS, ZipLimits, size_text
-from app.documents.errors import CorruptedFileError, DecompressedTooLargeError
+from app.documents.errors import DecompressedTooLargeError, corrupted_or_gone
 
 _XML_SUFFIXES = (".xml", ".rels", ".vml")
 
@@ -64,7 +64,7 @@ def check_zip_container(path: Path, limits: ZipLimits = LIMITS.zip) -> None:
         with zipfile.ZipFile(path) as zf:
             infos = zf.infolist()
     except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError) as exc:
-        raise CorruptedFileError("文件已损坏：压缩包结构无法读取", path=str(path), detail=str(exc)) from exc
+        raise corrupted_or_gone(path, "文件已损坏：压缩包结构无法读取", exc) from exc
     if len(infos) > limits.max_members:
         raise _refuse(path, f"压缩包内有 {len(infos)} 个部件，超过 {limits.max_members} 个的上限")
     total = xml = 0

@@ -166,7 +166,8 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
     assert "未识别的工作表：说明" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
-    assert facts.table.rowCount() == 2 and facts.table.item(0, 3).text() == "已过期"
+    status = next(c for c in range(facts.table.columnCount()) if facts.table.horizontalHeaderItem(c).text() == "状态")
+    assert facts.table.rowCount() == 2 and facts.table.item(0, status).text() == "已过期"
     assert "1 本已过有效期" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("equipment"))
     qtbot.mouseClick(facts.add_button, Qt.MouseButton.LeftButton)

@@ -29,6 +29,7 @@ from app.documents.text_patterns import clean_cell_text, compact
 
 _LONG_LABEL = 60
 _NAME_TAIL = 4  # characters of a name a page break may carry over to the next page
+_DESCRIBED = 20  # characters: a name cell longer than this is a name and a description
 _TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成|^综合(?:评分|评审|评价)?(?:总)?得分$|^总得分$")
 
 
@@ -158,7 +159,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         note = clean_cell_text(_cell(cells, cols.note) or "")
         last = out.rows[-1] if out.rows else None
         fresh_number = bool(number) and last is not None and compact(number or "") != compact(last.number)
-        if new_fragment and last is not None and _name_tail(factor, points, sub, fresh_number):
+        if new_fragment and last is not None and _name_tail(factor, points, sub, fresh_number, last):
             last.factor_raw += clean_cell_text(factor or "", keep_breaks=False)  # "智能球型摄像" + "机"
             last.factor = strip_points(last.factor_raw)
             factor = None
@@ -194,6 +195,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             pages=[g.page],
         ))
     for row in out.rows:
+        _split_name(row)
         settle_points(row)
     _lend_group_points(out)
     return out
@@ -208,12 +210,29 @@ def _lend_group_points(out: Folded) -> None:
             rows[0].points = rows[0].items[0].points = pts
 
 
-def _name_tail(factor: str | None, points: float | None, sub: str, fresh_number: bool) -> bool:
-    """The first row of a table's next page holding only the end of the previous name ("机"): a short
-    name without points, number or sub-item; its criteria continue the previous cell's too."""
+def _name_tail(factor: str | None, points: float | None, sub: str, fresh_number: bool, last: ScoringRow) -> bool:
+    """The first row of a table's next page holding only the end of the previous name cell: a few
+    characters ("机"), the end of a sentence ("况进行综合打分。"), or anything after a name cell that
+    was a description already; without points, number or sub-item; its criteria continue too."""
     if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
         return False
-    return len(compact(factor)) <= _NAME_TAIL and name_points(factor) is None
+    if name_points(factor) is not None:
+        return False
+    text = compact(factor)
+    return len(text) <= _NAME_TAIL or text[-1] in "。；;，," or len(compact(last.factor_raw)) > _DESCRIBED
+
+
+def _split_name(row: ScoringRow) -> None:
+    """A name cell that describes its item ("人员配备：根据项目团队服务人员是否配备齐全…"): the name is
+    the words before the colon, the description leads the criteria."""
+    raw = clean_cell_text(row.factor_raw, keep_breaks=False)
+    if len(compact(strip_points(raw))) <= _DESCRIBED or not (lead := lead_name(raw)):
+        return
+    rest = re.split(r"[：:]", raw, maxsplit=1)[-1].strip()
+    row.factor = lead
+    if rest and row.items:
+        first = row.items[0]
+        first.criteria = f"{rest}\n{first.criteria}".strip() if first.criteria else rest
 
 
 def _total_value(label: str) -> float | None:

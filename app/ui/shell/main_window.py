@@ -447,11 +447,11 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.controller.spawn(name, coro)
 
     # ------------------------------------------------------------------ settings and about
-    def open_settings(self) -> None:
-        """Open the model settings dialog (non-blocking); main.py sets the handler."""
+    def open_settings(self, tab: str = "") -> None:
+        """Open the settings dialog (non-blocking) at ``tab`` ("library": 资料库); main.py sets the handler."""
         opener = getattr(self, "settings_opener", None)
         if opener is not None:
-            opener()
+            opener(tab) if tab else opener()
         else:
             self.statusBar().showMessage("模型设置不可用", 5000)
 
