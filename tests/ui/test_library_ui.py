@@ -148,6 +148,10 @@ async def test_check_dock_finds_stale_name_jumps_and_exports(window: MainWindow,
     qtbot.mousePress(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # a double click's first press
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.outline_view.current_path() == (1,)
+    editor = window.section_editor  # the name is marked in the section's text, selected and in view
+    assert window.section_dock.isVisible() and editor.rendered.textCursor().selectedText() == past[1].client
+    marks = editor.rendered.extraSelections()
+    assert len(marks) == 1 and marks[0].cursor.selectedText() == past[1].client
     out = lib.checks.export(tmp_path / "查重结果.xlsx")
     assert out is not None and out.stat().st_size > 0
     c.outline.update((1,), content="我方承诺提供优质服务。")

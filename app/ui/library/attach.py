@@ -271,9 +271,20 @@ class LibraryHost:
         c.undo_stack.push(SetChildrenCommand(c.outline, path, nodes))
         return True
 
-    def _on_jump(self, path: object) -> None:
-        if isinstance(path, tuple) and self.window.controller.outline.exists(path):
-            self.window.outline_view.select_path(path)
+    def _on_jump(self, path: object, found: str = "") -> None:
+        """Show the heading of a 查重 finding and mark what was found in its text (the name, the passage)."""
+        if not (isinstance(path, tuple) and self.window.controller.outline.exists(path)):
+            return
+        self.window.outline_view.select_path(path)
+        editor = getattr(self.window, "section_editor", None)
+        if editor is None or not found:
+            return
+        dock = self.window.section_dock
+        if dock.isHidden():
+            dock.show()
+        dock.raise_()
+        if not editor.highlight(found) and len(found) > 24:
+            editor.highlight(found[:24])  # a long passage: its start
 
     def choose_and_import(self) -> None:
         """文件 → 导入历史标书…: show the dock and ask for files."""
