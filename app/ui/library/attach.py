@@ -75,6 +75,7 @@ class LibraryHost:
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
         self.past_dock.visibilityChanged.connect(lambda shown: self.refresh_past() if shown else None)
         self.checks.jump_requested.connect(self._on_jump)
+        self._unsubscribe = window.controller.session.subscribe(self._on_session_change)
         self.past.insert_requested.connect(self.insert_section)
         self.past.structure_requested.connect(self.apply_structure)
         self.panel.changed.connect(self.refresh_past)
@@ -298,8 +299,18 @@ class LibraryHost:
         self.check_dock.raise_()
         self.checks.check_library()
 
+    def _on_session_change(self, change: str) -> None:
+        """Another project is shown: nothing of the old one stays in the docks (its past sections, the
+        replacements made in it, its 查重 results); the library itself is the user's, and stays."""
+        if change != "reset":
+            return
+        self.past.show_for("")
+        self.past.review.setText("")
+        self.checks.clear()
+
     def shutdown(self) -> None:
         """Stop a running import and close the database (the window is closing)."""
+        self._unsubscribe()
         self.panel.shutdown()
         self._close_store()
 

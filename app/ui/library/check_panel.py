@@ -123,6 +123,12 @@ class CheckPanel(QWidget):
         self.summary.setText(f"已导出 {len(self.findings)} 条结果到 {written}")
         return written
 
+    def clear(self) -> None:
+        """No results (another project is shown)."""
+        self.findings = []
+        self.table.setRowCount(0)
+        self.summary.setText("尚未查重")
+
     def _show(self, found: list[Finding], what: str) -> None:
         self.findings = found
         self.table.setRowCount(len(found))
