@@ -18,6 +18,7 @@ from app.documents.scoring.cells import (
     is_empty,
     is_group_label,
     is_numbering,
+    is_score_type,
     lead_name,
     name_points,
     points_value,
@@ -187,7 +188,9 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
     points = _points_column(stats, taken, hints.get("points"))
     if points is not None:
         taken.add(points)
-    texts = [j for j in range(width) if j not in taken and stats[j].filled
+    kinds = [j for j in range(width) if j not in taken and stats[j].filled
+             and sum(1 for c in stats[j].filled if is_score_type(c)) >= 0.8 * len(stats[j].filled)]
+    texts = [j for j in range(width) if j not in taken and j not in kinds and stats[j].filled
              and stats[j].points < 0.5 * len(stats[j].filled)]
     if not texts:
         return None
@@ -239,6 +242,8 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             group, factor, in_criteria = factor, criteria, True
     subtotal = _subtotal_column(stats, points, factor, number)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
+    if note is None and kinds:
+        note = kinds[0]  # 客观分/主观分: how each item is scored
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
         note = rest[0] if rest else None

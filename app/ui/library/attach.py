@@ -80,6 +80,7 @@ class LibraryHost:
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
         self.past_dock.visibilityChanged.connect(lambda shown: self.refresh_past() if shown else None)
         self.checks.jump_requested.connect(self._on_jump)
+        self._unsubscribe = window.controller.session.subscribe(self._on_session_change)
         self.past.insert_requested.connect(self.insert_section)
         self.past.structure_requested.connect(self.apply_structure)
         self.panel.changed.connect(self.refresh_past)
@@ -274,9 +275,20 @@ class LibraryHost:
         c.undo_stack.push(SetChildrenCommand(c.outline, path, nodes))
         return True
 
-    def _on_jump(self, path: object) -> None:
-        if isinstance(path, tuple) and self.window.controller.outline.exists(path):
-            self.window.outline_view.select_path(path)
+    def _on_jump(self, path: object, found: str = "") -> None:
+        """Show the heading of a 查重 finding and mark what was found in its text (the name, the passage)."""
+        if not (isinstance(path, tuple) and self.window.controller.outline.exists(path)):
+            return
+        self.window.outline_view.select_path(path)
+        editor = getattr(self.window, "section_editor", None)
+        if editor is None or not found:
+            return
+        dock = self.window.section_dock
+        if dock.isHidden():
+            dock.show()
+        dock.raise_()
+        if not editor.highlight(found) and len(found) > 24:
+            editor.highlight(found[:24])  # a long passage: its start
 
     def choose_and_import(self) -> None:
         """文件 → 导入历史标书…: show the dock and ask for files."""
@@ -290,8 +302,18 @@ class LibraryHost:
         self.check_dock.raise_()
         self.checks.check_library()
 
+    def _on_session_change(self, change: str) -> None:
+        """Another project is shown: nothing of the old one stays in the docks (its past sections, the
+        replacements made in it, its 查重 results); the library itself is the user's, and stays."""
+        if change != "reset":
+            return
+        self.past.show_for("")
+        self.past.review.setText("")
+        self.checks.clear()
+
     def shutdown(self) -> None:
         """Stop a running import and close the database (the window is closing)."""
+        self._unsubscribe()
         self.panel.shutdown()
         self._close_store()
 
