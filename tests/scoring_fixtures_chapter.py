@@ -295,7 +295,34 @@ def described_names_pdf(path: Path) -> Expect:
                         ("人员配备", 20, "技术"), ("类似业绩", 5, "商务"), ("投标文件响应程度和完整性", 5, "商务")])
 
 
+def numbered_parents_docx(path: Path) -> Expect:
+    """Parts as numbered rows ("（一） | 商务部分 |"), headings without points over their point rows
+    (sub-rows numbered 2.1/2.2 or merged), names after a 【主观分】 tag, and the price part stated in a
+    paragraph after the table ("2）价格分（30分）")."""
+    d = _doc("第四章 评标办法", "1）商务技术分（70分）")
+    _table(d, [["序号", "评审内容及标准", "分值"],
+               ["（一）", "商务部分", ""],
+               ["1、", "【客观分】供货业绩：每个同类供货业绩得1分，最多得5分。", "5分"],
+               ["2、", "交货期承诺：", "/"],
+               ["2.1", "【客观分】常规供货交货期满足要求的得2分。", "2分"],
+               ["2.2", "【客观分】紧急供货交货期满足要求的得3分。", "3分"],
+               ["（二）", "技术部分", ""],
+               ["1、", "【客观分】技术参数响应：每负偏离一项扣2分，扣完为止。", "30分"],
+               ["2、", "配送服务方案：", ""],
+               ["", "【主观分】分批次配送方案：配送方式、人员安排合理的得10分。", "10分"],
+               ["", "【主观分】应急供货措施：措施完善可行的得10分。", "10分"],
+               ["3、", "【主观分】售后服务方案：" + _criteria("售后服务方案"), "10分"]],
+           merges=((0, 8, 10),))
+    d.add_paragraph("2）价格分（30分）")
+    d.add_paragraph("以满足要求的最低报价为基准价，价格分=基准价/报价×30。")
+    d.save(str(path))
+    return Expect(rows=[("供货业绩", 5, "商务"), ("交货期承诺", 5, "商务"), ("技术参数响应", 30, "技术"),
+                        ("配送服务方案", 20, "技术"), ("售后服务方案", 10, "技术"), ("价格分", 30, "价格")],
+                  kind="mixed", sub_points={"交货期承诺": [2, 3], "配送服务方案": [10, 10]})
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "numbered_parents": ("numbered_parents.docx", numbered_parents_docx),
     "described_names": ("described_names.pdf", described_names_pdf),
     "scored_by_type": ("scored_by_type.pdf", scored_by_type_pdf),
     "remaining_part": ("remaining_part.docx", remaining_part_docx),

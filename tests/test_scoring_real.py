@@ -37,9 +37,7 @@ _NOT_YET_READ: dict[str, str] = {
     "shanghai-it-operations.pdf": "six columns flattened one cell a line; merged names over several point rows",
     "shanghai-ship-crew-labour.pdf": "points only as ranges; categories by the document's own grouping",
     "shangqiu-fly-ash-disposal.pdf": "three levels with points only inside names",
-    "wenzhou-hospital-medical-food.docx": "two-level numbering whose parent rows carry '/' instead of points",
     "xuhui-municipal-maintenance-paragraphs.pdf": "numbered paragraphs with a points range at the end of the name",
-    "zhejiang-hospital-pcr-equipment.docx": "group rows across the table; sub-rows repeating the parent number",
 }
 
 

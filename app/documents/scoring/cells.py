@@ -40,6 +40,7 @@ _PLACEHOLDER = re.compile(r"^(?:项目|指标|评分项|评审项|因素|内容|
 _PRICE = re.compile(r"价格|报价|投标总价|评标价|商务报价")
 _COMMERCIAL = re.compile(
     r"业绩|经验|履约|合同|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
+    r"|交货期|供货期|交付期|质保期|保修期|付款"
 )
 _PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织")
 _BID_RESPONSE = re.compile(r"响应程度|响应度|响应性|完整性")  # how completely the bid answers the tender
@@ -117,6 +118,14 @@ _SCORE_TYPE = re.compile(r"^(?:客观|主观|定量|定性|客观/主观|主观/
 def is_score_type(text: str | None) -> bool:
     """A cell saying how an item is scored ("客观分", "主观 分", "定性"), not what it is."""
     return bool(_SCORE_TYPE.match(compact(text or "")))
+
+
+_PART_NUMBER = re.compile(r"^(?:[（(][一二三四五六七八九十]+[)）]|[一二三四五六七八九十]+[、.．]?)$")
+
+
+def is_part_number(text: str | None) -> bool:
+    """A part's own numbering in a number cell: "（一）", "二、", "三"."""
+    return bool(_PART_NUMBER.match(compact(text or "")))
 
 
 def is_placeholder(text: str | None) -> bool:

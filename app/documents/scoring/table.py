@@ -181,7 +181,8 @@ def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable
     row = ScoringRow(factor=name, factor_raw=name, points=points, stated_points=points, criteria=text,
                      category=ScoreCategory.PRICE, category_source="section", table_id="", pages=[page],
                      items=[ScoringItem(criteria=text, points=points, page=page)])
-    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=f"正文规定的{name}分", rows=[row],
+    label = f"正文规定的{name}" + ("" if name.endswith("分") else "分")
+    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=label, rows=[row],
                         category=ScoreCategory.PRICE, stated_total=points)
 
 

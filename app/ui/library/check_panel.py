@@ -37,10 +37,11 @@ class CheckPanel(QWidget):
     """Runs the checks and lists the findings; double-click jumps to the heading.
 
     Signals:
-        jump_requested(object): the outline path of a finding the user double-clicked.
+        jump_requested(object, str): the outline path of a finding the user double-clicked, and what
+            was found there (the window marks it in the section's text).
     """
 
-    jump_requested = Signal(object)
+    jump_requested = Signal(object, str)
 
     #: Set by the window: told of every library failure (it shows the banner and reconnects).
     on_library_error: Callable[[LibraryError], None] | None = None
@@ -122,6 +123,12 @@ class CheckPanel(QWidget):
         self.summary.setText(f"已导出 {len(self.findings)} 条结果到 {written}")
         return written
 
+    def clear(self) -> None:
+        """No results (another project is shown)."""
+        self.findings = []
+        self.table.setRowCount(0)
+        self.summary.setText("尚未查重")
+
     def _show(self, found: list[Finding], what: str) -> None:
         self.findings = found
         self.table.setRowCount(len(found))
@@ -134,7 +141,7 @@ class CheckPanel(QWidget):
 
     def _on_double_clicked(self, row: int, _col: int) -> None:
         if 0 <= row < len(self.findings) and self.findings[row].path is not None:
-            self.jump_requested.emit(self.findings[row].path)
+            self.jump_requested.emit(self.findings[row].path, self.findings[row].text)
 
     def _on_compare(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "选择其他投标人的文件", "", "投标文件 (*.docx *.pdf)")
