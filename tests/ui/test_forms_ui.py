@@ -95,7 +95,7 @@ async def test_checklist_form_view_and_price_typed_once(window: MainWindow, qtbo
 
 
 async def test_export_from_the_file_menu_and_the_checks(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
-    host = await _open(window, tmp_path)
+    await _open(window, tmp_path)
     action = _menu_action(window, "文件", "exportFormsAction")
     target = tmp_path / "商务部分.docx"
 
