@@ -36,6 +36,7 @@ from app.ui.forms.board import FormsBoard
 from app.ui.forms.checklist_model import FormsChecklistModel
 from app.ui.forms.form_view import FormView
 from app.ui.forms.price_panel import PricePanel
+from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.core.session import SessionChange
@@ -106,13 +107,13 @@ class FormsHost(QObject):
         self.board = FormsBoard()
         self.panel = FormsPanel(self.board)
         self.dock = QDockWidget("投标文件组成", window)
-        self.dock.setObjectName("formsDock")
+        self.dock.setObjectName("bidFormsDock")
         self.dock.setWidget(self.panel)
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                               | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                               | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
-        self.dock.hide()
+        # the 审查 stage, a tab beside 评审模拟: the forms are what a bid office checks before it hands in
+        register_panel(window, self.dock, "review", area=Qt.DockWidgetArea.RightDockWidgetArea, tab_with="reviewDock")
         self._stale = True
         self.export_action: QAction | None = None
         self._task: asyncio.Future[FormsReading | None] | None = None
@@ -329,5 +330,6 @@ def attach_forms(window: WindowHost) -> FormsHost:
     if view_menu is not None:
         toggle = host.dock.toggleViewAction()
         toggle.setObjectName("viewFormsAction")
+        toggle.triggered.connect(lambda checked: host.dock.raise_() if checked else None)
         view_menu.addAction(toggle)
     return host
