@@ -11,7 +11,7 @@ user edits go through :meth:`set_value`, :meth:`set_blank`, :meth:`set_done` and
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.core.amount_words import AmountError, amount_in_words
 from app.core.bid_forms import BidFormsState, FilledBlank, FormBlank, FormsReading, TenderForm, blank_key
@@ -19,6 +19,23 @@ from app.documents.forms.fill import FillInput, FormsFill, ListRows, fill_forms,
 
 if TYPE_CHECKING:
     from app.export.forms.copies import CertificateCopy
+
+
+class FormsHostLike(Protocol):
+    """What the checks and the export flow use of the panel's host (``app.ui.forms.dock.FormsHost``)."""
+
+    window: Any
+    board: FormsBoard
+
+    @property
+    def stale(self) -> bool:
+        """Whether the open tender was not read yet."""
+
+    async def reload(self) -> FormsReading | None:
+        """Read the forms again."""
+
+    def keep(self) -> None:
+        """Put the board's state into the project."""
 
 
 @dataclass

@@ -10,13 +10,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.core.bid_forms import ItemCheck, TenderForm
+from app.core.bid_forms import ItemCheck, ReviewItem, TenderForm
 from app.documents.forms.evidence import CertificateFact, check_items
 from app.documents.forms.review_items import review_items
 from app.export.submission_checks import Finding, consistency_findings, review_findings
 
 if TYPE_CHECKING:
-    from app.ui.forms.dock import FormsHost
+    from app.ui.forms.board import FormsHostLike as FormsHost
+
+
+#: The review items read per panel host and tender (a tender's tables are read once).
+_REVIEW_CACHE: dict[int, tuple[object, list[ReviewItem]]] = {}
 
 
 def item_checks(host: FormsHost) -> list[ItemCheck]:
@@ -24,10 +28,10 @@ def item_checks(host: FormsHost) -> list[ItemCheck]:
     doc = host.window.controller.document
     if doc is None or host.board.reading is None:
         return []
-    cache = getattr(host, "_review_cache", None)
+    cache = _REVIEW_CACHE.get(id(host))
     if cache is None or cache[0] is not doc:
         cache = (doc, review_items(doc))
-        host._review_cache = cache  # type: ignore[attr-defined]
+        _REVIEW_CACHE[id(host)] = cache
     board = host.board
     certs = [CertificateFact(c.name, c.valid_until, bool(c.file), c.expired) for c in board.certificates]
 

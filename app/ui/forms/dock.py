@@ -123,6 +123,8 @@ class FormsHost(QObject):
         c.analysis_changed.connect(lambda _a: self._on_analysis())
         self._unsubscribe = c.session.subscribe(self._on_session)
         window.destroyed.connect(self._unsubscribe)
+        self._alive = True
+        window.destroyed.connect(self._on_gone)
         self.dock.visibilityChanged.connect(self._on_visible)
         p = self.panel
         p.price.value_changed.connect(self._on_value)
@@ -189,8 +191,13 @@ class FormsHost(QObject):
                 reading = FormsReading(source_path=str(path), message=f"未能读取投标文件格式：{type(exc).__name__}")
         self.board.reading = reading
         self._stale = False
-        self._load_facts()
-        self._show_reading()
+        if not self._alive:
+            return reading
+        try:
+            self._load_facts()
+            self._show_reading()
+        except RuntimeError:  # the window closed while the forms were read
+            return reading
         self.loaded.emit()
         return reading
 
@@ -235,6 +242,15 @@ class FormsHost(QObject):
             self.panel.view.show_form(self.board, None)
 
     # ------------------------------------------------------------------ edits
+    @property
+    def stale(self) -> bool:
+        """Whether the open tender's forms were not read yet (or it changed since)."""
+        return self._stale
+
+    def keep(self) -> None:
+        """The board's state into the project (unsaved until saved)."""
+        self._keep()
+
     def _keep(self) -> None:
         """The board's state into the project (unsaved until saved)."""
         self.window.controller.session.set_bid_forms(self.board.state.model_copy(deep=True))
@@ -300,6 +316,12 @@ class FormsHost(QObject):
     def close(self) -> None:
         """The window closes: stop listening to the session."""
         self._unsubscribe()
+
+    def _on_gone(self) -> None:
+        self._alive = False
+        for task in (self._task, self._export):
+            if task is not None and not task.done():
+                task.cancel()
 
 
 def _menu(window: WindowHost, title_prefix: str) -> QMenu | None:

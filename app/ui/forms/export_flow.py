@@ -32,7 +32,7 @@ from app.ui.widgets.async_dialog import run_dialog
 
 if TYPE_CHECKING:
     from app.export.forms.volume import FormsExportReport
-    from app.ui.forms.dock import FormsHost
+    from app.ui.forms.board import FormsHostLike as FormsHost
 
 log = logging.getLogger("bidstudio.ui")
 
@@ -107,7 +107,7 @@ async def export_forms(host: FormsHost, path: Path | None = None, *, before: boo
     from app.export.options import ExportError
 
     window = host.window
-    if host.board.reading is None or host._stale:
+    if host.board.reading is None or host.stale:
         await host.reload()
     board = host.board
     if not board.forms:
@@ -126,7 +126,7 @@ async def export_forms(host: FormsHost, path: Path | None = None, *, before: boo
         placement = "before_technical" if before else "separate"
         if board.state.export.placement != placement:
             board.state = board.state.model_copy(update={"export": board.state.export.model_copy(update={"placement": placement})})
-            host._keep()
+            host.keep()
     company = board.company.get("bidder_name")
     tender_name = board.tender.get("project_name")
     job: dict[str, Any] = {"reading": board.reading, "values": board.values(), "certificates": list(board.certificates),
