@@ -321,7 +321,40 @@ def numbered_parents_docx(path: Path) -> Expect:
                   kind="mixed", sub_points={"交货期承诺": [2, 3], "配送服务方案": [10, 10]})
 
 
+def three_levels_pdf(path: Path) -> Expect:
+    """Part, factor and sub-factor with points only in their names ("技术部分（60分）", "收运方案（15分）",
+    "隔离管控：5分"), some factors without sub-factors; the page without any sub-factor has one column
+    fewer, so its cells must be lined up by where they are, not by their index."""
+    c = composer()
+    c.heading("第四章 评标办法（综合评分法）")
+    c.text("评标办法前附表")
+    widths = [50, 50, 90, 70, 190]
+    crit = _criteria("方案")
+    draw_grid(c, widths, [
+        ["条款号", "类别", "评分因素", "评分子项", "评分标准"],
+        ["2.2.2（1）", "报价得分（30分）", ("投标报价", 2), "满足要求的最低报价为基准价，报价得分=基准价/报价×30。"],
+        ["2.2.2（2）", "技术部分（60分）", "收运方案（15分）", "隔离管控：5分", crit],
+        [None, None, None, "储存管理：5分", crit],
+        [None, None, None, "专用运输：5分", crit],
+        [None, None, "工艺方案（20分）", "工艺要求：10分", crit * 2],
+        [None, None, None, "污染防治：10分", crit * 2],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "", "", ("（接上页）方案仅做简单描述的得1分。", 2)],
+        [None, None, "合规与管理方案（10分）", (crit, 2)],
+        [None, None, "风险防控措施（15分）", (crit, 2)],
+        ["2.2.2（3）", "商务部分（10分）", "企业业绩（6分）", ("每个同类业绩得2分，最多得6分。", 2)],
+        [None, None, "服务承诺（4分）", ("承诺全面、可行的得4分。", 2)],
+    ])
+    c.save(path)
+    return Expect(rows=[("投标报价", 30, "价格"), ("收运方案", 15, "技术"), ("工艺方案", 20, "技术"),
+                        ("合规与管理方案", 10, "技术"), ("风险防控措施", 15, "技术"), ("企业业绩", 6, "商务"),
+                        ("服务承诺", 4, "商务")], sub_points={"收运方案": [5, 5, 5], "工艺方案": [10, 10]})
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "numbered_parents": ("numbered_parents.docx", numbered_parents_docx),
     "described_names": ("described_names.pdf", described_names_pdf),
     "scored_by_type": ("scored_by_type.pdf", scored_by_type_pdf),

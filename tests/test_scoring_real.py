@@ -36,7 +36,6 @@ _NOT_YET_READ: dict[str, str] = {
     "ningbo-sms-service-weighted.pdf": "parts scored out of 100 and multiplied by weights stated in prose",
     "shanghai-it-operations.pdf": "six columns flattened one cell a line; merged names over several point rows",
     "shanghai-ship-crew-labour.pdf": "points only as ranges; categories by the document's own grouping",
-    "shangqiu-fly-ash-disposal.pdf": "three levels with points only inside names",
     "xuhui-municipal-maintenance-paragraphs.pdf": "numbered paragraphs with a points range at the end of the name",
 }
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Table, TenderDocument
+from app.documents.scoring.align import aligned_rows, run_edges
 from app.documents.scoring.cells import (
     is_empty,
     is_group_label,
@@ -233,7 +234,8 @@ def failed_candidate(run: list[Table], exc: BaseException) -> ScoringTable:
 
 def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]:
     out: list[ScoringTable] = []
-    grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
+    edges = run_edges(run)
+    grid = [GridRow(cells=r, page=t.page, table_id=t.id) for t in run for r in aligned_rows(t, edges)][:MAX_RUN_ROWS]
     for seg in _segments(grid):
         rows = [g.cells for g in seg]
         k = _lead_labels(rows)

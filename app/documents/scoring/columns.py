@@ -225,9 +225,14 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             sub, factor = factor, g  # a merged factor over named sub-items
         else:
             group = g
+    if sub is None and group is not None and criteria is not None and names_carry:
+        carried = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME
+                   and stats[j].name_points >= 2 and stats[j].name_points == len(stats[j].filled)]
+        sub = carried[0] if carried else None  # a third level: "单独隔离管控：5分" under "收运与储存方案（15 分）"
     if sub is None and group is None and criteria is not None:
-        between = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME
-                   and len(stats[j].filled) > stats[j].merged and stats[factor].merged > 0]
+        between = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME and (
+            (len(stats[j].filled) > stats[j].merged and stats[factor].merged > 0)
+            or (names_carry and stats[j].name_points >= 2 and stats[j].name_points == len(stats[j].filled)))]
         if between:
             sub = between[0]  # names of the sub-items under a merged factor ("评分子项")
             labels = stats[factor].filled

@@ -178,6 +178,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 out.subtotals[group] = pts
         criteria = clean_cell_text(criteria_cell or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
+        if points is None and sub and cols.names_carry_points and (in_sub := name_points(sub)) is not None:
+            sub, points = strip_points(sub).rstrip("：:"), in_sub  # "单独隔离管控：5分" under "收运与储存方案（15 分）"
         if points is None and not sub and cols.points is not None:
             named = _cell(cells, cols.points) or ""
             if (in_name := name_points(named)) is not None:  # "企业综合实力（4分）" where the points belong
