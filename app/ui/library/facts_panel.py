@@ -178,7 +178,9 @@ class FactsPanel(QWidget):
             stored = self._shown.get(first.data(_ID_ROLE)) if first.data(_ID_ROLE) is not None else None
             if stored is not None:
                 if any(stored.data.get(k, "") != v for k, v in data.items()):
-                    edited.append((stored, {**stored.data, **data}))  # fields this table does not show are kept
+                    # fields this table does not show are kept; a column left empty adds no empty field
+                    changed = {k: v for k, v in data.items() if v or k in stored.data}
+                    edited.append((stored, {**stored.data, **changed}))
             elif any(data.values()):
                 new.append(Fact(self.kind, data, "手工录入"))
         added = save_facts(store, new)
