@@ -13,7 +13,9 @@ hand in. The rules:
   parts a tender prescribes for the technical part ("须按以下顺序编写…"), each present and in order;
 - 暗标: the bidder's name (and its short forms), company names, phone numbers, e-mail
   addresses and people's names after a role word (项目经理：张某某) anywhere in the text;
-- empty sections and placeholder text (【…】, XXX, ×××).
+- empty sections and placeholder text (【…】, XXX, ×××, a bare 某某 — not a quoted or 张某某 name).
+
+:func:`grouped` gathers the findings of a rule that comes many times (95 空章节) into one row.
 """
 
 from __future__ import annotations
@@ -31,7 +33,10 @@ from app.export.bidder_names import find_form
 
 #: Characters of body text per printed page (A4, 小四 body, headings and spacing included).
 CHARS_PER_PAGE = 650
-_PLACEHOLDER = re.compile(r"【[^】]{0,30}】|[Xx×＊*]{3,}|＿{3,}|_{4,}|(?:某某|待补充|待填写|此处填写|TODO)")
+_PLACEHOLDER = re.compile(r"【[^】]{0,30}】|[Xx×＊*]{3,}|＿{3,}|_{4,}|(?:待补充|待填写|此处填写|TODO)")
+#: 某某 is a placeholder unless it stands for a name on purpose: quoted (“某某物业”, 《某某办法》) or a
+#: person's name with a surname (张某某, as a 暗标 writes).
+_SOMEONE = re.compile(r"某某")
 _PHONE = re.compile(r"(?<!\d)(?:1[3-9]\d{9}|0\d{2,3}-?\d{7,8}|400-?\d{3}-?\d{4})(?!\d)")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _COMPANY = re.compile(r"[\u4e00-\u9fff]{2,14}(?:有限责任公司|股份有限公司|有限公司|集团公司|集团)")
@@ -200,6 +205,26 @@ def anonymity_findings(chapters: Sequence[OutlineNode], bidder: str = "", aliase
     return out
 
 
+def _quoted(text: str, at: int) -> bool:
+    """Whether position ``at`` lies inside quotation marks or 书名号 of its own paragraph."""
+    start = text.rfind("\n", 0, at) + 1
+    before = text[start:at]
+    opened = sum(before.count(q) for q in "“《「『") - sum(before.count(q) for q in "”》」』")
+    return opened > 0 or before.count('"') % 2 == 1
+
+
+def placeholder_in(text: str) -> str | None:
+    """The first placeholder left in ``text`` (【…】, XXX, 待补充, a bare 某某), or None."""
+    m = _PLACEHOLDER.search(text or "")
+    found = [(m.start(), m.group())] if m else []
+    for s in _SOMEONE.finditer(text or ""):
+        named = s.start() > 0 and text[s.start() - 1] in _SURNAMES
+        if not named and not _quoted(text, s.start()):
+            found.append((s.start(), s.group()))
+            break
+    return min(found)[1] if found else None
+
+
 def text_findings(chapters: Sequence[OutlineNode]) -> list[Finding]:
     """Empty sections (a leaf without text) and placeholder text left in titles or text."""
     out: list[Finding] = []
@@ -208,10 +233,45 @@ def text_findings(chapters: Sequence[OutlineNode]) -> list[Finding]:
         if not node.children and not node.content.strip():
             out.append(Finding("空章节", f"“{where}”没有正文", True, path))
         for text in (node.title, node.content):
-            m = _PLACEHOLDER.search(text or "")
-            if m:
-                out.append(Finding("占位文字", f"“{where}”含占位文字“{m.group()}”", True, path))
+            hit = placeholder_in(text)
+            if hit:
+                out.append(Finding("占位文字", f"“{where}”含占位文字“{hit}”", True, path))
                 break
+    return out
+
+
+#: A rule with this many findings is listed as one row the user opens (95 空章节 are one line, not 95).
+GROUP_FROM = 4
+_GROUP_SAYS = {"空章节": "{n} 节没有正文", "占位文字": "{n} 节含占位文字", "暗标": "{n} 处可能暴露投标人身份"}
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """Findings of one rule shown as one row: the rule, whether they block, a summary, the findings."""
+
+    rule: str
+    blocking: bool
+    message: str
+    findings: tuple[Finding, ...]
+
+
+def grouped(findings: Sequence[Finding], at_least: int = GROUP_FROM) -> list[Finding | FindingGroup]:
+    """The findings in their order, those of one rule (and blocking-ness) that come ``at_least`` times
+    or more gathered into one :class:`FindingGroup` where the first of them stood."""
+    count: dict[tuple[str, bool], int] = {}
+    for f in findings:
+        count[(f.rule, f.blocking)] = count.get((f.rule, f.blocking), 0) + 1
+    out: list[Finding | FindingGroup] = []
+    done: set[tuple[str, bool]] = set()
+    for f in findings:
+        key = (f.rule, f.blocking)
+        if count[key] < at_least:
+            out.append(f)
+        elif key not in done:
+            done.add(key)
+            members = tuple(g for g in findings if (g.rule, g.blocking) == key)
+            says = _GROUP_SAYS.get(f.rule, "{n} 处").format(n=len(members))
+            out.append(FindingGroup(f.rule, f.blocking, says, members))
     return out
 
 

@@ -148,6 +148,10 @@ async def test_check_dock_finds_stale_name_jumps_and_exports(window: MainWindow,
     qtbot.mousePress(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # a double click's first press
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.outline_view.current_path() == (1,)
+    editor = window.section_editor  # the name is marked in the section's text, selected and in view
+    assert window.section_dock.isVisible() and editor.rendered.textCursor().selectedText() == past[1].client
+    marks = editor.rendered.extraSelections()
+    assert len(marks) == 1 and marks[0].cursor.selectedText() == past[1].client
     out = lib.checks.export(tmp_path / "查重结果.xlsx")
     assert out is not None and out.stat().st_size > 0
     c.outline.update((1,), content="我方承诺提供优质服务。")
@@ -166,7 +170,8 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
     assert "未识别的工作表：说明" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
-    assert facts.table.rowCount() == 2 and facts.table.item(0, 3).text() == "已过期"
+    status = next(c for c in range(facts.table.columnCount()) if facts.table.horizontalHeaderItem(c).text() == "状态")
+    assert facts.table.rowCount() == 2 and facts.table.item(0, status).text() == "已过期"
     assert "1 本已过有效期" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("equipment"))
     qtbot.mouseClick(facts.add_button, Qt.MouseButton.LeftButton)
@@ -272,3 +277,32 @@ async def test_inserting_a_past_section_keeps_its_table_a_table_through_to_the_w
     assert await export_word(window, target, choices) == target
     tables = [[[cell.text for cell in row.cells] for row in t.rows] for t in docx.Document(str(target)).tables]
     assert rows in tables  # header and both people, cell by cell, in one Word table
+
+
+async def test_another_project_leaves_nothing_of_the_old_one_in_the_library_docks(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from tests.ui.ui_helpers import click_button
+
+    lib = window.library
+    past = _bids(tmp_path / "bids", 2)
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 2, timeout=60)
+    c = window.controller
+    c.outline.replace([OutlineNode(title="应急预案", content=f"我方承诺向{past[1].client}提供优质服务。")])
+    window.outline_view.select_path((0,))
+    window.section_dock.show()
+    await wait_for(lambda: lib.past_dock.isVisible() and lib.past.list.count() > 0)
+    qtbot.mouseClick(lib.past.insert_button, Qt.MouseButton.LeftButton)
+    assert "请核对替换" in lib.past.review.text()
+    lib.check_action.trigger()  # type: ignore[union-attr]
+    assert lib.checks.table.rowCount() >= 1
+    window.act_new.trigger()  # 新建项目
+    await wait_for(lambda: window.findChild(QMessageBox, "unsavedBox") is not None
+                   and window.findChild(QMessageBox, "unsavedBox").isVisible())
+    click_button(window.findChild(QMessageBox, "unsavedBox"), "不保存")
+    await wait_for(lambda: len(c.outline) == 0)
+    assert lib.past.list.count() == 0 and lib.past.review.text() == ""  # the old heading's candidates are gone
+    assert lib.checks.table.rowCount() == 0 and lib.checks.summary.text() == "尚未查重"
+    assert lib.panel.bids.rowCount() == 2  # the library itself stays

@@ -17,7 +17,14 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Table, TenderDocument
-from app.documents.scoring.cells import is_empty, name_points, points_value, stated_points
+from app.documents.scoring.cells import (
+    is_empty,
+    is_group_label,
+    is_part_number,
+    name_points,
+    points_value,
+    stated_points,
+)
 from app.documents.scoring.columns import Cells, Columns, detect_header, header_like, infer_columns
 from app.documents.scoring.context import table_section
 from app.documents.scoring.fold import GridRow, fold_rows, label_text
@@ -145,6 +152,15 @@ def _lent_points(body: list[GridRow]) -> set[int]:
     return out
 
 
+def _heading_row(cells: Cells, number: int | None) -> bool:
+    """A label spanning the table ("技术部分（70分）"), or a numbered part without points ("（一） | 商务部分")."""
+    if _distinct_filled(cells) == 1 and label_text(cells) is not None:
+        return True
+    filled = [c for c in cells if c is not None and not is_empty(c)]
+    return number is not None and number < len(cells) and is_part_number(cells[number]) and len(filled) == 2 \
+        and is_group_label(next(c for j, c in enumerate(cells) if j != number and c is not None and not is_empty(c)))
+
+
 def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     """(first, last) index ranges of the scoring blocks in a segment body."""
     lent = _lent_points(body)
@@ -162,8 +178,7 @@ def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     for first, last in spans:
         floor = out[-1][1] + 1 if out else 0
         lead = 0
-        while first - 1 >= floor and lead < 2 and _distinct_filled(body[first - 1].cells) == 1 \
-                and label_text(body[first - 1].cells) is not None:
+        while first - 1 >= floor and lead < 2 and _heading_row(body[first - 1].cells, number):
             first -= 1
             lead += 1
         tail = 0
@@ -238,7 +253,7 @@ def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]
 
 def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
                header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
-    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2]
+    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2 and not header_like(g.cells)]
     cols = infer_columns(stat_rows, names, hints, header_rows, header_total, label_points=bool(_lent_points(block)))
     if cols is None:
         return None

@@ -18,6 +18,7 @@ from app.documents.scoring.cells import (
     is_empty,
     is_group_label,
     is_numbering,
+    is_score_type,
     lead_name,
     name_points,
     points_value,
@@ -169,6 +170,14 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         return None
     stats = [_stats(rows, j) for j in range(width)]
     number = hints.get("number")
+    if number is not None and number < width and stats[number].numbering < 0.5 * len(stats[number].filled) \
+            and sum(1 for v in stats[number].filled if is_group_label(v)) >= 2:
+        number = None  # headed 条款 but holding part labels ("商务评分标准（18 分）"), not numbers
+    hinted = hints.get("factor")
+    if number is None and hinted is not None and hinted < width and stats[hinted].filled \
+            and stats[hinted].numbering >= 0.6 * len(stats[hinted].filled) and stats[hinted].consecutive:
+        number = hinted  # 评标因素 merged over a number cell and the text cell: the header's cell is the number's
+        hints = {k: v for k, v in hints.items() if k != "factor"}
     if number is None:
         for j in range(min(2, width)):
             s = stats[j]
@@ -179,7 +188,9 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
     points = _points_column(stats, taken, hints.get("points"))
     if points is not None:
         taken.add(points)
-    texts = [j for j in range(width) if j not in taken and stats[j].filled
+    kinds = [j for j in range(width) if j not in taken and stats[j].filled
+             and sum(1 for c in stats[j].filled if is_score_type(c)) >= 0.8 * len(stats[j].filled)]
+    texts = [j for j in range(width) if j not in taken and j not in kinds and stats[j].filled
              and stats[j].points < 0.5 * len(stats[j].filled)]
     if not texts:
         return None
@@ -231,6 +242,8 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             group, factor, in_criteria = factor, criteria, True
     subtotal = _subtotal_column(stats, points, factor, number)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
+    if note is None and kinds:
+        note = kinds[0]  # 客观分/主观分: how each item is scored
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
         note = rest[0] if rest else None

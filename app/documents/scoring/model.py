@@ -91,6 +91,7 @@ class ScoringTable(BaseModel):
     evidence: list[str] = Field(default_factory=list)  # why it ranks so (Chinese, for the UI)
     rejected: str = ""  # why it is a look-alike (考核细则, 索引表 …), "" when it may be used
     weighted: bool = False  # points are 权重 percentages (each factor scored 0–100 × its weight)
+    reconciled: list[str] = Field(default_factory=list)  # other statements of the chapter this table agrees with
 
     @property
     def points_sum(self) -> float:

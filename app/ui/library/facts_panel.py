@@ -1,8 +1,10 @@
 """企业资料 in the 资料库 dock: certificates, staff, references, equipment — from Excel or typed in.
 
 A certificate past its 有效期 is shown in red and marked 已过期. New rows are typed into the
-table and stored with 保存; an .xlsx is read sheet by sheet (sheets it does not understand
-are named, not silently dropped).
+table and stored with 保存, as are changes typed over stored rows — unless someone else changed
+that row since it was shown (an office library has many writers): then the change is refused
+with a Chinese message and the latest content is shown. An .xlsx is read sheet by sheet
+(sheets it does not understand are named, not silently dropped).
 """
 
 from __future__ import annotations
@@ -33,8 +35,10 @@ from app.library.facts import (
     read_facts_xlsx,
     remove_fact,
     save_facts,
+    update_fact,
 )
-from app.library.store import LibraryStore
+from app.library.store import FactConflict, LibraryError, LibraryStore
+from app.ui.library.background import guarded
 
 _HEADERS = {kind: [aliases[0] for aliases in fields.values()] for kind, fields in COLUMNS.items()}
 _EXPIRED = QBrush(QColor("#c0392b"))
@@ -44,10 +48,21 @@ _ID_ROLE = 256
 class FactsPanel(QWidget):
     """One kind of company facts at a time, editable for new rows."""
 
+    #: Set by the window: told of every library failure (it shows the banner and reconnects).
+    on_library_error: Callable[[LibraryError], None] | None = None
+
+    def library_failed(self, error: LibraryError) -> None:
+        """Say why the library cannot answer (the window's banner says it too)."""
+        self.status.setText(error.message_zh)
+        if self.on_library_error is not None:
+            self.on_library_error(error)
+
     def __init__(self, store: Callable[[], LibraryStore | None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("factsPanel")
         self._store = store
+        self._shown: dict[int, Fact] = {}  # the stored facts on show, as read (their versions)
+        self.last_refused: list[str] = []  # the Chinese messages of edits refused by the last 保存
         self.kind_box = QComboBox()
         for kind in KINDS:
             self.kind_box.addItem(KIND_LABELS[kind], kind)
@@ -81,10 +96,12 @@ class FactsPanel(QWidget):
         """The kind shown (certificate, staff, reference, equipment)."""
         return str(self.kind_box.currentData())
 
+    @guarded(None)
     def refresh(self) -> None:
         """Show the stored facts of the current kind; expired certificates in red."""
         store = self._store()
         facts = load_facts(store, self.kind) if store is not None else []
+        self._shown = {f.id: f for f in facts if f.id is not None}
         fields = list(COLUMNS[self.kind])
         headers = _HEADERS[self.kind] + (["状态"] if self.kind == "certificate" else [])
         self.table.setColumnCount(len(headers))
@@ -103,6 +120,7 @@ class FactsPanel(QWidget):
                     item.setToolTip("该证书已过有效期：投标时不能使用")
                 self.table.setItem(r, c, item)
         label = KIND_LABELS[self.kind]
+        self.status.setStyleSheet("")
         self.status.setText(f"{label}：{len(facts)} 条" + (f"，其中 {expired} 本已过有效期（红色）" if expired else ""))
 
     def add_row(self) -> None:
@@ -113,24 +131,47 @@ class FactsPanel(QWidget):
             self.table.setItem(r, c, QTableWidgetItem(""))
         self.table.setCurrentCell(r, 0)
 
+    @guarded(0)
     def save_new_rows(self) -> int:
-        """Store the rows typed in (those without an id); returns how many were added."""
+        """Store the rows typed in (those without an id) and the changes made to stored rows; returns how many
+        rows were added. A stored row someone else changed since it was shown is not written over: the
+        status says so in Chinese and the table shows the latest content."""
         store = self._store()
         if store is None:
             return 0
         fields = list(COLUMNS[self.kind])
         new: list[Fact] = []
+        edited: list[tuple[Fact, dict[str, str]]] = []
         for r in range(self.table.rowCount()):
             first = self.table.item(r, 0)
-            if first is None or first.data(_ID_ROLE) is not None:
+            if first is None:
                 continue
             data = {k: (it.text().strip() if (it := self.table.item(r, c)) is not None else "") for c, k in enumerate(fields)}
-            if any(data.values()):
+            stored = self._shown.get(first.data(_ID_ROLE)) if first.data(_ID_ROLE) is not None else None
+            if stored is not None:
+                if any(stored.data.get(k, "") != v for k, v in data.items()):
+                    edited.append((stored, {**stored.data, **data}))  # fields this table does not show are kept
+            elif any(data.values()):
                 new.append(Fact(self.kind, data, "手工录入"))
         added = save_facts(store, new)
+        refused: list[str] = []
+        for fact, data in edited:
+            try:
+                update_fact(store, fact, data)
+            except FactConflict as exc:
+                refused.append(exc.message_zh)
         self.refresh()
+        if refused:
+            self.status.setStyleSheet("color: #c62828")
+            self.status.setText(f"{len(refused)} 条修改未保存：{refused[0]}")
+        else:
+            self.status.setStyleSheet("")
+            if edited:
+                self.status.setText(f"{self.status.text()}；已保存 {len(edited)} 条修改")
+        self.last_refused = refused
         return added
 
+    @guarded(0)
     def remove_selected(self) -> int:
         """Delete the selected stored facts."""
         store = self._store()
@@ -142,6 +183,7 @@ class FactsPanel(QWidget):
         self.refresh()
         return len(ids)
 
+    @guarded(0)
     def import_xlsx(self, path: Path) -> int:
         """Read an .xlsx into the library; returns how many facts were added."""
         store = self._store()
