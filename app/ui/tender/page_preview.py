@@ -55,6 +55,12 @@ class PageSource(Protocol):
 
     renderer: PdfRenderer
 
+    def show_page(self, page: int) -> bool:
+        """Scroll the pane to ``page``."""
+
+    def isVisible(self) -> bool:
+        """Whether the pane is on screen (not closed, not a tab behind another)."""
+
 
 class PagePreview(QWidget):
     """One tender page, the selected row framed on it.
@@ -69,6 +75,7 @@ class PagePreview(QWidget):
         super().__init__(parent)
         self.setObjectName("scoringPagePreview")
         self._source: PageSource | None = None
+        self._pending_follow = 0
         self._page = 0
         self._needle = ""
         self._image: QImage | None = None
@@ -115,11 +122,31 @@ class PagePreview(QWidget):
         if self._source is not None:
             try:
                 self._source.renderer.rendered.disconnect(self._on_rendered)
+                self._source.renderer.laidOut.disconnect(self._on_laid_out)
             except (RuntimeError, TypeError):
                 pass
         self._source = source
         if source is not None:
             source.renderer.rendered.connect(self._on_rendered)
+            source.renderer.laidOut.connect(self._on_laid_out)
+
+    def source_on_screen(self) -> bool:
+        """Whether the document pane itself is on screen beside the rows (a stage that shows both)."""
+        return self._source is not None and self._source.isVisible() and self._source.document is not None
+
+    def follow(self, page: int) -> bool:
+        """Show ``page`` in the document pane when it is on screen beside the rows; False when it is not.
+
+        A PDF the pane is still laying out gets the page once it is laid out."""
+        if not page or not self.source_on_screen() or self._source is None:
+            return False
+        self._pending_follow = 0 if self._source.show_page(page) else page
+        return True
+
+    def _on_laid_out(self, *_args: object) -> None:
+        page, self._pending_follow = self._pending_follow, 0
+        if page:
+            QTimer.singleShot(0, self, lambda: self.follow(page))
 
     @property
     def page(self) -> int:

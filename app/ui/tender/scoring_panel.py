@@ -109,7 +109,7 @@ class ScoringPanel(QWidget):
         self._emit = emit
         self._analysis = Analysis()
         self._explanation: Explanation | None = None
-        self._auto_preview = True
+        self._preview_by_user: bool | None = None  # the user's own choice, once made, is kept
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._source_row())
@@ -164,6 +164,7 @@ class ScoringPanel(QWidget):
         self.preview_toggle.setCheckable(True)
         self.preview_toggle.setToolTip("在评分项旁边显示所选评分项所在的原文页")
         self.preview_toggle.toggled.connect(self._on_preview_toggled)
+        self.preview_toggle.clicked.connect(lambda on: setattr(self, "_preview_by_user", on))
         self.candidates_toggle = QToolButton()
         self.candidates_toggle.setObjectName("candidatesToggle")
         self.candidates_toggle.setCheckable(True)
@@ -254,6 +255,8 @@ class ScoringPanel(QWidget):
     # ------------------------------------------------------------------ showing
     def show_analysis(self, analysis: Analysis) -> None:
         """Show the scoring part of ``analysis``."""
+        if [(t.key, t.pages) for t in analysis.scoring_tables] != [(t.key, t.pages) for t in self._analysis.scoring_tables]:
+            self._preview_by_user = None  # another tender (or reading): the page opens by itself again
         self._analysis = analysis
         self._explanation = explaining_rows(analysis) if analysis.groups else None
         marks = {i: self._explanation.why for i in self._explanation.ids} if self._explanation else {}
@@ -347,21 +350,22 @@ class ScoringPanel(QWidget):
         self.fix_button.setVisible(explanation is not None)
 
     def _open_preview(self, analysis: Analysis, comparing: bool) -> None:
-        """The page beside the rows opens by itself while the reading is unconfirmed, on its first doubtful row."""
+        """The page beside the rows opens by itself while the reading is unconfirmed, on its first doubtful row
+        (when the stage shows the document pane beside the analysis, that pane goes to the page instead)."""
         wanted = comparing or analysis.needs_scoring_confirmation
-        if wanted and self._auto_preview:
-            self.preview_toggle.setChecked(True)
-        elif not wanted and self.preview_toggle.isChecked() and self._auto_preview:
-            self.preview_toggle.setChecked(False)
-        self._auto_preview = True
-        if self.preview_toggle.isChecked():
-            # after the document pane has the tender this analysis belongs to (it is told right after)
-            QTimer.singleShot(0, self, lambda: self._preview_first_row(analysis, comparing))
+        QTimer.singleShot(0, self, lambda: self._open_preview_now(analysis, comparing, wanted))
+
+    def _open_preview_now(self, analysis: Analysis, comparing: bool, wanted: bool) -> None:
+        if analysis is not self._analysis:
+            return
+        beside = self.preview.source_on_screen()
+        if self._preview_by_user is None:
+            self.preview_toggle.setChecked(wanted and not beside)
+        if wanted or self.preview_toggle.isChecked():
+            self._preview_first_row(analysis, comparing)
 
     def _preview_first_row(self, analysis: Analysis, comparing: bool) -> None:
         """Show the page of the first doubtful row (or of the model's first row, or of the table in use)."""
-        if analysis is not self._analysis:
-            return
         first = next((g for g in analysis.groups if self.table_model.marked(g) and g.source_page), None)
         if first is None and comparing and analysis.second_reading is not None:
             first = next((g for g in analysis.second_reading.rows if g.source_page), None)
@@ -373,8 +377,16 @@ class ScoringPanel(QWidget):
                 self._show_preview_page(used[0].pages[0], "")
 
     def _show_preview_page(self, page: int, needle: str) -> None:
-        if page and self.preview_toggle.isChecked():
+        if not page:
+            return
+        if self.preview_toggle.isChecked():
             self.preview.show_page(page, needle)
+        elif self._needs_look():
+            self.preview.follow(page)  # the document pane, when the stage shows it beside the rows
+
+    def _needs_look(self) -> bool:
+        """Whether the reading still needs the user's look (unconfirmed, or two readings to compare)."""
+        return self._analysis.needs_scoring_confirmation or self.comparing(self._analysis)
 
     def _on_preview_toggled(self, shown: bool) -> None:
         self.preview.setVisible(shown)
