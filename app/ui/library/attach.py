@@ -27,6 +27,7 @@ from app.ui.library.facts_panel import FactsPanel
 from app.ui.library.library_panel import LibraryPanel
 from app.ui.library.past_sections import PastSectionsPanel
 from app.ui.outline.commands import EditFieldCommand, SetChildrenCommand
+from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.core.settings_model import LibrarySettings
@@ -61,15 +62,19 @@ class LibraryHost:
         self.checks = CheckPanel(lambda: c.outline, self.store, self.own_names,
                                  tender_text=lambda: c.document.text() if c.document is not None else "")
         self.past = PastSectionsPanel(self.store)
-        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.check_dock = self._dock("查重", "checkDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past, Qt.DockWidgetArea.RightDockWidgetArea)
-        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text
-        window.splitDockWidget(window.section_dock, self.past_dock, Qt.Orientation.Vertical)
-        window.section_dock.visibilityChanged.connect(self._on_section_dock_shown)
-        heading_library = getattr(window, "library_dock", None)  # 标题库: past sections are candidates beside it
-        if isinstance(heading_library, QDockWidget):
-            heading_library.visibilityChanged.connect(self._on_section_dock_shown)
+        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs)
+        self.check_dock = self._dock("查重", "checkDock", self.checks)
+        self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past)
+        register_panel(window, self.dock, "material", area=Qt.DockWidgetArea.RightDockWidgetArea, share=0.58)
+        register_panel(window, self.check_dock, "review", area=Qt.DockWidgetArea.RightDockWidgetArea,
+                       tab_with="reviewDock")
+        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text,
+        # and under the heading library (目录), where a past section's sub-headings are candidates too;
+        # both stages show it once there is a library (``shown`` is asked again on each visit)
+        register_panel(window, self.past_dock, "text", area=Qt.DockWidgetArea.RightDockWidgetArea, below="sectionDock",
+                       shown=self.has_library)
+        register_panel(window, self.past_dock, "outline", area=Qt.DockWidgetArea.RightDockWidgetArea,
+                       below="libraryDock", shown=self.has_library)
         for panel in (self.panel, self.facts, self.checks, self.past):
             panel.on_library_error = self.library_failed
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
@@ -88,7 +93,7 @@ class LibraryHost:
         elif self.path.exists():
             self.store()  # drafting uses what the user already has
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
         banner = QLabel("")
@@ -103,8 +108,6 @@ class LibraryHost:
         box.addWidget(banner)
         box.addWidget(widget, 1)
         dock.setWidget(holder)
-        self.window.addDockWidget(area, dock)
-        dock.hide()
         return dock
 
     def store(self) -> LibraryStore | None:
@@ -213,9 +216,9 @@ class LibraryHost:
             return None
         return path, self.window.controller.outline.node(path)
 
-    def _on_section_dock_shown(self, shown: bool) -> None:
-        if shown and (self.spec.engine == "postgres" or self.path.exists()) and not self.past_dock.isVisible():
-            self.past_dock.show()
+    def has_library(self) -> bool:
+        """Whether there is a library to show past sections from (an office server, or the local file)."""
+        return self.spec.engine == "postgres" or self.path.exists()
 
     def _on_current_changed(self, *_args: object) -> None:
         if self.past_dock.isVisible():
@@ -312,6 +315,7 @@ class LibraryHost:
         """Stop a running import and close the database (the window is closing)."""
         self._unsubscribe()
         self.panel.shutdown()
+        self.facts.shutdown()
         self._close_store()
 
 
