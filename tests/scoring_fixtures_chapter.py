@@ -353,7 +353,60 @@ def three_levels_pdf(path: Path) -> Expect:
                         ("服务承诺", 4, "商务")], sub_points={"收运方案": [5, 5, 5], "工艺方案": [10, 10]})
 
 
+def weighted_parts_docx(path: Path) -> Expect:
+    """Each part scored out of 100 and weighted into the total (资信 20%, 技术 50%, 商务 30%), the weights
+    in the part headings and the final formula; the 商务 part is only the bid-price formula in the text;
+    the 资信 rows are named only by their criteria; grade bands (优/良/一般) beside the points."""
+    d = _doc("第三章 评标办法", "四、详细评审标准", "（一）技术资信标评审", "1.资信分（100分），权重20%。")
+    _table(d, [["内容", "评分标准", "分值"],
+               ["资信分（100分），权重20%", "投标人统一得基本分80分", "80"],
+               ["", "投标人拟派项目负责人具有高级工程师证书得10分，中级得5分。", "10"],
+               ["", "投标人近三年具有同类项目业绩的，每个得5分，最多得10分。", "10"]],
+           merges=((0, 1, 3),))
+    d.add_paragraph("2.技术分（100分），权重50%。")
+    _table(d, [["内容", "评分标准", "分值", "优", "良", "一般"],
+               ["技术分（100分），权重50%", "总体实施方案：" + _criteria("总体实施方案"), "40", "[40-32)", "[32-24)", "[24-0]"],
+               ["", "运维保障方案：" + _criteria("运维保障方案"), "40", "[40-32)", "[32-24)", "[24-0]"],
+               ["", "培训方案：" + _criteria("培训方案"), "20", "[20-16)", "[16-12)", "[12-0]"],
+               ["合计", "", "100", "", "", ""]],
+           merges=((0, 1, 3),))
+    d.add_paragraph("（二）商务标评审（满分100分，权重30%）")
+    d.add_paragraph("评标基准价＝有效投标报价的算术平均值。投标报价等于评标基准价的，商务标得分100分。")
+    d.add_paragraph("（三）投标文件的综合得分（满分100分）")
+    d.add_paragraph("综合得分=资信分*20%+技术分*50%+商务分*30%。")
+    d.save(str(path))
+    return Expect(rows=[("投标人统一得基本分", 16, "商务"), ("投标人拟派项目负责人具有高级工程师证书", 2, "商务"),
+                        ("投标人近三年具有同类项目业绩的", 2, "商务"), ("总体实施方案", 20, "技术"),
+                        ("运维保障方案", 20, "技术"), ("培训方案", 10, "技术"), ("商务标", 30, "价格")], kind="mixed")
+
+
+def long_paragraph_items_pdf(path: Path) -> Expect:
+    """A scheme in paragraphs: parts "1、…（共20分）" over items "（1）…（3-10分）" whose names run over
+    lines and a page break (with its page number), the price part only a formula, the total at the end."""
+    c = composer()
+    c.heading("第六部分 养护项目招标评标办法")
+    c.text("三、“综合评分法”评标细则")
+    c.text("1、商务标部分评分（共20分）")
+    c.text("（1）首先确定评标基准价：满足招标文件要求且投标价格最低的投标报价为评标基准价，其报价分为满分20分。")
+    c.text("（2）其他投标报价得分=评标基准价/投标报价×20%×100。")
+    c.text("2、技术标部分评分（共80分）")
+    names = ["保证达到道路、桥梁、各类附属设施等养护要求及质量标准的技术措施、组织措施和信息化措施等",
+             "相关设施巡视检查、掌握设施动态情况及时解决病害问题的组织安排等",
+             "为满足本项目需求，拟投入的机械设备配置及劳动力安排等"]
+    for k, (name, low, high) in enumerate(zip(names, (3, 3, 5), (30, 25, 20), strict=True), start=1):
+        c.text(f"（{k}）{name}（{low}-{high}分）评审内容：投标人提供的相关方案。评审标准：" + _criteria("方案") * 6)
+        if k == 1:
+            c.space_to(700)
+    c.text("（4）其他（0~5分）在本区范围内有作业场地并提供证明的得5分；没有的不得分。")
+    c.text("累计最高得分100分。")
+    c.save(path)
+    return Expect(kind="paragraphs", rows=[("商务标部分评分", 20, "价格"), (names[0], 30, "技术"), (names[1], 25, "技术"),
+                                           (names[2], 20, "技术"), ("其他", 5, "技术")])
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
+    "weighted_parts": ("weighted_parts.docx", weighted_parts_docx),
     "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "numbered_parents": ("numbered_parents.docx", numbered_parents_docx),
     "described_names": ("described_names.pdf", described_names_pdf),

@@ -32,6 +32,7 @@ _HEADER_ROLES: list[tuple[str, re.Pattern[str]]] = [
     ("number", re.compile(r"^(序号|条款号|编号|序|项次|条款|项号|No\.?|NO\.?)$")),
     ("group", re.compile(r"^(类别|评分类别|评审类别|大类|评分大类|分类|类型|评分项类别|评审项类别)$")),
     ("note", re.compile(r"^(说明|备注|评分类型|客观/主观|证明材料|评分方式|证明文件)$")),
+    ("band", re.compile(r"^(优|优秀|良|良好|中|中等|一般|较好|较差|差|缺项|合格|不合格)$")),  # grade bands
     ("factor", re.compile(r"因素|评分项|评审项|要素|评分内容$|评审内容$|考核项目|考评项目|评价项目|指标")),
     ("points", re.compile(r"分值|分数|满分|标准分|最高分|^得分|^权重|^权值|^分$")),
     ("criteria", re.compile(r"标准|细则|规则|办法|要求|依据|评分方法|内容|说明")),
@@ -243,8 +244,8 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         labels = stats[factor].filled
         leads = sum(1 for c in stats[criteria].filled if lead_name(c))
         if labels and stats[factor].merged > 0 and all(is_group_label(v) for v in labels) \
-                and leads >= 0.8 * stats[points].points:
-            group, factor, in_criteria = factor, criteria, True
+                and (leads >= 0.8 * stats[points].points or 2 * len(labels) <= stats[points].points):
+            group, factor, in_criteria = factor, criteria, True  # parts over point rows named in their text
     subtotal = _subtotal_column(stats, points, factor, number)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
     if note is None and kinds:
