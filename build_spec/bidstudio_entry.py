@@ -9,6 +9,9 @@ spawned PDF child process (the document pane's path) and a Word document is crea
 same bundle, e.g. ``bidstudio cli analyze tender.pdf --ocr force``; the build check reads a
 generated scanned page with it, offline. (On Windows the bundle is a GUI program, so the CLI
 prints nothing there; its exit code and ``--output`` files still work.)
+
+``bidstudio guard --parent PID -- COMMAND…`` is :mod:`app.llm.local.guard` (the frozen program
+has no ``python -m``): the built-in model's server runs under it and never outlives the app.
 """
 
 import multiprocessing
@@ -99,6 +102,10 @@ if __name__ == "__main__":
     multiprocessing.freeze_support()  # the document pane spawns PDF child processes
     if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
         sys.exit(self_check())
+    if len(sys.argv) > 1 and sys.argv[1] == "guard":  # keeps the built-in model server tied to the app
+        from app.llm.local.guard import main as guard_main
+
+        sys.exit(guard_main(sys.argv[2:]))
     if len(sys.argv) > 1 and sys.argv[1] == "cli":
         from app.cli import main as cli_main
 
