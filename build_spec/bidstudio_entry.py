@@ -42,8 +42,8 @@ def ocr_worker_check(scan: str) -> None:
     import tempfile
     from pathlib import Path
 
-    from app.documents.ocr.apply import OcrMode, OcrSettings
     from app.documents.loader import load_tender
+    from app.documents.ocr.apply import OcrMode, OcrSettings
     from app.ui.tender.ocr_child import serve_ocr
 
     ctx = multiprocessing.get_context("spawn")
