@@ -102,6 +102,10 @@ if __name__ == "__main__":
     multiprocessing.freeze_support()  # the document pane spawns PDF child processes
     if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
         sys.exit(self_check())
+    if os.environ.get("BIDSTUDIO_CLEAN_WALK"):  # build_spec/clean_machine_check.py: a user's first session
+        import clean_walk
+
+        sys.exit(clean_walk.main())
     if len(sys.argv) > 1 and sys.argv[1] == "guard":  # keeps the built-in model server tied to the app
         from app.llm.local.guard import main as guard_main
 
