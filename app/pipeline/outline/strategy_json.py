@@ -70,7 +70,8 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     the whole-outline rules. A heading that copies the ``project`` name is one too.
     """
     sub = limits.below(levels)
-    node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings)
+    node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings,
+                          fold=True)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
     issues = [i for i in issues if not i.startswith("/title:")]  # the node's own title is code's, not the answer's
     issues += fragment_issues(node.children) + pattern_issues(node.children) + project_echo_issues(node.children, project)
@@ -165,14 +166,14 @@ class JsonStrategy:
                             desc_rule=desc_rule(job))
 
         def rule(value: Any) -> list[str]:
-            return [str(i) for i in generation_issues(repair_outline(to_nodes(value.outline), lim), lim)]
+            return [str(i) for i in generation_issues(repair_outline(to_nodes(value.outline), lim, fold=True), lim)]
 
         outline = draft if draft is not None else Outline()
         feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", lim.deepest, lim)
         value, issues, calls = await self._collect(job, "outline", prompt, model, rule, s.full_max_tokens, feed)
         if value is None:
             return StepResult(None, issues, calls)
-        nodes = repair_outline(to_nodes(value.outline), lim)  # type: ignore[attr-defined]
+        nodes = repair_outline(to_nodes(value.outline), lim, fold=True)  # type: ignore[attr-defined]
         if draft is not None:
             sync_outline(draft, nodes)  # local repairs reach the live tree as a few edits
         return StepResult(nodes, [], calls)
