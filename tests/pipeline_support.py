@@ -99,7 +99,8 @@ def chapter_title_of(req: RecordedRequest) -> str | None:
 
 
 def kind_of(req: RecordedRequest) -> str:
-    """What a request asks for: chapter:<title>, pick, refine, subsections, review, top, full, overview, scoring, repair."""
+    """What a request asks for: chapter:<title>, pick, refine, subsections, review, top, full, overview, scoring,
+    second_reading, repair."""
     text = req.prompt_text
     title = chapter_title_of(req)
     if title is not None:
@@ -120,6 +121,8 @@ def kind_of(req: RecordedRequest) -> str:
         return "overview"
     if "技术部分**的评分项" in text:
         return "scoring"
+    if "带分值的评分项" in text and '"rows"' in text:
+        return "second_reading"
     return "other"
 
 
@@ -161,4 +164,6 @@ class Router:
             return Reply.text('{"passed": true, "suggestions": []}')
         if kind == "subsections":  # a model that names no level-3 heading: the planned ones stay
             return Reply.text('{"titles": []}')
+        if kind == "second_reading":  # a model that reads no scoring rows: code's reading stands as it is
+            return Reply.text('{"rows": []}')
         return Reply.error(500, f"router: no reply for {kind}")

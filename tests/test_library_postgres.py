@@ -282,9 +282,10 @@ def test_a_lazy_office_library_waits_for_its_server(pg_server: PgServer, pg_conf
                         "office", "office-pw")
     store = open_library(LibrarySpec("postgres", server=down), lazy=True)
     try:
-        assert isinstance(store, PostgresStore) and "连接被拒绝" in store.last_error
-        with pytest.raises(LibraryUnavailable):
+        assert isinstance(store, PostgresStore) and "正在连接" in store.last_error  # nothing tried yet
+        with pytest.raises(LibraryUnavailable, match="连接被拒绝"):
             store.bids()
+        assert store.ping() is False and "连接被拒绝" in store.last_error
         store.config = pg_config  # the server is where the settings say once it answers
         assert store.ping() is True and store.bids() == []
     finally:

@@ -9,8 +9,10 @@ import pytest
 from app.core.analysis import ScoringGroup
 from app.core.outline import Outline, OutlineNode
 from app.documents.errors import DocumentError
-from app.documents.outlines.importer import import_outline_file, import_outline_text, prescribed_outline
+from app.documents.outlines.chapter_mapping import propose_mapping
+from app.documents.outlines.importer import import_outline_file, import_outline_text
 from app.documents.outlines.numbering import nest_levels, parse_numbering
+from app.documents.outlines.prescribed import find_prescribed, prescribed_outline
 from app.documents.outlines.sections import iter_sections, parse_outline_text
 from app.pipeline.outline.job import OutlineSettings
 from app.pipeline.outline.run import generate_outline
@@ -62,6 +64,31 @@ def test_import_maps_chapters_to_scoring_items_and_locks() -> None:
     assert [c.source_requirement_id for c in res.chapters] == [None, "R1", "R2"] and res.mapped == 2
     assert all(n.locked and n.origin == "user" for c in res.chapters for _, n in [((), c), *c.walk()])
     assert import_outline_text("一、甲\n二、乙", lock=False).chapters[0].locked is False
+
+
+def _proposed(chapters: list[str], items: list[str]) -> list[str | None]:
+    groups = [ScoringGroup(id=f"R{i}", title=t) for i, t in enumerate(items)]
+    return [items[j] if j is not None else None for j in propose_mapping(chapters, groups)]
+
+
+def test_a_chapter_maps_to_the_item_of_the_same_subject_or_to_none() -> None:
+    # the walkthrough's tender: 售后 is not 项目; 保证 and 保障 are one word in a heading
+    assert _proposed(["项目理解", "质量保证措施", "售后服务方案", "应急预案"],
+                     ["项目服务方案", "质量保障措施", "应急处置预案", "培训方案"]) == [
+        None, "质量保障措施", None, "应急处置预案"]
+    assert _proposed(["售后服务体系", "整体经营服务方案"], ["售后服务方案", "配送服务方案"]) == ["售后服务方案", None]
+    assert _proposed(["服务方案、服务计划"], ["服务方案"]) == ["服务方案"]  # one part of a compound chapter
+    assert _proposed(["保证措施"], ["服务期、质量管理保证体系及保证措施"]) == [None]  # its subject is 质量
+    assert _proposed(["技术承诺", "公司情况介绍"], ["服务承诺", "工作内容介绍"]) == [None, None]
+    res = import_outline_text("第三章 质量保证措施\n第四章 售后服务方案", [ScoringGroup(id="R1", title="项目服务方案"),
+                                                                   ScoringGroup(id="R2", title="质量保障措施")])
+    assert [c.source_requirement_id for c in res.chapters] == ["R2", None] and res.mapped == 1
+
+
+def test_an_ambiguous_chapter_is_left_for_the_user() -> None:
+    assert _proposed(["服务方案"], ["服务方案（30分）", "服务方案（10分）"]) == [None]
+    assert _proposed(["培训方案", "培训计划"], ["培训方案"]) == ["培训方案", None]  # the same words win
+    assert _proposed(["应急预案", "应急方案"], ["应急处置预案"]) == [None, None]  # two as good: neither
 
 
 def test_too_many_children_are_said_not_dropped_silently() -> None:
@@ -120,6 +147,41 @@ def test_tender_prescribed_outline() -> None:
     got = [(d, s.title) for d, s in iter_sections(prescribed_outline(text))]
     assert got == [(1, "项目理解与需求分析"), (1, "总体服务方案"), (2, "服务内容"), (2, "服务流程"), (1, "质量保证措施")]
     assert prescribed_outline("投标人应按以下顺序递交商务文件：\n一、报价表\n二、资格证明") == []
+
+
+#: 投标人须知 text the earlier finder took for a technical outline ("技术" near "按下列顺序").
+INSTRUCTIONS = ("第二章 投标人须知\n26. 评标结果\n综合得分相同的，按技术部分得分高低排序；仍相同的，按下列顺序处理：\n"
+                "一、质疑及投诉\n二、采购人在收到评标报告后5个工作日内确定中标人\n三、中标通知书\n")
+
+
+def test_instructions_to_bidders_are_no_technical_outline() -> None:
+    assert prescribed_outline(INSTRUCTIONS) == []
+    # the commercial volume, the bid's paperwork, a scoring list and contract clauses are none either
+    assert prescribed_outline("2、商务技术文件\n（1）投标函\n（2）法定代表人授权委托书\n（3）服务方案\n（4）售后服务方案") == []
+    assert prescribed_outline("技术资信标的组成：\n1、技术资信标封面\n2、资格审查相关证明材料\n3、法定代表人身份证明\n"
+                              "4、授权委托书\n5、项目技术方案") == []
+    assert prescribed_outline("二、技术方案（35分）\n1.深化设计能力（10分）\n2.材质工艺（10分）\n3.安装方案（15分）") == []
+    assert prescribed_outline("（二）技术文件\n1、中标方在签订合同前向用户提供一般性资料，如鉴定证书、典型说明书、总装图和主要技术参数。\n"
+                              "2、在合同签订14天内，中标方向用户提供下列文件3份，向设计院提供下列文件1份。") == []
+
+
+def test_a_technical_part_heading_with_forms_between_its_items() -> None:
+    text = (INSTRUCTIONS + "第六章 投标文件格式\n一、报价文件\n1.1报价一览表\n三、技术文件\n3.1配送车辆情况\n"
+            "说明：根据评分细则编写方案，格式自拟。\n3.2拟投入本项目服务团队（食品安全管理保障）\n序号\n投入人员姓名\n拟担任职务\n1\n"
+            "项目负责人\n说明：根据评分细则的要求提交相应资料。\n- 104 -\n3.3应急方案（格式自拟）\n"
+            "3.4售后服务方案，包括但不限于：售后服务计划、增值服务、投诉处理\n四、资格证明文件\n4.1营业执照\n")
+    found = find_prescribed(text)
+    assert found is not None and found.anchor == "三、技术文件"
+    assert [(s.title, s.paragraphs) for s in found.sections] == [
+        ("配送车辆情况", []), ("拟投入本项目服务团队（食品安全管理保障）", []), ("应急方案", []),
+        ("售后服务方案", ["售后服务计划、增值服务、投诉处理"])]
+    listed = ("15.2.2技术响应文件\n（ 1）2024 年物业服务方案策划及实施方案（服务定位和目标、重点难点的应对措施）；\n"
+              "（2）物业管理机构运作方法及管理制度；\n（3）管理人员、服务人员配备（需报出物业经理、管理人员的组成及\n"
+              "资历）；\n（4）物业管理应急措施。\n15.3 投标文件的签署\n（1）投标文件须加盖公章")
+    assert [(s.title, s.paragraphs) for s in prescribed_outline(listed)] == [
+        ("2024 年物业服务方案策划及实施方案", ["服务定位和目标、重点难点的应对措施"]),
+        ("物业管理机构运作方法及管理制度", []),
+        ("管理人员、服务人员配备", ["需报出物业经理、管理人员的组成及资历"]), ("物业管理应急措施", [])]
 
 
 @pytest.mark.skipif(not OUTLINES.is_dir(), reason="../shared/outlines not present")

@@ -60,3 +60,43 @@ def test_a_pdf_grid_keeps_the_columns_of_its_own_table() -> None:
     got = tidy(Grid(rects=rows, texts=texts))
     assert got.texts == [["1", "服务方案", "方案完整的得10分"], ["", None, "（接上）"]]
     assert got.bbox == (0, 0, 300, 20)
+
+
+def test_a_summary_table_is_a_check_of_the_detail_never_the_scheme(tmp_path: Path) -> None:
+    path, _ = build_any("summary", tmp_path)
+    doc = load_tender(path)
+    result = parse_scoring(doc)
+    summary = next(c for c in result.candidates if c.rejected)
+    assert summary.rejected.startswith("汇总表") and [r.factor for r in summary.rows] == ["投标报价", "商务部分", "技术部分"]
+    assert any("汇总表" in c and "一致" in c for c in result.checks_passed)
+    assert result.total_points == 100 and result.confirmed, result.doubt_zh
+    assert sum(r.points or 0 for r in result.technical_rows) == 40
+
+
+def test_a_summary_the_details_contradict_is_not_set_aside(tmp_path: Path) -> None:
+    """Details whose parts do not carry the summary's points reconcile nothing: no part is explained away."""
+    path, _ = build_any("summary", tmp_path)
+    doc = load_tender(path)
+    detail = doc.tables[1]
+    detail.rows[4][1] = "应急保障方案（10分）"  # the technical part now holds 35, the summary says 40
+    result = parse_scoring(doc)
+    assert not any(c.rejected.startswith("汇总表") for c in result.candidates)
+    assert not result.confirmed
+
+
+def test_weighted_parts_are_worth_their_weight_and_keep_what_they_print(tmp_path: Path) -> None:
+    path, _ = build_any("weighted_parts", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert [t.weight for t in result.tables] == [20.0, 50.0, 30.0]
+    assert [r.raw_points for r in result.rows] == [80, 10, 10, 40, 40, 20, 100]
+    assert result.points_by_category() == {"商务": 20, "技术": 50, "价格": 30}
+    assert sum(1 for c in result.checks_passed if "按权重" in c) == 2
+    assert result.confirmed, result.doubt_zh
+
+
+def test_one_weighted_technical_table_stays_as_printed(tmp_path: Path) -> None:
+    """A single 100-point table weighted beside a price formula is the scale the writer sees."""
+    path, _ = build_any("form_block", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert all(t.weight is None for t in result.tables) and all(r.raw_points is None for r in result.rows)
+    assert result.total_points == 100

@@ -327,3 +327,36 @@ def test_a_cut_model_list_says_so_and_how_many_there_were(qtbot, llm_server: Ope
     assert "12,000" in text and "2,000" in text and "10,000" in text and "未列出" in text, text
     assert report.models_total == 12_000 and len(report.models) == 2001  # the first 2,000 and the chosen one
     assert dialog.model_combo.count() <= 2001 and dialog.model_combo.findText("model-011000") >= 0
+
+
+@pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
+def test_the_connection_report_never_squeezes_the_fields_and_one_served_model_fills_the_field(
+        qtbot, llm_server: OpenAIServer, memory_keyring: MemoryKeyring) -> None:
+    """Issue 37 minor: after 测试连接 the 温度/上下文长度 boxes were squashed; 获取到 1 个模型 left the field empty."""
+    llm_server.models = ["only-model"]
+    settings = AppSettings(model=ModelSettings(provider="custom", base_url=llm_server.base_url, model=""))
+    dialog = SettingsDialog(settings, ApiKeyStore())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    qtbot.keyClicks(dialog.key_edit, SECRET)
+    with qtbot.waitSignal(dialog.checkFinished, timeout=10_000):
+        qtbot.mouseClick(dialog.fetch_button, Qt.MouseButton.LeftButton)
+    assert "获取到 1 个模型" in dialog.status_label.text()
+    assert dialog.model_combo.currentText() == "only-model"  # the one model the server serves
+    layout = dialog.layout()
+    dialog.resize(dialog.width(), layout.totalHeightForWidth(dialog.width()))  # shown at its natural height
+    llm_server.push(Reply.text("好"))
+    with qtbot.waitSignal(dialog.checkFinished, timeout=10_000):
+        qtbot.mouseClick(dialog.test_button, Qt.MouseButton.LeftButton)
+    assert "连接正常" in dialog.status_label.text()
+    qtbot.wait(50)  # the layout settles
+    fields = (dialog.temperature_spin, dialog.max_tokens_spin, dialog.context_spin, dialog.concurrency_spin,
+              dialog.timeout_spin, dialog.model_combo, dialog.base_url_edit)
+    assert all(w.height() >= w.sizeHint().height() for w in fields), [(w.height(), w.sizeHint().height()) for w in fields]
+    label = dialog.status_label
+    assert label.height() >= label.heightForWidth(label.width())  # the whole report shows
+    assert label.width() >= 0.9 * dialog.base_url_edit.mapTo(dialog, dialog.base_url_edit.rect().topRight()).x() - 20
+    # (a row of its own, as wide as the form: a long report takes few lines)
+    screen = dialog.screen().availableGeometry()
+    assert dialog.frameGeometry().height() <= screen.height()

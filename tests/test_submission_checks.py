@@ -131,7 +131,7 @@ def test_empty_sections_and_placeholders_block(placeholder: str) -> None:
 
 
 def test_the_parts_a_tender_prescribes_must_be_there_and_in_order() -> None:
-    from app.documents.outlines.importer import prescribed_outline
+    from app.documents.outlines.prescribed import prescribed_outline
     from app.export.submission_checks import prescribed_findings
 
     tender = ("第四章 投标文件格式\n技术部分须按以下顺序编写：\n一、项目理解与需求分析\n二、服务方案\n三、质量保证措施\n"
@@ -153,3 +153,25 @@ def test_a_prescribed_part_left_out_blocks_in_the_whole_list() -> None:
     chapters = _chapters()
     found = submission_checks(_analysis(), chapters, None, prescribed=["项目理解与需求分析", chapters[0].title])
     assert any(f.rule == "规定结构" and f.blocking and "项目理解" in f.message for f in found)
+
+
+def test_a_bare_someone_is_a_placeholder_but_a_quoted_or_surnamed_name_is_not() -> None:
+    from app.export.submission_checks import placeholder_in
+
+    assert placeholder_in("由某某负责每日检查。") == "某某"
+    assert placeholder_in("项目经理张某某负责全面工作。") is None  # a name a 暗标 writer left out on purpose
+    assert placeholder_in("保洁由“某某物业”派驻，执行《某某市物业管理办法》。") is None
+    assert placeholder_in("“某某物业”派驻人员，某某负责检查。") == "某某"  # the bare one after the quote
+    assert placeholder_in("详见【附件三】，由张某某签字") == "【附件三】"
+
+
+def test_many_findings_of_one_rule_are_one_group_in_place() -> None:
+    from app.export.submission_checks import Finding, FindingGroup, grouped
+
+    found = [Finding("★条款", "a", True), *[Finding("空章节", f"s{i}", True, (0, i)) for i in range(5)],
+             Finding("占位文字", "p", True), Finding("空章节", "late", False)]
+    out = grouped(found)
+    assert [type(e).__name__ for e in out] == ["Finding", "FindingGroup", "Finding", "Finding"]
+    group = out[1]
+    assert isinstance(group, FindingGroup) and group.message == "5 节没有正文" and len(group.findings) == 5
+    assert grouped(found[:4]) == found[:4]  # three of a kind stay three rows

@@ -83,6 +83,41 @@ class ScoringTableInfo(BaseModel):
     groups: list[ScoringGroup] = Field(default_factory=list, description="读到的评分项（未经用户修改）")
 
 
+class SecondReading(BaseModel):
+    """The model's own reading of the scoring pages, checked by code against the text.
+
+    Made by ``app.pipeline.analysis.second_reader`` from the same pages code read (never from
+    code's rows). ``rows`` are the model's items as scoring groups (``decided_by="model"``,
+    ``doubt`` says why a row failed the check); ``verified`` holds when every name stands in
+    the text with its points printed beside it and the sums meet every stated total;
+    ``agrees`` when it matches code's reading row for row (then the reading is confirmed by two
+    independent readings). ``differences`` say, in Chinese, where the two readings part.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    rows: list[ScoringGroup] = Field(default_factory=list, description="模型读到的评分项（已逐项核对原文）")
+    pages: list[int] = Field(default_factory=list, description="模型读取的页")
+    verified: bool = Field(default=False, description="每项名称和分值都在原文中找到，合计与标明的分值一致")
+    agrees: bool = Field(default=False, description="与程序的读法逐项一致")
+    problems: list[str] = Field(default_factory=list, description="核对未通过之处（中文）")
+    differences: list[str] = Field(default_factory=list, description="与程序读法的不同之处（中文）")
+    stated_by_category: dict[str, float] = Field(default_factory=dict, description="文中标明的各部分分值")
+    model: str = Field(default="", description="读取所用的模型")
+
+    @property
+    def credible(self) -> bool:
+        """Verified, or most rows (two in three) found in the text with their points: worth showing beside
+        code's reading, and enough to doubt code's when the two differ."""
+        ok = sum(1 for g in self.rows if not g.doubt)
+        return self.verified or (len(self.rows) >= 2 and 3 * ok >= 2 * len(self.rows))
+
+    @property
+    def to_compare(self) -> bool:
+        """Whether the analysis view should show this reading beside code's (credible and different)."""
+        return self.credible and not self.agrees
+
+
 class RequirementHeading(BaseModel):
     """A sub-heading of the tender's requirements chapter (采购需求…), a source of grounded headings."""
 
@@ -128,6 +163,10 @@ class Analysis(BaseModel):
     scoring_confirmed: bool = Field(default=False, description="程序的各项独立核对一致，评分表已确认")
     scoring_doubt: str = Field(default="", description="未能确认什么、到哪里核对（一句话）")
     scoring_user_confirmed: bool = Field(default=False, description="用户已核对并确认评分项")
+    #: Points per part the 评标办法's prose states (技术/商务/价格 -> points), when the parts add up to 100.
+    scoring_stated_parts: dict[str, float] = Field(default_factory=dict, description="正文规定的各部分分值")
+    #: The model's independent reading of the same pages (None: no model, or it was not asked).
+    second_reading: SecondReading | None = Field(default=None, description="模型对评分表的独立读取")
 
     @property
     def needs_scoring_confirmation(self) -> bool:

@@ -191,6 +191,21 @@ def _speeds(profile: dict[str, Any] | None) -> dict[str, float]:
     return out
 
 
+class LibrarySettings(BaseModel):
+    """Where the library (资料库) is: the local SQLite file, or the office's PostgreSQL server.
+
+    The server's password is not a setting: it is in the OS keyring, like the API key.
+    """
+
+    model_config = ConfigDict(extra="ignore", validate_assignment=True)
+
+    engine: str = Field(default="sqlite", pattern="^(sqlite|postgres)$", description="sqlite：本机；postgres：办公室服务器")
+    host: str = ""
+    port: int = Field(default=5432, ge=1, le=65535)
+    database: str = "bidstudio"
+    user: str = ""
+
+
 class AppSettings(BaseModel):
     """Everything the app remembers between runs (never the API key)."""
 
@@ -203,6 +218,7 @@ class AppSettings(BaseModel):
     last_dir: str = ""
     export_style: str = ""
     ocr_auto: bool = True  # read a tender without usable text by OCR as soon as it is opened
+    library: LibrarySettings = Field(default_factory=LibrarySettings)
 
     def add_recent(self, path: Path | str) -> None:
         """Put ``path`` first in the recent-files list (bounded, no duplicates)."""

@@ -13,16 +13,25 @@ hand in. The rules:
   parts a tender prescribes for the technical part ("须按以下顺序编写…"), each present and in order;
 - 暗标: the bidder's name (and its short forms), company names, phone numbers, e-mail
   addresses and people's names after a role word (项目经理：张某某) anywhere in the text;
-- empty sections and placeholder text (【…】, XXX, ×××).
+- empty sections and placeholder text (【…】, XXX, ×××, a bare 某某 — not a quoted or 张某某 name);
+- the 商务 part (the tender's own forms): 资格与符合性自查 — each 资格要求 and 审查表 row with its
+  evidence, 缺 or 过期 blocking (:func:`review_findings`) — and one story through the whole bid:
+  the same company name, project number, price (小写 and 大写), date and signatory everywhere
+  (:func:`consistency_findings`). 暗标 rules read the technical part only: the 商务 part names the
+  bidder by design.
+
+:func:`grouped` gathers the findings of a rule that comes many times (95 空章节) into one row.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.core.amount_words import AmountError, amount_in_words, parse_amount
 from app.core.analysis import Analysis
+from app.core.bid_forms import ItemCheck
 from app.core.breakdown import Breakdown
 from app.core.outline import OutlineNode, Path
 from app.core.response_map import find_section, unanswered_groups
@@ -31,7 +40,10 @@ from app.export.bidder_names import find_form
 
 #: Characters of body text per printed page (A4, 小四 body, headings and spacing included).
 CHARS_PER_PAGE = 650
-_PLACEHOLDER = re.compile(r"【[^】]{0,30}】|[Xx×＊*]{3,}|＿{3,}|_{4,}|(?:某某|待补充|待填写|此处填写|TODO)")
+_PLACEHOLDER = re.compile(r"【[^】]{0,30}】|[Xx×＊*]{3,}|＿{3,}|_{4,}|(?:待补充|待填写|此处填写|TODO)")
+#: 某某 is a placeholder unless it stands for a name on purpose: quoted (“某某物业”, 《某某办法》) or a
+#: person's name with a surname (张某某, as a 暗标 writes).
+_SOMEONE = re.compile(r"某某")
 _PHONE = re.compile(r"(?<!\d)(?:1[3-9]\d{9}|0\d{2,3}-?\d{7,8}|400-?\d{3}-?\d{4})(?!\d)")
 _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 _COMPANY = re.compile(r"[\u4e00-\u9fff]{2,14}(?:有限责任公司|股份有限公司|有限公司|集团公司|集团)")
@@ -200,6 +212,26 @@ def anonymity_findings(chapters: Sequence[OutlineNode], bidder: str = "", aliase
     return out
 
 
+def _quoted(text: str, at: int) -> bool:
+    """Whether position ``at`` lies inside quotation marks or 书名号 of its own paragraph."""
+    start = text.rfind("\n", 0, at) + 1
+    before = text[start:at]
+    opened = sum(before.count(q) for q in "“《「『") - sum(before.count(q) for q in "”》」』")
+    return opened > 0 or before.count('"') % 2 == 1
+
+
+def placeholder_in(text: str) -> str | None:
+    """The first placeholder left in ``text`` (【…】, XXX, 待补充, a bare 某某), or None."""
+    m = _PLACEHOLDER.search(text or "")
+    found = [(m.start(), m.group())] if m else []
+    for s in _SOMEONE.finditer(text or ""):
+        named = s.start() > 0 and text[s.start() - 1] in _SURNAMES
+        if not named and not _quoted(text, s.start()):
+            found.append((s.start(), s.group()))
+            break
+    return min(found)[1] if found else None
+
+
 def text_findings(chapters: Sequence[OutlineNode]) -> list[Finding]:
     """Empty sections (a leaf without text) and placeholder text left in titles or text."""
     out: list[Finding] = []
@@ -208,9 +240,111 @@ def text_findings(chapters: Sequence[OutlineNode]) -> list[Finding]:
         if not node.children and not node.content.strip():
             out.append(Finding("空章节", f"“{where}”没有正文", True, path))
         for text in (node.title, node.content):
-            m = _PLACEHOLDER.search(text or "")
-            if m:
-                out.append(Finding("占位文字", f"“{where}”含占位文字“{m.group()}”", True, path))
+            hit = placeholder_in(text)
+            if hit:
+                out.append(Finding("占位文字", f"“{where}”含占位文字“{hit}”", True, path))
+                break
+    return out
+
+
+#: A rule with this many findings is listed as one row the user opens (95 空章节 are one line, not 95).
+GROUP_FROM = 4
+_GROUP_SAYS = {"空章节": "{n} 节没有正文", "占位文字": "{n} 节含占位文字", "暗标": "{n} 处可能暴露投标人身份"}
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    """Findings of one rule shown as one row: the rule, whether they block, a summary, the findings."""
+
+    rule: str
+    blocking: bool
+    message: str
+    findings: tuple[Finding, ...]
+
+
+def grouped(findings: Sequence[Finding], at_least: int = GROUP_FROM) -> list[Finding | FindingGroup]:
+    """The findings in their order, those of one rule (and blocking-ness) that come ``at_least`` times
+    or more gathered into one :class:`FindingGroup` where the first of them stood."""
+    count: dict[tuple[str, bool], int] = {}
+    for f in findings:
+        count[(f.rule, f.blocking)] = count.get((f.rule, f.blocking), 0) + 1
+    out: list[Finding | FindingGroup] = []
+    done: set[tuple[str, bool]] = set()
+    for f in findings:
+        key = (f.rule, f.blocking)
+        if count[key] < at_least:
+            out.append(f)
+        elif key not in done:
+            done.add(key)
+            members = tuple(g for g in findings if (g.rule, g.blocking) == key)
+            says = _GROUP_SAYS.get(f.rule, "{n} 处").format(n=len(members))
+            out.append(FindingGroup(f.rule, f.blocking, says, members))
+    return out
+
+
+# ---------------------------------------------------------------------------- the 商务 part (issue 39)
+
+_SAME_FIELDS = {"bidder_name": "投标人名称", "project_name": "项目名称", "project_number": "项目编号",
+                "price": "投标报价（小写）", "date": "日期", "authorized_rep": "授权代表", "legal_rep": "法定代表人"}
+_NUMBER_IN_TEXT = re.compile(r"(?:项目编号|招标编号|采购编号)\s*[:：]\s*([A-Za-z0-9][A-Za-z0-9\-_/.（）()]{3,40})")
+
+
+def review_findings(checks: Sequence[ItemCheck]) -> list[Finding]:
+    """资格与符合性自查: a 缺 or 过期 item blocks with its reason; 待确认 asks the user to look."""
+    out = []
+    for c in checks:
+        short = c.item.text[:36] + ("…" if len(c.item.text) > 36 else "")
+        what = f"{c.item.kind}审查“{short}”"
+        if c.status in ("缺", "过期"):
+            out.append(Finding("资格与符合性", f"{what}：{c.status}——{c.reason or c.evidence}", True))
+        elif c.status == "待确认":
+            out.append(Finding("资格与符合性", f"{what}：待确认——{c.reason}" + (f"（{c.evidence}）" if c.evidence else ""),
+                               False))
+    return out
+
+
+def _norm(value: str) -> str:
+    return re.sub(r"[\s\u3000]+", "", value).replace("(", "（").replace(")", "）")
+
+
+def consistency_findings(values: Mapping[str, Sequence[tuple[str, str]]], *, tender_number: str = "",
+                         technical_text: str = "") -> list[Finding]:
+    """The whole bid says one thing: the same company name, project number, price (小写 and 大写), date
+    and signatory in every form, the tender's project number, and no other number in the technical part.
+
+    ``values`` maps a field to ``(form title, value)`` for every filled blank of the 商务 part.
+    """
+    out: list[Finding] = []
+    for fld, label in _SAME_FIELDS.items():
+        seen: dict[str, list[str]] = {}
+        for title, value in values.get(fld, ()):
+            if value.strip():
+                seen.setdefault(_norm(value), []).append(title)
+        if len(seen) > 1:
+            listed = "；".join(f"“{v}”（{'、'.join(dict.fromkeys(t))[:40]}）" for v, t in seen.items())
+            out.append(Finding("前后一致", f"{label}在各表中不一致：{listed}", True))
+    numbers = {_norm(v) for _t, v in values.get("project_number", ()) if v.strip()}
+    if tender_number and numbers and _norm(tender_number) not in numbers:
+        out.append(Finding("前后一致", f"商务部分的项目编号与招标文件的“{tender_number}”不同", True))
+    for figure_title, figure in values.get("price", ()):
+        amount = parse_amount(figure)
+        if amount is None:
+            continue
+        try:
+            expected = amount_in_words(amount)
+        except AmountError:
+            continue
+        for words_title, words in values.get("price_words", ()):
+            w = _norm(words).removeprefix("人民币")
+            if w and w not in (expected, expected.removesuffix("元整"), expected.removesuffix("整")):
+                out.append(Finding("前后一致", f"“{words_title}”的大写“{words}”与“{figure_title}”的小写 {figure} 不符"
+                                               f"（应为 {expected}）", True))
+                break
+        break
+    if technical_text and tender_number:
+        for m in _NUMBER_IN_TEXT.finditer(technical_text):
+            if _norm(m.group(1)) != _norm(tender_number):
+                out.append(Finding("前后一致", f"技术部分写的项目编号“{m.group(1)}”与招标文件的“{tender_number}”不同", True))
                 break
     return out
 

@@ -7,11 +7,17 @@ API key) under :func:`password_account`, and reaches :class:`ServerConfig` only 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.library.engines.pg_errors import describe_connect_error
-from app.library.store import ServerConfig
+from app.library.store import LibrarySpec, ServerConfig
 
-__all__ = ["ServerCheck", "ServerConfig", "check_server", "describe_connect_error", "password_account"]
+if TYPE_CHECKING:
+    from app.core.api_keys import ApiKeyStore
+    from app.core.settings_model import LibrarySettings
+
+__all__ = ["ServerCheck", "ServerConfig", "check_server", "describe_connect_error", "password_account", "passwords",
+           "spec_from_settings"]
 
 
 def password_account(config: ServerConfig) -> str:
@@ -88,3 +94,26 @@ def _may_write(con: object, schema: int) -> bool:
            " AND has_schema_privilege('public', 'CREATE')")
     row = con.execute(sql).fetchone()  # type: ignore[attr-defined]
     return bool(row and row[0])
+
+
+_PASSWORDS: list[ApiKeyStore] = []
+
+
+def passwords() -> ApiKeyStore:
+    """The store of office-library passwords: the OS keyring, one per process (so a session-only fallback,
+    where the machine has no keyring, keeps the password for the whole run)."""
+    if not _PASSWORDS:
+        from app.core.api_keys import ApiKeyStore
+
+        _PASSWORDS.append(ApiKeyStore())
+    return _PASSWORDS[0]
+
+
+def spec_from_settings(settings: LibrarySettings, password: str | None = None) -> LibrarySpec:
+    """The library the settings name (the server's password from the keyring unless given)."""
+    if settings.engine != "postgres":
+        return LibrarySpec("sqlite")
+    config = ServerConfig(settings.host.strip(), settings.port, settings.database.strip(), settings.user.strip())
+    if password is None:
+        password = passwords().get(password_account(config))
+    return LibrarySpec("postgres", server=ServerConfig(config.host, config.port, config.database, config.user, password))

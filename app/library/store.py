@@ -316,8 +316,9 @@ def register_engine(cls: type[LibraryStore]) -> type[LibraryStore]:
 
 
 def open_library(spec: LibrarySpec, *, lazy: bool = False) -> LibraryStore:
-    """Open the library ``spec`` names; ``lazy`` keeps a server library object even while the server is down
-    (its calls raise :class:`LibraryUnavailable` until it answers)."""
+    """Open the library ``spec`` names; ``lazy`` makes a server library object without connecting yet
+    (it connects on first use or :meth:`LibraryStore.ping`, and its calls raise :class:`LibraryUnavailable`
+    while the server does not answer)."""
     if spec.engine == "postgres":
         if spec.server is None or not spec.server.host:
             raise LibraryError("资料库设置不完整：未填写服务器地址")

@@ -177,7 +177,7 @@ async def test_export_error_is_shown_with_its_chinese_message(window: MainWindow
     from app.ui.evaluation.checks_dialog import SubmissionChecksDialog
 
     checks: SubmissionChecksDialog = await _visible(window, SubmissionChecksDialog, "submissionChecksDialog")
-    assert any("投标人名称" in checks.list.item(i).text() for i in range(checks.list.count()))
+    assert any("投标人名称" in checks.list.topLevelItem(i).text(0) for i in range(checks.list.topLevelItemCount()))
     assert checks.go_button is not None
     checks.go_button.click()
     choices = await asyncio.wait_for(task, timeout=5)

@@ -148,6 +148,10 @@ async def test_check_dock_finds_stale_name_jumps_and_exports(window: MainWindow,
     qtbot.mousePress(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # a double click's first press
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.outline_view.current_path() == (1,)
+    editor = window.section_editor  # the name is marked in the section's text, selected and in view
+    assert window.section_dock.isVisible() and editor.rendered.textCursor().selectedText() == past[1].client
+    marks = editor.rendered.extraSelections()
+    assert len(marks) == 1 and marks[0].cursor.selectedText() == past[1].client
     out = lib.checks.export(tmp_path / "查重结果.xlsx")
     assert out is not None and out.stat().st_size > 0
     c.outline.update((1,), content="我方承诺提供优质服务。")
@@ -163,10 +167,13 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     lib.dock.toggleViewAction().trigger()
     lib.tabs.setCurrentIndex(1)
     facts = lib.facts
-    assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
+    with qtbot.waitSignal(facts.imported, timeout=20_000) as got:
+        assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx"))
+    assert got.args == [5]
     assert "未识别的工作表：说明" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
-    assert facts.table.rowCount() == 2 and facts.table.item(0, 3).text() == "已过期"
+    status = next(c for c in range(facts.table.columnCount()) if facts.table.horizontalHeaderItem(c).text() == "状态")
+    assert facts.table.rowCount() == 2 and facts.table.item(0, status).text() == "已过期"
     assert "1 本已过有效期" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("equipment"))
     qtbot.mouseClick(facts.add_button, Qt.MouseButton.LeftButton)
@@ -175,6 +182,55 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
     assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
     assert "设备：1 条" in facts.status.text()
+
+
+def _many_rows(path: Path, rows: int) -> Path:
+    """A 人员 sheet of ``rows`` rows, written as a stream, with no <dimension> (openpyxl's write-only mode
+    writes none: its read-only mode then parsed the whole sheet to find one)."""
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("人员")
+    sheet.append(["姓名", "拟任岗位", "证书", "工作年限"])
+    for i in range(rows):
+        sheet.append([f"员工{i:06d}", "保洁员", "健康证", i % 30])
+    book.save(str(path))
+    return path
+
+
+async def test_a_huge_facts_workbook_is_read_in_a_worker_and_cut_with_a_message(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    """Issue 37 §3.5: 企业资料 from an .xlsx with far more rows than a company has — clicking 从 Excel 导入…
+    reads it in a worker (the window keeps handling events), takes the first 5,000 rows of the sheet
+    and says in Chinese that the rest was left out."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.library.xlsx_rows import MAX_SHEET_ROWS
+
+    big = _many_rows(tmp_path / "人员花名册.xlsx", 30_000)
+    lib = window.library
+    lib.dock.toggleViewAction().trigger()
+    lib.tabs.setCurrentIndex(1)
+    facts = lib.facts
+    qtbot.mouseClick(facts.import_button, Qt.MouseButton.LeftButton)
+    chooser = window.findChild(QFileDialog, "factsImportDialog")
+    await wait_for(lambda: chooser is not None and chooser.isVisible())
+    assert chooser is not None
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    with qtbot.waitSignal(facts.imported, timeout=60_000) as got:
+        chooser.selectFile(str(big))
+        chooser.accept()
+        assert facts.importing and not facts.import_button.isEnabled() and "正在读取" in facts.status.text()
+    timer.stop()
+    assert got.args == [MAX_SHEET_ROWS - 1]  # the header is one of the rows read
+    assert len(ticks) >= 3, ticks  # the GUI thread ran while the workbook was read
+    text = facts.status.text()
+    assert "只读取了前 5,000 行" in text and "人员" in text and "其余未导入" in text, text
+    assert facts.kind == "staff" and facts.table.rowCount() == MAX_SHEET_ROWS - 1
 
 
 async def test_outline_run_takes_past_bids_only_when_the_library_has_some(
@@ -272,3 +328,32 @@ async def test_inserting_a_past_section_keeps_its_table_a_table_through_to_the_w
     assert await export_word(window, target, choices) == target
     tables = [[[cell.text for cell in row.cells] for row in t.rows] for t in docx.Document(str(target)).tables]
     assert rows in tables  # header and both people, cell by cell, in one Word table
+
+
+async def test_another_project_leaves_nothing_of_the_old_one_in_the_library_docks(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from tests.ui.ui_helpers import click_button
+
+    lib = window.library
+    past = _bids(tmp_path / "bids", 2)
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 2, timeout=60)
+    c = window.controller
+    c.outline.replace([OutlineNode(title="应急预案", content=f"我方承诺向{past[1].client}提供优质服务。")])
+    window.outline_view.select_path((0,))
+    window.section_dock.show()
+    await wait_for(lambda: lib.past_dock.isVisible() and lib.past.list.count() > 0)
+    qtbot.mouseClick(lib.past.insert_button, Qt.MouseButton.LeftButton)
+    assert "请核对替换" in lib.past.review.text()
+    lib.check_action.trigger()  # type: ignore[union-attr]
+    assert lib.checks.table.rowCount() >= 1
+    window.act_new.trigger()  # 新建项目
+    await wait_for(lambda: window.findChild(QMessageBox, "unsavedBox") is not None
+                   and window.findChild(QMessageBox, "unsavedBox").isVisible())
+    click_button(window.findChild(QMessageBox, "unsavedBox"), "不保存")
+    await wait_for(lambda: len(c.outline) == 0)
+    assert lib.past.list.count() == 0 and lib.past.review.text() == ""  # the old heading's candidates are gone
+    assert lib.checks.table.rowCount() == 0 and lib.checks.summary.text() == "尚未查重"
+    assert lib.panel.bids.rowCount() == 2  # the library itself stays

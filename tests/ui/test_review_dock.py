@@ -12,7 +12,7 @@ import openpyxl
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QSettings, Qt
 from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QApplication, QListWidget
+from PySide6.QtWidgets import QApplication, QTreeWidget, QTreeWidgetItem
 
 from app.core.analysis import Analysis, ScoringGroup
 from app.core.breakdown import Breakdown, RiskItem
@@ -187,10 +187,10 @@ async def test_submission_checks_list_and_jump(window: MainWindow, qtbot: Any) -
                   for a in m.menu().actions() if a.text() == "提交前检查…")
     action.trigger()
     dialog: SubmissionChecksDialog = await _found(window)
-    rows = [dialog.list.item(i).text() for i in range(dialog.list.count())]
+    rows = [dialog.list.topLevelItem(i).text(0) for i in range(dialog.list.topLevelItemCount())]
     assert rows[0].startswith("【必须处理】★条款") and any("占位文字" in r for r in rows)
-    placeholder = next(i for i in range(dialog.list.count()) if "占位文字" in dialog.list.item(i).text())
-    _double_click(qtbot, dialog.list, placeholder)
+    placeholder = next(i for i, r in enumerate(rows) if "占位文字" in r)
+    _double_click(qtbot, dialog.list, dialog.list.topLevelItem(placeholder))
     assert window.outline_view.current_path() == (0, 1)
     dialog.close()
     assert dock is window.review_dock
@@ -207,8 +207,9 @@ async def _found(window: MainWindow) -> SubmissionChecksDialog:
     return found[0]
 
 
-def _double_click(qtbot: Any, widget: QListWidget, row: int) -> None:
-    rect = widget.visualItemRect(widget.item(row))
+def _double_click(qtbot: Any, widget: QTreeWidget, item: QTreeWidgetItem) -> None:
+    widget.scrollToItem(item)
+    rect = widget.visualItemRect(item)
     pos = QPoint(rect.x() + 20, rect.center().y())
     qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=pos)  # the view double-clicks a pressed row
     qtbot.mouseDClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=pos)
@@ -274,7 +275,7 @@ async def test_export_asks_before_going_on_with_a_blocking_finding(window: MainW
         await wait_for(look)
         found[0].ok_button.click()
         checks = await _found(window)
-        assert checks.list.item(0).text().startswith("【必须处理】占位文字")
+        assert checks.list.topLevelItem(0).text(0).startswith("【必须处理】占位文字")
         button = checks.back_button if answer == "back" else checks.go_button
         assert button is not None
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
@@ -349,3 +350,51 @@ async def test_a_refused_fill_changes_nothing_and_an_item_without_points_is_writ
     await wait_for(lambda: c.outline.chapters[0].content == text)
     assert [k.title for k in c.outline.chapters[0].children] == ["应急组织机构"]  # no heading repeating the chapter
     assert c.undo_stack.count() == steps + 1
+
+
+async def test_submission_checks_group_many_empty_sections_and_leave_quoted_names_alone(window: MainWindow,
+                                                                                        qtbot: Any) -> None:
+    c = window.controller
+    c.outline.replace([OutlineNode(title="服务方案", source_requirement_id="R1", children=[
+        OutlineNode(title=f"第{i}项服务") for i in range(1, 8)] + [
+        OutlineNode(title="人员配置方案", content="项目经理张某某负责全面工作，保洁由“某某物业”派驻，执行《某某市物业管理办法》。"),
+        OutlineNode(title="服务质量保证措施", content="由某某负责每日检查。")])])
+    c.outline.renumber()
+    dock = await _dock(window)
+    action = next(a for m in window.menuBar().actions() if m.text().startswith("工具")
+                  for a in m.menu().actions() if a.text() == "提交前检查…")
+    action.trigger()
+    dialog: SubmissionChecksDialog = await _found(window)
+    tree = dialog.list
+    rows = [tree.topLevelItem(i) for i in range(tree.topLevelItemCount())]
+    empty = [r for r in rows if "空章节" in r.text(0)]
+    assert len(empty) == 1 and "7 节没有正文" in empty[0].text(0) and empty[0].childCount() == 7  # one row, not seven
+    assert "发现 8 项问题" in dialog.summary.text()
+    placeholders = [r.text(0) for r in rows if "占位文字" in r.text(0)]
+    assert placeholders == ["【必须处理】占位文字：“1.9 服务质量保证措施”含占位文字“某某”"]  # not 张某某 or the quoted names
+    empty[0].setExpanded(True)
+    _double_click(qtbot, tree, empty[0].child(2))
+    assert window.outline_view.current_path() == (0, 2)
+    dialog.close()
+    assert dock is window.review_dock
+
+
+async def test_nothing_written_scores_nothing_and_a_point_needs_each_thing_it_names(window: MainWindow) -> None:
+    c = window.controller
+    criteria = ("方案内容包括：①安全测试方案和渗透测试流程；②漏洞修复措施。"
+                "方案完整的得10分；方案较完整的得7分；方案简单的得3分。")  # no 不得分 tier
+    c.set_analysis(Analysis(groups=[ScoringGroup(id="R1", title="安全服务方案", description=criteria, points=10)]))
+    c.outline.replace([OutlineNode(title="安全服务方案", source_requirement_id="R1", children=[
+        OutlineNode(title="安全测试"), OutlineNode(title="漏洞修复")])])
+    c.outline.renumber()
+    dock = await _dock(window)
+    assert _statuses(dock) == ["缺失", "缺失"]
+    assert "预计技术得分 0 / 10 分" in dock.panel.summary.text()  # headings alone earn no tier
+    text = ("我方制定安全测试方案，测试前评估风险并备份数据，测试中全程记录操作，测试流程包括准备、执行和复核三个阶段，"
+            "测试结束后提交测试报告并跟踪整改。")  # never mentions 渗透测试
+    c.undo_stack.push(EditFieldCommand(c.outline, (0, 0), "content", text, "编辑正文"))
+    await wait_for(lambda: _statuses(dock)[0] != "缺失")
+    assert _statuses(dock)[0] == "单薄"  # not 已响应: 渗透测试 is not named
+    c.undo_stack.push(EditFieldCommand(c.outline, (0, 0), "content", text + "渗透测试按授权范围进行，测试流程留痕。",
+                                       "编辑正文"))
+    await wait_for(lambda: _statuses(dock)[0] == "已响应")

@@ -5,8 +5,8 @@ stripped), ``sections.parse_outline_text`` (pasted text → ``sections.Section``
 indentation or numbering), ``bid_reader.read_bid`` (.docx by heading style or numbering, .pdf by
 bookmarks or numbered lines, with each section's text and tables; a PDF page is searched for
 tables only when ``pdf_items.has_ruled_grid`` sees a ruled grid in its drawings), ``importer`` (an outline kept
-verbatim, mapped to scoring items, optionally locked; ``importer.prescribed_outline`` finds the
-structure a tender prescribes for the technical part).
+verbatim, optionally locked), ``chapter_mapping`` (the scoring item a chapter answers, by subject, or
+none), ``prescribed`` (the structure a tender prescribes for its technical part, or none).
 
 Imports: ``app.core`` and ``app.documents``.
 """

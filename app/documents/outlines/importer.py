@@ -3,7 +3,8 @@
 Titles are kept verbatim (the user's number is stripped; code numbers the tree), depth is
 as the user wrote it (uneven depth allowed), every node is marked ``origin="user"`` and,
 when asked, ``locked`` (a model run keeps it and only fills what is left open). Chapters
-are mapped to the tender's technical scoring items where their titles match. Anything
+are mapped to the tender's technical scoring items where their titles match.
+The tender's own prescribed structure is found by :mod:`app.documents.outlines.prescribed`. Anything
 that does not fit what a project stores is said in ``notes`` — nothing is cut silently.
 """
 
@@ -17,12 +18,10 @@ from pathlib import Path
 from app.core.analysis import ScoringGroup
 from app.core.limits import STORED
 from app.core.outline import OutlineNode
-from app.core.similarity import containment, normalize_text, similarity
 from app.documents.errors import DocumentError, UnsupportedFormatError
+from app.documents.outlines.chapter_mapping import propose_mapping
 from app.documents.outlines.sections import Section, parse_outline_text
 
-#: A chapter title and a scoring item's name this similar (3-gram Jaccard or containment) are the same item.
-MATCH_THRESHOLD = 0.5
 MAX_IMPORT_CHARS = 2_000_000
 
 
@@ -77,28 +76,16 @@ def sections_to_nodes(sections: Sequence[Section], *, lock: bool, notes: list[st
 
 
 def map_to_groups(chapters: list[OutlineNode], groups: Sequence[ScoringGroup]) -> int:
-    """Give each chapter the scoring item its title matches (one item per chapter); returns how many matched."""
-    pairs: list[tuple[float, int, int]] = []
-    for i, ch in enumerate(chapters):
-        a = normalize_text(ch.title)
-        for j, g in enumerate(groups):
-            b = normalize_text(g.title)
-            if not a or not b:
-                continue
-            score = max(similarity(a, b), containment(b, a) if len(b) >= 3 else 0.0,
-                        containment(a, b) if len(a) >= 3 else 0.0, 1.0 if a == b else 0.0)
-            if score >= MATCH_THRESHOLD:
-                pairs.append((score, i, j))
-    used_ch: set[int] = set()
-    used_g: set[int] = set()
-    for _score, i, j in sorted(pairs, key=lambda p: (-p[0], p[1], p[2])):
-        if i in used_ch or j in used_g:
-            continue
-        used_ch.add(i)
-        used_g.add(j)
-        chapters[i].source_requirement_id = groups[j].id
-        chapters[i].source_requirement_title = groups[j].title[:200]
-    return len(used_ch)
+    """Give each chapter the scoring item it answers, when its subject says so surely (one item per chapter).
+
+    The proposal (:func:`app.documents.outlines.chapter_mapping.propose_mapping`) prefers no mapping
+    to a wrong one; the import dialog shows it and lets the user change it. Returns how many matched.
+    """
+    proposal = propose_mapping([ch.title for ch in chapters], groups)
+    for ch, j in zip(chapters, proposal, strict=True):
+        ch.source_requirement_id = groups[j].id if j is not None else None
+        ch.source_requirement_title = groups[j].title[:200] if j is not None else None
+    return sum(j is not None for j in proposal)
 
 
 def build_import(sections: Sequence[Section], groups: Sequence[ScoringGroup], *, lock: bool) -> ImportedOutline:
@@ -144,41 +131,3 @@ def import_outline_file(path: Path, groups: Sequence[ScoringGroup] = (), *, lock
         raise OutlineImportError(f"在“{path.name}”中没有找到标题：文件既没有使用标题样式，也没有带编号的标题行",
                                  path=str(path))
     return build_import(bid.sections, groups, lock=lock)
-
-
-_PRESCRIBE_ANCHOR = re.compile(r"(?:按|依|按照)(?:以下|下列|如下)[^\n。]{0,8}?(?:顺序|格式|目录|结构|章节)[^\n]{0,30}")
-
-
-def prescribed_outline(text: str) -> list[Section]:
-    """The outline a tender prescribes for the technical part ("技术部分须按以下顺序编写：…"), or [].
-
-    Takes the numbered lines after the first such sentence until the numbering stops (a few
-    lines of prose, or a new chapter of the tender after the list began).
-    """
-    from app.documents.outlines.numbering import looks_like_body, parse_numbering
-
-    for m in _PRESCRIBE_ANCHOR.finditer(text):
-        if "技术" not in text[max(0, m.start() - 80):m.end()]:
-            continue
-        lines = text[m.end():].split("\n")
-        kept: list[str] = []
-        styles: set[str] = set()
-        prose = 0
-        for raw in lines[:400]:
-            line = raw.strip()
-            if not line:
-                continue
-            numbered = parse_numbering(line)
-            if numbered is None or looks_like_body(line):
-                prose += 1
-                if kept and prose > 2:
-                    break
-                continue
-            if kept and numbered.style == "chapter" and "chapter" not in styles:
-                break  # the tender's next chapter, not an item of the list
-            prose = 0
-            kept.append(line)
-            styles.add(numbered.style)
-        if len(kept) >= 2:
-            return parse_outline_text("\n".join(kept))
-    return []

@@ -25,6 +25,7 @@ from app.documents.scoring.cells import fmt_points
 from app.documents.scoring.context import SCORING_TITLE, table_section
 from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
 from app.documents.scoring.prose import part_statements, stated_parts
+from app.documents.scoring.reconcile import summary_parts
 from app.documents.text_patterns import compact
 
 _LONG_NAME = 30
@@ -52,6 +53,17 @@ def _under_scoring_heading(doc: TenderDocument | None, table: ScoringTable) -> b
         return False
     chapter, section = table_section(doc, table.table_ids[0])
     return bool(SCORING_TITLE.search(compact(f"{chapter} {section}")))
+
+
+def _details_of_summary(result: ScoringResult) -> list[ScoringTable]:
+    """Other scoring-like tables near a chosen table that only lists the parts (价格 40 / 技术 60 …):
+    details the summary could not be reconciled with (``reconcile`` sets aside the ones it can)."""
+    summary = [t for t in result.tables if t.kind == "table"]
+    if len(summary) != 1 or summary_parts(summary[0]) is None:
+        return []
+    pages = summary[0].pages
+    return [c for c in result.candidates if c is not summary[0] and not c.rejected and len(c.rows) >= 2
+            and c.pages and abs(c.pages[0] - pages[-1]) <= 4]
 
 
 def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], list[str]]:
@@ -123,6 +135,8 @@ def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResul
         doubts.append("没有读到价格分")
     if not result.technical_rows:
         doubts.append("没有读到技术评分项")
+    if (details := _details_of_summary(result)):
+        doubts.insert(0, f"所选评分表只列出各部分的分值（汇总表），第{details[0].pages[0]}页另有逐项的评分细则，两者不一致")
     result.confirmed = not doubts
     if doubts:
         result.doubt_zh = f"评分表未能确认：{doubts[0]}；请核对{where}"

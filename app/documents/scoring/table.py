@@ -36,7 +36,9 @@ from app.documents.scoring.model import (
 )
 from app.documents.scoring.paragraphs import paragraph_scheme
 from app.documents.scoring.prose import part_statements, price_label, stated_parts
+from app.documents.scoring.reconcile import reconcile_summaries
 from app.documents.scoring.select import SURE_MARGIN, choose, rank
+from app.documents.scoring.weights import weigh_parts
 from app.documents.text_patterns import compact
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -76,7 +78,7 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
 
 
 def _parse_scoring(doc: TenderDocument) -> ScoringResult:
-    candidates = candidates_from_tables(doc)
+    candidates = weigh_parts(doc, candidates_from_tables(doc))
     for c in candidates:
         if c.rejected.startswith("解析出错"):
             continue
@@ -84,6 +86,7 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
             rank(c, doc)
         except Exception as exc:
             c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
+    reconcile_summaries(candidates)
     choice = choose(candidates)
     lowest = bool(evaluation_method(doc))
     while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \
@@ -179,7 +182,8 @@ def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable
     row = ScoringRow(factor=name, factor_raw=name, points=points, stated_points=points, criteria=text,
                      category=ScoreCategory.PRICE, category_source="section", table_id="", pages=[page],
                      items=[ScoringItem(criteria=text, points=points, page=page)])
-    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=f"正文规定的{name}分", rows=[row],
+    label = f"正文规定的{name}" + ("" if name.endswith("分") else "分")
+    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=label, rows=[row],
                         category=ScoreCategory.PRICE, stated_total=points)
 
 
@@ -194,6 +198,7 @@ def check_scoring(tables: list[ScoringTable]) -> ScoringResult:
     passed: list[str] = []
     issues: list[str] = []
     for t in tables:
+        passed.extend(x for x in t.reconciled if x not in passed)
         name = t.label or (f"第{t.pages[0]}页的评分表" if t.pages else "评分表")
         if t.stated_total is not None:
             msg = f"{name}：各项合计 {fmt_points(t.points_sum)} 分，标明 {fmt_points(t.stated_total)} 分"

@@ -78,7 +78,7 @@ def explain(exc: BaseException, config: ServerConfig) -> LibraryError:
 
 @register_engine
 class PostgresStore(LibraryStore):
-    """The office library on ``config``'s server; ``lazy`` keeps the object while the server is down."""
+    """The office library on ``config``'s server; ``lazy`` connects on first use instead of now."""
 
     engine = "postgres"
     fts = True
@@ -92,12 +92,13 @@ class PostgresStore(LibraryStore):
         self._closed = False
         self._retry_at = 0.0
         self.last_error = ""
-        try:
+        #: Whether a call reconnects by itself (a worker, a script); the app sets False so a call in the GUI
+        #: thread never waits on a connect attempt, and reconnects by :meth:`ping` in the background.
+        self.reconnect_on_call = True
+        if lazy:
+            self.last_error = "正在连接办公室资料库……"
+        else:
             self._conn = self._open()
-        except LibraryError as exc:
-            if not lazy:
-                raise
-            self._failed(exc)
 
     @classmethod
     def open_server(cls, server: ServerConfig, *, lazy: bool = False) -> LibraryStore:
@@ -144,7 +145,7 @@ class PostgresStore(LibraryStore):
             raise LibraryError("办公室资料库已关闭")
         if self._conn is not None and not self._conn.closed and not self._conn.broken:
             return self._conn
-        if time.monotonic() < self._retry_at:
+        if not self.reconnect_on_call or time.monotonic() < self._retry_at:
             raise LibraryUnavailable(self.last_error or "办公室资料库服务器暂时无法连接，正在自动重试")
         try:
             self._conn = self._open()

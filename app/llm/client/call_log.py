@@ -18,6 +18,7 @@ from app.llm.client.call_progress import REPORT_EVERY_S, CallProgress
 from app.llm.client.completion import Completion, Message
 from app.llm.client.context_fit import CONTEXT_MARGIN_TOKENS, MIN_ANSWER_TOKENS, answer_room, prompt_tokens
 from app.llm.client.errors import (
+    AnswerTooLarge,
     CallTimedOut,
     DegenerateOutput,
     LLMError,
@@ -149,6 +150,8 @@ def unusable_kind(exc: BaseException) -> str:
         return "wrong_shape"
     if isinstance(exc, MalformedEvent):
         return "malformed"
+    if isinstance(exc, AnswerTooLarge):  # no newline, a bomb, a broken compression: no OpenAI stream at all
+        return "oversized"
     if isinstance(exc, DegenerateOutput):
         return "degenerate"
     return ""

@@ -69,10 +69,12 @@ class LLMConnectionError(LLMError):
     """
 
     def __init__(self, message_zh: str, *, detail: str = "", status: int | None = None,
-                 attempts: int = 1, partial_text: str = "") -> None:
+                 attempts: int = 1, partial_text: str = "", answered: bool = False) -> None:
         super().__init__(message_zh, detail=detail, status=status)
         self.attempts = attempts
         self.partial_text = partial_text
+        #: The server was reached and answered (slowly, cut off, or with an error status): the address is right.
+        self.answered = answered
 
 
 class LLMServerGone(LLMConnectionError):

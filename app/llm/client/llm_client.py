@@ -60,6 +60,8 @@ T = TypeVar("T")
 
 #: Model ids kept from ``GET /models`` (a hostile or huge list must not freeze the settings combo).
 MAX_MODEL_IDS = 2000
+#: Seconds a whole ``GET /models`` may take when no call deadline is set.
+LIST_MODELS_TIMEOUT_S = 30.0
 
 
 @dataclass(frozen=True)
@@ -179,7 +181,17 @@ class LLMClient:
                 ids = kept
             return ModelListing(ids, total)
 
-        return await self._with_retries(once, None)
+        limit = self.config.timeout if self.config.timeout > 0 else LIST_MODELS_TIMEOUT_S
+
+        async def bounded() -> ModelListing:
+            # A server trickling its answer a byte at a time never trips the HTTP read timeout: the whole
+            # listing has a deadline of its own.
+            try:
+                return await asyncio.wait_for(once(), timeout=limit)
+            except asyncio.TimeoutError as exc:
+                raise Retryable(f"timeout: no complete model list within {limit:g} s") from exc
+
+        return await self._with_retries(bounded, None)
 
     async def prompt_tokens_of(self, messages: list[Message]) -> int | None:
         """``usage.prompt_tokens`` the endpoint reports for ``messages`` (one-token answer), if any."""

@@ -15,7 +15,7 @@ from collections import Counter, OrderedDict
 #: Consecutive unusable answers after which a run stops asking the model.
 UNUSABLE_IN_A_ROW = 5
 #: Kinds that say the endpoint did not speak the OpenAI protocol at all (not the model's fault).
-NOT_OPENAI_KINDS = frozenset({"wrong_shape", "malformed"})
+NOT_OPENAI_KINDS = frozenset({"wrong_shape", "malformed", "oversized"})
 _KEEP = 32
 
 #: What each kind of unusable answer is called in the verdict.
@@ -26,6 +26,7 @@ KIND_ZH = {
     "refused": "全部被拒绝的指令",
     "malformed": "无法解析的流式数据",
     "wrong_shape": "非 OpenAI 格式的应答",
+    "oversized": "超出上限的应答（没有换行、解压后过大或无法解压）",
     "degenerate": "重复或超长的输出",
 }
 

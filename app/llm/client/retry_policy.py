@@ -13,6 +13,7 @@ import random
 import time
 from typing import Any
 
+import httpx2
 import openai
 
 from app.llm.client.completion import EndpointConfig
@@ -53,11 +54,15 @@ def backoff_delay(config: EndpointConfig, attempt: int, retry_after: float | Non
 def classify(exc: openai.APIError, fmt: dict[str, Any] | None, config: EndpointConfig) -> Exception:
     """Map an openai exception to a retry signal or one of our errors."""
     if isinstance(exc, openai.APITimeoutError):
-        return Retryable("timeout")
+        if _failed_to_connect(exc):
+            return Retryable(f"connect timeout: {exc.__cause__ or exc}")
+        return Retryable("timeout: the server accepted the request but answered too slowly")
     if isinstance(exc, openai.APIConnectionError):
         cause = own_error_in(exc)
         if cause is not None:  # a byte cap crossed while the body was read: the same answer would follow
             return cause
+        if not _failed_to_connect(exc):  # connected, then the answer broke off (or never came in whole)
+            return Retryable(f"answer cut: {exc.__cause__ or exc}")
         return Retryable(f"connection error: {exc.__cause__ or exc}")
     if not isinstance(exc, openai.APIStatusError):
         return LLMResponseError("模型服务返回了无法识别的响应。", detail=str(exc)[:300])
@@ -87,10 +92,31 @@ def give_up(exc: Retryable, attempts: int) -> LLMConnectionError:
     elif exc.status is not None:
         msg = f"模型服务出错（HTTP {exc.status}），重试 {attempts} 次后仍失败。"
     elif exc.reason.startswith("timeout"):
-        msg = f"模型服务响应超时，重试 {attempts} 次后仍失败。可在模型设置中调大超时时间。"
+        msg = (f"模型服务应答太慢：已连接上，但没有在时限内答完（已尝试 {attempts} 次）。"
+               "服务可能过载；可稍后再试，或在模型设置中调大超时时间。")
+    elif exc.reason.startswith("answer cut"):
+        msg = f"模型服务已连接上，但应答中途断开或无法读取（已尝试 {attempts} 次），请稍后再试或查看服务端日志。"
+    elif exc.reason.startswith("connect timeout"):
+        msg = f"无法连接模型服务：连接超时（已尝试 {attempts} 次），请检查接口地址和网络。"
     else:
         msg = f"无法连接模型服务（已尝试 {attempts} 次），请检查接口地址和网络。"
-    return LLMConnectionError(msg, detail=exc.reason, status=exc.status, attempts=attempts)
+    connected = exc.status is not None or exc.reason.startswith(("timeout", "answer cut"))
+    return LLMConnectionError(msg, detail=exc.reason, status=exc.status, attempts=attempts, answered=connected)
+
+
+def _failed_to_connect(exc: BaseException) -> bool:
+    """Whether the HTTP layer under ``exc`` never got a connection (refused, unknown host, connect timeout)."""
+    cause: BaseException | None = exc.__cause__ or exc.__context__
+    for _ in range(6):
+        if cause is None:
+            return True  # nothing more known: assume the worst, as before
+        if isinstance(cause, (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.UnsupportedProtocol)):
+            return True
+        if isinstance(cause, (httpx2.ReadTimeout, httpx2.ReadError, httpx2.RemoteProtocolError,
+                              httpx2.WriteTimeout, httpx2.WriteError, httpx2.PoolTimeout)):
+            return False
+        cause = cause.__cause__ or cause.__context__
+    return True
 
 
 def body_text(exc: openai.APIStatusError) -> str:

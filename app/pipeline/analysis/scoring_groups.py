@@ -151,7 +151,23 @@ def scoring_tables(scoring: ScoringResult) -> list[ScoringTableInfo]:
     others = sorted((c for c in pool if id(c) not in used and (c.rejected or c.score >= MIN_KEPT_SCORE)),
                     key=lambda c: -c.score)[:MAX_KEPT_CANDIDATES]
     keep = {id(c) for c in others} | used
-    return [table_info(c, id(c) in used) for c in pool if id(c) in keep]
+    return _unique_keys([table_info(c, id(c) in used) for c in pool if id(c) in keep])
+
+
+def _unique_keys(tables: list[ScoringTableInfo]) -> list[ScoringTableInfo]:
+    """Two candidates read from one table (two schemes in one grid) get keys of their own ("t9", "t9#2"):
+    the key says which candidate the user ticks, so it must name one."""
+    seen: dict[str, int] = {}
+    out: list[ScoringTableInfo] = []
+    for t in tables:
+        seen[t.key] = seen.get(t.key, 0) + 1
+        if seen[t.key] == 1:
+            out.append(t)
+            continue
+        key = f"{t.key}#{seen[t.key]}"
+        out.append(t.model_copy(update={"key": key, "groups": [g.model_copy(update={"table_key": key})
+                                                                 for g in t.groups]}))
+    return out
 
 
 def scoring_items(tables: list[ScoringTableInfo]) -> list[ScoringGroup]:

@@ -35,6 +35,8 @@ from app.llm.client.context_fit import fit_text
 from app.llm.client.errors import LLMConfigError, LLMConnectionError
 from app.llm.json.collect import collect_json
 from app.pipeline.analysis.overview_facts import apply_facts
+from app.pipeline.analysis.reading_check import stated_totals
+from app.pipeline.analysis.reading_compare import confirm_by_second_reading
 from app.pipeline.analysis.scoring_groups import scoring_items, scoring_tables
 from app.pipeline.analysis.scoring_prompt import ScoringPrompt, fit_scoring_prompt
 from app.pipeline.analysis.scoring_questions import resolve_uncertain
@@ -271,12 +273,15 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
         notes.append("评分表自检未完全通过，请在分析页核对评分项、分值和类别")
     if "weights" in scoring.uncertain:
         notes.append("按评标办法中的权重说明，整张评分表视为技术部分（技术标），请核对")
-    return Analysis(overview=overview, overview_checks=overview_checks, groups=groups, source=source, table_confident=confident,
-                    differences=diffs, technical_requirements=requirements, notes=[*decisions, *notes],
-                    requirement_headings=requirement_headings(doc), scoring_tables=tables,
-                    scoring_message=scoring.message_zh, scoring_absence=scoring.absence,
-                    scoring_decisions=decisions, scoring_confirmed=scoring.confirmed,
-                    scoring_doubt=scoring.doubt_zh)
+    analysis = Analysis(overview=overview, overview_checks=overview_checks, groups=groups, source=source,
+                        table_confident=confident, differences=diffs, technical_requirements=requirements,
+                        notes=[*decisions, *notes], requirement_headings=requirement_headings(doc),
+                        scoring_tables=tables, scoring_message=scoring.message_zh, scoring_absence=scoring.absence,
+                        scoring_decisions=decisions, scoring_confirmed=scoring.confirmed,
+                        scoring_doubt=scoring.doubt_zh, scoring_stated_parts=stated_totals(doc))
+    if client is not None:  # a second, independent reading of the same pages: confirmed when the two agree
+        analysis = await confirm_by_second_reading(client, doc, scoring, sections.scoring, analysis, meter)
+    return analysis
 
 
 #: The answer asked of the overview call, and the least it is sent for.

@@ -11,6 +11,7 @@ otherwise (rule 16), and marked with origin ``history`` and its source (bid › 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -23,6 +24,7 @@ from app.library.search import search_sections
 if TYPE_CHECKING:
     from app.library.store import LibraryStore, StoredSection
 
+log = logging.getLogger(__name__)
 #: The lowest search score of a past section taken as a chapter's structure (search.py scores 0–1).
 MIN_SCORE = 0.35
 #: Past sections looked at per chapter (the best first).
@@ -98,14 +100,22 @@ def past_structures(store: LibraryStore, name: str, criteria: str = "", chapter:
     """
     if not name.strip():
         return []
-    hits = search_sections(store, name, SEARCHED, context=criteria)
+    from app.library.store import LibraryError
+
+    try:
+        hits = search_sections(store, name, SEARCHED, context=criteria)
+        subtrees = {h.section.id: store.subtree(h.section.id) for h in hits
+                    if h.score >= MIN_SCORE and about(h.section.title)}
+    except LibraryError as exc:  # an office library whose server went away: the chapter is planned without it
+        log.warning("past bids skipped for %r: %s", name, exc.message_zh)
+        return []
     out: list[PastStructure] = []
     seen: set[frozenset[str]] = set()
     for hit in hits:
         s = hit.section
-        if hit.score < MIN_SCORE or not about(s.title):
+        if s.id not in subtrees:
             continue
-        sections = _sections(store.subtree(s.id), chapter or name, criteria, source_note(s.bid_name, s.title))
+        sections = _sections(subtrees[s.id], chapter or name, criteria, source_note(s.bid_name, s.title))
         key = frozenset(normalize_title(p.title) for p in sections)
         if len(sections) < min_sections or key in seen:
             continue

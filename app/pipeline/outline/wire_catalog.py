@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pydantic import BaseModel
 
 from app.core.breakdown import ModelBreakdown
+from app.pipeline.analysis.second_reader import ReadRows
 from app.pipeline.analysis.tender import ModelGroups, ModelOverview
 from app.pipeline.headings.fill import pick_model, refine_model
 from app.pipeline.headings.subsections import SubsectionTitles
@@ -25,7 +26,7 @@ _ITEM_COUNTS = range(2, 13)
 
 def wire_models() -> Iterator[type[BaseModel]]:
     """Each response model the app can send, every outline variant included."""
-    yield from (ModelOverview, ModelGroups, ModelBreakdown, ReviewVerdict, SubsectionTitles)
+    yield from (ModelOverview, ModelGroups, ModelBreakdown, ReviewVerdict, SubsectionTitles, ReadRows)
     for hi in _ITEM_COUNTS:
         for lo in range(2, min(hi, 4) + 1):
             yield chapters_model(lo, hi)

@@ -4,8 +4,8 @@
 window's outline, analysis and breakdown, with what only the window knows: which ★/▲
 clauses the text addresses (code matching), the tender's page limit (from its text), and
 the 暗标 choice with the bidder's name (the export dialog's, or the last one remembered).
-:class:`SubmissionChecksDialog` lists them, blocking ones first and marked; a double-click
-shows the section. :func:`confirm_export` is the question the export flow asks.
+:class:`SubmissionChecksDialog` lists them, blocking ones first and marked, a rule that comes
+many times (95 空章节) as one row that opens to its sections; a double-click shows the section. :func:`confirm_export` is the question the export flow asks.
 """
 
 from __future__ import annotations
@@ -19,14 +19,14 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app.export.submission_checks import Finding, page_limit_in, submission_checks
+from app.export.submission_checks import Finding, FindingGroup, grouped, page_limit_in, submission_checks
 from app.pipeline.evaluation.clauses import clause_coverage
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def tender_prescribed_parts(window: WindowHost) -> list[str]:
     if doc is None:
         return []
     from app.documents.clauses import document_pages
-    from app.documents.outlines.importer import prescribed_outline
+    from app.documents.outlines.prescribed import prescribed_outline
 
     return [s.title for s in prescribed_outline("\n".join(p.text for p in document_pages(doc)))]
 
@@ -77,12 +77,16 @@ def window_findings(window: WindowHost, *, anonymous: bool | None = None, bidder
     last_anonymous, last_bidder, last_aliases = _remembered(window)
     chapters = c.outline.chapters
     addressed = {cc.risk_index: cc.answered_by for cc in clause_coverage(c.breakdown, chapters)}
-    return submission_checks(c.analysis, chapters, c.breakdown, addressed=addressed,
+    forms = getattr(window, "forms", None)
+    found = submission_checks(c.analysis, chapters, c.breakdown, addressed=addressed,
                              anonymous=last_anonymous if anonymous is None else anonymous,
                              bidder=last_bidder if bidder is None else bidder,
                              aliases=last_aliases if aliases is None else aliases,
                              page_limit=tender_page_limit(window), pages=pages,
                              prescribed=tender_prescribed_parts(window))
+    if forms is not None:  # the 商务 part: 资格与符合性自查, one story through the whole bid (issue 39)
+        found = sorted([*found, *forms.findings()], key=lambda f: not f.blocking)
+    return found
 
 
 class SubmissionChecksDialog(QDialog):
@@ -103,14 +107,18 @@ class SubmissionChecksDialog(QDialog):
             "未发现问题。" if not findings else
             f"发现 {len(findings)} 项问题，其中 {blocking} 项可能导致废标或明显未完成（标“必须处理”）。双击可定位到章节。")
         self.summary.setWordWrap(True)
-        self.list = QListWidget()
+        self.list = QTreeWidget()
         self.list.setObjectName("checksList")
-        for f in findings:
-            row = QListWidgetItem(f"{'【必须处理】' if f.blocking else '【提醒】'}{f.rule}：{f.message}")
-            row.setData(PATH_ROLE, f.path)
-            if f.blocking:
-                row.setForeground(QBrush(QColor("#c62828")))
-            self.list.addItem(row)
+        self.list.setHeaderHidden(True)
+        self.list.setRootIsDecorated(True)
+        for entry in grouped(findings):
+            if isinstance(entry, FindingGroup):
+                row = self._row(entry.blocking, entry.rule, f"{entry.message}（展开查看各节）", None)
+                for f in entry.findings:
+                    row.addChild(self._row(f.blocking, f.rule, f.message, f.path))
+            else:
+                row = self._row(entry.blocking, entry.rule, entry.message, entry.path)
+            self.list.addTopLevelItem(row)
         self.list.itemDoubleClicked.connect(self._on_double_clicked)
         buttons = QDialogButtonBox()
         self.go_button: QPushButton | None = None
@@ -128,8 +136,17 @@ class SubmissionChecksDialog(QDialog):
         layout.addWidget(buttons)
         self.resize(640, 420)
 
-    def _on_double_clicked(self, item: QListWidgetItem) -> None:
-        path = item.data(PATH_ROLE)
+    @staticmethod
+    def _row(blocking: bool, rule: str, message: str, path: object) -> QTreeWidgetItem:
+        row = QTreeWidgetItem([f"{'【必须处理】' if blocking else '【提醒】'}{rule}：{message}"])
+        row.setData(0, PATH_ROLE, path)
+        row.setToolTip(0, message)
+        if blocking:
+            row.setForeground(0, QBrush(QColor("#c62828")))
+        return row
+
+    def _on_double_clicked(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        path = item.data(0, PATH_ROLE)
         if path is not None:
             self.section_requested.emit(tuple(path))
 

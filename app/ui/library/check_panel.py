@@ -29,17 +29,28 @@ from app.library.checks import (
     stale_names,
 )
 from app.library.report import write_findings_xlsx
-from app.library.store import LibraryStore
+from app.library.store import LibraryError, LibraryStore
+from app.ui.library.background import guarded
 
 
 class CheckPanel(QWidget):
     """Runs the checks and lists the findings; double-click jumps to the heading.
 
     Signals:
-        jump_requested(object): the outline path of a finding the user double-clicked.
+        jump_requested(object, str): the outline path of a finding the user double-clicked, and what
+            was found there (the window marks it in the section's text).
     """
 
-    jump_requested = Signal(object)
+    jump_requested = Signal(object, str)
+
+    #: Set by the window: told of every library failure (it shows the banner and reconnects).
+    on_library_error: Callable[[LibraryError], None] | None = None
+
+    def library_failed(self, error: LibraryError) -> None:
+        """Say why the library cannot answer (the window's banner says it too)."""
+        self.summary.setText(error.message_zh)
+        if self.on_library_error is not None:
+            self.on_library_error(error)
 
     def __init__(self, outline: Callable[[], Outline], store: Callable[[], LibraryStore | None],
                  own_names: Callable[[], list[str]], parent: QWidget | None = None,
@@ -74,11 +85,12 @@ class CheckPanel(QWidget):
         layout.addWidget(self.summary)
         layout.addWidget(self.table, 1)
 
+    @guarded([])
     def check_library(self) -> list[Finding]:
         """Names from other projects first (废标 risk), then passages copied from past bids."""
         store = self._store()
         if store is None:
-            self.summary.setText("资料库不可用，无法查重")
+            self.summary.setText("资料库暂时无法使用（原因见上方提示），连接恢复后即可查重")
             return []
         sections = outline_sections(self._outline())
         found = (stale_names(sections, store, self._own()) + expired_certificates_used(sections, store)
@@ -86,6 +98,7 @@ class CheckPanel(QWidget):
         self._show(found, "对照资料库")
         return found
 
+    @guarded([])
     def compare_file(self, path: Path) -> list[Finding]:
         """Compare this bid with another bidder's file (shared sentences, same properties, same people)."""
         from app.documents.outlines.bid_reader import read_bid
@@ -110,6 +123,12 @@ class CheckPanel(QWidget):
         self.summary.setText(f"已导出 {len(self.findings)} 条结果到 {written}")
         return written
 
+    def clear(self) -> None:
+        """No results (another project is shown)."""
+        self.findings = []
+        self.table.setRowCount(0)
+        self.summary.setText("尚未查重")
+
     def _show(self, found: list[Finding], what: str) -> None:
         self.findings = found
         self.table.setRowCount(len(found))
@@ -122,7 +141,7 @@ class CheckPanel(QWidget):
 
     def _on_double_clicked(self, row: int, _col: int) -> None:
         if 0 <= row < len(self.findings) and self.findings[row].path is not None:
-            self.jump_requested.emit(self.findings[row].path)
+            self.jump_requested.emit(self.findings[row].path, self.findings[row].text)
 
     def _on_compare(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "选择其他投标人的文件", "", "投标文件 (*.docx *.pdf)")

@@ -32,7 +32,8 @@ from PySide6.QtWidgets import (
 
 from app.library.bid_import import ImportOutcome, run_import_process
 from app.library.search import search_sections, snippet
-from app.library.store import LibrarySpec, LibraryStore
+from app.library.store import LibraryError, LibrarySpec, LibraryStore
+from app.ui.library.background import guarded
 
 
 class ImportWorker(QThread):
@@ -98,6 +99,15 @@ class LibraryPanel(QWidget):
 
     changed = Signal()
 
+    #: Set by the window: told of every library failure (it shows the banner and reconnects).
+    on_library_error: Callable[[LibraryError], None] | None = None
+
+    def library_failed(self, error: LibraryError) -> None:
+        """Say why the library cannot answer (the window's banner says it too)."""
+        self.status.setText(error.message_zh)
+        if self.on_library_error is not None:
+            self.on_library_error(error)
+
     def __init__(self, store_provider: Callable[[], LibraryStore | None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("libraryPanel")
@@ -146,6 +156,7 @@ class LibraryPanel(QWidget):
         layout.addWidget(self.results, 3)
 
     # ------------------------------------------------------------------ listing
+    @guarded(None)
     def refresh(self) -> None:
         """Reload the list of stored bids."""
         store = self._store()
@@ -159,9 +170,11 @@ class LibraryPanel(QWidget):
                 self.bids.setItem(r, c, item)
         if store is not None and not self.cancel_button.isVisible():
             n_bids, n_sections = store.counts()
-            self.status.setText(f"资料库：{n_bids} 份历史标书，{n_sections} 个章节" +
+            where = "办公室资料库" if store.engine == "postgres" else "资料库"
+            self.status.setText(f"{where}：{n_bids} 份历史标书，{n_sections} 个章节" +
                                 ("" if store.fts else "（本机 SQLite 不支持全文索引，搜索较慢）"))
 
+    @guarded(0)
     def search(self, text: str) -> int:
         """Show the sections that best match ``text``; returns how many."""
         store = self._store()
@@ -176,6 +189,7 @@ class LibraryPanel(QWidget):
     def _on_search(self) -> None:
         self.search(self.search_box.text())
 
+    @guarded(0)
     def remove_selected(self) -> int:
         """Delete the selected bids from the library; returns how many."""
         store = self._store()

@@ -24,7 +24,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.library.search import SectionHit, search_sections, snippet
-from app.library.store import LibraryStore
+from app.library.store import LibraryError, LibraryStore
+from app.ui.library.background import guarded
 
 TOP_HITS = 5
 
@@ -39,6 +40,15 @@ class PastSectionsPanel(QWidget):
 
     insert_requested = Signal(int)
     structure_requested = Signal(int)
+
+    #: Set by the window: told of every library failure (it shows the banner and reconnects).
+    on_library_error: Callable[[LibraryError], None] | None = None
+
+    def library_failed(self, error: LibraryError) -> None:
+        """Say why the library cannot answer (the window's banner says it too)."""
+        self.heading.setText(error.message_zh)
+        if self.on_library_error is not None:
+            self.on_library_error(error)
 
     def __init__(self, store: Callable[[], LibraryStore | None], parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -73,6 +83,7 @@ class PastSectionsPanel(QWidget):
         layout.addWidget(self.review)
         self._update_enabled()
 
+    @guarded(0)
     def show_for(self, title: str, context: str = "") -> int:
         """List the best past sections for ``title`` (``context``: its scoring item); returns how many."""
         store = self._store()

@@ -157,8 +157,9 @@ class SessionWiring:
         window.guide.setText(f"尚未配置模型。发现本机的模型服务：{names}。请 <a href='settings'>打开模型设置</a>，"
                              "在“本机模型服务”中选用（数据不出本机）；也可以选择云端服务并填写密钥。")
 
-    def open_settings(self) -> None:
-        """Open the settings dialog non-modally; saving updates the client factory and the guide."""
+    def open_settings(self, tab: str = "") -> None:
+        """Open the settings dialog non-modally (at ``tab``: "library" for 资料库); saving updates the client
+        factory, the guide and the library the window uses."""
         from app.core.settings_model import default_settings_path
         from app.ui.shell.settings_dialog import SettingsDialog
 
@@ -175,8 +176,13 @@ class SessionWiring:
                 window.status.provider = settings.model.provider
                 window.set_model_configured(self.configured(), self.missing_key())
                 window.controller.reset_client()
+                library = getattr(window, "library", None)
+                if library is not None:
+                    library.use_settings(settings.library)
 
         dialog.settingsSaved.connect(saved)
+        if tab:
+            dialog.show_tab(tab)
         dialog.open()
 
     def offer_crash_log(self, reporter: ErrorReporter) -> None:

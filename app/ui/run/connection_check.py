@@ -61,6 +61,8 @@ def _unreachable(cfg: EndpointConfig, exc: LLMError) -> ConnectionReport:
     if exc.status is not None:  # the server answered, with an error: it is reachable
         return ConnectionReport(False, f"已连接到 {cfg.base_url}，但服务返回错误（HTTP {exc.status}）：{exc.message_zh}\n"
                                 "服务可能暂时故障或过载，请稍后再试；仍不行请查看服务端日志。", kind="error")
+    if getattr(exc, "answered", False):  # the address is right: the server answered too slowly or broke off
+        return ConnectionReport(False, f"{cfg.base_url}：{exc.message_zh}", kind="slow")
     hint = "请确认接口地址正确、网络可用；本地模型需先启动 Ollama / LM Studio / llama.cpp 服务。"
     return ConnectionReport(False, f"无法连接到 {cfg.base_url}：{exc.message_zh}\n{hint}", kind="unreachable")
 
@@ -101,7 +103,7 @@ async def check_connection(cfg: EndpointConfig) -> ConnectionReport:
     server does not have, or an empty answer.
     """
     listing = await fetch_models(cfg)
-    if listing.kind in ("unreachable", "unauthorized"):
+    if listing.kind in ("unreachable", "unauthorized", "slow"):
         return listing
     models = listing.models
     if not cfg.model.strip():

@@ -534,8 +534,13 @@ class AppController(QObject):
     def past_bids(self) -> LibraryStore | None:
         """The user's library (资料库, opened by the library docks) when it holds past bids, else None:
         its sections about each chapter's scoring item become outline candidates (历史标书)."""
+        from app.library.store import LibraryError
+
         library = self.drafting.library
-        return library if library is not None and library.counts()[0] > 0 else None
+        try:
+            return library if library is not None and library.counts()[0] > 0 else None
+        except LibraryError:  # an office library whose server just went away: the outline is made without it
+            return None
 
     async def generate_outline(self, mode: Mode = "free", guidance: str = "", *,
                                keep_texts: bool = False) -> OutlineOutcome:

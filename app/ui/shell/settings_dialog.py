@@ -1,4 +1,5 @@
-"""The model settings dialog (模型设置): provider presets, endpoint, key, limits, connection test.
+"""The settings dialog: 模型 (provider presets, endpoint, key, limits, connection test) and 资料库
+(the local library or the office's server, :mod:`app.ui.library.library_settings`).
 
 The key field is read from and written to :class:`~app.core.api_keys.ApiKeyStore` (the OS
 keyring); it never enters :class:`~app.core.settings_model.AppSettings`. Network checks
@@ -25,6 +26,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSizePolicy,
     QSpinBox,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -42,6 +44,7 @@ from app.core.settings_model import (
     url_password_account,
     url_passwords,
 )
+from app.ui.library.library_settings import LibrarySettingsTab
 from app.ui.run.connection_check import BackgroundCoroutine, ConnectionReport, make_endpoint_config
 from app.ui.run.connection_check import check_and_probe as run_check_connection
 from app.ui.run.connection_check import fetch_models as run_fetch_models
@@ -153,15 +156,27 @@ class SettingsDialog(QDialog):
 
         test_row = QHBoxLayout()
         test_row.addWidget(self.test_button)
-        test_row.addWidget(self.status_label, 1)
+        test_row.addStretch(1)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("保存")
         self.buttons.button(QDialogButtonBox.StandardButton.Cancel).setText("取消")
         self.local_panel = LocalModelsPanel(self)
+        model_page = QWidget()
+        page = QVBoxLayout(model_page)
+        page.setContentsMargins(0, 0, 0, 0)  # the tab adds its bar: the page and the dialog's top margin give it back
+        page.addLayout(form)
+        page.addLayout(test_row)
+        page.addWidget(self.status_label)  # a whole row: a long report wraps wide and never squeezes the fields
+        page.addWidget(self.local_panel)
+        self.library_tab = LibrarySettingsTab(self._settings.library, self)
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("settingsTabs")
+        self.tabs.setDocumentMode(True)  # no frame around the pages
+        self.tabs.addTab(model_page, "模型")
+        self.tabs.addTab(self.library_tab, "资料库")
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(test_row)
-        layout.addWidget(self.local_panel)
+        layout.setContentsMargins(11, 4, 11, 11)  # with the tab bar, the dialog still fits a 1366×768 screen
+        layout.addWidget(self.tabs)
         layout.addWidget(self.buttons)
 
         self.provider_combo.currentIndexChanged.connect(self._on_provider_changed)
@@ -174,6 +189,14 @@ class SettingsDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         self.local_panel.chosen.connect(self.use_local_server)
         self.local_panel.search()
+        self._keep_field_heights()
+
+    def _keep_field_heights(self) -> None:
+        """Fields never get less than their natural height: when the dialog is short of room (a long
+        report, a small screen) the list of local servers gives way instead."""
+        for w in (self.provider_combo, self.base_url_edit, self.key_edit, self.model_combo, self.temperature_spin,
+                  self.max_tokens_spin, self.context_spin, self.concurrency_spin, self.timeout_spin):
+            w.setMinimumHeight(w.sizeHint().height())
 
     @staticmethod
     def _spin(low: int, high: int, step: int) -> QSpinBox:
@@ -222,12 +245,24 @@ class SettingsDialog(QDialog):
         layout.activate()
         width = self.width()
         need = layout.totalHeightForWidth(width) if layout.hasHeightForWidth() else layout.totalSizeHint().height()
+        page = self.tabs.currentWidget()  # a tab page's wrapped lines are not in the tab widget's size hint
+        page_layout = page.layout() if page is not None else None
+        if page is not None and page_layout is not None and page_layout.hasHeightForWidth():
+            short = page_layout.totalHeightForWidth(page.width()) - page.height()  # at the page's real width
+            need = max(need, self.height() + short if short > 0 and self.isVisible() else need)
+        screen = self.screen()
+        if screen is not None:  # never taller than the screen: the list of local servers gives way
+            need = min(need, screen.availableGeometry().height() - (self.frameGeometry().height() - self.height()))
         if need > self.height():
             self.resize(width, need)
 
     def _reload_key(self) -> None:
         if not self._key_edited:
             self.key_edit.setText(self._store.get(self.current_model_settings().key_account()))
+
+    def show_tab(self, name: str) -> None:
+        """Show the tab ``name`` ("model" or "library")."""
+        self.tabs.setCurrentIndex(self.tabs.indexOf(self.library_tab) if name == "library" else 0)
 
     # ------------------------------------------------------------------ reading
     def current_model_settings(self) -> ModelSettings:
@@ -246,8 +281,9 @@ class SettingsDialog(QDialog):
         })
 
     def current_settings(self) -> AppSettings:
-        """All settings with the dialog's model settings applied."""
-        return self._settings.model_copy(update={"model": self.current_model_settings()})
+        """All settings with the dialog's model and library settings applied."""
+        return self._settings.model_copy(update={"model": self.current_model_settings(),
+                                                 "library": self.library_tab.current()})
 
     def current_api_key(self) -> str:
         """The key as currently entered (never stored anywhere but the keyring)."""
@@ -326,7 +362,10 @@ class SettingsDialog(QDialog):
             self.status_label.setText("已取消。")
             return
         if report.models:
-            self._fill_models(report.models, self.model_combo.currentText())
+            current = self.model_combo.currentText().strip()
+            if not current or (current not in report.models and len(report.models) == 1):
+                current = report.models[0]  # the field empty, or the server serves one model only: that one
+            self._fill_models(report.models, current)
         if report.profile is not None:
             self._take_profile(report.profile)
         self._show_status(report)
@@ -335,6 +374,7 @@ class SettingsDialog(QDialog):
     def _show_status(self, report: ConnectionReport) -> None:
         self.status_label.setStyleSheet("color: #1a7f37" if report.ok else "color: #c62828")
         self.status_label.setText(("✔ " if report.ok else "✘ ") + report.message_zh)
+        self._fit_height()
 
     def _take_profile(self, profile: dict[str, object]) -> None:
         """Keep what 测试连接 measured for this endpoint and apply it to the fields (still editable)."""
@@ -380,6 +420,13 @@ class SettingsDialog(QDialog):
         if model.base_url and not model.base_url.startswith(("http://", "https://")):
             self._show_status(ConnectionReport(False, "接口地址应以 http:// 或 https:// 开头。", kind="error"))
             return
+        library_problem = self.library_tab.validate()
+        if library_problem:
+            self.tabs.setCurrentWidget(self.library_tab)
+            self.library_tab.status_label.setStyleSheet("color: #c62828")
+            self.library_tab.status_label.setText("✘ " + library_problem)
+            return
+        self.library_tab.save_password()  # like the API key: the keyring, never the settings file
         password = self._pending_url_password()
         if password:  # like an API key: in the keyring (or this session), never in the settings or the field
             url_passwords().set(url_password_account(model.base_url), password)
@@ -394,6 +441,7 @@ class SettingsDialog(QDialog):
         self._settings = settings
         self._runner.shutdown()
         self.local_panel.shutdown()
+        self.library_tab.shutdown()
         self.settingsSaved.emit(settings)
         super().accept()
 
@@ -408,6 +456,7 @@ class SettingsDialog(QDialog):
         """Close without saving; a running check is cancelled."""
         self._runner.shutdown()
         self.local_panel.shutdown()
+        self.library_tab.shutdown()
         super().reject()
 
     @override
@@ -415,4 +464,5 @@ class SettingsDialog(QDialog):
         """Cancel a running check before the dialog goes away."""
         self._runner.shutdown()
         self.local_panel.shutdown()
+        self.library_tab.shutdown()
         super().closeEvent(event)

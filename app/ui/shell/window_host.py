@@ -46,3 +46,6 @@ class WindowHost(QMainWindow):
 
         def show_error(self, title: str, message: str, details: str) -> None:
             """A modal error in the window."""
+
+        def open_settings(self, tab: str = "") -> None:
+            """Open the settings dialog at ``tab`` ("library": 资料库)."""
