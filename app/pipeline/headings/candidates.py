@@ -52,7 +52,7 @@ _COMMON_LONGEST_FIRST = tuple(sorted(_COMMON, key=len, reverse=True))
 _NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 _DOMAIN_FALLBACK = ("property", "canteen", "cleaning", "security_guard", "landscaping", "delivery", "data_processing",
                     "software_dev", "construction_org", "driving", "office_support")
-#: The structure for an item nothing matched in a tender of one domain (its first fitting domain, in this order).
+#: The structure for an item nothing matched in a tender of one domain (the domain its words say most first).
 _FALLBACK_FOR_DOMAIN = (("works", "construction_org"), ("catering", "canteen"), ("facility", "property"),
                         ("it", "service_plan"), ("logistics", "delivery"), ("staffing", "personnel_management"),
                         ("goods", "technical_solution"))

@@ -23,7 +23,7 @@ from app.core.rules.outline import (
     title_problem,
 )
 
-__all__ = ["clean_title", "fold_below", "merge_uncle_copies", "repair_chapter", "repair_children", "repair_outline"]
+__all__ = ["clean_title", "fold_below", "fold_to_depth", "merge_uncle_copies", "repair_chapter", "repair_children", "repair_outline"]
 
 
 def _node_ok(node: OutlineNode, parent_key: str | None, seen: set[str], avoid: frozenset[str],
@@ -43,6 +43,14 @@ def fold_below(node: OutlineNode) -> OutlineNode:
     note = "下级要点：" + "、".join(titles)
     desc = f"{node.description}（{note}）" if node.description else note
     return node.model_copy(update={"children": [], "description": desc[:STORED.max_description_len]})
+
+
+def fold_to_depth(nodes: list[OutlineNode], levels: int) -> list[OutlineNode]:
+    """``nodes`` (a node's children) with nothing deeper than ``levels`` levels: what lies below is said in the
+    description of the node at the last level (:func:`fold_below`)."""
+    if levels <= 1:
+        return [fold_below(n) if n.children else n for n in nodes]
+    return [n.model_copy(update={"children": fold_to_depth(n.children, levels - 1)}) for n in nodes]
 
 
 def repair_children(children: list[OutlineNode], parent_title: str | None, level: int,

@@ -70,8 +70,7 @@ def subtree_issues(title: str, children: list[OutlineNode], levels: int, limits:
     the whole-outline rules. A heading that copies the ``project`` name is one too.
     """
     sub = limits.below(levels)
-    node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings,
-                          fold=True)
+    node = repair_chapter(OutlineNode(title=title, children=drop_fragments(children, limits.min_children)), sub, siblings)
     issues = [str(i).replace("/outline/0", "", 1) or "/" for i in check_outline([node], sub)]
     issues = [i for i in issues if not i.startswith("/title:")]  # the node's own title is code's, not the answer's
     issues += fragment_issues(node.children) + pattern_issues(node.children) + project_echo_issues(node.children, project)
