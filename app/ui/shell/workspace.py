@@ -47,6 +47,7 @@ class StageWorkspace(QObject):
         self._states: dict[str, QByteArray] = {}
         self._known: dict[str, set[str]] = {}  # names of the panels each saved layout knows
         self._held: dict[str, set[str]] = {}  # panels a stage holds back until their ``shown`` says yes
+        self._joined: list[Placement] = []  # held-back panels placed in this switch (sized once laid out)
         self._switching = False
         self._started = False
         self._shares_pending = False
@@ -181,6 +182,9 @@ class StageWorkspace(QObject):
             self._switching = False
         if layout is not None:
             layout.activate()
+        joined, self._joined = self._joined, []
+        if window.isVisible():
+            self.apply_shares(joined)
         self._tidy_tab_bars()
         if window.isVisible():
             window.resize(size)  # a stage never resizes the window
@@ -236,6 +240,7 @@ class StageWorkspace(QObject):
                     held.discard(name)  # shown by the user meanwhile, or what it waited for is there now
                     if placement.dock.isHidden():
                         self._place(placement, placed)
+                        self._joined.append(placement)
             self._retire_others(key)
 
     def _placed_docks(self) -> dict[str, QDockWidget]:
@@ -278,16 +283,22 @@ class StageWorkspace(QObject):
         else:
             self._shares_pending = True
 
-    def apply_shares(self) -> None:
-        """Size the stage's columns (and bottom row) to the shares their panels ask for."""
+    def apply_shares(self, only: list[Placement] | None = None) -> None:
+        """Size the stage's columns (and bottom row) to the shares their panels ask for (``only`` some)."""
         self._shares_pending = False
         window = self.window
         columns: list[QDockWidget] = []
         widths: list[int] = []
         rows: list[QDockWidget] = []
         heights: list[int] = []
-        for p in self.registry.in_stage(self.current):
-            if p.share <= 0 or p.tab_with or p.below or not p.dock.isVisible() or p.dock.isFloating():
+        splits: list[tuple[QDockWidget, QDockWidget, float]] = []
+        for p in self.registry.in_stage(self.current) if only is None else only:
+            if p.share <= 0 or p.tab_with or not p.dock.isVisible() or p.dock.isFloating():
+                continue
+            if p.below:
+                above = next((d for d in self.registry.docks() if d.objectName() == p.below), None)
+                if above is not None and above.isVisible() and not above.isFloating():
+                    splits.append((above, p.dock, p.share))
                 continue
             if p.area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea):
                 columns.append(p.dock)
@@ -299,6 +310,9 @@ class StageWorkspace(QObject):
             window.resizeDocks(columns, widths, Qt.Orientation.Horizontal)
         if rows:
             window.resizeDocks(rows, heights, Qt.Orientation.Vertical)
+        for above, below, share in splits:  # a panel under another takes its share of their height
+            total = above.height() + below.height()
+            window.resizeDocks([above, below], [total - int(total * share), int(total * share)], Qt.Orientation.Vertical)
 
     def window_shown(self) -> None:
         """The window is on screen: size a first-start layout built before it was, its front tabs on top."""
