@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QChildEvent, QEvent, QObject, QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QToolBar
 from typing_extensions import override
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 STATE_VERSION = 3
 #: The stage a first start shows.
 FIRST_STAGE = "analysis"
+_SHOW_TO_PARENT = QEvent.Type.ShowToParent
 
 
 class StageWorkspace(QObject):
@@ -89,7 +90,6 @@ class StageWorkspace(QObject):
             self.actions[stage.key] = action
         self.bar.currentChanged.connect(self._on_tab_changed)
         self._tidy_pending = False
-        window.installEventFilter(self)  # the dock tab bars Qt adds are watched (see _tidy_tab_bars)
 
     # ------------------------------------------------------------------ registry
     def register(self, placement: Placement) -> None:
@@ -394,21 +394,8 @@ class StageWorkspace(QObject):
 
     @override
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """A panel shown (from a menu or by code) while its stage is not on show brings its stage.
-
-        Also: every dock tab bar Qt adds to the window is watched, and a bar shown is checked.
-        """
-        kind = event.type()
-        if watched is self.window:
-            if kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
-                child = event.child()
-                if isinstance(child, QTabBar) and child is not self.bar:
-                    child.installEventFilter(self)
-            return False
-        if kind == QEvent.Type.Show and isinstance(watched, QTabBar):
-            self._tidy_soon()
-            return False
-        if (kind == QEvent.Type.ShowToParent and self._started and not self._switching
+        """A panel shown (from a menu or by code) while its stage is not on show brings its stage."""
+        if (event.type() == _SHOW_TO_PARENT and self._started and not self._switching
                 and isinstance(watched, QDockWidget)):
             stages = self.registry.stages_of(watched)
             if stages and self.current not in stages:
