@@ -332,15 +332,16 @@ class StageWorkspace(QObject):
         """
         window = self.window
         groups = set()
-        for dock in window.findChildren(QDockWidget):
+        direct = Qt.FindChildOption.FindDirectChildrenOnly  # docks and their tab bars are the window's own
+        for dock in window.findChildren(QDockWidget, options=direct):
             if dock.isHidden() or dock.isFloating():
                 continue
             mates = [m.windowTitle() for m in window.tabifiedDockWidgets(dock) if not m.isHidden()]
             if mates:
                 groups.add(frozenset([dock.windowTitle(), *mates]))
         inside = window.rect()
-        for bar in window.findChildren(QTabBar):
-            if bar is self.bar or bar.parent() is not window:
+        for bar in window.findChildren(QTabBar, options=direct):
+            if bar is self.bar:
                 continue
             if not inside.intersects(bar.geometry()):
                 continue  # parked outside the window by Qt: not drawn
