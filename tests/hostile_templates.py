@@ -27,7 +27,7 @@ EVIL_PICTURE = r"\\evil.example\share\logo.png"
 _REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 
 
-def _rewrite(path: Path, edit: dict[str, object]) -> Path:
+def rewrite_zip(path: Path, edit: dict[str, object]) -> Path:
     """Rewrite members of the zip at ``path``: ``edit[name]`` is new bytes or a function of the old bytes."""
     with zipfile.ZipFile(path) as zin:
         items = [(info, zin.read(info)) for info in zin.infolist()]
@@ -85,7 +85,7 @@ def identifying_template(path: Path) -> Path:
 
     with zipfile.ZipFile(path) as zf:
         header_name = next(n for n in zf.namelist() if re.fullmatch(r"word/header\d+\.xml", n))
-    return _rewrite(path, {header_name: header, "docProps/app.xml": app, "docProps/custom.xml": custom,
+    return rewrite_zip(path, {header_name: header, "docProps/app.xml": app, "docProps/custom.xml": custom,
                            "[Content_Types].xml": types, "_rels/.rels": root_rels})
 
 
@@ -131,7 +131,7 @@ def linking_template(path: Path, attached: str = EVIL_HTTP) -> Path:
             data = data.replace(b"<w:settings ", f'<w:settings xmlns:r="{_REL}" '.encode(), 1)
         return data
 
-    return _rewrite(path, {header_name: header, header_rels: hrels, "word/settings.xml": settings_ns,
+    return rewrite_zip(path, {header_name: header, header_rels: hrels, "word/settings.xml": settings_ns,
                            "word/_rels/settings.xml.rels": settings_rels})
 
 

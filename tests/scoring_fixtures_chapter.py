@@ -321,7 +321,68 @@ def numbered_parents_docx(path: Path) -> Expect:
                   kind="mixed", sub_points={"交货期承诺": [2, 3], "配送服务方案": [10, 10]})
 
 
+def three_levels_pdf(path: Path) -> Expect:
+    """Part, factor and sub-factor with points only in their names ("技术部分（60分）", "收运方案（15分）",
+    "隔离管控：5分"), some factors without sub-factors; the page without any sub-factor has one column
+    fewer, so its cells must be lined up by where they are, not by their index."""
+    c = composer()
+    c.heading("第四章 评标办法（综合评分法）")
+    c.text("评标办法前附表")
+    widths = [50, 50, 90, 70, 190]
+    crit = _criteria("方案")
+    draw_grid(c, widths, [
+        ["条款号", "类别", "评分因素", "评分子项", "评分标准"],
+        ["2.2.2（1）", "报价得分（30分）", ("投标报价", 2), "满足要求的最低报价为基准价，报价得分=基准价/报价×30。"],
+        ["2.2.2（2）", "技术部分（60分）", "收运方案（15分）", "隔离管控：5分", crit],
+        [None, None, None, "储存管理：5分", crit],
+        [None, None, None, "专用运输：5分", crit],
+        [None, None, "工艺方案（20分）", "工艺要求：10分", crit * 2],
+        [None, None, None, "污染防治：10分", crit * 2],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "", "", ("（接上页）方案仅做简单描述的得1分。", 2)],
+        [None, None, "合规与管理方案（10分）", (crit, 2)],
+        [None, None, "风险防控措施（15分）", (crit, 2)],
+        ["2.2.2（3）", "商务部分（10分）", "企业业绩（6分）", ("每个同类业绩得2分，最多得6分。", 2)],
+        [None, None, "服务承诺（4分）", ("承诺全面、可行的得4分。", 2)],
+    ])
+    c.save(path)
+    return Expect(rows=[("投标报价", 30, "价格"), ("收运方案", 15, "技术"), ("工艺方案", 20, "技术"),
+                        ("合规与管理方案", 10, "技术"), ("风险防控措施", 15, "技术"), ("企业业绩", 6, "商务"),
+                        ("服务承诺", 4, "商务")], sub_points={"收运方案": [5, 5, 5], "工艺方案": [10, 10]})
+
+
+def weighted_parts_docx(path: Path) -> Expect:
+    """Each part scored out of 100 and weighted into the total (资信 20%, 技术 50%, 商务 30%), the weights
+    in the part headings and the final formula; the 商务 part is only the bid-price formula in the text;
+    the 资信 rows are named only by their criteria; grade bands (优/良/一般) beside the points."""
+    d = _doc("第三章 评标办法", "四、详细评审标准", "（一）技术资信标评审", "1.资信分（100分），权重20%。")
+    _table(d, [["内容", "评分标准", "分值"],
+               ["资信分（100分），权重20%", "投标人统一得基本分80分", "80"],
+               ["", "投标人拟派项目负责人具有高级工程师证书得10分，中级得5分。", "10"],
+               ["", "投标人近三年具有同类项目业绩的，每个得5分，最多得10分。", "10"]],
+           merges=((0, 1, 3),))
+    d.add_paragraph("2.技术分（100分），权重50%。")
+    _table(d, [["内容", "评分标准", "分值", "优", "良", "一般"],
+               ["技术分（100分），权重50%", "总体实施方案：" + _criteria("总体实施方案"), "40", "[40-32)", "[32-24)", "[24-0]"],
+               ["", "运维保障方案：" + _criteria("运维保障方案"), "40", "[40-32)", "[32-24)", "[24-0]"],
+               ["", "培训方案：" + _criteria("培训方案"), "20", "[20-16)", "[16-12)", "[12-0]"],
+               ["合计", "", "100", "", "", ""]],
+           merges=((0, 1, 3),))
+    d.add_paragraph("（二）商务标评审（满分100分，权重30%）")
+    d.add_paragraph("评标基准价＝有效投标报价的算术平均值。投标报价等于评标基准价的，商务标得分100分。")
+    d.add_paragraph("（三）投标文件的综合得分（满分100分）")
+    d.add_paragraph("综合得分=资信分*20%+技术分*50%+商务分*30%。")
+    d.save(str(path))
+    return Expect(rows=[("投标人统一得基本分", 16, "商务"), ("投标人拟派项目负责人具有高级工程师证书", 2, "商务"),
+                        ("投标人近三年具有同类项目业绩的", 2, "商务"), ("总体实施方案", 20, "技术"),
+                        ("运维保障方案", 20, "技术"), ("培训方案", 10, "技术"), ("商务标", 30, "价格")], kind="mixed")
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "weighted_parts": ("weighted_parts.docx", weighted_parts_docx),
+    "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "numbered_parents": ("numbered_parents.docx", numbered_parents_docx),
     "described_names": ("described_names.pdf", described_names_pdf),
     "scored_by_type": ("scored_by_type.pdf", scored_by_type_pdf),

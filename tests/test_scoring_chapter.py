@@ -82,3 +82,21 @@ def test_a_summary_the_details_contradict_is_not_set_aside(tmp_path: Path) -> No
     result = parse_scoring(doc)
     assert not any(c.rejected.startswith("汇总表") for c in result.candidates)
     assert not result.confirmed
+
+
+def test_weighted_parts_are_worth_their_weight_and_keep_what_they_print(tmp_path: Path) -> None:
+    path, _ = build_any("weighted_parts", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert [t.weight for t in result.tables] == [20.0, 50.0, 30.0]
+    assert [r.raw_points for r in result.rows] == [80, 10, 10, 40, 40, 20, 100]
+    assert result.points_by_category() == {"商务": 20, "技术": 50, "价格": 30}
+    assert sum(1 for c in result.checks_passed if "按权重" in c) == 2
+    assert result.confirmed, result.doubt_zh
+
+
+def test_one_weighted_technical_table_stays_as_printed(tmp_path: Path) -> None:
+    """A single 100-point table weighted beside a price formula is the scale the writer sees."""
+    path, _ = build_any("form_block", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert all(t.weight is None for t in result.tables) and all(r.raw_points is None for r in result.rows)
+    assert result.total_points == 100

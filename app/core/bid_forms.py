@@ -186,6 +186,35 @@ class BidFormsState(BaseModel):
         return not (self.values or self.blank_values or self.done or self.not_applicable)
 
 
+ReviewKind = Literal["资格", "符合性"]
+CheckStatus = Literal["满足", "缺", "过期", "待确认"]
+
+
+class ReviewItem(BaseModel):
+    """One 资格要求 or one row of the tender's 资格性/符合性审查表, as the tender states it."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    kind: ReviewKind
+    text: str
+    page: int = 1
+
+
+class ItemCheck(BaseModel):
+    """A review item paired with its evidence in the bid, and whether it holds.
+
+    ``缺`` and ``过期`` block 提交前检查; ``待确认`` asks the user to look (code found a place but
+    cannot see the evidence itself, such as a screenshot still to attach).
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    item: ReviewItem
+    status: CheckStatus
+    evidence: str = Field(default="", description="证据：企业资料中的证书、投标文件中的格式或页码")
+    reason: str = ""
+
+
 def blank_key(form: TenderForm, blank: FormBlank) -> str:
     """The key a user's value for one blank is saved under: the form's key and the blank's ordinal."""
     return f"{form.key}#{form.blanks.index(blank) + 1}"

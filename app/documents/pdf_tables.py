@@ -184,6 +184,8 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
                 page=number,
                 rows=rows,
                 bbox=(bx0, by0, bx1, by1),
+                col_x=grid.edges,
+                spans=grid.spans(grid.edges),
                 caption=caption,
                 starts_page=not above,
                 ends_page=not below and len(tb.rows) <= MAX_ROWS_PER_TABLE,

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.documents.errors import vanished_message
 from app.library.store import LibraryStore
 
 KINDS = ("company", "certificate", "staff", "reference", "equipment", "finance")
@@ -91,6 +90,8 @@ class FactsImport:
 
     facts: list[Fact] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    #: What was not read (a sheet past the row limit, sheets past the sheet limit), in Chinese.
+    notes: list[str] = field(default_factory=list)
 
 
 def fact_identity(kind: str, data: dict[str, str]) -> str:
@@ -157,30 +158,25 @@ def facts_from_rows(rows: Iterable[Sequence[Any]], source: str) -> tuple[str, li
 
 
 def read_facts_xlsx(path: Path) -> FactsImport:
-    """Every recognised sheet of an .xlsx; raises ValueError with a Chinese message for a bad file."""
-    from openpyxl import load_workbook
+    """Every recognised sheet of an .xlsx, at most :data:`~app.library.xlsx_rows.MAX_SHEET_ROWS` rows a sheet
+    (read as a stream; ``notes`` say what was left out); raises ValueError with a Chinese message for a bad file."""
+    from app.library.xlsx_rows import read_sheets
 
-    try:
-        wb = load_workbook(str(path), read_only=True, data_only=True)
-    except Exception as exc:
-        if not path.exists():
-            raise ValueError(vanished_message(path)) from exc
-        raise ValueError(f"无法打开 Excel 文件“{path.name}”：文件已损坏或不是 .xlsx") from exc
-    out = FactsImport()
-    try:
-        for ws in wb.worksheets:
-            rows = list(ws.iter_rows(values_only=True))
-            got = facts_from_rows(rows, f"{path.name} › {ws.title}")
-            if got is None:
-                company = company_from_pairs(rows, f"{path.name} › {ws.title}")
-                if company is None:
-                    out.skipped.append(ws.title)
-                else:
-                    out.facts.append(company)
-            else:
-                out.facts.extend(got[1])
-    finally:
-        wb.close()
+    sheets, notes = read_sheets(path)
+    out = FactsImport(notes=list(notes))
+    for sheet in sheets:
+        source = f"{path.name} › {sheet.title}"
+        got = facts_from_rows(sheet.rows, source)
+        if got is None:
+            company = company_from_pairs(sheet.rows, source)
+            if company is None:
+                out.skipped.append(sheet.title)
+                continue
+            out.facts.append(company)
+        else:
+            out.facts.extend(got[1])
+        if sheet.cut:
+            out.notes.append(sheet.cut_note_zh())
     return out
 
 

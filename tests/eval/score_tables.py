@@ -155,6 +155,24 @@ def _shared(a: str, b: str) -> int:
     return best
 
 
+def _in_order(key: str, other: str, gap: int = 1) -> bool:
+    """Every character of ``key`` in ``other`` in order, at most ``gap`` characters between two
+    ("类似业绩" in "与本项目类似的业绩")."""
+    start = other.find(key[:1])
+    while start >= 0:
+        pos, ok = start, True
+        for ch in key[1:]:
+            nxt = other.find(ch, pos + 1, pos + 2 + gap)
+            if nxt < 0:
+                ok = False
+                break
+            pos = nxt
+        if ok:
+            return True
+        start = other.find(key[:1], start + 1)
+    return False
+
+
 def _same_name(key: str, other: str, how: str, points_agree: bool) -> bool:
     if how == "exact":
         return other == key
@@ -164,7 +182,8 @@ def _same_name(key: str, other: str, how: str, points_agree: bool) -> bool:
         return other in key or key in other
     # a label's paraphrase of a name the document never prints ("退换货承诺及不良后果处理措施" for
     # "出现产品质量问题退换货承诺、意外事件…"): a run of 4+ shared characters and the same points
-    return points_agree and _shared(key, other) >= max(4, 0.3 * min(len(key), len(other)))
+    return points_agree and (_shared(key, other) >= max(4, 0.3 * min(len(key), len(other)))
+                             or (len(key) >= 4 and _in_order(key, other)))
 
 
 def match_units(units: list[Unit], found: list[tuple[str, float, str, str]]) -> None:

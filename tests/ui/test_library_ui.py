@@ -167,7 +167,9 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     lib.dock.toggleViewAction().trigger()
     lib.tabs.setCurrentIndex(1)
     facts = lib.facts
-    assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
+    with qtbot.waitSignal(facts.imported, timeout=20_000) as got:
+        assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx"))
+    assert got.args == [5]
     assert "未识别的工作表：说明" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
     status = next(c for c in range(facts.table.columnCount()) if facts.table.horizontalHeaderItem(c).text() == "状态")
@@ -180,6 +182,55 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
     assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
     assert "设备：1 条" in facts.status.text()
+
+
+def _many_rows(path: Path, rows: int) -> Path:
+    """A 人员 sheet of ``rows`` rows, written as a stream, with no <dimension> (openpyxl's write-only mode
+    writes none: its read-only mode then parsed the whole sheet to find one)."""
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("人员")
+    sheet.append(["姓名", "拟任岗位", "证书", "工作年限"])
+    for i in range(rows):
+        sheet.append([f"员工{i:06d}", "保洁员", "健康证", i % 30])
+    book.save(str(path))
+    return path
+
+
+async def test_a_huge_facts_workbook_is_read_in_a_worker_and_cut_with_a_message(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    """Issue 37 §3.5: 企业资料 from an .xlsx with far more rows than a company has — clicking 从 Excel 导入…
+    reads it in a worker (the window keeps handling events), takes the first 5,000 rows of the sheet
+    and says in Chinese that the rest was left out."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.library.xlsx_rows import MAX_SHEET_ROWS
+
+    big = _many_rows(tmp_path / "人员花名册.xlsx", 30_000)
+    lib = window.library
+    lib.dock.toggleViewAction().trigger()
+    lib.tabs.setCurrentIndex(1)
+    facts = lib.facts
+    qtbot.mouseClick(facts.import_button, Qt.MouseButton.LeftButton)
+    chooser = window.findChild(QFileDialog, "factsImportDialog")
+    await wait_for(lambda: chooser is not None and chooser.isVisible())
+    assert chooser is not None
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    with qtbot.waitSignal(facts.imported, timeout=60_000) as got:
+        chooser.selectFile(str(big))
+        chooser.accept()
+        assert facts.importing and not facts.import_button.isEnabled() and "正在读取" in facts.status.text()
+    timer.stop()
+    assert got.args == [MAX_SHEET_ROWS - 1]  # the header is one of the rows read
+    assert len(ticks) >= 3, ticks  # the GUI thread ran while the workbook was read
+    text = facts.status.text()
+    assert "只读取了前 5,000 行" in text and "人员" in text and "其余未导入" in text, text
+    assert facts.kind == "staff" and facts.table.rowCount() == MAX_SHEET_ROWS - 1
 
 
 async def test_outline_run_takes_past_bids_only_when_the_library_has_some(

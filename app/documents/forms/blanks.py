@@ -179,8 +179,8 @@ def table_blanks(rows: list[list[str | None]]) -> list[FormBlank]:
             if cell is None:
                 continue
             text = cell.strip()
-            if text and not text.endswith(("：", ":")):
-                continue
+            if text and (not text.endswith(("：", ":")) or "\n" in text):
+                continue  # a cell with words (or several labelled lines) is not one blank
             column = next((normalize_hint(rows[k][c] or "") for k in range(r) if c < len(rows[k]) and (rows[k][c] or "").strip()), "")
             left = next((normalize_hint(row[k] or "") for k in range(c - 1, -1, -1) if (row[k] or "").strip()), "")
             if text:

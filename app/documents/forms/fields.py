@@ -134,7 +134,7 @@ def is_instruction(hint: str) -> bool:
 
 def field_label(field: str, hint: str = "") -> str:
     """What the user sees for a blank: the tender's own words when short, else the field's name."""
-    h = normalize_hint(hint)
-    if h and len(h) <= 14 and not is_instruction(h):
+    h = re.sub(r"^(?:\d{1,3}[.、．]|[（(]\d{1,3}[)）])", "", normalize_hint(hint))
+    if h and len(h) <= 14 and not is_instruction(h) and re.search(r"[\u4e00-\u9fff]", h):
         return h
     return FIELD_LABELS.get(field, h[:14] or "待填写")

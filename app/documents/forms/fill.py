@@ -99,6 +99,25 @@ def price_value(state: BidFormsState) -> Decimal | None:
     return parse_amount(state.values.get("price", ""))
 
 
+#: Forms whose price blanks take the bid price the user typed (elsewhere 金额 is another amount).
+PRICE_FORMS = frozenset({"bid_letter", "price_summary"})
+_UNITS = ("万元", "元", "人", "%", "％", "天", "年", "个月", "月")
+
+
+def _names_the_bid_price(blank: FormBlank) -> bool:
+    """A blank whose own words say it is the bid's price (投标报价, 投标总价, 报价), not any 金额."""
+    return bool(re.search(r"投标报价|投标总价|总报价|响应报价|磋商报价|报价总", blank.label))
+
+
+def _fit_unit(value: str, after: str) -> str:
+    """A value without the unit the form prints right after the blank (4860万元 before 万元 → 4860)."""
+    v = value.strip()
+    for unit in _UNITS:
+        if after.startswith(unit) and v.endswith(unit) and len(v) > len(unit):
+            return v[: -len(unit)].strip()
+    return v
+
+
 def _after(item: FormParagraph, blank: FormBlank) -> str:
     return _SPACES.sub("", item.text[blank.end:blank.end + 6])
 
@@ -125,6 +144,8 @@ def _paragraph_value(form: TenderForm, blank: FormBlank, inp: FillInput) -> Fill
         return FilledBlank(source="none", note="签字盖章处")
     item = form.items[blank.item] if 0 <= blank.item < len(form.items) else None
     after = _after(item, blank) if isinstance(item, FormParagraph) else ""
+    if fld in ("price", "price_words") and form.kind not in PRICE_FORMS and not _names_the_bid_price(blank):
+        return FilledBlank(note="金额由用户填写（报价只填入投标函和报价表）")
     if fld in ("price", "price_words"):
         price = price_value(state)
         if price is None:
@@ -139,8 +160,7 @@ def _paragraph_value(form: TenderForm, blank: FormBlank, inp: FillInput) -> Fill
         day = bid_date(state)
         if day is None:
             return FilledBlank(note="投标日期请在“报价与日期”中填写")
-        text = f"{day.year}年{day.month}月{day.day}日" if blank.kind == "date" else day.isoformat()
-        return FilledBlank(value=text, source="user", source_label="投标日期（用户填写）")
+        return FilledBlank(value=f"{day.year}年{day.month}月{day.day}日", source="user", source_label="投标日期（用户填写）")
     typed = state.values.get(fld, "").strip() if fld else ""
     if typed:
         return FilledBlank(value=typed, source="user", source_label=f"{FIELD_LABELS.get(fld, fld)}（用户填写）")
@@ -151,7 +171,8 @@ def _paragraph_value(form: TenderForm, blank: FormBlank, inp: FillInput) -> Fill
     if fld in TENDER_FIELDS and fld in inp.tender:
         return inp.tender[fld].model_copy()
     if fld in inp.company:
-        return inp.company[fld].model_copy()
+        known = inp.company[fld]
+        return known.model_copy(update={"value": _fit_unit(known.value, after)})
     if fld in USER_ONLY_FIELDS:
         return FilledBlank(note="需要用户填写")
     return FilledBlank(note="企业资料和招标文件中都没有" if fld else "看不出要填什么")

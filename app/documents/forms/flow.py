@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+from app.core.word_runs import W as _W
+from app.core.word_runs import paragraph_runs, run_text
 
 
 @dataclass
@@ -54,38 +55,6 @@ class FlowTable:
 
 
 FlowItem = FlowParagraph | FlowTable
-
-
-def run_text(run: Any) -> str:
-    """The text a ``<w:r>`` shows: ``w:t`` text, tabs as ``\\t``, line breaks as ``\\n``.
-
-    The export walks runs with the same function, so character offsets agree.
-    """
-    out = []
-    for child in run:
-        tag = child.tag
-        if tag == f"{_W}t":
-            out.append(child.text or "")
-        elif tag == f"{_W}tab":
-            out.append("\t")
-        elif tag in (f"{_W}br", f"{_W}cr"):
-            if child.get(f"{_W}type") not in ("page", "column"):
-                out.append("\n")
-        elif tag == f"{_W}noBreakHyphen":
-            out.append("-")
-    return "".join(out)
-
-
-def paragraph_runs(p: Any) -> list[Any]:
-    """The ``<w:r>`` elements of a paragraph in order (inside hyperlinks, smart tags and insertions too)."""
-    runs = []
-    for child in p:
-        tag = child.tag
-        if tag == f"{_W}r":
-            runs.append(child)
-        elif tag in (f"{_W}hyperlink", f"{_W}smartTag", f"{_W}ins", f"{_W}fldSimple", f"{_W}customXml"):
-            runs.extend(paragraph_runs(child))
-    return runs
 
 
 def _underlined(run: Any) -> bool:

@@ -86,7 +86,7 @@ def _text_right_edge(doc: TenderDocument) -> float:
     return edges[len(edges) // 2] if edges else 0.0
 
 
-_STARTS_ITEM = re.compile(r"^\s*(?:[（(]?[一二三四五六七八九十\d]{1,3}[)）、.．:：]|[①-⑳]|第[一二三四五六七八九十\d]+|注[：:]|附件|格式)")
+_STARTS_ITEM = re.compile(r"^\s*(?:[（(]?[一二三四五六七八九十\d]{1,3}[)）、.．:：]|[①-⑳]|第[一二三四五六七八九十\d]+|注[：:]|附[件：:]|格式)")
 
 
 def _closer_page(items: list[FlowItem], closer: ChapterPages, number: int, source: int, left: float,
@@ -126,7 +126,7 @@ def _flush(items: list[FlowItem], lines: list[Line], page: int, right: float = 0
         current.append(text)
         nxt = lines[k + 1][0] if k + 1 < len(lines) else ""
         wraps = (right > 0 and edge >= right - 14 and len(text.strip()) >= 12 and not (under and under[-1][1] >= len(text) - 1)
-                 and not text.rstrip().endswith(("。", "！", "？", "；", "：", ":", "!", "?")))
+                 and not text.rstrip().endswith(("。", "！", "？", "；", "：", ":", "!", "?", "_", "＿")))
         if centred or not (wraps and nxt and not _STARTS_ITEM.match(nxt)):
             top = not items or items[-1].page != page
             items.append(FlowParagraph(len(items), "".join(current), page, first_source, list(spans),

@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Table, TenderDocument
+from app.documents.scoring.align import aligned_rows, run_edges
 from app.documents.scoring.cells import (
+    TOTAL_ROW,
     is_empty,
     is_group_label,
     is_part_number,
@@ -152,6 +154,12 @@ def _lent_points(body: list[GridRow]) -> set[int]:
     return out
 
 
+def _total_row(cells: Cells) -> bool:
+    """A 合计/总分 row: its numbers are the table's total, not a row's."""
+    first = next((c for c in cells if c is not None and not is_empty(c)), "")
+    return bool(TOTAL_ROW.match(compact(first)))
+
+
 def _heading_row(cells: Cells, number: int | None) -> bool:
     """A label spanning the table ("技术部分（70分）"), or a numbered part without points ("（一） | 商务部分")."""
     if _distinct_filled(cells) == 1 and label_text(cells) is not None:
@@ -233,7 +241,8 @@ def failed_candidate(run: list[Table], exc: BaseException) -> ScoringTable:
 
 def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]:
     out: list[ScoringTable] = []
-    grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
+    edges = run_edges(run)
+    grid = [GridRow(cells=r, page=t.page, table_id=t.id) for t in run for r in aligned_rows(t, edges)][:MAX_RUN_ROWS]
     for seg in _segments(grid):
         rows = [g.cells for g in seg]
         k = _lead_labels(rows)
@@ -253,7 +262,8 @@ def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]
 
 def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
                header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
-    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2 and not header_like(g.cells)]
+    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2 and not header_like(g.cells)
+                 and not _total_row(g.cells)]
     cols = infer_columns(stat_rows, names, hints, header_rows, header_total, label_points=bool(_lent_points(block)))
     if cols is None:
         return None

@@ -102,7 +102,7 @@ def assign_categories(tables: list[ScoringTable], *, technical_by_weight: bool =
         table.category = cat
         whole = technical_by_weight and len(tables) == 1 and cat is None
         for row in table.rows:
-            if row.category_source in ("user", "model"):
+            if row.category_source in ("user", "model", "section"):  # decided by a person, a model or the text
                 continue
             row.category, row.category_source = _row_category(row, cat, grouped, whole, remaining)
 

@@ -40,8 +40,8 @@ _PLACEHOLDER = re.compile(r"^(?:项目|指标|评分项|评审项|因素|内容|
 _PRICE = re.compile(r"价格|报价|投标总价|评标价|商务报价")
 _COMMERCIAL = re.compile(
     r"业绩|经验|履约|合同|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
-    r"|交货期|供货期|交付期|质保期|保修期|付款"
 )
+_TERMS = re.compile(r"交货期|供货期|交付期|质保期|保修期|付款")  # commercial terms of the contract
 _PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织")
 _BID_RESPONSE = re.compile(r"响应程度|响应度|响应性|完整性")  # how completely the bid answers the tender
 _CRITERIA_COMMERCIAL = re.compile(r"获奖|奖项|荣誉|表彰")
@@ -159,7 +159,7 @@ def default_category(name: str, criteria: str = "") -> tuple[ScoreCategory, Cate
         return ScoreCategory.PRICE, "factor_name"
     if _COMMERCIAL.search(t) and not _PLAN.search(t):
         return ScoreCategory.COMMERCIAL, "guess"
-    if _BID_RESPONSE.search(t) and not _PLAN.search(t) and "技术" not in t:
+    if (_BID_RESPONSE.search(t) or _TERMS.search(t)) and not _PLAN.search(t) and "技术" not in t:
         return ScoreCategory.COMMERCIAL, "guess"
     if not _PLAN.search(t) and _CRITERIA_COMMERCIAL.search(compact(criteria)[:200]):
         return ScoreCategory.COMMERCIAL, "guess"

@@ -81,6 +81,16 @@ def _is_header_repeat(cells: Cells, cols: Columns) -> bool:
     return bool(cols.header) and [compact(c or "") for c in cells][: len(cols.header)] == cols.header[: len(cells)]
 
 
+def _group_ends(grid: list[GridRow], index: int, cols: Columns) -> bool:
+    """The row after ``index`` starts another group (or there is none): the group has one row."""
+    for g in grid[index + 1 :]:
+        if all(is_empty(c) for c in g.cells):
+            continue
+        value = _cell(g.cells, cols.group)
+        return (value is not None and not is_empty(value)) or label_text(g.cells) is not None
+    return True
+
+
 def _under(number: str | None, parent: ScoringRow) -> bool:
     """A row belongs under an open heading row: no number of its own (merged) or the heading's number
     extended ("3.1" under "3")."""
@@ -103,7 +113,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     group_cell: str | None = None
     prev_table: str | None = None
     parent: ScoringRow | None = None  # a numbered heading row ("2、售后服务响应情况：") over point rows
-    for g in grid:
+    for index, g in enumerate(grid):
         cells = g.cells
         new_fragment = prev_table is not None and g.table_id != prev_table
         prev_table = g.table_id
@@ -144,8 +154,11 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             if cols.names_in_criteria:
                 factor = criteria_cell
         if cols.names_in_criteria and factor is not None:
-            # the name leads the criteria ("技术指标和配置：①…"); a part's only row without one is the part
-            factor = lead_name(factor) or (clean_cell_text(group_value, keep_breaks=False) if group_value else "")
+            # the name leads the criteria ("技术指标和配置：①…"); a part's only row without one is the
+            # part ("投标价格"); else the row is named by its first clause ("投标人统一得基本分85 分")
+            alone = bool(group_value) and not is_empty(group_value) and _group_ends(grid, index, cols)
+            factor = lead_name(factor) or (clean_cell_text(group_value or "", keep_breaks=False) if alone
+                                           else item_name(factor))
         if factor is None and cols.factor > 0 and cols.number != cols.factor - 1:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor
@@ -178,6 +191,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 out.subtotals[group] = pts
         criteria = clean_cell_text(criteria_cell or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
+        if points is None and sub and cols.names_carry_points and (in_sub := name_points(sub)) is not None:
+            sub, points = strip_points(sub).rstrip("：:"), in_sub  # "单独隔离管控：5分" under "收运与储存方案（15 分）"
         if points is None and not sub and cols.points is not None:
             named = _cell(cells, cols.points) or ""
             if (in_name := name_points(named)) is not None:  # "企业综合实力（4分）" where the points belong

@@ -25,6 +25,7 @@ NAME_TAIL = 4  # characters of a name a page break may carry over to the next pa
 DESCRIBED = 20  # characters: a name cell longer than this is a name and a description
 _TAG = re.compile(r"^(?:[【\[]([^】\]]{1,6})[】\]])+")
 _CLAUSE = re.compile(r"[，,。；;：:（(]")
+_SCORE_CLAUSE = re.compile(r"(?:的)?得\s*\d")
 MAX_ITEM_NAME = 30
 
 
@@ -137,6 +138,7 @@ def item_name(text: str) -> str:
     if lead:
         return lead
     first = _CLAUSE.split(t, maxsplit=1)[0].strip()
+    first = _SCORE_CLAUSE.split(first, maxsplit=1)[0].strip() or first  # "…证书得3 分" -> "…证书"
     return first[:MAX_ITEM_NAME]
 
 

@@ -38,6 +38,7 @@ from app.documents.scoring.paragraphs import paragraph_scheme
 from app.documents.scoring.prose import part_statements, price_label, stated_parts
 from app.documents.scoring.reconcile import reconcile_summaries
 from app.documents.scoring.select import SURE_MARGIN, choose, rank
+from app.documents.scoring.weights import weigh_parts
 from app.documents.text_patterns import compact
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -77,7 +78,7 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
 
 
 def _parse_scoring(doc: TenderDocument) -> ScoringResult:
-    candidates = candidates_from_tables(doc)
+    candidates = weigh_parts(doc, candidates_from_tables(doc))
     for c in candidates:
         if c.rejected.startswith("解析出错"):
             continue

@@ -315,6 +315,7 @@ class LibraryHost:
         """Stop a running import and close the database (the window is closing)."""
         self._unsubscribe()
         self.panel.shutdown()
+        self.facts.shutdown()
         self._close_store()
 
 

@@ -94,6 +94,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.library.attach import attach_library
 
         self.library = attach_library(self)  # 资料库, 历史标书, 查重
+        from app.ui.forms.dock import attach_forms
+
+        self.forms = attach_forms(self)  # 投标文件组成 dock, 文件 → 导出商务标…
         self._connect(log_handler)
         self._restore_layout()  # the window's place, the stage on show and each stage's layout
         self.set_model_configured(model_configured)
