@@ -401,4 +401,6 @@ class StageWorkspace(QObject):
             stages = self.registry.stages_of(watched)
             if stages and self.current not in stages:
                 self.switch(stages[0])
+                if watched.isHidden():  # closed in its own stage's layout: shown, as asked
+                    watched.show()
         return False
