@@ -55,6 +55,7 @@ class FormsPanel(QWidget):
         self.summary = QLabel("打开招标文件后，这里列出招标文件“投标文件格式”章节规定的各份格式。")
         self.summary.setObjectName("formsSummary")
         self.summary.setWordWrap(True)
+        self.summary.setStyleSheet("color:#34495e;")
         self.price = PricePanel()
         self.model = FormsChecklistModel(board, self)
         self.table = QTableView()
@@ -79,7 +80,7 @@ class FormsPanel(QWidget):
             buttons.addWidget(b)
         buttons.addStretch(1)
         buttons.addWidget(self.export_button)
-        split = QSplitter(Qt.Orientation.Horizontal)
+        split = QSplitter(Qt.Orientation.Vertical)  # the column is narrow in the 审查 stage: list over form
         split.addWidget(self.table)
         split.addWidget(self.view)
         split.setStretchFactor(0, 2)
