@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 from app.core.analysis import Analysis, ScoringCategory, ScoringGroup, SecondReading, renumber_groups
 from app.core.tender_titles import display_title
 from app.pipeline.analysis.reading_check import check_reading, fmt, name_core
-from app.pipeline.analysis.second_reader import ModelReading, read_scoring_pages
 
 if TYPE_CHECKING:
     from app.documents.locate import Section
     from app.documents.model import TenderDocument
     from app.documents.scoring.model import ScoringResult
     from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.second_reader import ModelReading
     from app.pipeline.outline.budget import RunMeter
 
 ZH_OF: dict[str, str] = {"technical": "技术", "business": "商务", "price": "价格", "other": "其他"}
@@ -191,6 +191,9 @@ async def confirm_by_second_reading(client: LLMClient, doc: TenderDocument, scor
     """Have the model read the scoring pages on its own and settle the analysis with what it read."""
     if not doc.has_readable_text:
         return analysis
+    # the model layer (the openai client) is loaded with its first use, not when the window starts
+    from app.pipeline.analysis.second_reader import read_scoring_pages
+
     reading = await read_scoring_pages(client, doc, scoring, section, meter)
     if not reading.rows:
         return settle(analysis, None, reading.note)

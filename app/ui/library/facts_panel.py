@@ -41,7 +41,7 @@ from app.library.facts import (
 )
 from app.library.store import FactConflict, LibraryError, LibraryStore
 from app.ui.library.background import guarded
-from app.ui.run.connection_check import BackgroundCoroutine
+from app.ui.run.background import BackgroundCoroutine
 from app.ui.widgets.file_dialogs import remember_folder, start_folder
 
 _HEADERS = {kind: [aliases[0] for aliases in fields.values()] for kind, fields in COLUMNS.items()}
