@@ -380,7 +380,32 @@ def weighted_parts_docx(path: Path) -> Expect:
                         ("运维保障方案", 20, "技术"), ("培训方案", 10, "技术"), ("商务标", 30, "价格")], kind="mixed")
 
 
+def long_paragraph_items_pdf(path: Path) -> Expect:
+    """A scheme in paragraphs: parts "1、…（共20分）" over items "（1）…（3-10分）" whose names run over
+    lines and a page break (with its page number), the price part only a formula, the total at the end."""
+    c = composer()
+    c.heading("第六部分 养护项目招标评标办法")
+    c.text("三、“综合评分法”评标细则")
+    c.text("1、商务标部分评分（共20分）")
+    c.text("（1）首先确定评标基准价：满足招标文件要求且投标价格最低的投标报价为评标基准价，其报价分为满分20分。")
+    c.text("（2）其他投标报价得分=评标基准价/投标报价×20%×100。")
+    c.text("2、技术标部分评分（共80分）")
+    names = ["保证达到道路、桥梁、各类附属设施等养护要求及质量标准的技术措施、组织措施和信息化措施等",
+             "相关设施巡视检查、掌握设施动态情况及时解决病害问题的组织安排等",
+             "为满足本项目需求，拟投入的机械设备配置及劳动力安排等"]
+    for k, (name, low, high) in enumerate(zip(names, (3, 3, 5), (30, 25, 20), strict=True), start=1):
+        c.text(f"（{k}）{name}（{low}-{high}分）评审内容：投标人提供的相关方案。评审标准：" + _criteria("方案") * 6)
+        if k == 1:
+            c.space_to(700)
+    c.text("（4）其他（0~5分）在本区范围内有作业场地并提供证明的得5分；没有的不得分。")
+    c.text("累计最高得分100分。")
+    c.save(path)
+    return Expect(kind="paragraphs", rows=[("商务标部分评分", 20, "价格"), (names[0], 30, "技术"), (names[1], 25, "技术"),
+                                           (names[2], 20, "技术"), ("其他", 5, "技术")])
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
     "weighted_parts": ("weighted_parts.docx", weighted_parts_docx),
     "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "numbered_parents": ("numbered_parents.docx", numbered_parents_docx),

@@ -267,7 +267,6 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
         window: MainWindow, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from docx import Document
 
-    from app.ui.library import check_panel
     from tests.test_library_typos import _planted, _text
 
     lib = window.library
@@ -280,21 +279,31 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
     c = window.controller
     c.outline.replace([OutlineNode(title="实施方案", content=_text(0, [])),
                        OutlineNode(title="运维服务", content="\n".join(_planted()))])
-    monkeypatch.setattr(check_panel.QFileDialog, "getOpenFileName", lambda *a, **k: (str(other_path), ""))
     lib.check_dock.show()
+
+    async def compare_with(path: Path) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+        await wait_for(lambda: any(d.isVisible() for d in lib.checks.findChildren(QFileDialog)))
+        chooser = next(d for d in lib.checks.findChildren(QFileDialog) if d.isVisible())
+        chooser.selectFile(str(path))
+        chooser.accept()
+        await wait_for(lambda: "对比" in lib.checks.summary.text() and not chooser.isVisible())
 
     def slips() -> list[str]:
         table = lib.checks.table
         return sorted(table.item(r, 1).text() for r in range(table.rowCount()) if table.item(r, 0).text() == "相同的错别字")
 
-    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    await compare_with(other_path)
     assert len(slips()) == 3
     tender = Document()
     tender.add_paragraph("服务要求：投标人须每日巡捡机房并做好记录。")
     tender_path = tmp_path / "tender.docx"
     tender.save(str(tender_path))
     await c.open_tender(tender_path)  # the tender writes one of them: the bidders copied it from there
-    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    lib.checks.summary.setText("")
+    await compare_with(other_path)
     assert len(slips()) == 2 and not any("捡" in s for s in slips())
 
 
