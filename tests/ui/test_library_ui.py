@@ -366,3 +366,36 @@ async def test_another_project_leaves_nothing_of_the_old_one_in_the_library_dock
     assert lib.past.list.count() == 0 and lib.past.review.text() == ""  # the old heading's candidates are gone
     assert lib.checks.table.rowCount() == 0 and lib.checks.summary.text() == "尚未查重"
     assert lib.panel.bids.rowCount() == 2  # the library itself stays
+
+
+async def test_compare_finds_a_sentence_copied_with_three_characters_changed(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from docx import Document
+    from PySide6.QtWidgets import QFileDialog
+
+    mine = ("我方针对本项目组建了专业的运维服务团队，由项目经理统一负责，每月组织一次全面巡检并形成书面报告，"
+            "对发现的问题在二十四小时内完成整改并报采购人复核确认后存档备查。")
+    theirs = mine.replace("每月", "每周").replace("报告", "记录")  # 80 characters, 3 of them changed
+    assert len(mine) >= 80 and sum(a != b for a, b in zip(mine, theirs, strict=True)) == 3
+    other = Document()
+    other.add_heading("运维服务方案", level=1)
+    other.add_paragraph("本项目的服务范围包括机房巡检、设备维护和故障处理。" + theirs)
+    other_path = tmp_path / "另一投标人.docx"
+    other.save(str(other_path))
+    c = window.controller
+    c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="运维团队", content=mine)])])
+    c.outline.renumber()
+    lib = window.library
+    lib.check_dock.show()
+    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)  # 与其他投标文件对比…
+    await wait_for(lambda: any(d.isVisible() for d in lib.checks.findChildren(QFileDialog)))
+    chooser = next(d for d in lib.checks.findChildren(QFileDialog) if d.isVisible())
+    chooser.selectFile(str(other_path))
+    chooser.accept()
+    table = lib.checks.table
+    await wait_for(lambda: "对比" in lib.checks.summary.text())
+    rows = [[table.item(r, k).text() for k in range(5)] for r in range(table.rowCount())]
+    near = [r for r in rows if r[0] == "与对比文件几乎相同的句子"]
+    assert len(near) == 1 and near[0][1].startswith("我方针对本项目组建了专业的运维服务团队")
+    assert "相似度" in near[0][4] and "每周" in near[0][4]  # what the other file says
+    assert near[0][2].endswith("运维团队")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
-from app.documents.scoring.absence import absence_reason
+from app.documents.scoring.absence import LOWEST_REJECT, absence_reason
 from app.documents.scoring.calibrate import calibrate
 from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
@@ -92,7 +92,7 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
     while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \
             and abs(sum(t.points_sum for t in choice.tables) - 100) > 0.01:
         for t in choice.tables:  # a lowest-price method has no points: an unlabelled look-alike is not its table
-            t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分、合计也不是 100 分，不作为评分表"
+            t.rejected = LOWEST_REJECT
         choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     lots = find_lots(doc, [c for c in candidates if not c.rejected], tables) if choice is not None else []

@@ -17,6 +17,9 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # the tender's response forms (issue 39)
+    "forms not read: %s": "未能读取投标文件格式：%s",
+    "forms export failed: %s": "导出商务标失败：%s",
     # OCR (issue 31)
     "OCR unavailable: %s": "文字识别不可用：%s",
     "damaged OCR cache entry ignored: %s": "文字识别缓存已损坏，已忽略：%s",
