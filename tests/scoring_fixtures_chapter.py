@@ -22,19 +22,25 @@ FONT = "china-s"
 Cell = str | tuple[str, int] | None  # None: merged with the cell above; (text, k): spans k columns
 
 
-def _white_runs(page: Any, x: float, y: float, text: str, size: float) -> None:
-    """Text over white rectangles, one per run of a few characters (as some converters write it)."""
+WHITE = (1.0, 1.0, 1.0)
+HIGHLIGHT = (0.96, 0.77, 0.67)
+
+
+def _runs(page: Any, x: float, y: float, text: str, size: float, fill: tuple[float, float, float]) -> None:
+    """Text over filled boxes, one per run of a few characters (as some converters write it)."""
     step = 5
     for k in range(0, len(text), step):
         run = text[k : k + step]
         left = x + k * size
         page.draw_rect(pymupdf.Rect(left, y - size, left + len(run) * size, y + size * 0.4),
-                       color=None, fill=(1, 1, 1), width=0)
+                       color=None, fill=fill, width=0)
         page.insert_text((left, y), run, fontname=FONT, fontsize=size)
 
 
-def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float = 9.0) -> None:
-    """Rows drawn without gaps at the composer's cursor, each cell's text over white runs.
+def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float = 9.0,
+              fill: tuple[float, float, float] = WHITE) -> None:
+    """Rows drawn without gaps at the composer's cursor, each cell's text over boxes of ``fill``
+    (white: invisible text backgrounds; a colour: highlighted text).
 
     A row of one cell spans the whole width (a label row); ``None`` leaves the cell open to the
     one above (a merged name cell); text wraps a character per ``size`` points.
@@ -54,7 +60,7 @@ def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float =
             if cell is not None:  # a merged cell has no rule between it and the one above
                 c.page.draw_line((x, top), (x + w, top), width=0.6)
             for k, line in enumerate(lines):
-                _white_runs(c.page, x + pad, top + pad + size + k * size * 1.5, line, size)
+                _runs(c.page, x + pad, top + pad + size + k * size * 1.5, line, size, fill)
             x += w
         c.y += height
     c.page.draw_line((c.margin, c.y), (c.margin + total, c.y), width=0.6)
@@ -216,7 +222,196 @@ def part_totals_pdf(path: Path) -> Expect:
                         ("售后服务", 12, "技术"), ("类似业绩", 8, "技术")])
 
 
+def scored_by_type_pdf(path: Path) -> Expect:
+    """Groups named by the buyer (资质经验, 服务质量) beside 技术部分 and 投标报价; a 类型 column of
+    客观分/主观分 between the names and the points; highlighted text in the criteria; a factor with
+    three point rows."""
+    c = composer()
+    c.heading("第七章 评审办法")
+    c.text("十一、评审细则表")
+    widths = [30, 40, 80, 30, 30, 240]
+    draw_grid(c, widths, [
+        ["序号", "计分项目", "内容", "类型", "分值", "评分标准和计算依据"],
+        ["1", "资质经验", "公司资质", "客观分", "5", "具有信息安全管理体系认证的得5分。需提供有效证明文件。"],
+        ["2", None, "运维经验", "客观分", "10", "每个同类运维项目得2分，最高10分。需提供合同。"],
+        ["3", "技术部分", "需求理解", "主观分", "20", _criteria("需求理解")],
+        ["4", None, "运维方案", "主观分", "25", _criteria("运维方案")],
+        ["5", "服务质量", "售后服务", "主观分", "6", "培训及其他售后服务项目齐全、计划完整的，综合打分，0-6分。"],
+        [None, None, None, "主观分", "5", "驻场服务人数、巡检次数合理的，综合打分，0-5分。"],
+        [None, None, None, "主观分", "4", "应急响应及时、处置得当的，综合打分，0-4分。"],
+        ["6", "投标报价", "价格情况", "客观分", "25", "以最低有效报价为基准价，报价分=基准价/报价×25。"],
+        [("合计", 4), "100分", ""],
+    ], fill=HIGHLIGHT)
+    c.save(path)
+    return Expect(rows=[("公司资质", 5, "商务"), ("运维经验", 10, "商务"), ("需求理解", 20, "技术"),
+                        ("运维方案", 25, "技术"), ("售后服务", 15, "技术"), ("价格情况", 25, "价格")],
+                  sub_points={"售后服务": [6, 5, 4]})
+
+
+def remaining_part_docx(path: Path) -> Expect:
+    """Parts numbered 1./2./3.: 投标报价, 技术部分 and a third the buyer calls 综合部分 (业绩, 承诺):
+    with 技术 and 价格 named and no 商务 part, the third part is the 商务 one, plans and all."""
+    d = _doc("第四章 评标方法和评标标准", "评分表")
+    _table(d, [["序号", "评分因素", "分值", "评分标准"],
+               ["1.投标报价", "投标报价", "30分", "满足要求的最低报价为基准价，报价得分=基准价/报价×30。"],
+               ["2.技术部分", "供货方案", "25分", _criteria("供货方案")],
+               ["", "技术培训方案", "20分", _criteria("技术培训方案")],
+               ["3.综合部分", "同类业绩", "10分", "每个同类业绩得2分，最多得10分。"],
+               ["", "优惠服务承诺", "10分", _criteria("优惠服务承诺")],
+               ["", "信用评价", "5分", "信用等级为A的得5分。"]],
+           merges=((0, 2, 3), (0, 4, 6)))
+    d.save(str(path))
+    return Expect(rows=[("投标报价", 30, "价格"), ("供货方案", 25, "技术"), ("技术培训方案", 20, "技术"),
+                        ("同类业绩", 10, "商务"), ("优惠服务承诺", 10, "商务"), ("信用评价", 5, "商务")])
+
+
+def described_names_pdf(path: Path) -> Expect:
+    """Points only as ranges (0~35, 1~5) in a 分值区间 column; name cells that describe the item with
+    numbered sub-points that are no rows; a description carried onto the next page; the total only
+    in prose; the bid's completeness scored as its own item."""
+    c = composer()
+    c.heading("第四章 评标办法及评分标准")
+    c.text("本次评标总分为100分。")
+    c.text("特保服务包1 评分规则：")
+    widths = [120, 50, 280]
+    draw_grid(c, widths, [
+        ["评分项目", "分值区间", "评分办法"],
+        ["报价得分", "0~10", "有效最低报价/投标报价×10"],
+        ["整体服务方案：1.服务定位和思路；2.各阶段服务的实施安排；3.重点难点分析。", "0~40",
+         "方案出色、切实可行的得30-40分；方案较好的得20-29分；方案一般的得1-19分。"],
+        ["管理机构及管理水平：1.管理机构及其运作方法；2.各项管理制度。", "0~20",
+         "组织架构完善、制度健全的得15-20分；较完善的得8-14分；一般的得1-7分。"],
+        ["人员配备：根据服务人员是否配备齐全、分工明确、能否满足本项目需求等情", "0~20",
+         "人员配备齐全、分工明确的得15-20分；" + "较齐全的得8-14分；" * 4],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["况进行综合打分。", "", "配备不齐全的得1-7分。"],
+        ["类似业绩：提供近三年类似项目业绩（须提供合同复印件）。", "0~5", "每个业绩得1分，最多5分。"],
+        ["投标文件响应程度和完整性：根据投标文件响应程度和完整性酌情给分。", "1~5", "优秀得5分；良好得3分；一般得1分。"],
+    ])
+    c.save(path)
+    return Expect(rows=[("报价得分", 10, "价格"), ("整体服务方案", 40, "技术"), ("管理机构及管理水平", 20, "技术"),
+                        ("人员配备", 20, "技术"), ("类似业绩", 5, "商务"), ("投标文件响应程度和完整性", 5, "商务")])
+
+
+def numbered_parents_docx(path: Path) -> Expect:
+    """Parts as numbered rows ("（一） | 商务部分 |"), headings without points over their point rows
+    (sub-rows numbered 2.1/2.2 or merged), names after a 【主观分】 tag, and the price part stated in a
+    paragraph after the table ("2）价格分（30分）")."""
+    d = _doc("第四章 评标办法", "1）商务技术分（70分）")
+    _table(d, [["序号", "评审内容及标准", "分值"],
+               ["（一）", "商务部分", ""],
+               ["1、", "【客观分】供货业绩：每个同类供货业绩得1分，最多得5分。", "5分"],
+               ["2、", "交货期承诺：", "/"],
+               ["2.1", "【客观分】常规供货交货期满足要求的得2分。", "2分"],
+               ["2.2", "【客观分】紧急供货交货期满足要求的得3分。", "3分"],
+               ["（二）", "技术部分", ""],
+               ["1、", "【客观分】技术参数响应：每负偏离一项扣2分，扣完为止。", "30分"],
+               ["2、", "配送服务方案：", ""],
+               ["", "【主观分】分批次配送方案：配送方式、人员安排合理的得10分。", "10分"],
+               ["", "【主观分】应急供货措施：措施完善可行的得10分。", "10分"],
+               ["3、", "【主观分】售后服务方案：" + _criteria("售后服务方案"), "10分"]],
+           merges=((0, 8, 10),))
+    d.add_paragraph("2）价格分（30分）")
+    d.add_paragraph("以满足要求的最低报价为基准价，价格分=基准价/报价×30。")
+    d.save(str(path))
+    return Expect(rows=[("供货业绩", 5, "商务"), ("交货期承诺", 5, "商务"), ("技术参数响应", 30, "技术"),
+                        ("配送服务方案", 20, "技术"), ("售后服务方案", 10, "技术"), ("价格分", 30, "价格")],
+                  kind="mixed", sub_points={"交货期承诺": [2, 3], "配送服务方案": [10, 10]})
+
+
+def three_levels_pdf(path: Path) -> Expect:
+    """Part, factor and sub-factor with points only in their names ("技术部分（60分）", "收运方案（15分）",
+    "隔离管控：5分"), some factors without sub-factors; the page without any sub-factor has one column
+    fewer, so its cells must be lined up by where they are, not by their index."""
+    c = composer()
+    c.heading("第四章 评标办法（综合评分法）")
+    c.text("评标办法前附表")
+    widths = [50, 50, 90, 70, 190]
+    crit = _criteria("方案")
+    draw_grid(c, widths, [
+        ["条款号", "类别", "评分因素", "评分子项", "评分标准"],
+        ["2.2.2（1）", "报价得分（30分）", ("投标报价", 2), "满足要求的最低报价为基准价，报价得分=基准价/报价×30。"],
+        ["2.2.2（2）", "技术部分（60分）", "收运方案（15分）", "隔离管控：5分", crit],
+        [None, None, None, "储存管理：5分", crit],
+        [None, None, None, "专用运输：5分", crit],
+        [None, None, "工艺方案（20分）", "工艺要求：10分", crit * 2],
+        [None, None, None, "污染防治：10分", crit * 2],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "", "", ("（接上页）方案仅做简单描述的得1分。", 2)],
+        [None, None, "合规与管理方案（10分）", (crit, 2)],
+        [None, None, "风险防控措施（15分）", (crit, 2)],
+        ["2.2.2（3）", "商务部分（10分）", "企业业绩（6分）", ("每个同类业绩得2分，最多得6分。", 2)],
+        [None, None, "服务承诺（4分）", ("承诺全面、可行的得4分。", 2)],
+    ])
+    c.save(path)
+    return Expect(rows=[("投标报价", 30, "价格"), ("收运方案", 15, "技术"), ("工艺方案", 20, "技术"),
+                        ("合规与管理方案", 10, "技术"), ("风险防控措施", 15, "技术"), ("企业业绩", 6, "商务"),
+                        ("服务承诺", 4, "商务")], sub_points={"收运方案": [5, 5, 5], "工艺方案": [10, 10]})
+
+
+def weighted_parts_docx(path: Path) -> Expect:
+    """Each part scored out of 100 and weighted into the total (资信 20%, 技术 50%, 商务 30%), the weights
+    in the part headings and the final formula; the 商务 part is only the bid-price formula in the text;
+    the 资信 rows are named only by their criteria; grade bands (优/良/一般) beside the points."""
+    d = _doc("第三章 评标办法", "四、详细评审标准", "（一）技术资信标评审", "1.资信分（100分），权重20%。")
+    _table(d, [["内容", "评分标准", "分值"],
+               ["资信分（100分），权重20%", "投标人统一得基本分80分", "80"],
+               ["", "投标人拟派项目负责人具有高级工程师证书得10分，中级得5分。", "10"],
+               ["", "投标人近三年具有同类项目业绩的，每个得5分，最多得10分。", "10"]],
+           merges=((0, 1, 3),))
+    d.add_paragraph("2.技术分（100分），权重50%。")
+    _table(d, [["内容", "评分标准", "分值", "优", "良", "一般"],
+               ["技术分（100分），权重50%", "总体实施方案：" + _criteria("总体实施方案"), "40", "[40-32)", "[32-24)", "[24-0]"],
+               ["", "运维保障方案：" + _criteria("运维保障方案"), "40", "[40-32)", "[32-24)", "[24-0]"],
+               ["", "培训方案：" + _criteria("培训方案"), "20", "[20-16)", "[16-12)", "[12-0]"],
+               ["合计", "", "100", "", "", ""]],
+           merges=((0, 1, 3),))
+    d.add_paragraph("（二）商务标评审（满分100分，权重30%）")
+    d.add_paragraph("评标基准价＝有效投标报价的算术平均值。投标报价等于评标基准价的，商务标得分100分。")
+    d.add_paragraph("（三）投标文件的综合得分（满分100分）")
+    d.add_paragraph("综合得分=资信分*20%+技术分*50%+商务分*30%。")
+    d.save(str(path))
+    return Expect(rows=[("投标人统一得基本分", 16, "商务"), ("投标人拟派项目负责人具有高级工程师证书", 2, "商务"),
+                        ("投标人近三年具有同类项目业绩的", 2, "商务"), ("总体实施方案", 20, "技术"),
+                        ("运维保障方案", 20, "技术"), ("培训方案", 10, "技术"), ("商务标", 30, "价格")], kind="mixed")
+
+
+def long_paragraph_items_pdf(path: Path) -> Expect:
+    """A scheme in paragraphs: parts "1、…（共20分）" over items "（1）…（3-10分）" whose names run over
+    lines and a page break (with its page number), the price part only a formula, the total at the end."""
+    c = composer()
+    c.heading("第六部分 养护项目招标评标办法")
+    c.text("三、“综合评分法”评标细则")
+    c.text("1、商务标部分评分（共20分）")
+    c.text("（1）首先确定评标基准价：满足招标文件要求且投标价格最低的投标报价为评标基准价，其报价分为满分20分。")
+    c.text("（2）其他投标报价得分=评标基准价/投标报价×20%×100。")
+    c.text("2、技术标部分评分（共80分）")
+    names = ["保证达到道路、桥梁、各类附属设施等养护要求及质量标准的技术措施、组织措施和信息化措施等",
+             "相关设施巡视检查、掌握设施动态情况及时解决病害问题的组织安排等",
+             "为满足本项目需求，拟投入的机械设备配置及劳动力安排等"]
+    for k, (name, low, high) in enumerate(zip(names, (3, 3, 5), (30, 25, 20), strict=True), start=1):
+        c.text(f"（{k}）{name}（{low}-{high}分）评审内容：投标人提供的相关方案。评审标准：" + _criteria("方案") * 6)
+        if k == 1:
+            c.space_to(700)
+    c.text("（4）其他（0~5分）在本区范围内有作业场地并提供证明的得5分；没有的不得分。")
+    c.text("累计最高得分100分。")
+    c.save(path)
+    return Expect(kind="paragraphs", rows=[("商务标部分评分", 20, "价格"), (names[0], 30, "技术"), (names[1], 25, "技术"),
+                                           (names[2], 20, "技术"), ("其他", 5, "技术")])
+
+
 CHAPTER: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
+    "weighted_parts": ("weighted_parts.docx", weighted_parts_docx),
+    "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
+    "numbered_parents": ("numbered_parents.docx", numbered_parents_docx),
+    "described_names": ("described_names.pdf", described_names_pdf),
+    "scored_by_type": ("scored_by_type.pdf", scored_by_type_pdf),
+    "remaining_part": ("remaining_part.docx", remaining_part_docx),
     "part_totals": ("part_totals.pdf", part_totals_pdf),
     "summary": ("summary.docx", summary_docx),
     "product_rows": ("product_rows.pdf", product_rows_pdf),

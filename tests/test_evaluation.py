@@ -263,7 +263,8 @@ def test_generated_graded_criteria_give_their_tiers_in_order(case: tuple[str, li
     assert rule.kind == "tiers"
     top = points[0]
     assert estimate(rule, ["answered"] * 3, top).expected == top
-    assert estimate(rule, ["missing"] * 3, top).expected == (0.0 if points[-1] == 0 else points[-1])
+    assert estimate(rule, ["missing"] * 3, top).expected == 0.0  # nothing written: no tier, however low
+    assert estimate(rule, ["missing", "missing", "thin"], top).expected == (points[-2] if points[-1] == 0 else points[-1])
 
 
 def test_text_about_a_narrower_point_is_thin_evidence_for_the_broader_one() -> None:

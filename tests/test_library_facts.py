@@ -101,3 +101,32 @@ def test_company_staff_named_in_a_past_bid_is_not_a_stale_name(store: LibrarySto
     assert [f.text for f in stale_names(outline_sections(bid), store)] == [past.manager]
     save_facts(store, read_facts_xlsx(_workbook(tmp_path / "a.xlsx")).facts)
     assert stale_names(outline_sections(bid), store) == []
+
+
+def test_a_sheet_past_the_row_limit_is_cut_and_the_count_it_declares_is_said(tmp_path: Path) -> None:
+    """Issue 37 §3.5: the rows are read as a stream up to the limit; a sheet stating its size is named with it."""
+    from openpyxl import Workbook
+
+    from app.library.xlsx_rows import MAX_SHEET_ROWS
+
+    wb = Workbook()
+    ws = wb.active
+    assert ws is not None
+    ws.title = "业绩"
+    ws.append(["项目名称", "采购人", "合同金额", "签订日期"])
+    for i in range(MAX_SHEET_ROWS + 200):
+        ws.append([f"运维项目{i}", "某某局", 100, "2024-01-01"])
+    path = tmp_path / "业绩.xlsx"
+    wb.save(str(path))  # the normal writer states <dimension ref="A1:D5201"/>
+    got = read_facts_xlsx(path)
+    assert len(got.facts) == MAX_SHEET_ROWS - 1
+    assert got.notes == [f"工作表“业绩”共 {MAX_SHEET_ROWS + 201:,} 行，只读取了前 {MAX_SHEET_ROWS:,} 行（每个工作表的上限），"
+                         "其余未导入；请把表格拆分后分批导入"]
+
+
+def test_a_workbook_bomb_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    from tests.hostile_files import docx_bomb
+
+    bomb = docx_bomb(tmp_path / "企业资料.xlsx", inflated_mb=200)  # a zip whose one part inflates past the limits
+    with pytest.raises(ValueError, match="解压后过大"):
+        read_facts_xlsx(bomb)

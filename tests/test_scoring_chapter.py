@@ -82,3 +82,62 @@ def test_a_summary_the_details_contradict_is_not_set_aside(tmp_path: Path) -> No
     result = parse_scoring(doc)
     assert not any(c.rejected.startswith("汇总表") for c in result.candidates)
     assert not result.confirmed
+
+
+def test_weighted_parts_are_worth_their_weight_and_keep_what_they_print(tmp_path: Path) -> None:
+    path, _ = build_any("weighted_parts", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert [t.weight for t in result.tables] == [20.0, 50.0, 30.0]
+    assert [r.raw_points for r in result.rows] == [80, 10, 10, 40, 40, 20, 100]
+    assert result.points_by_category() == {"商务": 20, "技术": 50, "价格": 30}
+    assert sum(1 for c in result.checks_passed if "按权重" in c) == 2
+    assert result.confirmed, result.doubt_zh
+
+
+def test_one_weighted_technical_table_stays_as_printed(tmp_path: Path) -> None:
+    """A single 100-point table weighted beside a price formula is the scale the writer sees."""
+    path, _ = build_any("form_block", tmp_path)
+    result = parse_scoring(load_tender(path))
+    assert all(t.weight is None for t in result.tables) and all(r.raw_points is None for r in result.rows)
+    assert result.total_points == 100
+
+
+def _write(tmp_path: Path, name: str, paragraphs: list[str], rows: list[list[str]]) -> Path:
+    from tests.scoring_fixtures import _doc, _table
+
+    d = _doc(*paragraphs)
+    _table(d, rows)
+    path = tmp_path / name
+    d.save(str(path))
+    return path
+
+
+def test_a_method_without_points_is_confirmed_only_when_no_table_has_points(tmp_path: Path) -> None:
+    plain = _write(tmp_path, "lowest.docx", ["第三章 评标办法（经评审的最低投标价法）", "评标办法前附表"],
+                   [["条款号", "评审因素", "评审标准"], ["2.1.1", "投标人名称", "与营业执照一致"],
+                    ["2.1.2", "投标报价", "不超过最高限价"]])
+    result = parse_scoring(load_tender(plain))
+    assert result.absence == "lowest_price" and result.confirmed
+    scored = _write(tmp_path, "lowest_scored.docx", ["第三章 评标办法（经评审的最低投标价法）", "详细评审表"],
+                    [["序号", "评分因素", "分值", "评分标准"], ["1", "实施方案", "20", "方案完整得20分。"],
+                     ["2", "售后服务", "15", "响应及时得15分。"], ["3", "同类业绩", "10", "每个得2分。"]])
+    result = parse_scoring(load_tender(scored))
+    assert not result.found and result.absence == "lowest_price"
+    assert not result.confirmed and "另有带分值的表格" in result.doubt_zh
+
+
+def test_a_single_source_procurement_has_no_scoring_and_says_so(tmp_path: Path) -> None:
+    path = _write(tmp_path, "single.docx", ["第三章 评审办法和成交原则", "本项目采用单一来源采购方式，与供应商协商确定成交价格。"],
+                  [["序号", "审查要求"], ["1", "具有独立承担民事责任的能力"], ["2", "报价不超过预算"]])
+    result = parse_scoring(load_tender(path))
+    assert result.absence == "single_source" and "单一来源" in result.message_zh and result.confirmed
+
+
+def test_a_table_with_points_in_any_column_is_no_blank_template(tmp_path: Path) -> None:
+    from app.documents.scoring.absence import absence_reason
+
+    path = _write(tmp_path, "ranges.docx", ["第四章 评标办法（范本）", "评分标准"],
+                  [["序号", "评分因素", "分值", "评分标准", "分值范围"], ["1", "施工组织设计", "", "……", "0-8分"],
+                   ["2", "项目管理机构", "", "……", "0-6分"]])
+    code, message = absence_reason(load_tender(path))
+    assert code != "template" and "模板" not in message

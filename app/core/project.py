@@ -22,6 +22,10 @@ Format history:
 * **v4** — a node copied from a past bid (``origin`` ``history``) keeps its source in
   ``origin_source`` (历史标书“bid” › section); up to v3 it was written into ``description``
   (``来源：历史标书…``), from where the migration moves it.
+* **v5** — the project may carry ``bid_forms``: what the user typed into the tender's own
+  response forms (the price in the 报价一览表, the bid date, values for single blanks), the
+  forms marked done or not applicable, and how the 商务 volume is exported
+  (:class:`app.core.bid_forms.BidFormsState`). Nothing to convert: an older file has none.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app import __version__ as APP_VERSION
 from app.core.analysis import Analysis
 from app.core.atomic_file import AtomicWriteError, atomic_write_text, sha256_file
+from app.core.bid_forms import BidFormsState
 from app.core.breakdown import Breakdown
 from app.core.input_limits import (
     LIMITS,
@@ -53,7 +58,7 @@ from app.core.length_budget import LengthBudget
 from app.core.outline import OutlineDocument, OutlineNode, split_legacy_source
 
 FORMAT_NAME = "bidstudio-project"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 PROJECT_SUFFIX = ".bidproj"
 #: Run history kept in a file; older runs are dropped first.
 MAX_RUNS = 500
@@ -145,7 +150,7 @@ class RunRecord(BaseModel):
 
 
 class Project(BaseModel):
-    """Everything one saved piece of work holds (the ``.bidproj`` file, format v4)."""
+    """Everything one saved piece of work holds (the ``.bidproj`` file, format v5)."""
 
     model_config = ConfigDict(extra="ignore")
 
@@ -164,6 +169,7 @@ class Project(BaseModel):
     sections: dict[str, SectionState] = Field(default_factory=dict, description="按目录编号记录的撰写状态")
     runs: list[RunRecord] = Field(default_factory=list)
     length_budget: LengthBudget | None = Field(default=None, description="篇幅预算（全书目标与各章分配）")
+    bid_forms: BidFormsState | None = Field(default=None, description="投标文件格式中用户填写的内容（商务部分）")
     #: Set by :func:`load_project` when the file was upgraded from an older format; not saved.
     migrated_from: int | None = Field(default=None, exclude=True)
 
@@ -288,9 +294,14 @@ def _migrate_v3_to_v4(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "format_version": 4}
 
 
+def _migrate_v4_to_v5(data: dict[str, Any]) -> dict[str, Any]:
+    """v4 -> v5: ``bid_forms`` is a new optional field; the format number changes."""
+    return {**data, "format_version": 5}
+
+
 #: ``MIGRATIONS[n]`` turns a format-``n`` dict into a format-``n + 1`` dict.
 MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
-    0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3, 3: _migrate_v3_to_v4}
+    0: _migrate_v0_to_v1, 1: _migrate_v1_to_v2, 2: _migrate_v2_to_v3, 3: _migrate_v3_to_v4, 4: _migrate_v4_to_v5}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 
 from app.core.analysis import Analysis
+from app.core.bid_forms import BidFormsState
 from app.core.breakdown import Breakdown
 from app.core.length_budget import LengthBudget
 from app.core.outline import Outline
@@ -228,6 +229,20 @@ class ProjectSession:
     def set_length_budget(self, budget: LengthBudget | None) -> None:
         """Set or clear the length budget; the project becomes unsaved."""
         self.base.length_budget = budget
+        self.mark_changed()
+
+    @property
+    def bid_forms(self) -> BidFormsState:
+        """What the user typed into the tender's response forms (kept with the project as opened or saved)."""
+        if self.base.bid_forms is None:
+            self.base.bid_forms = BidFormsState()
+        return self.base.bid_forms
+
+    def set_bid_forms(self, state: BidFormsState) -> None:
+        """Replace what the user typed into the forms; the project becomes unsaved (unless nothing changed)."""
+        if self.base.bid_forms == state:
+            return
+        self.base.bid_forms = state
         self.mark_changed()
 
     # ------------------------------------------------------------------ save

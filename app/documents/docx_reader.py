@@ -19,7 +19,7 @@ from docx.table import Table as DocxTable
 from docx.text.paragraph import Paragraph
 
 from app.core.input_limits import LIMITS
-from app.documents.errors import CorruptedFileError
+from app.documents.errors import CorruptedFileError, corrupted_or_gone
 from app.documents.model import (
     Diagnostic,
     DiagnosticCode,
@@ -115,9 +115,7 @@ def read_docx(path: Path) -> TenderDocument:
     try:
         document = Document(str(path))
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, Exception) as exc:
-        raise CorruptedFileError(
-            "无法打开该 Word 文件：文件已损坏或不是有效的 .docx", path=str(path), detail=str(exc)
-        ) from exc
+        raise corrupted_or_gone(path, "无法打开该 Word 文件：文件已损坏或不是有效的 .docx", exc) from exc
     try:
         return _walk(document, path, t0)
     except Exception as exc:  # python-docx on a malformed part: the file, not the app, is broken

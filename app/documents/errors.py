@@ -7,6 +7,9 @@ not errors but :class:`app.documents.model.Diagnostic` entries.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 
 class DocumentError(Exception):
     """Base class: the file cannot be read into a TenderDocument."""
@@ -92,3 +95,23 @@ class NotRegularFileError(DocumentNotFoundError):
     """The path is a device, a pipe, a folder or a system file (``/proc``) rather than a file on disk."""
 
     code = "not_regular_file"
+
+
+class FileVanishedError(DocumentNotFoundError):
+    """The file was there when the read began and is gone now (deleted or moved while being read)."""
+
+    code = "vanished"
+
+
+def vanished_message(path: str | os.PathLike[str]) -> str:
+    """What to say when a file disappeared while it was being read."""
+    return f"文件“{Path(path).name}”在读取过程中被删除或移走了，未能读完；请确认文件仍在原处后重试"
+
+
+def corrupted_or_gone(path: str | os.PathLike[str], message_zh: str, exc: BaseException | None = None) -> DocumentError:
+    """The error for a read that failed: :class:`FileVanishedError` when the file is no longer there
+    (a read cut short by a deletion is not a damaged file), else :class:`CorruptedFileError` with ``message_zh``."""
+    detail = str(exc) if exc is not None else ""
+    if not os.path.lexists(path):
+        return FileVanishedError(vanished_message(path), path=str(path), detail=detail)
+    return CorruptedFileError(message_zh, path=str(path), detail=detail)

@@ -24,6 +24,8 @@ from app.documents.errors import (
     FileTooLargeError,
     NotRegularFileError,
     UnsupportedFormatError,
+    corrupted_or_gone,
+    vanished_message,
 )
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
 from app.documents.zip_guard import check_zip_container
@@ -54,7 +56,7 @@ def sniff_kind(path: Path, head: bytes) -> str:
             with zipfile.ZipFile(path) as zf:
                 names = set(zf.namelist())
         except (zipfile.BadZipFile, OSError) as exc:
-            raise CorruptedFileError("文件已损坏：压缩包结构无法读取", path=str(path), detail=str(exc)) from exc
+            raise corrupted_or_gone(path, "文件已损坏：压缩包结构无法读取", exc) from exc
         if "word/document.xml" in names:
             return "docx"
         if suffix == ".docx":
@@ -123,6 +125,8 @@ def load_tender(
     try:
         with p.open("rb") as fh:
             head = fh.read(2048)
+    except FileNotFoundError as exc:  # there a moment ago (its size was read): deleted or moved since
+        raise DocumentNotFoundError(vanished_message(p), path=str(p), detail=str(exc)) from exc
     except OSError as exc:
         raise DocumentNotFoundError(f"无法读取文件（权限不足或被占用）：{p}", path=str(p), detail=str(exc)) from exc
     if size == 0:

@@ -102,6 +102,8 @@ class Table(BaseModel):
     starts_page: bool = False  # nothing but header text above it on its page
     source: TextSource = "text"
     uncertain: str = ""  # why the grid may be wrong (tables rebuilt from scans), in Chinese
+    col_x: list[float] = Field(default_factory=list)  # PDF: the columns' edges, left to right (n + 1 values)
+    spans: list[list[int]] = Field(default_factory=list)  # PDF: columns each cell spans, per row (0: merged)
 
     @property
     def col_count(self) -> int:

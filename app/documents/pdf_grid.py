@@ -30,6 +30,31 @@ class Grid:
     texts: list[list[str | None]]
 
     @property
+    def edges(self) -> list[float]:
+        """The columns' left edges and the last column's right edge ([] when a column has no cell)."""
+        width = max((len(r) for r in self.rects), default=0)
+        lefts = [min((cell[0] for row in self.rects if j < len(row) and (cell := row[j]) is not None), default=None)
+                 for j in range(width)]
+        rights = [cell[2] for row in self.rects if row and (cell := row[-1]) is not None]
+        if not width or any(x is None for x in lefts) or not rights:
+            return []
+        return [float(x) for x in lefts if x is not None] + [max(rights)]
+
+    def spans(self, edges: list[float]) -> list[list[int]]:
+        """How many columns each cell covers, row by row (0 for a merged cell), by its right edge."""
+        out: list[list[int]] = []
+        for row in self.rects:
+            line: list[int] = []
+            for j, r in enumerate(row):
+                if r is None or not edges:
+                    line.append(0 if r is None else 1)
+                    continue
+                right = next((k for k in range(j + 1, len(edges)) if edges[k] >= r[2] - 2.0), len(edges) - 1)
+                line.append(max(1, right - j))
+            out.append(line)
+        return out
+
+    @property
     def bbox(self) -> Rect | None:
         """The rectangle around every cell, None for an empty grid."""
         cells = [r for row in self.rects for r in row if r is not None]

@@ -22,7 +22,12 @@ from app.documents.diagnostics import (
     common_cjk_ratio,
     page_diagnostics,
 )
-from app.documents.errors import CorruptedFileError, PasswordRequiredError, WrongPasswordError
+from app.documents.errors import (
+    CorruptedFileError,
+    PasswordRequiredError,
+    WrongPasswordError,
+    corrupted_or_gone,
+)
 from app.documents.model import Diagnostic, DiagnosticCode, Heading, Page, Severity, TenderDocument, TextBlock
 from app.documents.pdf_tables import extract_scoring_candidate_tables
 from app.documents.text_patterns import format_page_ranges, heading_level
@@ -58,7 +63,7 @@ def _open(path: Path, password: str | None) -> tuple[PdfDocument, list[Diagnosti
     try:
         doc = open_pdf(path)
     except Exception as exc:  # MuPDF raises FileDataError/RuntimeError/ValueError variously
-        raise CorruptedFileError("无法打开该 PDF：文件已损坏或不是有效的 PDF", path=str(path), detail=str(exc)) from exc
+        raise corrupted_or_gone(path, "无法打开该 PDF：文件已损坏或不是有效的 PDF", exc) from exc
     notes: list[Diagnostic] = []
     if doc.needs_pass:
         if not password:

@@ -46,6 +46,7 @@ TIME_BUDGET_S = 10.0  # table search stops after this, the remaining pages are r
 MAX_PAGE_LINES = 3000  # a page with more text lines than this is not searched
 MAX_ROWS_PER_TABLE = 400  # rows kept per table fragment; the rest are reported
 WHITE = 0.99  # a fill colour channel at least this bright is the page's own white
+MAX_HIGHLIGHT = 22.0  # points: a filled box this tall or less around text is a highlight, not a cell
 
 
 @dataclass
@@ -124,15 +125,28 @@ def _invisible(path: dict[str, Any]) -> bool:
     return path.get("type") == "f" and fill is not None and all(v >= WHITE for v in fill)
 
 
-def _find(page: PdfPage) -> list[Any]:
+def _highlight(path: dict[str, Any], lines: list[_Line]) -> bool:
+    """A fill-only box no taller than a text line with text inside: a highlight or text background
+    behind a run of characters, not a cell (a ruling drawn as a filled bar is thinner than 3 points)."""
+    if path.get("type") != "f" or path.get("fill") is None:
+        return False
+    x0, y0, x1, y1 = (float(v) for v in path["rect"])
+    if not (3.0 < y1 - y0 <= MAX_HIGHLIGHT and x1 - x0 > 3.0):
+        return False
+    return any(ln.bbox[0] < x1 and ln.bbox[2] > x0 and y0 - 1 <= (ln.bbox[1] + ln.bbox[3]) / 2 <= y1 + 1 for ln in lines)
+
+
+def _find(page: PdfPage, lines: list[_Line] | None = None) -> list[Any]:
     """Line-based table finder over the page's visible drawings; falls back to the default on
     PyMuPDF without ``use_layout``.
 
-    White fill-only rectangles behind each run of text (some converters paint one per run) are
-    left out: the line finder would take their edges for cell borders and cut a three-column
-    table into dozens of columns and one row per text line.
+    White fill-only rectangles behind each run of text (some converters paint one per run), and
+    with ``lines`` any line-high filled box with text in it (a highlight), are left out: the line
+    finder would take their edges for cell borders and cut a three-column table into dozens of
+    columns and one row per text line, or find little tables inside the cells.
     """
-    paths = [p for p in page.get_drawings() if not _invisible(p)]
+    text = lines or []
+    paths = [p for p in page.get_drawings() if not _invisible(p) and not _highlight(p, text)]
     try:
         found = page.find_tables(use_layout=False, paths=paths)
     except TypeError:  # PyMuPDF < 1.27 has no layout analyser and no such argument
@@ -145,7 +159,7 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
     lines = _page_lines(page)
     if len(lines) > MAX_PAGE_LINES:
         raise _TooBig
-    found = _find(page)
+    found = _find(page, lines)
     if not found:
         return [], False
     index = _LineIndex(lines)
@@ -170,6 +184,8 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
                 page=number,
                 rows=rows,
                 bbox=(bx0, by0, bx1, by1),
+                col_x=grid.edges,
+                spans=grid.spans(grid.edges),
                 caption=caption,
                 starts_page=not above,
                 ends_page=not below and len(tb.rows) <= MAX_ROWS_PER_TABLE,

@@ -42,6 +42,10 @@ _LABEL_LINE = {key: re.compile(r"^\s*[（(]?\d{0,2}[)）.、]?\s*(?:"
 #: Another label inside a value ("…有限公司 地址：…"): the value ends there.
 _NEXT_LABEL = re.compile(r"\s*(?:\||\s[\u4e00-\u9fff]{2,6}\s*[:：]|(?:地址|联系人|联系电话|电话|邮编|邮政编码|联系方式|传真|"
                          r"网址|电子邮箱|邮箱|开户银行|账号)\s*[:：])")
+#: The labels of a tender's other numbered fields: a project name never holds one, so it ends before
+#: it ("…设备购置项目项目编号：…", "…设备购置（项目编号：…）", a wrapped line "项目编号").
+_CODE_LABEL = re.compile(r"[（(]?\s*(?:采购项目编号|招标项目编号|项目编号|招标编号|采购编号|项目代码|采购计划编号|磋商编号|"
+                         r"谈判编号|询价编号|标段编号|包号)")
 #: Any "label：value" line: not a continuation of a name.
 _ANY_LABEL = re.compile(r"^\s*[\u4e00-\u9fffA-Za-z（）()\s]{2,12}[:：|]")
 #: How a project name usually ends; a value ending otherwise may continue on the next line.
@@ -117,7 +121,9 @@ def _clean(value: str) -> str:
 
 def _cut_at_next_label(value: str) -> str:
     m = _NEXT_LABEL.search(value)
-    return value[: m.start()] if m and m.start() > 0 else value
+    value = value[: m.start()] if m and m.start() > 0 else value
+    code = _CODE_LABEL.search(value)
+    return value[: code.start()] if code and code.start() > 0 else value
 
 
 def _name_value(first: str, following: list[str]) -> str:
@@ -126,9 +132,9 @@ def _name_value(first: str, following: list[str]) -> str:
     for line in following[:2]:
         nxt = line.strip()
         if (not value or _NAME_END.search(value) or not nxt or _ANY_LABEL.match(nxt) or len(nxt) > 40
-                or len(value) + len(nxt) > 90 or re.search(r"[。；;，,]", nxt)):
+                or len(value) + len(nxt) > 90 or re.search(r"[。；;，,]", nxt) or _CODE_LABEL.match(nxt)):
             break
-        value += _tidy(_clean(nxt))
+        value += _tidy(_clean(_cut_at_next_label(nxt)))
     return value
 
 
@@ -234,7 +240,7 @@ def read_project_facts(doc: TenderDocument, pages: int = PAGES_READ) -> ProjectF
                     shown[key].setdefault(normalize(value), value)
                 break
         for m in _INVITATION.finditer(page.text):
-            value = _tidy(_clean(m.group("value")))
+            value = _tidy(_clean(_cut_at_next_label(m.group("value"))))
             if _plausible("project_name", value) and _SENTENCE_NAME.match(value) and not _ANY_LABEL.match(value):
                 _add(found["project_name"], value, page.number, "sentence")
                 shown["project_name"].setdefault(normalize(value), value)

@@ -4,7 +4,8 @@ Entry points: ``export_docx`` / ``docx_writer.export_bid`` with ``ExportMeta`` a
 ``ExportOptions`` (re-exported here), the presets (``presets``), the 暗标 check (``anonymity``;
 the short names a reader knows the bidder by come from ``bidder_names``), the LibreOffice
 layout pass (``layout_pass``) that writes real page numbers, figures drawn from
-data (``figures/``, placed by ``figure_writer``) and the office's own Word template (``template``).
+data (``figures/``, placed by ``figure_writer``) and the office's own Word template (``template``;
+``template_safety`` drops what Word would fetch from outside and, for 暗标, what names the office).
 
 Imports: ``app.core`` only; never Qt, the pipeline or the model layer.
 """

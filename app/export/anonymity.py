@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from docx.oxml.ns import qn
+from lxml import etree
 
 from app.export.bidder_names import NameForms, find_form, name_forms, normalise
 
@@ -70,25 +71,63 @@ def _has_cover(doc: Document) -> bool:
     return len(doc.sections) > 1
 
 
+#: Where a part of the package is, by its name (the body is placed by its headings instead).
+_PART_PLACES: Final = (
+    ("/word/header", HEADER), ("/word/footer", FOOTER), ("/docProps/", PROPERTIES), ("/word/styles", "样式名称"),
+    ("/word/comments", "批注"), ("/word/footnotes", "脚注"), ("/word/endnotes", "尾注"),
+    ("/word/settings", "文档设置"), ("/word/glossary", "文档部件（构建基块）"), ("/word/numbering", "编号样式"),
+    ("/customXml/", "自定义 XML 数据"),
+)
+
+
+_W: Final = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+#: Text outside the runs' ``w:t`` (field codes, drawing text, property values).
+_LOOSE_TEXT: Final = etree.XPath("//text()[not(parent::w:t)]", namespaces={"w": _W})
+#: Attributes that hold words a reader sees: alt text, a watermark's text, titles, and the ``w:val`` of a
+#: style's name or a content control's title or tag.
+_WORD_ATTRS: Final = etree.XPath(
+    "//@*[local-name()='descr' or local-name()='title' or local-name()='name' or local-name()='string'"
+    " or local-name()='alt'] | //w:name/@w:val | //w:alias/@w:val | //w:tag/@w:val | //w:aliases/@w:val",
+    namespaces={"w": _W})
+
+
+def _part_place(partname: str) -> str:
+    return next((place for prefix, place in _PART_PLACES if partname.startswith(prefix)), f"文件部件 {partname}")
+
+
 def _parts_text(doc: Document) -> Iterator[tuple[str, str]]:
-    seen: set[int] = set()
-    for section in doc.sections:
-        for kind, label in ((section.header, HEADER), (section.first_page_header, HEADER),
-                            (section.even_page_header, HEADER), (section.footer, FOOTER),
-                            (section.first_page_footer, FOOTER), (section.even_page_footer, FOOTER)):
-            if kind.is_linked_to_previous:
+    """The text of every part of the package but the body: headers and footers (also those no section
+    uses), properties (core, app, custom), styles' names, comments, notes, settings, a template's
+    building blocks — paragraph by paragraph, plus every attribute value and loose text (a watermark's
+    ``v:textpath string``, a picture's alt text, a property value)."""
+    body = doc.part
+    for text in _texts(body.element, paragraphs=False):  # alt text, field codes: the paragraphs come with places
+        yield "正文中的图片说明、域代码或属性", text
+    for part in body.package.iter_parts():
+        if part is body:
+            continue
+        root = getattr(part, "element", None)
+        if root is None:
+            content_type = str(getattr(part, "content_type", ""))
+            if not content_type.endswith("xml"):
                 continue
-            element = kind._element
-            if id(element) in seen:
+            try:
+                root = etree.fromstring(part.blob, etree.XMLParser(resolve_entities=False, huge_tree=False))
+            except (etree.XMLSyntaxError, ValueError):
                 continue
-            seen.add(id(element))
-            for p in element.iter(qn("w:p")):
-                yield label, _paragraph_text(p)
-    props = doc.core_properties
-    for value in (props.title, props.subject, props.author, props.last_modified_by, props.keywords,
-                  props.comments, props.category, props.content_status, props.identifier):
-        if value:
-            yield PROPERTIES, value
+        place = _part_place(str(part.partname))
+        for text in _texts(root):
+            yield place, text
+
+
+def _texts(root: BaseOxmlElement, paragraphs: bool = True) -> Iterator[str]:
+    """Each paragraph's text (unless ``paragraphs`` is off), the text outside paragraphs' runs, and the
+    attributes that hold words (alt text, a watermark's text, style and property names)."""
+    if paragraphs:
+        for p in root.iter(qn("w:p")):
+            yield _paragraph_text(p)
+    yield from (str(t) for t in _LOOSE_TEXT(root) if str(t).strip())
+    yield from (str(v) for v in _WORD_ATTRS(root) if len(str(v)) >= 2)
 
 
 def find_mentions(doc: Document, forms: NameForms) -> tuple[list[Mention], list[Mention]]:

@@ -72,6 +72,7 @@ from app.export.template import (
     section_has_content,
     snapshot_styles,
 )
+from app.export.template_safety import drop_external_links, drop_unused_custom_styles, make_anonymous
 
 if TYPE_CHECKING:
     from docx.document import Document
@@ -276,6 +277,8 @@ def _build(source: Outline | Sequence[OutlineNode], meta: ExportMeta, options: E
     write_properties(doc, meta, preset.anonymous)
     warnings: list[str] = list(figures.warnings)
     if preset.anonymous:
+        if options.template:
+            drop_unused_custom_styles(doc)  # a template style named after the office must not show
         warnings += _check_anonymous(doc, meta)
         strip_identifying_metadata(doc)
     return _Built(doc, fields, headings, first_text, warnings, notes + list(figures.notes))
@@ -290,11 +293,13 @@ def _from_template(options: ExportOptions, meta: ExportMeta, preset: ExportPrese
     """
     assert options.template is not None
     doc = load_template(options.template)
+    notes.extend(drop_external_links(doc))  # nothing in the bid reaches out when it is opened
     names = resolve_headings(doc, options.template_headings)
     if numbered_by_style(doc, names) and options.numbering != "none":
         options = replace(options, numbering="none")
         notes.append("模板的标题样式自带编号，导出时不再另写标题编号")
-    cover_kept = options.include_cover and has_cover(doc)
+    # 暗标: the template's cover names the office; the preset's anonymous cover is written instead.
+    cover_kept = options.include_cover and has_cover(doc) and not preset.anonymous
     if cover_kept:
         fill_cover(doc, meta, preset.anonymous)
     else:
@@ -302,6 +307,9 @@ def _from_template(options: ExportOptions, meta: ExportMeta, preset: ExportPrese
     snapshot = snapshot_styles(doc)
     apply_preset_styles(doc, preset, options.page_break_before_chapters)
     restore_styles(doc, snapshot)
+    if preset.anonymous:  # no header, footer, colour or custom property of the template's
+        make_anonymous(doc)
+        notes.append("暗标：未使用模板的封面、页眉页脚和颜色（全部黑色、无页眉），只保留其版面和字体")
     return doc, heading_style_ids(doc, names), cover_kept, options
 
 

@@ -13,7 +13,12 @@ hand in. The rules:
   parts a tender prescribes for the technical part ("须按以下顺序编写…"), each present and in order;
 - 暗标: the bidder's name (and its short forms), company names, phone numbers, e-mail
   addresses and people's names after a role word (项目经理：张某某) anywhere in the text;
-- empty sections and placeholder text (【…】, XXX, ×××, a bare 某某 — not a quoted or 张某某 name).
+- empty sections and placeholder text (【…】, XXX, ×××, a bare 某某 — not a quoted or 张某某 name);
+- the 商务 part (the tender's own forms): 资格与符合性自查 — each 资格要求 and 审查表 row with its
+  evidence, 缺 or 过期 blocking (:func:`review_findings`) — and one story through the whole bid:
+  the same company name, project number, price (小写 and 大写), date and signatory everywhere
+  (:func:`consistency_findings`). 暗标 rules read the technical part only: the 商务 part names the
+  bidder by design.
 
 :func:`grouped` gathers the findings of a rule that comes many times (95 空章节) into one row.
 """
@@ -21,10 +26,12 @@ hand in. The rules:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from app.core.amount_words import AmountError, amount_in_words, parse_amount
 from app.core.analysis import Analysis
+from app.core.bid_forms import ItemCheck
 from app.core.breakdown import Breakdown
 from app.core.outline import OutlineNode, Path
 from app.core.response_map import find_section, unanswered_groups
@@ -272,6 +279,73 @@ def grouped(findings: Sequence[Finding], at_least: int = GROUP_FROM) -> list[Fin
             members = tuple(g for g in findings if (g.rule, g.blocking) == key)
             says = _GROUP_SAYS.get(f.rule, "{n} 处").format(n=len(members))
             out.append(FindingGroup(f.rule, f.blocking, says, members))
+    return out
+
+
+# ---------------------------------------------------------------------------- the 商务 part (issue 39)
+
+_SAME_FIELDS = {"bidder_name": "投标人名称", "project_name": "项目名称", "project_number": "项目编号",
+                "price": "投标报价（小写）", "date": "日期", "authorized_rep": "授权代表", "legal_rep": "法定代表人"}
+_NUMBER_IN_TEXT = re.compile(r"(?:项目编号|招标编号|采购编号)\s*[:：]\s*([A-Za-z0-9][A-Za-z0-9\-_/.（）()]{3,40})")
+
+
+def review_findings(checks: Sequence[ItemCheck]) -> list[Finding]:
+    """资格与符合性自查: a 缺 or 过期 item blocks with its reason; 待确认 asks the user to look."""
+    out = []
+    for c in checks:
+        short = c.item.text[:36] + ("…" if len(c.item.text) > 36 else "")
+        what = f"{c.item.kind}审查“{short}”"
+        if c.status in ("缺", "过期"):
+            out.append(Finding("资格与符合性", f"{what}：{c.status}——{c.reason or c.evidence}", True))
+        elif c.status == "待确认":
+            out.append(Finding("资格与符合性", f"{what}：待确认——{c.reason}" + (f"（{c.evidence}）" if c.evidence else ""),
+                               False))
+    return out
+
+
+def _norm(value: str) -> str:
+    return re.sub(r"[\s\u3000]+", "", value).replace("(", "（").replace(")", "）")
+
+
+def consistency_findings(values: Mapping[str, Sequence[tuple[str, str]]], *, tender_number: str = "",
+                         technical_text: str = "") -> list[Finding]:
+    """The whole bid says one thing: the same company name, project number, price (小写 and 大写), date
+    and signatory in every form, the tender's project number, and no other number in the technical part.
+
+    ``values`` maps a field to ``(form title, value)`` for every filled blank of the 商务 part.
+    """
+    out: list[Finding] = []
+    for fld, label in _SAME_FIELDS.items():
+        seen: dict[str, list[str]] = {}
+        for title, value in values.get(fld, ()):
+            if value.strip():
+                seen.setdefault(_norm(value), []).append(title)
+        if len(seen) > 1:
+            listed = "；".join(f"“{v}”（{'、'.join(dict.fromkeys(t))[:40]}）" for v, t in seen.items())
+            out.append(Finding("前后一致", f"{label}在各表中不一致：{listed}", True))
+    numbers = {_norm(v) for _t, v in values.get("project_number", ()) if v.strip()}
+    if tender_number and numbers and _norm(tender_number) not in numbers:
+        out.append(Finding("前后一致", f"商务部分的项目编号与招标文件的“{tender_number}”不同", True))
+    for figure_title, figure in values.get("price", ()):
+        amount = parse_amount(figure)
+        if amount is None:
+            continue
+        try:
+            expected = amount_in_words(amount)
+        except AmountError:
+            continue
+        for words_title, words in values.get("price_words", ()):
+            w = _norm(words).removeprefix("人民币")
+            if w and w not in (expected, expected.removesuffix("元整"), expected.removesuffix("整")):
+                out.append(Finding("前后一致", f"“{words_title}”的大写“{words}”与“{figure_title}”的小写 {figure} 不符"
+                                               f"（应为 {expected}）", True))
+                break
+        break
+    if technical_text and tender_number:
+        for m in _NUMBER_IN_TEXT.finditer(technical_text):
+            if _norm(m.group(1)) != _norm(tender_number):
+                out.append(Finding("前后一致", f"技术部分写的项目编号“{m.group(1)}”与招标文件的“{tender_number}”不同", True))
+                break
     return out
 
 

@@ -27,6 +27,7 @@ from docx.opc.exceptions import PackageNotFoundError
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
+from app.core.zip_check import zip_problem
 from app.export.options import ExportError
 
 if TYPE_CHECKING:
@@ -66,7 +67,18 @@ def load_template(path: str | Path) -> Document:
         raise ExportError(f"找不到 Word 模板“{p}”")
     if p.stat().st_size > _MAX_TEMPLATE_BYTES:
         raise ExportError(f"Word 模板“{p.name}”超过 50 MB，不像是模板文件")
-    raw = p.read_bytes()
+    # The zip guard tenders and past bids pass through: a styles.xml that inflates to gigabytes is
+    # refused from the central directory, before a byte is inflated.
+    problem = zip_problem(p)
+    if problem is not None and problem.kind == "too_large":
+        raise ExportError(f"Word 模板“{p.name}”解压后过大：{problem.what}。这不是正常的模板文件"
+                          "（可能已损坏或是恶意构造的压缩包），已拒绝使用")
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ExportError(f"Word 模板“{p.name}”在读取过程中被删除或移走了，请重新选择") from None
+    except OSError as exc:
+        raise ExportError(f"无法读取 Word 模板“{p.name}”：{exc.strerror or exc}") from None
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as zin:
             types = zin.read("[Content_Types].xml").decode("utf-8")
@@ -75,6 +87,8 @@ def load_template(path: str | Path) -> Document:
         return docx.Document(io.BytesIO(raw))
     except (zipfile.BadZipFile, KeyError, PackageNotFoundError, ValueError) as exc:
         raise ExportError(f"“{p.name}”不是 Word 模板（.docx/.dotx）或已损坏，无法使用：{exc}") from None
+    except Exception as exc:  # lxml on a malformed part (XMLSyntaxError …): the file, not the app, is broken
+        raise ExportError(f"Word 模板“{p.name}”的内容结构已损坏，无法使用（{type(exc).__name__}）") from None
 
 
 def _as_document(zin: zipfile.ZipFile, types: str) -> bytes:

@@ -6,7 +6,8 @@ its engines in ``engines``; ``server`` holds the server settings and the connect
 ``merge`` copies a personal library into the office's. ``bid_import`` turns
 .docx/.pdf past bids into stored heading trees; ``search`` finds past sections for a heading;
 ``checks`` finds copied passages and names left over from other projects; ``facts`` holds
-certificates, staff, references and equipment; ``report`` writes results as .xlsx.
+certificates, staff, references and equipment (read from .xlsx through ``xlsx_rows``: streamed, a
+bounded number of rows a sheet); ``report`` writes results as .xlsx.
 
 Imports: ``app.core``, ``app.documents`` and this package; no Qt, no model calls; the network only
 in the PostgreSQL engine and the connection check.

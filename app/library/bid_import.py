@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.similarity import normalize_text
-from app.documents.errors import DocumentError
+from app.documents.errors import DocumentError, vanished_message
 from app.documents.outlines.bid_reader import BidDocument, read_bid
 from app.documents.outlines.sections import Section
 from app.library.people import NOT_A_NAME, people_in_tables
@@ -49,11 +49,16 @@ class ImportOutcome:
 
 def sentences(text: str) -> list[str]:
     """The text's sentences, normalised (no spaces/punctuation), at least ``MIN_SENTENCE_CHARS`` long."""
+    return [norm for _, norm in sentence_pairs(text)]
+
+
+def sentence_pairs(text: str) -> list[tuple[str, str]]:
+    """The text's sentences as written and normalised, those at least ``MIN_SENTENCE_CHARS`` long."""
     out = []
     for part in _SENTENCE_SPLIT.split(text):
         norm = normalize_text(part)
         if len(norm) >= MIN_SENTENCE_CHARS:
-            out.append(norm)
+            out.append((part.strip(), norm))
     return out
 
 
@@ -124,6 +129,8 @@ def import_bid(store: LibraryStore, path: Path) -> ImportOutcome:
     except DocumentError as exc:
         return ImportOutcome(path, "failed", message=exc.message_zh)
     except Exception as exc:  # a reader bug must not stop a folder import; the message says which file
+        if not path.exists():  # listed with the folder, gone before it was read
+            return ImportOutcome(path, "failed", message=vanished_message(path))
         return ImportOutcome(path, "failed", message=f"读取失败：{type(exc).__name__}")
     if not bid.sections:
         return ImportOutcome(path, "empty", message="没有找到标题（既无标题样式也无编号标题），未导入")

@@ -4,8 +4,8 @@ Run from the repository root::
 
     python tests/benchmarks/bench_stream_stall.py [--chapters 20] [--chunk 64] [--chunk-delay 0]
 
-The real main window (tree view, adapter model, log pane, status bar) is shown offscreen.
-生成目录 is clicked in one-to-one mode and the controller runs the pipeline (the default whole-JSON strategy) against
+The real main window (tree view, adapter model, log pane, status bar) is shown offscreen, with an
+empty data folder (no past-bid library). 生成目录 is clicked in one-to-one mode and the controller runs the pipeline (the default whole-JSON strategy) against
 the local OpenAI-compatible test server, which answers each of ``--chapters`` chapter
 prompts with 5 sections x 4 points as fast as it can (or paced by ``--chunk-delay``);
 every title becomes a tree node the moment its closing quote is parsed. Printed:
@@ -38,7 +38,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import qasync  # noqa: E402
 from PySide6.QtCore import QElapsedTimer, QModelIndex, QSettings, QTimer  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtWidgets import QApplication, QDockWidget  # noqa: E402
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup  # noqa: E402
 from app.llm.client.llm_client import EndpointConfig, LLMClient  # noqa: E402
@@ -91,6 +91,8 @@ async def run(chapters: int, chunk: int, chunk_delay: float, hidden: bool) -> No
         return Router._default(kind, req)
 
     with OpenAIServer() as server, tempfile.TemporaryDirectory() as tmp:
+        # an empty data folder: the user's own library (历史标书 beside the text) does not change the figures
+        os.environ["BIDSTUDIO_DATA_DIR"] = str(Path(tmp, "data"))
         server.handler = Router(model)
 
         def factory() -> LLMClient:
@@ -173,6 +175,10 @@ async def run(chapters: int, chunk: int, chunk_delay: float, hidden: bool) -> No
                     if node["title"] in arrived:
                         latencies.append((arrived[node["title"]] - sent_at) * 1000)
         nodes = len(controller.outline)
+        workspace = getattr(window, "workspace", None)
+        if workspace is not None:
+            shown = [d.windowTitle() for d in window.findChildren(QDockWidget) if workspace.on_show(d)]
+            print(f"stage on show: {workspace.current}; panels on show: {', '.join(shown)}")
         print(f"outline: {len(controller.outline.chapters)} chapters, {nodes} nodes; run ok: {outcome.ok} "
               f"({outcome.message})")
         print(f"chunk size: {chunk} chars, chunk delay: {chunk_delay * 1000:.0f} ms; "

@@ -144,10 +144,53 @@ def parsed_candidates(scoring: ScoringResult) -> list[tuple[str, float, str, str
     return out
 
 
+def _shared(a: str, b: str) -> int:
+    """Length of the longest run of characters two names share."""
+    best = 0
+    for i in range(len(a)):
+        for j in range(i + best + 1, len(a) + 1):
+            if a[i:j] not in b:
+                break
+            best = j - i
+    return best
+
+
+def _in_order(key: str, other: str, gap: int = 1) -> bool:
+    """Every character of ``key`` in ``other`` in order, at most ``gap`` characters between two
+    ("类似业绩" in "与本项目类似的业绩")."""
+    start = other.find(key[:1])
+    while start >= 0:
+        pos, ok = start, True
+        for ch in key[1:]:
+            nxt = other.find(ch, pos + 1, pos + 2 + gap)
+            if nxt < 0:
+                ok = False
+                break
+            pos = nxt
+        if ok:
+            return True
+        start = other.find(key[:1], start + 1)
+    return False
+
+
+def _same_name(key: str, other: str, how: str, points_agree: bool) -> bool:
+    if how == "exact":
+        return other == key
+    if not (other and key):
+        return False
+    if how == "contains":
+        return other in key or key in other
+    # a label's paraphrase of a name the document never prints ("退换货承诺及不良后果处理措施" for
+    # "出现产品质量问题退换货承诺、意外事件…"): a run of 4+ shared characters and the same points
+    return points_agree and (_shared(key, other) >= max(4, 0.3 * min(len(key), len(other)))
+                             or (len(key) >= 4 and _in_order(key, other)))
+
+
 def match_units(units: list[Unit], found: list[tuple[str, float, str, str]]) -> None:
-    """Mark each unit with the best parsed candidate: exact name first, then containment."""
+    """Mark each unit with the best parsed candidate: exact name first, then containment, then a
+    paraphrase sharing a run of characters with the same points."""
     used: set[int] = set()
-    for exact in (True, False):
+    for how in ("exact", "contains", "shared"):
         for u in units:
             if u.found:
                 continue
@@ -157,8 +200,7 @@ def match_units(units: list[Unit], found: list[tuple[str, float, str, str]]) -> 
                 if i in used:
                     continue
                 other = norm_name(name)
-                same = other == key if exact else bool(other and key) and (other in key or key in other)
-                if not same:
+                if not _same_name(key, other, how, abs(points - u.points) < 0.01):
                     continue
                 if best is None or (abs(points - u.points) < 0.01 and cat == u.category):
                     best = i

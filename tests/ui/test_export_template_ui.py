@@ -32,10 +32,14 @@ async def test_template_with_odd_heading_names_is_mapped_then_used(window: Any, 
     dialog: ExportDialog = await _visible(window, ExportDialog, "exportDialog")
     dialog.layout_check.setChecked(False)
     row = dialog.template_row
-    assert not row.set_template(str(broken))
+    with qtbot.waitSignal(row.loaded, timeout=10_000) as read:
+        assert row.set_template(str(broken))
+    assert read.args == [False]
     assert "不是 Word 模板" in row.status.text() and row.path() is None
 
-    assert row.set_template(str(template))
+    with qtbot.waitSignal(row.loaded, timeout=10_000) as read:
+        assert row.set_template(str(template))
+    assert read.args == [True]
     mapping = row.map_dialog
     assert mapping is not None and mapping.isVisible()  # the usual names are missing: the user is asked
     assert not dialog.ok_button.isEnabled()
@@ -59,3 +63,40 @@ async def test_template_with_odd_heading_names_is_mapped_then_used(window: Any, 
     assert doc.sections[-1].header.paragraphs[0].text == HEADER
     styles = {p.style.name for p in doc.paragraphs if p.text.startswith("第一章")}
     assert "章标题" in styles
+
+
+async def test_a_template_bomb_is_refused_in_the_dialog_while_the_window_keeps_working(
+        window: Any, qtbot: Any, tmp_path: Path) -> None:  # noqa: F811
+    """Issue 37 §3.7: the template is read in a worker — a zip bomb is refused in Chinese, and while a large
+    template is read the window goes on handling events (a timer keeps ticking)."""
+    from PySide6.QtCore import QTimer
+
+    from tests.hostile_templates import rewrite_zip, template_bomb
+
+    bomb = template_bomb(tmp_path / "bomb.docx", inflated_mb=200)
+    big = make_template(tmp_path / "big.docx")
+    styles = "".join(f'<w:style w:type="paragraph" w:customStyle="1" w:styleId="office{i}">'
+                     f'<w:name w:val="办公室样式{i:05d}"/><w:basedOn w:val="Normal"/></w:style>' for i in range(10_000))
+    rewrite_zip(big, {"word/styles.xml": lambda d: d.replace(b"</w:styles>", styles.encode() + b"</w:styles>")})
+
+    task = window.controller.spawn("dialog", window.choose_and_export())
+    dialog: ExportDialog = await _visible(window, ExportDialog, "exportDialog")
+    row = dialog.template_row
+    with qtbot.waitSignal(row.loaded, timeout=20_000) as read:
+        row.set_template(str(bomb))
+    assert read.args == [False] and "解压后过大" in row.status.text() and row.path() is None
+
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(0.0))
+    timer.start(5)
+    with qtbot.waitSignal(row.loaded, timeout=30_000) as read:
+        row.set_template(str(big))
+        assert row.busy and not dialog.ok_button.isEnabled()  # OK waits for the reading
+        assert "正在读取模板" in row.status.text()
+    timer.stop()
+    assert read.args == [True] and row.path() == str(big)
+    assert len(ticks) >= 3, ticks  # the GUI thread ran while the template was read
+    assert dialog.ok_button.isEnabled()
+    dialog.reject()
+    await asyncio.wait_for(task, timeout=20)

@@ -1,4 +1,4 @@
-"""The first start on a laptop screen, the section editor on show, 重置布局 and 帮助 (issue 30, majors 4 and 5)."""
+"""The first start on a laptop screen, the section editor a click away, 重置布局 and 帮助 (issue 30, majors 4 and 5)."""
 
 from __future__ import annotations
 
@@ -64,12 +64,17 @@ async def test_a_1366x768_first_start_fits_and_shows_eight_scoring_rows(window: 
     await wait_for(window.analysis_view.table.isVisible)
     await asyncio.sleep(0.05)
     assert _rows_fully_visible(window) >= 8
-    assert window.section_dock.isVisible()
+    assert not window.section_dock.isVisible()  # the 招标分析 stage: the tender and its reading
 
 
-async def test_the_section_editor_is_on_show_and_follows_selection_and_renames(window: MainWindow, qtbot: Any) -> None:
+async def test_the_section_editor_is_a_click_away_and_follows_selection_and_renames(window: MainWindow,
+                                                                                   qtbot: Any) -> None:
     c = window.controller
-    assert window.section_dock.isVisible()  # a place to write from the first start
+    bar = window.workspace.bar
+    names = [bar.tabText(i) for i in range(bar.count())]
+    assert any(name.endswith("正文") for name in names)  # a place to write, on show from the first start
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(names.index("3 正文")).center())
+    assert window.section_dock.isVisible()
     c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="人员配置")])])
     c.outline.renumber()
     window.section_dock.close()  # closed by the user...
@@ -87,11 +92,12 @@ async def test_the_section_editor_is_on_show_and_follows_selection_and_renames(w
 
 @pytest.mark.qt_log_ignore(r"This plugin does not support (propagateSizeHints|raise)")
 async def test_reset_layout_and_help(window: MainWindow, qtbot: Any) -> None:
-    window.section_dock.close()
+    window.workspace.actions["outline"].trigger()
+    window.analysis_dock.close()
     window.log_dock.setFloating(True)
     window.act_reset_layout.trigger()
     await asyncio.sleep(0.05)
-    assert window.section_dock.isVisible() and not window.log_dock.isFloating()
+    assert window.analysis_dock.isVisible() and not window.log_dock.isFloating()
     view_menu = next(a.menu() for a in window.menuBar().actions() if a.text().startswith("视图"))
     assert "重置布局" in [a.text() for a in view_menu.actions()]
     window.act_help.trigger()

@@ -148,6 +148,10 @@ async def test_check_dock_finds_stale_name_jumps_and_exports(window: MainWindow,
     qtbot.mousePress(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())  # a double click's first press
     qtbot.mouseDClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert window.outline_view.current_path() == (1,)
+    editor = window.section_editor  # the name is marked in the section's text, selected and in view
+    assert window.section_dock.isVisible() and editor.rendered.textCursor().selectedText() == past[1].client
+    marks = editor.rendered.extraSelections()
+    assert len(marks) == 1 and marks[0].cursor.selectedText() == past[1].client
     out = lib.checks.export(tmp_path / "查重结果.xlsx")
     assert out is not None and out.stat().st_size > 0
     c.outline.update((1,), content="我方承诺提供优质服务。")
@@ -163,10 +167,13 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     lib.dock.toggleViewAction().trigger()
     lib.tabs.setCurrentIndex(1)
     facts = lib.facts
-    assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx")) == 5
+    with qtbot.waitSignal(facts.imported, timeout=20_000) as got:
+        assert facts.import_xlsx(_workbook(tmp_path / "企业资料.xlsx"))
+    assert got.args == [5]
     assert "未识别的工作表：说明" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("certificate"))
-    assert facts.table.rowCount() == 2 and facts.table.item(0, 3).text() == "已过期"
+    status = next(c for c in range(facts.table.columnCount()) if facts.table.horizontalHeaderItem(c).text() == "状态")
+    assert facts.table.rowCount() == 2 and facts.table.item(0, status).text() == "已过期"
     assert "1 本已过有效期" in facts.status.text()
     facts.kind_box.setCurrentIndex(facts.kind_box.findData("equipment"))
     qtbot.mouseClick(facts.add_button, Qt.MouseButton.LeftButton)
@@ -175,6 +182,55 @@ async def test_company_facts_tab_imports_xlsx_flags_expired_and_takes_typed_rows
     qtbot.mouseClick(facts.save_button, Qt.MouseButton.LeftButton)
     assert facts.table.rowCount() == 1 and facts.table.item(0, 0).data(256) is not None
     assert "设备：1 条" in facts.status.text()
+
+
+def _many_rows(path: Path, rows: int) -> Path:
+    """A 人员 sheet of ``rows`` rows, written as a stream, with no <dimension> (openpyxl's write-only mode
+    writes none: its read-only mode then parsed the whole sheet to find one)."""
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    sheet = book.create_sheet("人员")
+    sheet.append(["姓名", "拟任岗位", "证书", "工作年限"])
+    for i in range(rows):
+        sheet.append([f"员工{i:06d}", "保洁员", "健康证", i % 30])
+    book.save(str(path))
+    return path
+
+
+async def test_a_huge_facts_workbook_is_read_in_a_worker_and_cut_with_a_message(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    """Issue 37 §3.5: 企业资料 from an .xlsx with far more rows than a company has — clicking 从 Excel 导入…
+    reads it in a worker (the window keeps handling events), takes the first 5,000 rows of the sheet
+    and says in Chinese that the rest was left out."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.library.xlsx_rows import MAX_SHEET_ROWS
+
+    big = _many_rows(tmp_path / "人员花名册.xlsx", 30_000)
+    lib = window.library
+    lib.dock.toggleViewAction().trigger()
+    lib.tabs.setCurrentIndex(1)
+    facts = lib.facts
+    qtbot.mouseClick(facts.import_button, Qt.MouseButton.LeftButton)
+    chooser = window.findChild(QFileDialog, "factsImportDialog")
+    await wait_for(lambda: chooser is not None and chooser.isVisible())
+    assert chooser is not None
+    ticks: list[int] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))
+    timer.start(5)
+    with qtbot.waitSignal(facts.imported, timeout=60_000) as got:
+        chooser.selectFile(str(big))
+        chooser.accept()
+        assert facts.importing and not facts.import_button.isEnabled() and "正在读取" in facts.status.text()
+    timer.stop()
+    assert got.args == [MAX_SHEET_ROWS - 1]  # the header is one of the rows read
+    assert len(ticks) >= 3, ticks  # the GUI thread ran while the workbook was read
+    text = facts.status.text()
+    assert "只读取了前 5,000 行" in text and "人员" in text and "其余未导入" in text, text
+    assert facts.kind == "staff" and facts.table.rowCount() == MAX_SHEET_ROWS - 1
 
 
 async def test_outline_run_takes_past_bids_only_when_the_library_has_some(
@@ -211,7 +267,6 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
         window: MainWindow, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from docx import Document
 
-    from app.ui.library import check_panel
     from tests.test_library_typos import _planted, _text
 
     lib = window.library
@@ -224,21 +279,31 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
     c = window.controller
     c.outline.replace([OutlineNode(title="实施方案", content=_text(0, [])),
                        OutlineNode(title="运维服务", content="\n".join(_planted()))])
-    monkeypatch.setattr(check_panel.QFileDialog, "getOpenFileName", lambda *a, **k: (str(other_path), ""))
     lib.check_dock.show()
+
+    async def compare_with(path: Path) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+        await wait_for(lambda: any(d.isVisible() for d in lib.checks.findChildren(QFileDialog)))
+        chooser = next(d for d in lib.checks.findChildren(QFileDialog) if d.isVisible())
+        chooser.selectFile(str(path))
+        chooser.accept()
+        await wait_for(lambda: "对比" in lib.checks.summary.text() and not chooser.isVisible())
 
     def slips() -> list[str]:
         table = lib.checks.table
         return sorted(table.item(r, 1).text() for r in range(table.rowCount()) if table.item(r, 0).text() == "相同的错别字")
 
-    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    await compare_with(other_path)
     assert len(slips()) == 3
     tender = Document()
     tender.add_paragraph("服务要求：投标人须每日巡捡机房并做好记录。")
     tender_path = tmp_path / "tender.docx"
     tender.save(str(tender_path))
     await c.open_tender(tender_path)  # the tender writes one of them: the bidders copied it from there
-    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    lib.checks.summary.setText("")
+    await compare_with(other_path)
     assert len(slips()) == 2 and not any("捡" in s for s in slips())
 
 
@@ -272,3 +337,65 @@ async def test_inserting_a_past_section_keeps_its_table_a_table_through_to_the_w
     assert await export_word(window, target, choices) == target
     tables = [[[cell.text for cell in row.cells] for row in t.rows] for t in docx.Document(str(target)).tables]
     assert rows in tables  # header and both people, cell by cell, in one Word table
+
+
+async def test_another_project_leaves_nothing_of_the_old_one_in_the_library_docks(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    from tests.ui.ui_helpers import click_button
+
+    lib = window.library
+    past = _bids(tmp_path / "bids", 2)
+    lib.panel.import_paths([tmp_path / "bids"])
+    await wait_for(lambda: lib.panel.worker is None and lib.panel.bids.rowCount() == 2, timeout=60)
+    c = window.controller
+    c.outline.replace([OutlineNode(title="应急预案", content=f"我方承诺向{past[1].client}提供优质服务。")])
+    window.outline_view.select_path((0,))
+    window.section_dock.show()
+    await wait_for(lambda: lib.past_dock.isVisible() and lib.past.list.count() > 0)
+    qtbot.mouseClick(lib.past.insert_button, Qt.MouseButton.LeftButton)
+    assert "请核对替换" in lib.past.review.text()
+    lib.check_action.trigger()  # type: ignore[union-attr]
+    assert lib.checks.table.rowCount() >= 1
+    window.act_new.trigger()  # 新建项目
+    await wait_for(lambda: window.findChild(QMessageBox, "unsavedBox") is not None
+                   and window.findChild(QMessageBox, "unsavedBox").isVisible())
+    click_button(window.findChild(QMessageBox, "unsavedBox"), "不保存")
+    await wait_for(lambda: len(c.outline) == 0)
+    assert lib.past.list.count() == 0 and lib.past.review.text() == ""  # the old heading's candidates are gone
+    assert lib.checks.table.rowCount() == 0 and lib.checks.summary.text() == "尚未查重"
+    assert lib.panel.bids.rowCount() == 2  # the library itself stays
+
+
+async def test_compare_finds_a_sentence_copied_with_three_characters_changed(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from docx import Document
+    from PySide6.QtWidgets import QFileDialog
+
+    mine = ("我方针对本项目组建了专业的运维服务团队，由项目经理统一负责，每月组织一次全面巡检并形成书面报告，"
+            "对发现的问题在二十四小时内完成整改并报采购人复核确认后存档备查。")
+    theirs = mine.replace("每月", "每周").replace("报告", "记录")  # 80 characters, 3 of them changed
+    assert len(mine) >= 80 and sum(a != b for a, b in zip(mine, theirs, strict=True)) == 3
+    other = Document()
+    other.add_heading("运维服务方案", level=1)
+    other.add_paragraph("本项目的服务范围包括机房巡检、设备维护和故障处理。" + theirs)
+    other_path = tmp_path / "另一投标人.docx"
+    other.save(str(other_path))
+    c = window.controller
+    c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="运维团队", content=mine)])])
+    c.outline.renumber()
+    lib = window.library
+    lib.check_dock.show()
+    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)  # 与其他投标文件对比…
+    await wait_for(lambda: any(d.isVisible() for d in lib.checks.findChildren(QFileDialog)))
+    chooser = next(d for d in lib.checks.findChildren(QFileDialog) if d.isVisible())
+    chooser.selectFile(str(other_path))
+    chooser.accept()
+    table = lib.checks.table
+    await wait_for(lambda: "对比" in lib.checks.summary.text())
+    rows = [[table.item(r, k).text() for k in range(5)] for r in range(table.rowCount())]
+    near = [r for r in rows if r[0] == "与对比文件几乎相同的句子"]
+    assert len(near) == 1 and near[0][1].startswith("我方针对本项目组建了专业的运维服务团队")
+    assert "相似度" in near[0][4] and "每周" in near[0][4]  # what the other file says
+    assert near[0][2].endswith("运维团队")

@@ -179,6 +179,7 @@ async def test_dock_layout_is_saved_and_restored(qapp: Any, tmp_path: Path, repo
     first_ctl = AppController(reporter=reporter)
     first = MainWindow(first_ctl, reporter=reporter, qsettings=QSettings(ini, QSettings.Format.IniFormat))
     first.show()
+    first.workspace.actions["outline"].trigger()  # the 目录 stage shows the log; the user closes it there
     first.log_dock.hide()
     first.resize(1200, 800)
     first._close_ok = True
@@ -188,9 +189,10 @@ async def test_dock_layout_is_saved_and_restored(qapp: Any, tmp_path: Path, repo
     second = MainWindow(second_ctl, reporter=reporter, qsettings=QSettings(ini, QSettings.Format.IniFormat))
     second.show()
     try:
+        assert second.workspace.current == "outline"
         assert not second.log_dock.isVisible()
         assert second.document_dock.isVisible() or second.analysis_dock.isVisible()
-        assert QSettings(ini, QSettings.Format.IniFormat).value("window/state") is not None
+        assert QSettings(ini, QSettings.Format.IniFormat).value("window/stages/outline") is not None
     finally:
         second._close_ok = True
         second.close()

@@ -125,6 +125,7 @@ async def test_the_table_button_edits_a_table_without_typing_markdown(window: Ma
     c = window.controller
     _outline(window)
     c.outline.update((0, 0, 1), content="记录如下：\n\n| 时段 | 温度 |\n| --- | --- |\n| 上午 | 4℃ |\n")
+    window.workspace.actions["text"].trigger()  # the 正文 stage (Ctrl+3)
     window.outline_view.select_path((0, 0, 1))
     editor = window.section_editor
     assert not editor.table_button.isVisible()  # only with the source

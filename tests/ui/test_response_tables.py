@@ -351,7 +351,8 @@ async def test_a_hidden_dock_waits_while_a_model_streams_and_catches_up_after(qa
         tables.dock.hide()
     elif dock == "behind":  # another dock of the same tab group in front
         tables.show()
-        win.breakdown_dock.raise_()
+        win.tabifyDockWidget(win.review_dock.dock, tables.dock)
+        win.review_dock.dock.raise_()
     else:
         tables.show()
     await wait_for(lambda: tables.hidden != shown)

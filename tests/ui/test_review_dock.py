@@ -377,3 +377,24 @@ async def test_submission_checks_group_many_empty_sections_and_leave_quoted_name
     assert window.outline_view.current_path() == (0, 2)
     dialog.close()
     assert dock is window.review_dock
+
+
+async def test_nothing_written_scores_nothing_and_a_point_needs_each_thing_it_names(window: MainWindow) -> None:
+    c = window.controller
+    criteria = ("方案内容包括：①安全测试方案和渗透测试流程；②漏洞修复措施。"
+                "方案完整的得10分；方案较完整的得7分；方案简单的得3分。")  # no 不得分 tier
+    c.set_analysis(Analysis(groups=[ScoringGroup(id="R1", title="安全服务方案", description=criteria, points=10)]))
+    c.outline.replace([OutlineNode(title="安全服务方案", source_requirement_id="R1", children=[
+        OutlineNode(title="安全测试"), OutlineNode(title="漏洞修复")])])
+    c.outline.renumber()
+    dock = await _dock(window)
+    assert _statuses(dock) == ["缺失", "缺失"]
+    assert "预计技术得分 0 / 10 分" in dock.panel.summary.text()  # headings alone earn no tier
+    text = ("我方制定安全测试方案，测试前评估风险并备份数据，测试中全程记录操作，测试流程包括准备、执行和复核三个阶段，"
+            "测试结束后提交测试报告并跟踪整改。")  # never mentions 渗透测试
+    c.undo_stack.push(EditFieldCommand(c.outline, (0, 0), "content", text, "编辑正文"))
+    await wait_for(lambda: _statuses(dock)[0] != "缺失")
+    assert _statuses(dock)[0] == "单薄"  # not 已响应: 渗透测试 is not named
+    c.undo_stack.push(EditFieldCommand(c.outline, (0, 0), "content", text + "渗透测试按授权范围进行，测试流程留痕。",
+                                       "编辑正文"))
+    await wait_for(lambda: _statuses(dock)[0] == "已响应")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.documents.errors import CorruptedFileError, UnsupportedFormatError
+from app.documents.errors import CorruptedFileError, UnsupportedFormatError, corrupted_or_gone
 from app.documents.outlines.numbering import looks_like_body, nest_levels, parse_numbering, strip_leader
 from app.documents.outlines.sections import FlatEntry, Section, TableRows, build_tree
 from app.documents.zip_guard import check_zip_container
@@ -118,8 +118,7 @@ def read_docx_sections(path: Path) -> BidDocument:
     try:
         document = Document(str(path))
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, Exception) as exc:
-        raise CorruptedFileError("无法打开该 Word 文件：文件已损坏或不是有效的 .docx", path=str(path),
-                                 detail=str(exc)) from exc
+        raise corrupted_or_gone(path, "无法打开该 Word 文件：文件已损坏或不是有效的 .docx", exc) from exc
     try:
         levels = _style_levels(document)
         items: list[tuple[str, Any]] = []  # ("p", (level, text)) or ("t", rows)
@@ -192,8 +191,7 @@ def read_pdf_sections(path: Path) -> BidDocument:
     try:
         doc = open_pdf(path)
     except Exception as exc:
-        raise CorruptedFileError("无法打开该 PDF 文件：文件已损坏或不是有效的 PDF", path=str(path),
-                                 detail=str(exc)) from exc
+        raise corrupted_or_gone(path, "无法打开该 PDF 文件：文件已损坏或不是有效的 PDF", exc) from exc
     try:
         if doc.needs_pass:
             raise CorruptedFileError("该 PDF 文件有密码保护，请先去除密码再导入", path=str(path))

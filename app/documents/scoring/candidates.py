@@ -17,7 +17,16 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Table, TenderDocument
-from app.documents.scoring.cells import is_empty, name_points, points_value, stated_points
+from app.documents.scoring.align import aligned_rows, run_edges
+from app.documents.scoring.cells import (
+    TOTAL_ROW,
+    is_empty,
+    is_group_label,
+    is_part_number,
+    name_points,
+    points_value,
+    stated_points,
+)
 from app.documents.scoring.columns import Cells, Columns, detect_header, header_like, infer_columns
 from app.documents.scoring.context import table_section
 from app.documents.scoring.fold import GridRow, fold_rows, label_text
@@ -145,6 +154,21 @@ def _lent_points(body: list[GridRow]) -> set[int]:
     return out
 
 
+def _total_row(cells: Cells) -> bool:
+    """A 合计/总分 row: its numbers are the table's total, not a row's."""
+    first = next((c for c in cells if c is not None and not is_empty(c)), "")
+    return bool(TOTAL_ROW.match(compact(first)))
+
+
+def _heading_row(cells: Cells, number: int | None) -> bool:
+    """A label spanning the table ("技术部分（70分）"), or a numbered part without points ("（一） | 商务部分")."""
+    if _distinct_filled(cells) == 1 and label_text(cells) is not None:
+        return True
+    filled = [c for c in cells if c is not None and not is_empty(c)]
+    return number is not None and number < len(cells) and is_part_number(cells[number]) and len(filled) == 2 \
+        and is_group_label(next(c for j, c in enumerate(cells) if j != number and c is not None and not is_empty(c)))
+
+
 def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     """(first, last) index ranges of the scoring blocks in a segment body."""
     lent = _lent_points(body)
@@ -162,8 +186,7 @@ def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     for first, last in spans:
         floor = out[-1][1] + 1 if out else 0
         lead = 0
-        while first - 1 >= floor and lead < 2 and _distinct_filled(body[first - 1].cells) == 1 \
-                and label_text(body[first - 1].cells) is not None:
+        while first - 1 >= floor and lead < 2 and _heading_row(body[first - 1].cells, number):
             first -= 1
             lead += 1
         tail = 0
@@ -218,7 +241,8 @@ def failed_candidate(run: list[Table], exc: BaseException) -> ScoringTable:
 
 def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]:
     out: list[ScoringTable] = []
-    grid = [GridRow(cells=list(r), page=t.page, table_id=t.id) for t in run for r in t.rows][:MAX_RUN_ROWS]
+    edges = run_edges(run)
+    grid = [GridRow(cells=r, page=t.page, table_id=t.id) for t in run for r in aligned_rows(t, edges)][:MAX_RUN_ROWS]
     for seg in _segments(grid):
         rows = [g.cells for g in seg]
         k = _lead_labels(rows)
@@ -238,7 +262,8 @@ def _run_candidates(doc: TenderDocument, run: list[Table]) -> list[ScoringTable]
 
 def _candidate(run: list[Table], block: list[GridRow], names: list[str], hints: dict[str, int], header_rows: int,
                header_total: float | None, seg_caption: str | None = None) -> ScoringTable | None:
-    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2 and not header_like(g.cells)]
+    stat_rows = [g.cells for g in block if _distinct_filled(g.cells) >= 2 and not header_like(g.cells)
+                 and not _total_row(g.cells)]
     cols = infer_columns(stat_rows, names, hints, header_rows, header_total, label_points=bool(_lent_points(block)))
     if cols is None:
         return None

@@ -16,7 +16,12 @@ from __future__ import annotations
 
 import re
 
-from app.documents.scoring.cells import default_category, explicit_category, is_commercial_label
+from app.documents.scoring.cells import (
+    default_category,
+    explicit_category,
+    is_commercial_label,
+    stated_points,
+)
 from app.documents.scoring.model import CategorySource, ScoreCategory, ScoringRow, ScoringTable
 from app.documents.text_patterns import compact
 
@@ -41,8 +46,24 @@ def _tail(caption: str) -> str:
     return parts[-1] if parts else caption
 
 
-def group_category(label: str, grouped_explicitly: bool) -> ScoreCategory | None:
-    """Category of a group label; 其他 for a named group that is none of the three in a grouped scheme."""
+_PART_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]+[、.．]|[（(][一二三四五六七八九十]+[)）]|\d{1,2}[、.．)）])")
+
+
+def part_like(label: str) -> bool:
+    """A group label that names a part of the scheme ("3.综合部分", "四、响应程度（5分）"), not a
+    heading over some factors ("服务质量")."""
+    t = compact(label)
+    bare = _PART_NUMBER.sub("", re.sub(r"[（(][^（()）]*[)）]", "", t))
+    return bool(_PART_LABEL.search(bare) or stated_points(t) is not None or _PART_NUMBER.match(t))
+
+
+def group_category(label: str, grouped_explicitly: bool, remaining: str = "") -> ScoreCategory | None:
+    """Category of a group label in a scheme that names some of its parts 技术/商务/价格.
+
+    A part the document names otherwise is 商务 when it is the ``remaining`` one (the scheme has
+    技术 and 价格 parts and no 商务 part: "3.综合部分"), else 其他 ("四、响应程度（5分）"); a heading
+    over some factors that is no part ("服务质量") leaves each row to its own words (None).
+    """
     if not label:
         return None
     cat = explicit_category(label)
@@ -51,14 +72,27 @@ def group_category(label: str, grouped_explicitly: bool) -> ScoreCategory | None
     if is_commercial_label(label):
         return ScoreCategory.COMMERCIAL
     if grouped_explicitly and not _GENERIC_GROUP.search(compact(label)):
-        return ScoreCategory.OTHER
+        if not part_like(label):
+            return None
+        return ScoreCategory.COMMERCIAL if label == remaining else ScoreCategory.OTHER
     return None
+
+
+def _remaining_part(labels: list[str]) -> str:
+    """The one part named neither 技术, 商务 nor 价格 in a scheme with 技术 and 价格 parts but no 商务 one."""
+    cats = {explicit_category(g) for g in labels} | {ScoreCategory.COMMERCIAL for g in labels if is_commercial_label(g)}
+    if ScoreCategory.COMMERCIAL in cats or not {ScoreCategory.TECHNICAL, ScoreCategory.PRICE} <= cats:
+        return ""
+    named = {g for g in labels if explicit_category(g) is None and not is_commercial_label(g)
+             and part_like(g) and not _GENERIC_GROUP.search(compact(g))}
+    return named.pop() if len(named) == 1 else ""
 
 
 def assign_categories(tables: list[ScoringTable], *, technical_by_weight: bool = False) -> None:
     """Set ``category``/``category_source`` on every row of ``tables`` (one scheme, in place)."""
     labels = [r.group for t in tables for r in t.rows if r.group]
     grouped = any(explicit_category(g) == ScoreCategory.TECHNICAL for g in labels)
+    remaining = _remaining_part(labels) if grouped else ""
     cats = [table_category(t) for t in tables]
     if len(tables) > 1 and None in cats:
         named = {c for c in cats if c is not None}
@@ -68,15 +102,15 @@ def assign_categories(tables: list[ScoringTable], *, technical_by_weight: bool =
         table.category = cat
         whole = technical_by_weight and len(tables) == 1 and cat is None
         for row in table.rows:
-            if row.category_source in ("user", "model"):
+            if row.category_source in ("user", "model", "section"):  # decided by a person, a model or the text
                 continue
-            row.category, row.category_source = _row_category(row, cat, grouped, whole)
+            row.category, row.category_source = _row_category(row, cat, grouped, whole, remaining)
 
 
 def _row_category(row: ScoringRow, table_cat: ScoreCategory | None, grouped: bool,
-                  technical_table: bool) -> tuple[ScoreCategory, CategorySource]:
+                  technical_table: bool, remaining: str = "") -> tuple[ScoreCategory, CategorySource]:
     default, source = default_category(row.factor, row.criteria)
-    group_cat = group_category(row.group, grouped)
+    group_cat = group_category(row.group, grouped, remaining)
     if default == ScoreCategory.PRICE:
         return default, ("column" if row.category_label else "group") if group_cat == default else source
     if group_cat is not None and table_cat is not None and group_cat != ScoreCategory.PRICE \

@@ -41,7 +41,9 @@ _PRICE = re.compile(r"价格|报价|投标总价|评标价|商务报价")
 _COMMERCIAL = re.compile(
     r"业绩|经验|履约|合同|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
 )
-_PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织")
+_TERMS = re.compile(r"交货期|供货期|交付期|质保期|保修期|付款")  # commercial terms of the contract
+_PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织|制度")
+_BID_RESPONSE = re.compile(r"响应程度|响应度|响应性|完整性")  # how completely the bid answers the tender
 _CRITERIA_COMMERCIAL = re.compile(r"获奖|奖项|荣誉|表彰")
 _LEAD_NAME = re.compile(
     r"^(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])?\s*([^：:，,。；;（(\n\d]{2,16}?)\s*(?:[（(][^（()）]{0,10}[)）])?\s*[：:]"
@@ -110,6 +112,22 @@ def is_numbering(text: str | None) -> bool:
     return bool(text) and bool(_NUMBERING.match(compact(text or "")))
 
 
+_SCORE_TYPE = re.compile(r"^(?:客观|主观|定量|定性|客观/主观|主观/客观)(?:分|评分|评审|打分|项)?$")
+
+
+def is_score_type(text: str | None) -> bool:
+    """A cell saying how an item is scored ("客观分", "主观 分", "定性"), not what it is."""
+    return bool(_SCORE_TYPE.match(compact(text or "")))
+
+
+_PART_NUMBER = re.compile(r"^(?:[（(][一二三四五六七八九十]+[)）]|[一二三四五六七八九十]+[、.．]?)$")
+
+
+def is_part_number(text: str | None) -> bool:
+    """A part's own numbering in a number cell: "（一）", "二、", "三"."""
+    return bool(_PART_NUMBER.match(compact(text or "")))
+
+
 def is_placeholder(text: str | None) -> bool:
     """A template placeholder name: "项目1", "指标2", "……", "XX"."""
     return bool(_PLACEHOLDER.match(compact(text or "")))
@@ -140,6 +158,8 @@ def default_category(name: str, criteria: str = "") -> tuple[ScoreCategory, Cate
     if _PRICE.search(t) and not _PLAN.search(t):
         return ScoreCategory.PRICE, "factor_name"
     if _COMMERCIAL.search(t) and not _PLAN.search(t):
+        return ScoreCategory.COMMERCIAL, "guess"
+    if (_BID_RESPONSE.search(t) or _TERMS.search(t)) and not _PLAN.search(t) and "技术" not in t:
         return ScoreCategory.COMMERCIAL, "guess"
     if not _PLAN.search(t) and _CRITERIA_COMMERCIAL.search(compact(criteria)[:200]):
         return ScoreCategory.COMMERCIAL, "guess"

@@ -18,6 +18,7 @@ from app.documents.scoring.cells import (
     is_empty,
     is_group_label,
     is_numbering,
+    is_score_type,
     lead_name,
     name_points,
     points_value,
@@ -31,6 +32,7 @@ _HEADER_ROLES: list[tuple[str, re.Pattern[str]]] = [
     ("number", re.compile(r"^(序号|条款号|编号|序|项次|条款|项号|No\.?|NO\.?)$")),
     ("group", re.compile(r"^(类别|评分类别|评审类别|大类|评分大类|分类|类型|评分项类别|评审项类别)$")),
     ("note", re.compile(r"^(说明|备注|评分类型|客观/主观|证明材料|评分方式|证明文件)$")),
+    ("band", re.compile(r"^(优|优秀|良|良好|中|中等|一般|较好|较差|差|缺项|合格|不合格)$")),  # grade bands
     ("factor", re.compile(r"因素|评分项|评审项|要素|评分内容$|评审内容$|考核项目|考评项目|评价项目|指标")),
     ("points", re.compile(r"分值|分数|满分|标准分|最高分|^得分|^权重|^权值|^分$")),
     ("criteria", re.compile(r"标准|细则|规则|办法|要求|依据|评分方法|内容|说明")),
@@ -187,7 +189,9 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
     points = _points_column(stats, taken, hints.get("points"))
     if points is not None:
         taken.add(points)
-    texts = [j for j in range(width) if j not in taken and stats[j].filled
+    kinds = [j for j in range(width) if j not in taken and stats[j].filled
+             and sum(1 for c in stats[j].filled if is_score_type(c)) >= 0.8 * len(stats[j].filled)]
+    texts = [j for j in range(width) if j not in taken and j not in kinds and stats[j].filled
              and stats[j].points < 0.5 * len(stats[j].filled)]
     if not texts:
         return None
@@ -222,9 +226,14 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             sub, factor = factor, g  # a merged factor over named sub-items
         else:
             group = g
+    if sub is None and group is not None and criteria is not None and names_carry:
+        carried = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME
+                   and stats[j].name_points >= 2 and stats[j].name_points == len(stats[j].filled)]
+        sub = carried[0] if carried else None  # a third level: "单独隔离管控：5分" under "收运与储存方案（15 分）"
     if sub is None and group is None and criteria is not None:
-        between = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME
-                   and len(stats[j].filled) > stats[j].merged and stats[factor].merged > 0]
+        between = [j for j in texts if factor < j < criteria and stats[j].mean_len <= SHORT_NAME and (
+            (len(stats[j].filled) > stats[j].merged and stats[factor].merged > 0)
+            or (names_carry and stats[j].name_points >= 2 and stats[j].name_points == len(stats[j].filled)))]
         if between:
             sub = between[0]  # names of the sub-items under a merged factor ("评分子项")
             labels = stats[factor].filled
@@ -235,10 +244,12 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
         labels = stats[factor].filled
         leads = sum(1 for c in stats[criteria].filled if lead_name(c))
         if labels and stats[factor].merged > 0 and all(is_group_label(v) for v in labels) \
-                and leads >= 0.8 * stats[points].points:
-            group, factor, in_criteria = factor, criteria, True
+                and (leads >= 0.8 * stats[points].points or 2 * len(labels) <= stats[points].points):
+            group, factor, in_criteria = factor, criteria, True  # parts over point rows named in their text
     subtotal = _subtotal_column(stats, points, factor, number)
     note = hints.get("note") if hints.get("note") in texts and hints.get("note") not in (factor, criteria) else None
+    if note is None and kinds:
+        note = kinds[0]  # 客观分/主观分: how each item is scored
     if note is None:
         rest = [j for j in texts if j not in (factor, criteria, group, sub) and (criteria is None or j > criteria)]
         note = rest[0] if rest else None

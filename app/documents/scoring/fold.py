@@ -16,6 +16,8 @@ from app.documents.scoring.cells import (
     NOTE_START,
     TOTAL_ROW,
     is_empty,
+    is_group_label,
+    is_part_number,
     is_placeholder,
     lead_name,
     name_points,
@@ -25,10 +27,20 @@ from app.documents.scoring.cells import (
 )
 from app.documents.scoring.columns import Cells, Columns
 from app.documents.scoring.model import ScoringItem, ScoringRow
+from app.documents.scoring.rows import (
+    continue_criteria,
+    item_name,
+    lend_group_points,
+    name_tail,
+    open_parent,
+    settle_points,
+    split_name,
+    total_value,
+    untagged,
+)
 from app.documents.text_patterns import clean_cell_text, compact
 
 _LONG_LABEL = 60
-_NAME_TAIL = 4  # characters of a name a page break may carry over to the next page
 _TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成|^综合(?:评分|评审|评价)?(?:总)?得分$|^总得分$")
 
 
@@ -69,6 +81,25 @@ def _is_header_repeat(cells: Cells, cols: Columns) -> bool:
     return bool(cols.header) and [compact(c or "") for c in cells][: len(cols.header)] == cols.header[: len(cells)]
 
 
+def _group_ends(grid: list[GridRow], index: int, cols: Columns) -> bool:
+    """The row after ``index`` starts another group (or there is none): the group has one row."""
+    for g in grid[index + 1 :]:
+        if all(is_empty(c) for c in g.cells):
+            continue
+        value = _cell(g.cells, cols.group)
+        return (value is not None and not is_empty(value)) or label_text(g.cells) is not None
+    return True
+
+
+def _under(number: str | None, parent: ScoringRow) -> bool:
+    """A row belongs under an open heading row: no number of its own (merged) or the heading's number
+    extended ("3.1" under "3")."""
+    if number is None or is_empty(number):
+        return True
+    head = compact(parent.number).rstrip("、.．")
+    return bool(head) and compact(number).startswith((head + ".", head + "．"))
+
+
 def _row_points(cells: Cells, cols: Columns) -> float | None:
     if cols.points is not None:
         return points_value(_cell(cells, cols.points))
@@ -81,7 +112,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     group = ""
     group_cell: str | None = None
     prev_table: str | None = None
-    for g in grid:
+    parent: ScoringRow | None = None  # a numbered heading row ("2、售后服务响应情况：") over point rows
+    for index, g in enumerate(grid):
         cells = g.cells
         new_fragment = prev_table is not None and g.table_id != prev_table
         prev_table = g.table_id
@@ -92,15 +124,15 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         filled = [j for j, c in enumerate(cells) if c is not None and not is_empty(c)]
         if label is not None and len(filled) == 1 and filled[0] == cols.criteria and out.rows \
                 and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
-            _continue_criteria(out.rows[-1], clean_cell_text(cells[filled[0]] or ""), g.page)
+            continue_criteria(out.rows[-1], clean_cell_text(cells[filled[0]] or ""), g.page)
             continue  # only the criteria cell has text: it continues the previous one
         if label is not None and (len(filled) == 1 or compact(label) == compact(number or "")):
             if TOTAL_ROW.match(compact(label)):
-                out.total = _total_value(label) if out.total is None else out.total
+                out.total = total_value(label) if out.total is None else out.total
                 continue
             if NOTE_START.match(compact(label)) or len(compact(label)) > _LONG_LABEL:
                 if out.rows and not NOTE_START.match(compact(label)) and cols.criteria is not None:
-                    _continue_criteria(out.rows[-1], label, g.page)
+                    continue_criteria(out.rows[-1], label, g.page)
                 else:
                     out.notes.append(clean_cell_text(label))
                 continue
@@ -122,12 +154,20 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             if cols.names_in_criteria:
                 factor = criteria_cell
         if cols.names_in_criteria and factor is not None:
-            # the name leads the criteria ("技术指标和配置：①…"); a part's only row without one is the part
-            factor = lead_name(factor) or (clean_cell_text(group_value, keep_breaks=False) if group_value else "")
+            # the name leads the criteria ("技术指标和配置：①…"); a part's only row without one is the
+            # part ("投标价格"); else the row is named by its first clause ("投标人统一得基本分85 分")
+            alone = bool(group_value) and not is_empty(group_value) and _group_ends(grid, index, cols)
+            factor = lead_name(factor) or (clean_cell_text(group_value or "", keep_breaks=False) if alone
+                                           else item_name(factor))
         if factor is None and cols.factor > 0 and cols.number != cols.factor - 1:
             left = _cell(cells, cols.factor - 1)  # the factor cell merged with the cell on its left
             factor = left if left and not is_empty(left) else factor
         points = _row_points(cells, cols)
+        head = clean_cell_text((factor or "").strip().split("\n")[0]) if number and is_part_number(number) else ""
+        if head and is_group_label(head):  # "（一） | 商务部分 |": a numbered part spanning the rows below it
+            group, group_cell, parent = f"{clean_cell_text(number or '')} {head}", None, None
+            if points is None and len(filled) == 2:
+                continue
         if any(TOTAL_ROW.match(compact(c or "")) or _TOTAL_NAME.search(compact(c or ""))
                for c in (number, group_value)) or any(TOTAL_ROW.match(compact(c or "")) for c in (factor,)) or (
                 factor and _TOTAL_NAME.search(compact(factor))):
@@ -151,6 +191,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 out.subtotals[group] = pts
         criteria = clean_cell_text(criteria_cell or "")
         sub = clean_cell_text(_cell(cells, cols.sub) or "", keep_breaks=False)
+        if points is None and sub and cols.names_carry_points and (in_sub := name_points(sub)) is not None:
+            sub, points = strip_points(sub).rstrip("：:"), in_sub  # "单独隔离管控：5分" under "收运与储存方案（15 分）"
         if points is None and not sub and cols.points is not None:
             named = _cell(cells, cols.points) or ""
             if (in_name := name_points(named)) is not None:  # "企业综合实力（4分）" where the points belong
@@ -158,7 +200,18 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         note = clean_cell_text(_cell(cells, cols.note) or "")
         last = out.rows[-1] if out.rows else None
         fresh_number = bool(number) and last is not None and compact(number or "") != compact(last.number)
-        if new_fragment and last is not None and _name_tail(factor, points, sub, fresh_number):
+        if parent is not None and points is not None and _under(number, parent) and factor is not None:
+            text = untagged(factor)
+            if parent.items and parent.items[0].points is None and not parent.items[0].criteria:
+                parent.items.clear()
+            body = text if criteria in ("", text) or cols.names_in_criteria else f"{text}\n{criteria}"
+            parent.items.append(ScoringItem(criteria=body, points=points, page=g.page, name=sub or item_name(text)))
+            if g.page not in parent.pages:
+                parent.pages.append(g.page)
+            continue
+        if parent is not None and fresh_number:
+            parent = None
+        if new_fragment and last is not None and name_tail(factor, points, sub, fresh_number, last):
             last.factor_raw += clean_cell_text(factor or "", keep_breaks=False)  # "智能球型摄像" + "机"
             last.factor = strip_points(last.factor_raw)
             factor = None
@@ -169,7 +222,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         )
         if last is not None and same:
             if is_empty(factor) and points is None and not sub and last.items:
-                _continue_criteria(last, criteria, g.page)  # a cell split by a page or table break
+                continue_criteria(last, criteria, g.page)  # a cell split by a page or table break
             else:
                 last.items.append(ScoringItem(criteria=criteria, points=points, page=g.page, name=sub))
             if g.page not in last.pages:
@@ -193,44 +246,14 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             table_id=g.table_id,
             pages=[g.page],
         ))
+        if open_parent(out.rows[-1]):
+            parent = out.rows[-1]
+            parent.factor = parent.factor.rstrip("：:")
     for row in out.rows:
+        split_name(row)
         settle_points(row)
-    _lend_group_points(out)
+    lend_group_points(out.subtotals, out.rows)
     return out
-
-
-def _lend_group_points(out: Folded) -> None:
-    """A group stating its points ("一、价格分（10 分）") over one factor without points of its own
-    ("投标报价" with its formula): the factor is worth the group's points."""
-    for label, pts in out.subtotals.items():
-        rows = [r for r in out.rows if r.group == label]
-        if len(rows) == 1 and rows[0].points is None and len(rows[0].items) == 1:
-            rows[0].points = rows[0].items[0].points = pts
-
-
-def _name_tail(factor: str | None, points: float | None, sub: str, fresh_number: bool) -> bool:
-    """The first row of a table's next page holding only the end of the previous name ("机"): a short
-    name without points, number or sub-item; its criteria continue the previous cell's too."""
-    if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
-        return False
-    return len(compact(factor)) <= _NAME_TAIL and name_points(factor) is None
-
-
-def _total_value(label: str) -> float | None:
-    """The total a label row states: "合计 100 分", "总分100分", or a bare "总分 100"."""
-    value = stated_points(label)
-    if value is None and (m := re.match(rf"{TOTAL_ROW.pattern}[:：为]?(\d+(?:\.\d+)?)$", compact(label))):
-        value = float(m.group(2))
-    return value
-
-
-def _continue_criteria(row: ScoringRow, text: str, page: int) -> None:
-    if not text:
-        return
-    if page not in row.pages:
-        row.pages.append(page)
-    item = row.items[-1]
-    item.criteria = (item.criteria + "\n" + text).strip() if item.criteria else text
 
 
 def _last_number(cells: Cells) -> float | None:
@@ -242,42 +265,3 @@ def _last_number(cells: Cells) -> float | None:
         if v is not None:
             return v
     return None
-
-
-_ITEM_LEAD = re.compile(
-    r"^\s*(?:\d{1,2}[.、．]|[（(]\d{1,2}[)）]|[①-⑳])?\s*([^：:，,。；;（(\n]{2,20}?)\s*[（(]\s*(\d+(?:\.\d+)?)\s*分\s*[)）]"
-)
-
-
-def _name_items(row: ScoringRow) -> None:
-    """Nameless sub-items whose criteria open with their own name and points ("风险管理（8分）…") get that name."""
-    if len(row.items) < 2:
-        return
-    for item in row.items:
-        if item.name or item.points is None:
-            continue
-        m = _ITEM_LEAD.match(item.criteria)
-        if m and abs(float(m.group(2)) - item.points) < 0.01:
-            item.name = m.group(1).strip()
-
-
-def settle_points(row: ScoringRow) -> None:
-    """Row points = the sum of its items' points, else the points stated in its name; criteria joined."""
-    _name_items(row)
-    item_points = [i.points for i in row.items if i.points is not None]
-    row.points = round(sum(item_points), 4) if item_points else row.stated_points
-    if len(row.items) == 1:
-        row.criteria = row.items[0].criteria
-    else:
-        parts = []
-        for i in row.items:
-            head = (f"{i.name}：" if i.name else "") + (f"（{_fmt(i.points)}分）" if i.points is not None else "")
-            if i.criteria or head:
-                parts.append(head + i.criteria)
-        row.criteria = "\n".join(parts)
-
-
-def _fmt(x: float | None) -> str:
-    if x is None:
-        return "?"
-    return str(int(x)) if float(x).is_integer() else f"{x:g}"

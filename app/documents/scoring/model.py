@@ -53,6 +53,7 @@ class ScoringRow(BaseModel):
     factor_raw: str = ""
     points: float | None = None
     stated_points: float | None = None  # the "（30分）" in the factor name, when given
+    raw_points: float | None = None  # the points the table prints, when its part is weighted into the total
     criteria: str = ""
     note: str = ""
     items: list[ScoringItem] = Field(default_factory=list)
@@ -92,6 +93,7 @@ class ScoringTable(BaseModel):
     rejected: str = ""  # why it is a look-alike (考核细则, 索引表 …), "" when it may be used
     weighted: bool = False  # points are 权重 percentages (each factor scored 0–100 × its weight)
     reconciled: list[str] = Field(default_factory=list)  # other statements of the chapter this table agrees with
+    weight: float | None = None  # the part's weight (%) when it is scored out of 100 and weighted into the total
 
     @property
     def points_sum(self) -> float:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Diagnostic, DiagnosticCode, Severity, TenderDocument
-from app.documents.scoring.absence import absence_reason
+from app.documents.scoring.absence import LOWEST_REJECT, absence_reason
 from app.documents.scoring.calibrate import calibrate
 from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
@@ -38,6 +38,7 @@ from app.documents.scoring.paragraphs import paragraph_scheme
 from app.documents.scoring.prose import part_statements, price_label, stated_parts
 from app.documents.scoring.reconcile import reconcile_summaries
 from app.documents.scoring.select import SURE_MARGIN, choose, rank
+from app.documents.scoring.weights import weigh_parts
 from app.documents.text_patterns import compact
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
@@ -77,7 +78,7 @@ def parse_scoring(doc: TenderDocument) -> ScoringResult:
 
 
 def _parse_scoring(doc: TenderDocument) -> ScoringResult:
-    candidates = candidates_from_tables(doc)
+    candidates = weigh_parts(doc, candidates_from_tables(doc))
     for c in candidates:
         if c.rejected.startswith("解析出错"):
             continue
@@ -91,7 +92,7 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
     while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \
             and abs(sum(t.points_sum for t in choice.tables) - 100) > 0.01:
         for t in choice.tables:  # a lowest-price method has no points: an unlabelled look-alike is not its table
-            t.rejected = "本项目按最低价确定中标/成交，此表没有标明总分、合计也不是 100 分，不作为评分表"
+            t.rejected = LOWEST_REJECT
         choice = choose(candidates)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     lots = find_lots(doc, [c for c in candidates if not c.rejected], tables) if choice is not None else []
@@ -181,7 +182,8 @@ def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable
     row = ScoringRow(factor=name, factor_raw=name, points=points, stated_points=points, criteria=text,
                      category=ScoreCategory.PRICE, category_source="section", table_id="", pages=[page],
                      items=[ScoringItem(criteria=text, points=points, page=page)])
-    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=f"正文规定的{name}分", rows=[row],
+    label = f"正文规定的{name}" + ("" if name.endswith("分") else "分")
+    return ScoringTable(table_ids=[], pages=[page], kind="paragraphs", label=label, rows=[row],
                         category=ScoreCategory.PRICE, stated_total=points)
 
 

@@ -125,8 +125,17 @@ def _need(size: int) -> float:
     return 1.0 if size <= 2 else 0.75 if size <= 6 else 0.6
 
 
-def coverage(terms: PointTerms, text: str) -> float:
-    """The largest share of one of the point's bigram sets found in ``text``, relative to what is needed (≥ 1: shown)."""
+def names_parts(terms: PointTerms, text: str) -> int:
+    """How many of the things a joined point names (:attr:`PointTerms.parts`) ``text`` names."""
+    return sum(1 for part in terms.parts if 2 * sum(g in text for g in part) >= len(part))
+
+
+def coverage(terms: PointTerms, text: str, *, whole: bool = True) -> float:
+    """The largest share of one of the point's bigram sets found in ``text``, relative to what is needed (≥ 1: shown).
+
+    ``whole``: ``text`` is all there is to read (a paragraph), so a joined point needs each of its
+    things named in it; a sentence (``whole=False``) is judged alone and its section checked after.
+    """
     if terms.distinct and terms.distinct != terms.main:
         found = sum(1 for g in terms.distinct if g in text)
         if found < max(1, (len(terms.distinct) + 1) // 2):
@@ -136,11 +145,16 @@ def coverage(terms: PointTerms, text: str) -> float:
         if found / len(terms.specific) < _need(len(terms.specific)):
             return 0.0
     best = 0.0
-    for gset in terms.grams:
+    for k, gset in enumerate(terms.grams):
         if not gset:
             continue
         found = sum(1 for g in gset if g in text)
-        best = max(best, found / len(gset) / _need(len(gset)))
+        share = found / len(gset) / _need(len(gset))
+        if whole and k == 0 and terms.parts:  # the point's own words: every thing it joins must be named
+            named = names_parts(terms, text)
+            if named < len(terms.parts):  # some named: at most thin (部分要点词); none: not this point
+                share = min(share, 0.66 + 0.33 * named / len(terms.parts)) if named else 0.0
+        best = max(best, share)
         if best >= 1.0:
             break
     return best
@@ -169,10 +183,10 @@ def match_point(terms: PointTerms, passages: Sequence[Passage], siblings: Sequen
     titled: list[Passage] = []
     best_weak: tuple[float, Passage | None, str] = (0.0, None, "")
     for passage in passages:
-        if coverage(terms, passage.title) >= 1.0:
+        if coverage(terms, passage.title, whole=False) >= 1.0:
             titled.append(passage)
         for sentence in passage.sentences:
-            c = coverage(terms, sentence)
+            c = coverage(terms, sentence, whole=False)
             if c >= 1.0:
                 strong.append((passage, sentence))
             elif c > best_weak[0]:
@@ -197,6 +211,10 @@ def match_point(terms: PointTerms, passages: Sequence[Passage], siblings: Sequen
     evidence = _evidence(terms, strong, body or titled)
     if body or len(strong) >= 2 or strong_chars >= ANSWER_CHARS:
         supporting = [s for _, s in strong] + [s for p in body for s in p.sentences]
+        around = {p.path: p for p, _ in strong} | {p.path: p for p in body}  # the sections that answer it, whole
+        read = "".join(p.title + "".join(p.sentences) for p in around.values())
+        if terms.parts and names_parts(terms, read) < len(terms.parts):  # 安全测试… for 安全测试和渗透测试
+            return PointMatch("thin", evidence, "只提到了部分要点词", 2.0)
         if terms.units and not _has_unit(supporting, terms.units):
             return PointMatch("thin", evidence, f"未写明具体数值（{'、'.join(terms.units)}）", 2.0)
         return PointMatch("answered", evidence, "", 3.0)

@@ -51,6 +51,9 @@ class PointTerms:
     distinct: frozenset[str] = frozenset()
     #: For a sub-item (包括 甲、乙): its parent point's distinctive bigrams, looked for around it.
     context: frozenset[str] = frozenset()
+    #: A point that joins several things (安全测试方案和渗透测试流程): for each, the bigrams only it has;
+    #: a text shows the point only when it names every one of them.
+    parts: tuple[frozenset[str], ...] = ()
 
     @property
     def main(self) -> frozenset[str]:
@@ -121,7 +124,30 @@ def point_terms(text: str, points: float | None = None, parent: str = "") -> Poi
     specific = specific_grams(base) & own
     variants = [g for g in (_words(n) for n in _variant_names(label)) if g and g != own]
     units = tuple(dict.fromkeys(m.group(2) for m in UNIT_NUMBER.finditer(raw)))
-    return PointTerms(label, (own, *variants), units, points, specific)
+    return PointTerms(label, (own, *variants), units, points, specific, parts=_parts(base))
+
+
+#: Where a point joins the things it asks for.
+_JOINS = re.compile(r"以及|及|和|与|并|或|、|，|,|；|;")
+#: The kind of text a thing is asked as, not the thing: cut from the end of each part (渗透测试流程 → 渗透测试).
+_KIND_TAIL = re.compile(r"(?:方案|措施|计划|流程|制度|机制|体系|办法|要求|情况|内容|管理|服务|工作|安排|能力)+$")
+
+
+def _parts(text: str) -> tuple[frozenset[str], ...]:
+    """For each thing a point joins, the bigrams of its core no other part has (() for a single thing)."""
+    bare = re.sub(r"[（(][^（()）]*[)）]?", "", text)  # examples in brackets (消防、电梯等) are not each required
+    cores = [_KIND_TAIL.sub("", p) or p for p in (x.strip() for x in _JOINS.split(_unvoiced(bare).replace("|", "")))]
+    sets = [_words(c) for c in cores if len(c) >= 2]
+    sets = [g for g in sets if g]
+    if len(sets) < 2:
+        return ()
+    out = []
+    for i, g in enumerate(sets):
+        others = frozenset().union(*(h for j, h in enumerate(sets) if j != i))
+        own = g - others
+        if own:
+            out.append(frozenset(own))
+    return tuple(out) if len(out) >= 2 else ()
 
 
 def item_points(group: ScoringGroup) -> list[PointTerms]:

@@ -143,6 +143,8 @@ def estimate(rule: ScoringRule, statuses: Sequence[str], maximum: float | None,
     missing = n - present
     top = maximum if maximum is not None else (rule.cap if rule.cap is not None else
                                                max((t.high for t in rule.tiers), default=None))
+    if n and not present:  # nothing answers the item: no rule gives points for nothing (the lowest tier, a deduction)
+        return Estimate(0.0, top, "未响应", "没有响应任何要点")
     if rule.kind == "per_item" and rule.per_item is not None:
         got = rule.per_item * present
         limit = rule.cap if rule.cap is not None else top

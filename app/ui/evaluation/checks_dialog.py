@@ -77,12 +77,16 @@ def window_findings(window: WindowHost, *, anonymous: bool | None = None, bidder
     last_anonymous, last_bidder, last_aliases = _remembered(window)
     chapters = c.outline.chapters
     addressed = {cc.risk_index: cc.answered_by for cc in clause_coverage(c.breakdown, chapters)}
-    return submission_checks(c.analysis, chapters, c.breakdown, addressed=addressed,
+    forms = getattr(window, "forms", None)
+    found = submission_checks(c.analysis, chapters, c.breakdown, addressed=addressed,
                              anonymous=last_anonymous if anonymous is None else anonymous,
                              bidder=last_bidder if bidder is None else bidder,
                              aliases=last_aliases if aliases is None else aliases,
                              page_limit=tender_page_limit(window), pages=pages,
                              prescribed=tender_prescribed_parts(window))
+    if forms is not None:  # the 商务 part: 资格与符合性自查, one story through the whole bid (issue 39)
+        found = sorted([*found, *forms.findings()], key=lambda f: not f.blocking)
+    return found
 
 
 class SubmissionChecksDialog(QDialog):

@@ -21,6 +21,7 @@ from app.pipeline.evaluation.matching import BidText
 from app.pipeline.evaluation.questions import Verdict, apply_verdict, quote_in_passage
 from app.pipeline.evaluation.review import BidReview, review_bid
 from app.ui.evaluation.review_panel import ReviewPanel
+from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.core.outline import Path, Phase, TreeEvent
@@ -63,10 +64,7 @@ class ReviewDock(QObject):
         self.dock = QDockWidget("评审模拟", window)
         self.dock.setObjectName("reviewDock")
         self.dock.setWidget(self.panel)
-        window.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, self.dock)
-        library = getattr(window, "library_dock", None)
-        if library is not None:
-            window.tabifyDockWidget(library, self.dock)
+        register_panel(window, self.dock, "review", area=Qt.DockWidgetArea.RightDockWidgetArea, share=0.40, front=True)
         self.dock.toggleViewAction().setText("评审模拟")
         self.dock.toggleViewAction().triggered.connect(lambda checked: self.dock.raise_() if checked else None)
         _menu(window, "视图", "视图(&V)").addAction(self.dock.toggleViewAction())

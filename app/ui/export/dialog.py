@@ -337,7 +337,7 @@ class ExportDialog(QDialog):
 
     def _update_ok(self) -> None:
         any_checked = bool(self.checked_chapters())
-        self.ok_button.setEnabled(any_checked and not self.template_row.missing_levels())
+        self.ok_button.setEnabled(any_checked and not self.template_row.busy and not self.template_row.missing_levels())
         self.selection_hint.setVisible(not any_checked)
 
     def _on_preset_changed(self, *_args: object) -> None:
@@ -377,7 +377,13 @@ class ExportDialog(QDialog):
     @override
     def accept(self) -> None:
         """Qt override: remember the choices, then close as accepted."""
-        if not self.checked_chapters():
+        if not self.checked_chapters() or self.template_row.busy:
             return
         self.remember()
         super().accept()
+
+    @override
+    def done(self, result: int) -> None:
+        """Qt override: a template still being read is let go (its worker joined) before the dialog closes."""
+        self.template_row.shutdown()
+        super().done(result)

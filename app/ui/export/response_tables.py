@@ -20,6 +20,7 @@ from app.core.outline import Path
 from app.ui.export.deviation_view import DeviationView
 from app.ui.export.index_table_view import SCORING_ITEM_MIME, IndexTableView
 from app.ui.export.response_commands import MapSectionsCommand, mapped_paths
+from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.core.outline import Phase, TreeEvent
@@ -54,10 +55,7 @@ class ResponseTables(QObject):
         self.dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
                               | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                               | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        window.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, self.dock)
-        breakdown_dock = getattr(window, "breakdown_dock", None)
-        if breakdown_dock is not None:
-            window.tabifyDockWidget(breakdown_dock, self.dock)
+        register_panel(window, self.dock, "review", area=Qt.DockWidgetArea.LeftDockWidgetArea, share=0.34)
         for menu in window.menuBar().findChildren(QMenu):
             if menu.title().startswith("视图"):
                 menu.addAction(self.dock.toggleViewAction())

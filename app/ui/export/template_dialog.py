@@ -1,13 +1,15 @@
 """The Word-template row of the export dialog and the heading-style mapping dialog.
 
-Choosing a template reads it once (Qt-free :mod:`app.export.template`): a file that is not a
-Word template is refused in Chinese right away; when its heading styles are not named as
-usual (Heading 1 / 标题 1 …), the mapping dialog opens so the user picks, per outline level,
-which of the template's paragraph styles to use.
+Choosing a template reads it once (Qt-free :mod:`app.export.template`), in a worker thread so a
+large or hostile file never freezes the window: a file that is not a Word template (or a zip bomb)
+is refused in Chinese; when its heading styles are not named as usual (Heading 1 / 标题 1 …), the
+mapping dialog opens so the user picks, per outline level, which of the template's paragraph
+styles to use.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -27,6 +29,8 @@ from PySide6.QtWidgets import (
 
 from app.export.options import ExportError
 from app.export.template import LEVELS, detect_heading_styles, load_template, paragraph_style_names
+from app.ui.run.connection_check import BackgroundCoroutine
+from app.ui.widgets.file_dialogs import remember_folder, start_folder
 
 _LEVEL_ZH = ("一级标题", "二级标题", "三级标题", "四级标题")
 
@@ -64,14 +68,37 @@ class HeadingMapDialog(QDialog):
         return [str(c.currentData()) or None for c in self.combos]
 
 
+@dataclass(frozen=True)
+class TemplateReading:
+    """What reading a template found: its paragraph styles and detected headings, or the error."""
+
+    path: str
+    styles: list[str]
+    headings: list[str | None]
+    error: str = ""
+
+
+async def read_template(path: str) -> TemplateReading:
+    """Read ``path`` (in the worker thread: blocking here is fine) into a :class:`TemplateReading`."""
+    try:
+        doc = load_template(path)
+        return TemplateReading(path, paragraph_style_names(doc), list(detect_heading_styles(doc)))
+    except ExportError as exc:
+        return TemplateReading(path, [], [], exc.message_zh)
+    except Exception as exc:  # a template python-docx trips over: said in Chinese, never a silent nothing
+        return TemplateReading(path, [], [], f"无法读取 Word 模板“{Path(path).name}”（{type(exc).__name__}）")
+
+
 class TemplateRow(QWidget):
     """Path field, 选择…/不用模板/标题样式… buttons and a status line.
 
     Signals:
         changed(): the template or its heading mapping changed.
+        loaded(bool): a template chosen with :meth:`set_template` was read (True) or refused (False).
     """
 
     changed = Signal()
+    loaded = Signal(bool)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,6 +114,8 @@ class TemplateRow(QWidget):
         self.headings: list[str | None] = []
         self._styles: list[str] = []
         self.map_dialog: HeadingMapDialog | None = None
+        self._reader = BackgroundCoroutine(self)
+        self._reader.finished.connect(self._on_read)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         for w in (self.path_edit, self.choose_button, self.clear_button, self.map_button):
@@ -111,27 +140,51 @@ class TemplateRow(QWidget):
         return tuple(h or "" for h in self.headings)
 
     def set_template(self, path: str | None) -> bool:
-        """Use ``path`` (None: no template); False with a Chinese status when it cannot be read."""
+        """Use ``path`` (None: no template). The file is read in a worker thread; :attr:`loaded` says how
+        it went (a Chinese status when it cannot be used). False when a reading is already under way."""
         if not path:
+            self._reader.shutdown()
             self.path_edit.clear()
             self.headings, self._styles = [], []
             self._update()
             self.changed.emit()
             return True
-        try:
-            doc = load_template(path)
-        except ExportError as exc:
-            self.status.setText(exc.message_zh)
-            self.status.setStyleSheet("color:#b00020;")
+        if not self._reader.start(lambda: read_template(str(path)), name="bidstudio-read-template"):
             return False
-        self.path_edit.setText(str(Path(path)))
-        self._styles = paragraph_style_names(doc)
-        self.headings = list(detect_heading_styles(doc))
+        self.choose_button.setEnabled(False)
+        self.status.setStyleSheet("color:#666;")
+        self.status.setText(f"正在读取模板“{Path(path).name}”……")
+        self.changed.emit()  # OK waits while the template is read
+        return True
+
+    @property
+    def busy(self) -> bool:
+        """Whether a template is being read."""
+        return self._reader.is_running()
+
+    def shutdown(self) -> None:
+        """Stop waiting for a reading (the dialog closes); the worker is joined."""
+        self._reader.shutdown()
+
+    def _on_read(self, reading: object) -> None:
+        self.choose_button.setEnabled(True)
+        if not isinstance(reading, TemplateReading):  # cancelled
+            self._update()
+            return
+        if reading.error:
+            self.status.setText(reading.error)
+            self.status.setStyleSheet("color:#b00020;")
+            self.changed.emit()
+            self.loaded.emit(False)
+            return
+        self.path_edit.setText(str(Path(reading.path)))
+        self._styles = reading.styles
+        self.headings = reading.headings
         self._update()
         self.changed.emit()
+        self.loaded.emit(True)
         if not all(self.headings[:3]):
             self.open_mapping()
-        return True
 
     def open_mapping(self) -> HeadingMapDialog | None:
         """Open the mapping dialog (non-modal); 确定 stores the choice."""
@@ -155,8 +208,9 @@ class TemplateRow(QWidget):
         return [i + 1 for i in range(3) if self.path() and not (i < len(self.headings) and self.headings[i])]
 
     def _on_choose(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "选择 Word 模板", "", "Word 模板 (*.dotx *.docx)")
+        path, _ = QFileDialog.getOpenFileName(self, "选择 Word 模板", start_folder(self), "Word 模板 (*.dotx *.docx)")
         if path:
+            remember_folder(self, path)
             self.set_template(path)
 
     def _update(self) -> None:

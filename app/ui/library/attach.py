@@ -27,6 +27,7 @@ from app.ui.library.facts_panel import FactsPanel
 from app.ui.library.library_panel import LibraryPanel
 from app.ui.library.past_sections import PastSectionsPanel
 from app.ui.outline.commands import EditFieldCommand, SetChildrenCommand
+from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.core.settings_model import LibrarySettings
@@ -61,20 +62,25 @@ class LibraryHost:
         self.checks = CheckPanel(lambda: c.outline, self.store, self.own_names,
                                  tender_text=lambda: c.document.text() if c.document is not None else "")
         self.past = PastSectionsPanel(self.store)
-        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.check_dock = self._dock("查重", "checkDock", self.checks, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past, Qt.DockWidgetArea.RightDockWidgetArea)
-        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text
-        window.splitDockWidget(window.section_dock, self.past_dock, Qt.Orientation.Vertical)
-        window.section_dock.visibilityChanged.connect(self._on_section_dock_shown)
-        heading_library = getattr(window, "library_dock", None)  # 标题库: past sections are candidates beside it
-        if isinstance(heading_library, QDockWidget):
-            heading_library.visibilityChanged.connect(self._on_section_dock_shown)
+        self.dock = self._dock("资料库", "libraryStoreDock", self.tabs)
+        self.check_dock = self._dock("查重", "checkDock", self.checks)
+        self.past_dock = self._dock("历史标书", "pastSectionsDock", self.past)
+        register_panel(window, self.dock, "material", area=Qt.DockWidgetArea.RightDockWidgetArea, share=0.58)
+        register_panel(window, self.check_dock, "review", area=Qt.DockWidgetArea.RightDockWidgetArea,
+                       tab_with="reviewDock")
+        # 历史标书 sits under the section editor (正文), so drafting shows the past sections beside the text,
+        # and under the heading library (目录), where a past section's sub-headings are candidates too;
+        # both stages show it once there is a library (``shown`` is asked again on each visit)
+        register_panel(window, self.past_dock, "text", area=Qt.DockWidgetArea.RightDockWidgetArea, below="sectionDock",
+                       shown=self.has_library)
+        register_panel(window, self.past_dock, "outline", area=Qt.DockWidgetArea.RightDockWidgetArea,
+                       below="libraryDock", shown=self.has_library)
         for panel in (self.panel, self.facts, self.checks, self.past):
             panel.on_library_error = self.library_failed
         self.dock.visibilityChanged.connect(lambda shown: self.panel.refresh() if shown else None)
         self.past_dock.visibilityChanged.connect(lambda shown: self.refresh_past() if shown else None)
         self.checks.jump_requested.connect(self._on_jump)
+        self._unsubscribe = window.controller.session.subscribe(self._on_session_change)
         self.past.insert_requested.connect(self.insert_section)
         self.past.structure_requested.connect(self.apply_structure)
         self.panel.changed.connect(self.refresh_past)
@@ -87,7 +93,7 @@ class LibraryHost:
         elif self.path.exists():
             self.store()  # drafting uses what the user already has
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self.window)
         dock.setObjectName(name)
         banner = QLabel("")
@@ -102,8 +108,6 @@ class LibraryHost:
         box.addWidget(banner)
         box.addWidget(widget, 1)
         dock.setWidget(holder)
-        self.window.addDockWidget(area, dock)
-        dock.hide()
         return dock
 
     def store(self) -> LibraryStore | None:
@@ -212,9 +216,9 @@ class LibraryHost:
             return None
         return path, self.window.controller.outline.node(path)
 
-    def _on_section_dock_shown(self, shown: bool) -> None:
-        if shown and (self.spec.engine == "postgres" or self.path.exists()) and not self.past_dock.isVisible():
-            self.past_dock.show()
+    def has_library(self) -> bool:
+        """Whether there is a library to show past sections from (an office server, or the local file)."""
+        return self.spec.engine == "postgres" or self.path.exists()
 
     def _on_current_changed(self, *_args: object) -> None:
         if self.past_dock.isVisible():
@@ -271,9 +275,20 @@ class LibraryHost:
         c.undo_stack.push(SetChildrenCommand(c.outline, path, nodes))
         return True
 
-    def _on_jump(self, path: object) -> None:
-        if isinstance(path, tuple) and self.window.controller.outline.exists(path):
-            self.window.outline_view.select_path(path)
+    def _on_jump(self, path: object, found: str = "") -> None:
+        """Show the heading of a 查重 finding and mark what was found in its text (the name, the passage)."""
+        if not (isinstance(path, tuple) and self.window.controller.outline.exists(path)):
+            return
+        self.window.outline_view.select_path(path)
+        editor = getattr(self.window, "section_editor", None)
+        if editor is None or not found:
+            return
+        dock = self.window.section_dock
+        if dock.isHidden():
+            dock.show()
+        dock.raise_()
+        if not editor.highlight(found) and len(found) > 24:
+            editor.highlight(found[:24])  # a long passage: its start
 
     def choose_and_import(self) -> None:
         """文件 → 导入历史标书…: show the dock and ask for files."""
@@ -287,9 +302,20 @@ class LibraryHost:
         self.check_dock.raise_()
         self.checks.check_library()
 
+    def _on_session_change(self, change: str) -> None:
+        """Another project is shown: nothing of the old one stays in the docks (its past sections, the
+        replacements made in it, its 查重 results); the library itself is the user's, and stays."""
+        if change != "reset":
+            return
+        self.past.show_for("")
+        self.past.review.setText("")
+        self.checks.clear()
+
     def shutdown(self) -> None:
         """Stop a running import and close the database (the window is closing)."""
+        self._unsubscribe()
         self.panel.shutdown()
+        self.facts.shutdown()
         self._close_store()
 
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -31,16 +30,18 @@ from app.library.checks import (
 from app.library.report import write_findings_xlsx
 from app.library.store import LibraryError, LibraryStore
 from app.ui.library.background import guarded
+from app.ui.widgets.file_dialogs import open_file_dialog
 
 
 class CheckPanel(QWidget):
     """Runs the checks and lists the findings; double-click jumps to the heading.
 
     Signals:
-        jump_requested(object): the outline path of a finding the user double-clicked.
+        jump_requested(object, str): the outline path of a finding the user double-clicked, and what
+            was found there (the window marks it in the section's text).
     """
 
-    jump_requested = Signal(object)
+    jump_requested = Signal(object, str)
 
     #: Set by the window: told of every library failure (it shows the banner and reconnects).
     on_library_error: Callable[[LibraryError], None] | None = None
@@ -122,6 +123,12 @@ class CheckPanel(QWidget):
         self.summary.setText(f"已导出 {len(self.findings)} 条结果到 {written}")
         return written
 
+    def clear(self) -> None:
+        """No results (another project is shown)."""
+        self.findings = []
+        self.table.setRowCount(0)
+        self.summary.setText("尚未查重")
+
     def _show(self, found: list[Finding], what: str) -> None:
         self.findings = found
         self.table.setRowCount(len(found))
@@ -134,14 +141,12 @@ class CheckPanel(QWidget):
 
     def _on_double_clicked(self, row: int, _col: int) -> None:
         if 0 <= row < len(self.findings) and self.findings[row].path is not None:
-            self.jump_requested.emit(self.findings[row].path)
+            self.jump_requested.emit(self.findings[row].path, self.findings[row].text)
 
     def _on_compare(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "选择其他投标人的文件", "", "投标文件 (*.docx *.pdf)")
-        if path:
-            self.compare_file(Path(path))
+        open_file_dialog(self, "选择其他投标人的文件", "投标文件 (*.docx *.pdf)",
+                         lambda files: self.compare_file(Path(files[0])))
 
     def _on_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "导出查重结果", "查重结果.xlsx", "Excel 文件 (*.xlsx)")
-        if path:
-            self.export(Path(path))
+        open_file_dialog(self, "导出查重结果", "Excel 文件 (*.xlsx)", lambda files: self.export(Path(files[0])),
+                         mode="save", name="查重结果.xlsx")

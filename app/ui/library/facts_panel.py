@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,6 +32,7 @@ from app.library.facts import (
     KIND_LABELS,
     KINDS,
     Fact,
+    FactsImport,
     load_facts,
     read_facts_xlsx,
     remove_fact,
@@ -39,14 +41,32 @@ from app.library.facts import (
 )
 from app.library.store import FactConflict, LibraryError, LibraryStore
 from app.ui.library.background import guarded
+from app.ui.run.connection_check import BackgroundCoroutine
+from app.ui.widgets.file_dialogs import remember_folder, start_folder
 
 _HEADERS = {kind: [aliases[0] for aliases in fields.values()] for kind, fields in COLUMNS.items()}
 _EXPIRED = QBrush(QColor("#c0392b"))
 _ID_ROLE = 256
 
 
+async def _read_workbook(path: Path) -> FactsImport | str:
+    """Read ``path`` (in the worker thread): the facts, or the Chinese reason it cannot be used."""
+    try:
+        return read_facts_xlsx(path)
+    except ValueError as exc:
+        return str(exc)
+    except Exception as exc:  # a workbook openpyxl trips over: said in Chinese, never a silent nothing
+        return f"无法读取 Excel 文件“{path.name}”（{type(exc).__name__}）"
+
+
 class FactsPanel(QWidget):
-    """One kind of company facts at a time, editable for new rows."""
+    """One kind of company facts at a time, editable for new rows.
+
+    Signals:
+        imported(int): a workbook chosen with :meth:`import_xlsx` was read and stored (how many facts were added).
+    """
+
+    imported = Signal(int)
 
     #: Set by the window: told of every library failure (it shows the banner and reconnects).
     on_library_error: Callable[[LibraryError], None] | None = None
@@ -63,6 +83,9 @@ class FactsPanel(QWidget):
         self._store = store
         self._shown: dict[int, Fact] = {}  # the stored facts on show, as read (their versions)
         self.last_refused: list[str] = []  # the Chinese messages of edits refused by the last 保存
+        self._reader = BackgroundCoroutine(self)
+        self._reader.finished.connect(self._on_read)
+        self._reading: Path | None = None
         self.kind_box = QComboBox()
         for kind in KINDS:
             self.kind_box.addItem(KIND_LABELS[kind], kind)
@@ -183,16 +206,46 @@ class FactsPanel(QWidget):
         self.refresh()
         return len(ids)
 
+    def import_xlsx(self, path: Path) -> bool:
+        """Read an .xlsx into the library: the file is read in a worker thread (at most
+        :data:`~app.library.xlsx_rows.MAX_SHEET_ROWS` rows a sheet, as a stream) and the facts are stored
+        when it is done; :attr:`imported` then says how many were added. False when an import is running."""
+        if self._store() is None:
+            return False
+        if not self._reader.start(lambda: _read_workbook(path), name="bidstudio-read-facts"):
+            return False
+        self.import_button.setEnabled(False)
+        self.status.setStyleSheet("")
+        self.status.setText(f"正在读取“{path.name}”……")
+        self._reading = path
+        return True
+
+    @property
+    def importing(self) -> bool:
+        """Whether a workbook is being read."""
+        return self._reader.is_running()
+
+    def shutdown(self) -> None:
+        """Stop waiting for a workbook being read (the window closes); the worker is joined."""
+        self._reader.shutdown()
+
+    def _on_read(self, result: object) -> None:
+        self.import_button.setEnabled(True)
+        path, self._reading = self._reading, None
+        if isinstance(result, str):  # the Chinese reason the file cannot be used
+            self.status.setStyleSheet("color: #c62828")
+            self.status.setText(result)
+            self.imported.emit(0)
+            return
+        if not isinstance(result, FactsImport) or path is None:  # cancelled
+            self.status.setText("已取消导入")
+            return
+        self.imported.emit(self._store_read(path, result))
+
     @guarded(0)
-    def import_xlsx(self, path: Path) -> int:
-        """Read an .xlsx into the library; returns how many facts were added."""
+    def _store_read(self, path: Path, got: FactsImport) -> int:
         store = self._store()
         if store is None:
-            return 0
-        try:
-            got = read_facts_xlsx(path)
-        except ValueError as exc:
-            self.status.setText(str(exc))
             return 0
         added = save_facts(store, got.facts)
         kinds = sorted({f.kind for f in got.facts})
@@ -203,10 +256,23 @@ class FactsPanel(QWidget):
         msg = f"已从“{path.name}”导入 {added} 条企业资料"
         if got.skipped:
             msg += f"；未识别的工作表：{'、'.join(got.skipped)}（需要含“证书名称/姓名/项目名称/设备名称”等列）"
+        for note in got.notes:
+            msg += f"；{note}"
+        if got.notes:
+            self.status.setStyleSheet("color: #b26a00")
         self.status.setText(f"{msg}。当前显示 {shown}")
         return added
 
     def _on_import(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "选择企业资料表格", "", "Excel 文件 (*.xlsx)")
-        if path:
+        """从 Excel 导入…: a file dialog (non-blocking) whose choice is read in the worker."""
+        dialog = QFileDialog(self, "选择企业资料表格", start_folder(self), "Excel 文件 (*.xlsx)")
+        dialog.setObjectName("factsImportDialog")
+        dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+
+        def chosen(path: str) -> None:
+            remember_folder(self, path)
             self.import_xlsx(Path(path))
+
+        dialog.fileSelected.connect(chosen)
+        dialog.open()

@@ -13,7 +13,7 @@ undoable command; rewrites come back the same way through ``set_text``.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Signal
-from PySide6.QtGui import QFocusEvent
+from PySide6.QtGui import QColor, QFocusEvent, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QStackedWidget,
     QTextBrowser,
+    QTextEdit,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -189,6 +190,30 @@ class SectionEditor(QWidget):
         self._show_state(draft)
         self._update_enabled()
 
+    def highlight(self, needle: str) -> bool:
+        """Mark every place ``needle`` stands in the shown text (rendered and source), select and scroll
+        to the first; False when the text does not hold it (a name in a title only, say)."""
+        needle = needle.strip()
+        found = False
+        mark = QTextCharFormat()
+        mark.setBackground(QColor("#ffe066"))
+        for view in (self.rendered, self.text):
+            doc = view.document()
+            marks: list[QTextEdit.ExtraSelection] = []
+            cursor = doc.find(needle) if needle else QTextCursor()
+            first = QTextCursor(cursor) if not cursor.isNull() else None
+            while not cursor.isNull():
+                sel = QTextEdit.ExtraSelection()
+                sel.cursor, sel.format = cursor, mark
+                marks.append(sel)
+                cursor = doc.find(needle, cursor)
+            view.setExtraSelections(marks)
+            if first is not None:
+                found = True
+                view.setTextCursor(first)
+                view.ensureCursorVisible()
+        return found
+
     def set_title(self, key: str, title: str) -> None:
         """Follow a rename of the shown section's heading."""
         if key == self._key:
@@ -240,6 +265,8 @@ class SectionEditor(QWidget):
 
     def _set_plain(self, text: str) -> None:
         self._committed = text
+        self.text.setExtraSelections([])
+        self.rendered.setExtraSelections([])
         self.text.setPlainText(text)
         self._show_page()
 

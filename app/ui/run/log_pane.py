@@ -27,7 +27,7 @@ from PySide6.QtCore import (
     QTimer,
     Signal,
 )
-from PySide6.QtGui import QBrush, QColor, QGuiApplication
+from PySide6.QtGui import QBrush, QColor, QGuiApplication, QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+from typing_extensions import override
 
 from app.core.pipeline_events import stage_label
 from app.ui.run.log_text import user_text
@@ -270,15 +271,32 @@ class LogPane(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(bar)
         layout.addWidget(self.table)
+        self._follow = True  # the newest lines were on show when the pane was last hidden
         model.rowsInserted.connect(self._on_rows_inserted)
 
     def _on_level_changed(self, _i: int) -> None:
         self.proxy.set_min_level(int(self.level_box.currentData()))
 
     def _on_rows_inserted(self) -> None:
+        if not self.table.isVisible():  # another stage on show: scrolled to the end when shown again
+            return
         bar = self.table.verticalScrollBar()
         if bar.value() >= bar.maximum() - 2:
             self.table.scrollToBottom()
+
+    @override
+    def hideEvent(self, event: QHideEvent) -> None:
+        """Qt override: remember whether the newest lines were on show."""
+        bar = self.table.verticalScrollBar()
+        self._follow = bar.value() >= bar.maximum() - 2
+        super().hideEvent(event)
+
+    @override
+    def showEvent(self, event: QShowEvent) -> None:
+        """Qt override: following the newest lines when hidden, show the lines added meanwhile."""
+        super().showEvent(event)
+        if self._follow:
+            QTimer.singleShot(0, self.table.scrollToBottom)
 
     def copy(self) -> str:
         """Copy the selected rows (or all visible rows) to the clipboard; returns the text."""

@@ -86,6 +86,7 @@ ZH_TEMPLATES: dict[str, str] = {
     # pipeline
     "overview extraction failed: %s": "未能提取项目概况：%s",
     "scoring extraction failed: %s": "未能提取技术评分项：%s",
+    "%s: page %d gave no valid rows: %s": "%s：模型没有给出第 %d 页可用的评分项：%s",
     "%s: no valid answer (%s)": "%s：模型没有给出有效答案（%s）",
     "breakdown: input refused before any model call: %s": "需求拆解：输入不符合要求，未调用模型：%s",
     "drafting: %s": "撰写正文：%s",

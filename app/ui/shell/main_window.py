@@ -13,7 +13,7 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QSettings, Qt, QUrl
+from PySide6.QtCore import QSettings, Qt, QTimer, QUrl
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (
     QMenu,
@@ -29,6 +29,7 @@ from app.ui.run.status_panel import StatusPanel
 from app.ui.shell.errors import ErrorDialog
 from app.ui.shell.window_host import WindowHost
 from app.ui.shell.window_layout import WindowLayoutMixin, window_settings
+from app.ui.tender.document_pane import DocumentPane
 
 if TYPE_CHECKING:
     from app.core.settings_model import AppSettings
@@ -40,6 +41,8 @@ log = logging.getLogger("bidstudio.ui")
 
 NO_MODEL_GUIDE = ("尚未配置模型。打开、编辑、保存和导出目录无需模型；要自动分析和生成目录，"
                   "请先 <a href='settings'>打开模型设置</a>，选择服务商并填写模型名称和密钥。")
+#: While a run works, “正文共 N 字” is recounted at most this often (milliseconds).
+BUSY_WORD_COUNT_MS = 1000
 OPENABLE = (".pdf", ".docx", ".doc", ".wps", ".txt", ".bidproj")
 ABOUT_HTML = (
     "<h3>标书工坊 BidStudio</h3>"
@@ -92,11 +95,11 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         from app.ui.library.attach import attach_library
 
         self.library = attach_library(self)  # 资料库, 历史标书, 查重
+        from app.ui.forms.dock import attach_forms
+
+        self.forms = attach_forms(self)  # 投标文件组成 dock, 文件 → 导出商务标…
         self._connect(log_handler)
-        self._default_state = self.saveState()  # what 视图 → 重置布局 goes back to
-        self._layout_restored = self._restore_layout()
-        if not self._layout_restored:
-            self.document_dock.raise_()
+        self._restore_layout()  # the window's place, the stage on show and each stage's layout
         self.set_model_configured(model_configured)
         self._update_title()
 
@@ -147,7 +150,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.act_ocr_auto.setChecked(self.settings.ocr_auto)
         self.act_help = self._act("使用说明", self.show_help, K.HelpContents, tip="主要步骤和快捷键")
         self.act_reset_layout = self._act("重置布局", self.reset_layout,
-                                          tip="把各个面板放回首次启动时的位置和大小")
+                                          tip="把当前工作阶段的面板放回首次启动时的位置和大小")
 
     def _build_menus(self) -> None:
         mb = self.menuBar()
@@ -182,6 +185,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         s.addAction(self.act_settings)
         s.addAction(self.act_ocr_auto)
         v = mb.addMenu("视图(&V)")
+        stages = v.addMenu("工作阶段")
+        stages.addActions(list(self.workspace.actions.values()))
+        v.addSeparator()
         for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock,
                      self.library_dock):
             v.addAction(dock.toggleViewAction())
@@ -229,6 +235,9 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         ed.text_edited.connect(lambda key, _old, new: d.apply_text(key, new, f"编辑正文 {key}"))
         self.outline_view.selectionModel().currentChanged.connect(self._on_current_node_changed)
         c.model.dataChanged.connect(self._on_node_data_changed)
+        self._words_timer = QTimer(self)
+        self._words_timer.setSingleShot(True)
+        self._words_timer.timeout.connect(self._count_words)
         for signal in (c.model.dataChanged, c.model.rowsInserted, c.model.rowsRemoved, c.model.modelReset):
             signal.connect(self._update_word_count)
         ed.text.textChanged.connect(self._update_word_count)
@@ -248,6 +257,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.analysis_view.analysis_edited.connect(self._on_analysis_edited)
         self.analysis_view.page_requested.connect(self._show_page)
         self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
+        if isinstance(self.document_pane, DocumentPane):  # the page beside the scoring rows renders with its processes
+            self.analysis_view.set_page_source(self.document_pane)
         self.outline_view.source_requested.connect(self._show_requirement)
         self.outline_view.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)
@@ -285,7 +296,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             return
         key, node = leaf
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
-        if self.section_dock.isHidden():  # a section picked: its text is where the writer goes next
+        if self.section_dock.isHidden() and self.workspace.current == "text":  # closed there: a section brings it back
             self.section_dock.show()
 
     def _on_outline_reset(self) -> None:
@@ -297,9 +308,21 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             self._on_current_node_changed()
 
     def _update_word_count(self, *_args: object) -> None:
-        """“正文共 N 字” beside the outline, counting the section being typed as it is now."""
+        """“正文共 N 字” beside the outline, counting the section being typed as it is now.
+
+        Counting walks the whole outline: while a run fills the tree or streams text it is done at
+        most every :data:`BUSY_WORD_COUNT_MS`, not on every change (issue 37 §4).
+        """
+        if self.controller.busy:
+            if not self._words_timer.isActive():
+                self._words_timer.start(BUSY_WORD_COUNT_MS)
+            return
+        self._count_words()
+
+    def _count_words(self) -> None:
         from app.core.word_count import text_chars
 
+        self._words_timer.stop()
         ed, typing = self.section_editor, self.section_editor.showing_source
         total = 0
         for path, node in self.controller.outline.walk():
@@ -327,8 +350,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
 
     def show_breakdown(self) -> None:
         """Bring the 需求拆解 dock to the front (e.g. to mark clauses answered)."""
-        self.breakdown_dock.show()
-        self.breakdown_dock.raise_()
+        self.workspace.bring(self.breakdown_dock)
 
     def _on_breakdown_changed(self, breakdown: Any) -> None:
         from app.core.breakdown import Breakdown
@@ -377,6 +399,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.generate_button.setEnabled(not busy)
         self.outline_view.set_streaming(busy)
         self.outline_view.update_actions()
+        if not busy:
+            self._count_words()  # what the run wrote, counted once it ended
 
     def _on_run_finished(self, ok: bool, message: str) -> None:
         self.statusBar().showMessage(message, 8000)
@@ -395,6 +419,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             self.settings.add_recent(self.controller.tender_path)
             self._save_settings()
             self._rebuild_recent()
+        if len(self.controller.outline) == 0:  # a new tender: its reading is the next thing to check
+            self.workspace.switch("analysis")
         self.document_dock.raise_()
         self._update_empty_hint()
         self._update_title()
@@ -417,7 +443,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         go = getattr(self.document_pane, "show_page", None)
         if go is None:
             return
-        self.document_dock.raise_()
+        self.workspace.bring(self.document_dock)
         if go(page) is False:
             self._pending_page = page
             rendered = getattr(self.document_pane, "pageRendered", None)
@@ -431,7 +457,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             self.document_pane.show_page(page)
 
     def _show_requirement(self, requirement_id: str) -> None:
-        self.analysis_dock.raise_()
+        self.workspace.bring(self.analysis_dock)
         self.analysis_view.show_group(requirement_id)
 
     def show_error(self, title: str, message: str, details: str) -> None:
@@ -540,9 +566,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
                 signal.disconnect(slot)
             except (RuntimeError, TypeError):  # already gone
                 pass
-        self.qsettings.setValue("window/geometry", self.saveGeometry())
-        self.qsettings.setValue("window/state", self.saveState())
-        self.qsettings.sync()
+        self.save_layout()
         shutdown = getattr(self.document_pane, "shutdown", None)
         if shutdown is not None:
             shutdown()

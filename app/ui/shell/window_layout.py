@@ -1,9 +1,9 @@
-"""Building and sizing the main window: the outline area, the docks, a layout that fits the screen.
+"""Building and sizing the main window: the outline area, the core panels and their stages, the screen.
 
 A mixin of :class:`~app.ui.shell.main_window.MainWindow`. On a first start the window takes the
-screen's size (a 1366×768 laptop included) and shares the width between the tender and the
-outline; afterwards the layout the user left is restored from ``window.ini`` beside
-``settings.json``.
+screen's size (a 1366×768 laptop included) and shows the first stage's layout; afterwards the
+window's place, the stage on show and each stage's layout are restored from ``window.ini``
+beside ``settings.json`` — never larger than the screen the window is on.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
 from app.ui.outline.view import OutlineView
 from app.ui.project.session_view import EMPTY_HINT
 from app.ui.run.log_pane import LogPane, LogTableModel
+from app.ui.shell.stages import Area, register_panel
+from app.ui.shell.workspace import StageWorkspace
 from app.ui.tender.analysis_view import AnalysisView
 from app.ui.tender.document_placeholder import make_document_pane
 
@@ -47,7 +49,6 @@ class WindowLayoutMixin(_Base):
     if TYPE_CHECKING:
         controller: AppController
         qsettings: QSettings
-        _layout_restored: bool
 
         def start_generation(self, mode: str | None = None) -> None: ...
         def open_settings(self) -> None: ...
@@ -114,50 +115,63 @@ class WindowLayoutMixin(_Base):
         layout.addWidget(self.outline_view, 1)
         self.setCentralWidget(central)
 
-    def _dock(self, title: str, name: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+    def _dock(self, title: str, name: str, widget: QWidget) -> QDockWidget:
         dock = QDockWidget(title, self)
         dock.setObjectName(name)
         dock.setWidget(widget)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable
                          | QDockWidget.DockWidgetFeature.DockWidgetClosable)
-        self.addDockWidget(area, dock)
         return dock
 
     def _build_docks(self) -> None:
+        """The core panels, each registered with the stages that show it (see :mod:`app.ui.shell.stages`)."""
+        self.workspace = StageWorkspace(self)
+        self.workspace.screen_area = getattr(self, "_fit_area", None)
+        self.workspace.keep_scrolled = self.outline_view
         self.document_pane = make_document_pane(self)
         self.analysis_view = AnalysisView()
         self.log_model = LogTableModel(parent=self)
         self.log_pane = LogPane(self.log_model)
-        self.document_dock = self._dock("招标文件", "documentDock", self.document_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.analysis_dock = self._dock("招标分析", "analysisDock", self.analysis_view, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.document_dock, self.analysis_dock)
+        self.document_dock = self._dock("招标文件", "documentDock", self.document_pane)
+        self.analysis_dock = self._dock("招标分析", "analysisDock", self.analysis_view)
         from app.ui.tender.breakdown_view import BreakdownView
 
         self.breakdown_view = BreakdownView()
-        self.breakdown_dock = self._dock("需求拆解", "breakdownDock", self.breakdown_view,
-                                         Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.tabifyDockWidget(self.analysis_dock, self.breakdown_dock)
-        self.document_dock.raise_()
+        self.breakdown_dock = self._dock("需求拆解", "breakdownDock", self.breakdown_view)
         from app.ui.outline.section_editor import SectionEditor
 
         self.section_editor = SectionEditor()
-        self.section_dock = self._dock("正文", "sectionDock", self.section_editor, Qt.DockWidgetArea.RightDockWidgetArea)
-        # on show from the start: the selected section's text is where a writer types (视图 → 正文 hides it)
+        self.section_dock = self._dock("正文", "sectionDock", self.section_editor)
         from app.ui.outline.heading_library_view import HeadingLibraryPanel
 
         self.library_panel = HeadingLibraryPanel()
-        self.library_dock = self._dock("标题库", "libraryDock", self.library_panel, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.library_dock.hide()  # 视图 → 标题库
-        self.log_dock = self._dock("生成日志", "logDock", self.log_pane, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.library_dock = self._dock("标题库", "libraryDock", self.library_panel)
+        self.log_dock = self._dock("生成日志", "logDock", self.log_pane)
+        left, right, bottom = Area.LeftDockWidgetArea, Area.RightDockWidgetArea, Area.BottomDockWidgetArea
+        # 招标分析: the tender beside its reading (scoring items, requirements), the outline between them
+        register_panel(self, self.document_dock, "analysis", area=left, share=0.40, front=True)
+        register_panel(self, self.analysis_dock, "analysis", area=right, share=0.36, front=True)
+        register_panel(self, self.breakdown_dock, "analysis", area=right, tab_with="analysisDock")
+        # 目录: the outline wide, the scoring items (and the tender behind them) left, the log under it
+        register_panel(self, self.analysis_dock, "outline", area=left, share=0.30, front=True)
+        register_panel(self, self.document_dock, "outline", area=left, tab_with="analysisDock")
+        register_panel(self, self.library_dock, "outline", area=right, share=0.22)
+        register_panel(self, self.log_dock, "outline", area=bottom, share=0.17)
+        # 正文: the selected section's text beside the outline (past sections join it under 正文)
+        register_panel(self, self.section_dock, "text", area=right, share=0.52)
+        register_panel(self, self.log_dock, "text", area=bottom, share=0.14, shown=False)
 
     def _fit_to_screen(self, available: QRect | None = None) -> None:
         """A first-start size that fits ``available`` (the screen's free area; a 1366×768 laptop included).
 
         The window frame is not known before the window is shown: a title bar's worth is left
-        free here, and :meth:`_keep_on_screen` corrects the rest once it is.
+        free here, and :meth:`StageWorkspace.keep_on_screen` corrects the rest once it is.
         """
         screen = available or (self.screen().availableGeometry() if self.screen() is not None else None)
-        self._fit_area = screen
+        self._fit_area = available
+        workspace = getattr(self, "workspace", None)
+        if workspace is not None:
+            workspace.screen_area = available
         width, height = 1440, 900
         if screen is not None and screen.width() > 0:
             width = min(width, screen.width())
@@ -166,58 +180,46 @@ class WindowLayoutMixin(_Base):
 
     def _keep_on_screen(self) -> None:
         """Shrink and move the shown window so its frame (title bar, status bar) is on the screen."""
-        free = getattr(self, "_fit_area", None)
-        if not isinstance(free, QRect) or free.isEmpty():
-            return
-        frame = self.frameGeometry()
-        if free.contains(frame):
-            return
-        extra_w, extra_h = frame.width() - self.width(), frame.height() - self.height()
-        self.resize(max(self.minimumWidth(), min(self.width(), free.width() - extra_w)),
-                    max(self.minimumHeight(), min(self.height(), free.height() - extra_h)))
-        self.move(max(free.left(), min(frame.left(), free.right() - self.frameGeometry().width() + 1)),
-                  max(free.top(), min(frame.top(), free.bottom() - self.frameGeometry().height() + 1)))
-
-    def apply_default_sizes(self) -> None:
-        """The first-start shares: the tender at two fifths, outline and text side by side, a short log."""
-        side = max(320, min(560, self.width() * 2 // 5))
-        rest = self.width() - side
-        docks, widths = [self.document_dock], [side]
-        if self.section_dock.isVisible() and not self.section_dock.isFloating():
-            docks.append(self.section_dock)
-            widths.append(max(280, min(460, rest * 9 // 20)))
-        self.resizeDocks(docks, widths, Qt.Orientation.Horizontal)
-        self.resizeDocks([self.log_dock], [max(90, min(170, self.height() // 7))], Qt.Orientation.Vertical)
+        self.workspace.keep_on_screen()
 
     def reset_layout(self) -> None:
-        """视图 → 重置布局: every dock back where a first start puts it, at the first-start sizes."""
-        default = getattr(self, "_default_state", None)
-        for dock in (self.document_dock, self.analysis_dock, self.breakdown_dock, self.section_dock, self.log_dock):
-            dock.setFloating(False)
-            dock.show()
-        self.library_dock.hide()
-        if isinstance(default, QByteArray):
-            self.restoreState(default)
-        self.document_dock.raise_()
-        self.apply_default_sizes()
+        """视图 → 重置布局: the stage on show goes back to its first-start layout and sizes."""
+        self.workspace.reset()
 
     def _restore_layout(self) -> bool:
-        """The layout the user left; False on a first start (then :meth:`showEvent` sizes the docks)."""
+        """The window's place and the stage the user left (each stage's layout); False on a first start."""
         geometry = self.qsettings.value("window/geometry")
-        state = self.qsettings.value("window/state")
-        if isinstance(geometry, QByteArray | bytes):
-            self.restoreGeometry(QByteArray(geometry))
-        if isinstance(state, QByteArray | bytes):
-            return bool(self.restoreState(QByteArray(state)))
-        return False
+        restored = isinstance(geometry, QByteArray | bytes) and self.restoreGeometry(QByteArray(geometry))
+        if restored:
+            self._clamp_to_screen()
+        self.workspace.start(self.qsettings)
+        return bool(restored)
+
+    def _clamp_to_screen(self) -> None:
+        """A restored geometry never exceeds the free area of the screen it is on (a smaller screen now)."""
+        screen = self.screen()
+        free = self.workspace.screen_area or (screen.availableGeometry() if screen is not None else QRect())
+        if free.isEmpty():
+            return
+        rect = self.geometry()
+        width = min(rect.width(), free.width())
+        height = min(rect.height(), free.height() - (FRAME_ALLOWANCE if rect.height() + FRAME_ALLOWANCE > free.height()
+                                                     else 0))
+        x = max(free.left(), min(rect.left(), free.right() - width + 1))
+        y = max(free.top(), min(rect.top(), free.bottom() - height + 1))
+        self.setGeometry(x, y, width, height)
+
+    def save_layout(self) -> None:
+        """Remember the window's place and every stage's layout (on close)."""
+        self.qsettings.setValue("window/geometry", self.saveGeometry())
+        self.workspace.save(self.qsettings)
+        self.qsettings.sync()
 
     def showEvent(self, event: QShowEvent) -> None:
-        """Qt override: on a first start, share the width between the tender and the outline."""
+        """Qt override: size the first-start layout of the stage on show, keep the window on the screen."""
         super().showEvent(event)
-        if not self._layout_restored:
-            self._layout_restored = True
-            self.apply_default_sizes()
-            QTimer.singleShot(0, self._keep_on_screen)
+        self.workspace.window_shown()
+        QTimer.singleShot(0, self._keep_on_screen)
 
 
 def window_settings() -> QSettings:

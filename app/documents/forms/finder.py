@@ -1,0 +1,275 @@
+"""Read a tender's format chapter into its ordered list of forms: ``find_forms(path)``.
+
+The flow (:mod:`.flow`) is searched for format chapters (:mod:`.chapter`); inside each, title
+lines (:mod:`.titles`) open forms, and what follows up to the next title is the form's fixed
+text and tables. A title repeated right below itself (``格式6.投标函`` then ``投标函``) stays one
+form; a title listed first and given its own page later (a list at the chapter's start) counts
+once, where its content is. Blanks are read by :mod:`.blanks`. The chapter with the most forms
+wins; a tender with none says why in ``message``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from app.core.bid_forms import FormParagraph, FormsReading, FormTable, TenderForm
+from app.documents.forms.blanks import find_blanks
+from app.documents.forms.chapter import ChapterSpan, chapter_spans, is_toc_line
+from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable, docx_flow
+from app.documents.forms.flow_pages import document_flow
+from app.documents.forms.hierarchy import contents_lines, keep_forms
+from app.documents.forms.titles import (
+    _NUMBER,
+    FORM_END,
+    Title,
+    clean_name,
+    compact,
+    form_kind,
+    parse_title,
+    same_name,
+)
+
+if TYPE_CHECKING:
+    from app.documents.model import TenderDocument
+
+_COPIES = re.compile(r"([^，。；：:、（）()\s]{2,24}?(?:复印件|扫描件|影印件))")
+_PLACEHOLDER_ONLY = re.compile(r"^[（(]?\s*(?:格式自拟|自拟格式|格式自定|格式不限|略|无格式|自行编制)\s*[)）]?$")
+
+
+def _styled(p: FlowParagraph) -> bool:
+    return bool(p.heading_level) or p.align == "center" or p.bold
+
+
+def _titles(flow: list[FlowItem], span: ChapterSpan) -> list[tuple[int, Title]]:
+    """The title lines inside a chapter span (the chapter heading itself excluded)."""
+    out: list[tuple[int, Title]] = []
+    listed = contents_lines(flow, span.start, span.end)
+    for i in range(span.start + 1, span.end):
+        it = flow[i]
+        if not isinstance(it, FlowParagraph) or is_toc_line(it.text) or it.list_item or i in listed:
+            continue
+        title = parse_title(it.text, styled=_styled(it))
+        if title is None:
+            # "附件1：" alone, its title on the next line
+            if re.fullmatch(r"(?:附件|格式|附表)\s*[-－]?\s*(?:\d+(?:[-－.．]\d+)*|[一二三四五六七八九十]{1,3})\s*[:：]?",
+                            compact(it.text)):
+                nxt = flow[i + 1] if i + 1 < span.end else None
+                if isinstance(nxt, FlowParagraph):
+                    inner = parse_title(nxt.text, styled=True)
+                    if inner is not None and not inner.group:
+                        out.append((i, Title(f"{it.text.strip()} {nxt.text.strip()}", compact(it.text).rstrip("：:"),
+                                             inner.name, inner.condition, inner.self_drafted)))
+            continue
+        prev = flow[i - 1] if i - 1 > span.start else None
+        if not title.number and isinstance(prev, FlowParagraph) and not (out and out[-1][0] == i - 1):
+            lead = _numbered_lead(prev.text)
+            if lead is not None:  # "十、…不得具有行贿犯罪记录的" above "承诺函": one title on two lines
+                title = Title(f"{prev.text.strip()} {it.text.strip()}", lead[0], lead[1] + title.name, title.condition,
+                              title.self_drafted)
+                out.append((i - 1, title))
+                continue
+        out.append((i, title))
+    return keep_forms(flow, _fold(flow, out), span.start, span.end, listed)
+
+
+def _numbered_lead(text: str) -> tuple[str, str] | None:
+    """A short numbered line without a sentence end that may carry on into a title below: (number, words)."""
+    t = compact(text)
+    m = _NUMBER.match(t)
+    if not m or m.end() >= len(t) or len(t) > 40 or re.search(r"[。；;！!？?：:]", t):
+        return None
+    return m.group("num"), t[m.end():]
+
+
+def _has_content(flow: list[FlowItem], a: int, b: int) -> bool:
+    """Whether anything but blank lines lies strictly between flow items ``a`` and ``b``."""
+    return any(isinstance(flow[k], FlowTable) or compact(flow[k].text) for k in range(a + 1, b)  # type: ignore[union-attr]
+               )
+
+
+def _fold(flow: list[FlowItem], titles: list[tuple[int, Title]]) -> list[tuple[int, Title]]:
+    """Drop titles that repeat the title just above (the form's own heading under its numbered entry)."""
+    out: list[tuple[int, Title]] = []
+    for i, t in titles:
+        if out and not t.group:
+            j, prev = out[-1]
+            near = i - j <= 3 and not any(isinstance(flow[k], FlowTable) for k in range(j + 1, i))
+            if near and not prev.group and same_name(prev.name, t.name) and i - j <= 2:
+                if not prev.number and t.number:
+                    out[-1] = (j, t)
+                continue
+            if near and not prev.group and (not t.number or not prev.number):
+                if same_name(prev.name, t.name):
+                    if not prev.number and t.number:
+                        out[-1] = (j, t)
+                    continue
+                if prev.number and not t.number and i - j == 1 and not FORM_END.search(prev.name):
+                    out[-1] = (j, Title(f"{prev.text} {t.text}", prev.number, prev.name + t.name, prev.condition or t.condition,
+                                        prev.self_drafted or t.self_drafted))
+                    continue
+        out.append((i, t))
+    return out
+
+
+def _form(flow: list[FlowItem], start: int, end: int, title: Title, group: str, index: int) -> TenderForm:
+    """One form from its title line to the item before ``end``."""
+    head = flow[start]
+    items: list[FormParagraph | FormTable] = []
+    pages = [head.page]
+    for it in flow[start + 1:end]:
+        pages.append(it.page)
+        if isinstance(it, FlowTable):
+            items.append(FormTable(rows=it.rows, page=it.page, source=it.source))
+        else:
+            items.append(FormParagraph(text=it.text.strip("\r"), page=it.page, source=it.source,
+                                       align=it.align if it.align in ("left", "center", "right") else "",  # type: ignore[arg-type]
+                                       bold=it.bold))
+    texts = [it.text for it in items if isinstance(it, FormParagraph)]
+    drafted = title.self_drafted or any(_PLACEHOLDER_ONLY.match(compact(t)) for t in texts[:3])
+    copies = []
+    for t in [title.text, *texts]:
+        for m in _COPIES.finditer(compact(t)):
+            c = re.sub(r"^(?:附[:：]?|提供|附上|须附|并附|应附|粘贴|在此粘贴)", "", m.group(1))
+            if c not in copies and len(c) >= 4:
+                copies.append(c)
+    form = TenderForm(key="", title=title.text, name=title.name, number=title.number, kind=form_kind(title.name),  # type: ignore[arg-type]
+                      group=group, page=head.page, last_page=max(pages), items=items,
+                      requirement="conditional" if title.condition else "required", condition=title.condition,
+                      self_drafted=drafted, copies=copies[:8])
+    if form.kind == "other" and copies and not texts[1:]:
+        form.kind = "attachment"
+    form.blanks = find_blanks(form, index, flow_underlines=_underlines(flow, start + 1, end))
+    return form
+
+
+def _underlines(flow: list[FlowItem], a: int, b: int) -> list[list[tuple[int, int]]]:
+    """Underlined spans of each paragraph item between ``a`` and ``b`` (empty lists for tables)."""
+    out: list[list[tuple[int, int]]] = []
+    for it in flow[a:b]:
+        out.append(list(it.underlined) if isinstance(it, FlowParagraph) else [])
+    return out
+
+
+def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
+    """The forms of one chapter span, in order, with keys that stay the same between readings."""
+    titles = _titles(flow, span)
+    forms: list[TenderForm] = []
+    structural: list[bool] = []  # the title is a heading by Word's own numbering or outline level
+    group = ""
+    for k, (i, title) in enumerate(titles):
+        end = titles[k + 1][0] if k + 1 < len(titles) else span.end
+        empty = not _has_content(flow, i, end)
+        if title.group:
+            group = title.name
+            continue
+        if empty and any(same_name(title.name, later.name) for _j, later in titles[k + 1:]):
+            continue  # an entry of a list at the chapter's start: the form comes later
+        forms.append(_form(flow, i, end, title, group, len(forms) + 1))
+        it = flow[i]
+        structural.append(isinstance(it, FlowParagraph) and (it.auto_numbered or bool(it.heading_level)))
+    forms = _without_duplicates(forms, structural)
+    counts: Counter[str] = Counter()
+    for f in forms:
+        base = clean_name(f.name) or f.name
+        counts[base] += 1
+        f.key = f"{base}@{counts[base]}"
+    return forms
+
+
+def _thin(form: TenderForm) -> bool:
+    """A form with next to nothing of its own: no table, no blank, at most two short paragraphs."""
+    paragraphs = [it for it in form.items if isinstance(it, FormParagraph)]
+    return (not form.blanks and not any(isinstance(it, FormTable) for it in form.items)
+            and len(paragraphs) <= 2 and sum(len(p.text) for p in paragraphs) <= 80)
+
+
+def _without_duplicates(forms: list[TenderForm], structural: list[bool]) -> list[TenderForm]:
+    """A thin form printed again with content later is an entry of a list (that form counts once,
+    where it is printed); a 目录 without a table is the list itself (the export writes its own)."""
+    thin = [_thin(f) and not structural[k] for k, f in enumerate(forms)]
+    bare = [not f.blanks and not any(isinstance(it, FormTable) for it in f.items) and not structural[k]
+            for k, f in enumerate(forms)]
+    in_list: set[int] = set()
+    k = 0
+    while k < len(forms):  # three or more thin forms in a row on one page: a list of contents
+        j = k
+        while j < len(forms) and thin[j] and bare[j] and forms[j].page == forms[k].page:
+            j += 1
+        again = sum(1 for f in forms[k:j] if any(
+            same_name(f.name, g.name) or (f.number and compact(f.number).rstrip("：:、.．") == compact(g.number).rstrip("：:、.．"))
+            for g in forms[j:]))
+        if j - k >= 3 and again * 2 >= j - k:
+            in_list.update(range(k, j))
+        k = max(j, k + 1)
+    out = []
+    for k, f in enumerate(forms):
+        if k in in_list or (thin[k] and any(same_name(f.name, g.name) and not _thin(g) for g in forms[k + 1:])):
+            continue
+        if compact(f.name).endswith(("目录", "目次")) and not any(isinstance(it, FormTable) for it in f.items):
+            continue
+        out.append(f)
+    return out
+
+
+def _weight(forms: list[TenderForm]) -> float:
+    """How much a chapter looks like the forms: forms that name a kind of form and have blanks or tables
+    (the instructions' clauses — 投标有效期, 开标程序 — mostly name none)."""
+    return sum((1.0 if f.kind != "other" else 0.2) for f in forms
+               if f.blanks or any(isinstance(it, FormTable) for it in f.items))
+
+
+def read_forms(flow: list[FlowItem], source_path: str = "", source_kind: str = "") -> FormsReading:
+    """The forms of the best format chapter in a flow (the one with the most forms)."""
+    best: tuple[ChapterSpan, list[TenderForm]] | None = None
+    for span in chapter_spans(flow):
+        forms = forms_in_span(flow, span)
+        if forms and (best is None or (span.rank, _weight(forms)) >= (best[0].rank, _weight(best[1]))):  # later wins ties
+            best = (span, forms)
+    reading = FormsReading(source_path=source_path, source_kind=source_kind)
+    if best is None:
+        reading.message = ("招标文件中没有找到“投标文件格式”（响应文件格式、附件）章节，或该章节没有规定格式；"
+                           "投标文件的组成请按招标文件须知自行整理。")
+        return reading
+    span, forms = best
+    reading.chapter_title = span.title
+    reading.chapter_pages = (flow[span.start].page, flow[span.end - 1].page)
+    reading.forms = forms
+    blanks = sum(len(f.blanks) for f in forms)
+    conditional = sum(1 for f in forms if f.requirement == "conditional")
+    reading.message = (f"“{span.title}”（第 {reading.chapter_pages[0]}–{reading.chapter_pages[1]} 页）规定了 {len(forms)} 份格式，"
+                       f"其中 {conditional} 份视情况提供；共 {blanks} 处待填写。")
+    return reading
+
+
+def find_forms(path: Path | str, doc: TenderDocument | None = None) -> FormsReading:
+    """Read the format chapter of a DOCX or PDF tender (``doc``: the already read document, if any).
+
+    A PDF is read twice: the tender's text finds the chapter, then the chapter's pages are read
+    again line by line (gaps, drawn rules, ruled tables: :mod:`.pdf_lines`) and the forms come
+    from that closer reading.
+    """
+    p = Path(path)
+    is_docx = p.suffix.lower() == ".docx" and (doc is None or doc.kind == "docx")
+    if is_docx:
+        return read_forms(docx_flow(p), str(p), "docx")
+    if doc is None:
+        from app.documents.loader import load_tender
+
+        doc = load_tender(p)
+    reading = read_forms(document_flow(doc), str(p), doc.kind)
+    if doc.kind != "pdf" or reading.chapter_pages is None:
+        return reading
+    from app.documents.forms.pdf_lines import read_chapter_pages
+
+    first, last = reading.chapter_pages
+    try:
+        closer = read_chapter_pages(p, first, last)
+    except Exception:  # a PDF MuPDF opens only with a password, or one it fails on: keep the plain reading
+        return reading
+    again = read_forms(document_flow(doc, closer), str(p), doc.kind)
+    if closer.skipped:
+        again.message += f"（第 {closer.skipped[0]}–{closer.skipped[-1]} 页超出逐行读取的上限，按普通文字读取）"
+    return again if again.forms else reading
