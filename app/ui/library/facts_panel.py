@@ -172,8 +172,9 @@ class FactsPanel(QWidget):
             data = {k: (it.text().strip() if (it := self.table.item(r, c)) is not None else "") for c, k in enumerate(fields)}
             stored = self._shown.get(first.data(_ID_ROLE)) if first.data(_ID_ROLE) is not None else None
             if stored is not None:
-                if any(stored.data.get(k, "") != v for k, v in data.items()):
-                    edited.append((stored, {**stored.data, **data}))  # fields this table does not show are kept
+                changed = {k: v for k, v in data.items() if stored.data.get(k, "") != v}
+                if changed:
+                    edited.append((stored, {**stored.data, **changed}))  # fields this table does not show are kept
             elif any(data.values()):
                 new.append(Fact(self.kind, data, "手工录入"))
         added = save_facts(store, new)

@@ -17,6 +17,9 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # 办公室资料库 (issue 40): its server went away during a run
+    "library references skipped for %r: %s": "资料库暂不可用，%r 未使用历史标书参考：%s",
+    "past bids skipped for %r: %s": "资料库暂不可用，%r 未使用历史标书的结构：%s",
     # OCR (issue 31)
     "OCR unavailable: %s": "文字识别不可用：%s",
     "damaged OCR cache entry ignored: %s": "文字识别缓存已损坏，已忽略：%s",
