@@ -68,7 +68,8 @@ def _details_of_summary(result: ScoringResult) -> list[ScoringTable]:
 
 
 def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], list[str]]:
-    """(passed, issues) of the technical total read against the parts the prose states."""
+    """(passed, issues) of the parts read against the parts the prose states (技术 first, then the others
+    the same statement gives)."""
     statements = part_statements(doc)
     parts = stated_parts(statements)
     tech = parts.get(ScoreCategory.TECHNICAL)
@@ -84,7 +85,13 @@ def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], 
     if tech is None:
         return [], []
     if abs(got - tech) < 0.01:
-        return [f"正文规定技术部分 {fmt_points(tech)} 分，与评分表一致"], []
+        by_category = result.points_by_category()
+        for cat, stated in parts.items():  # the other parts the same sentence states must hold too
+            other = by_category.get(cat.value, 0.0)
+            if cat != ScoreCategory.TECHNICAL and abs(other - stated) >= 0.01:
+                return [], [f"正文规定{cat.value}部分 {fmt_points(stated)} 分，评分表中的{cat.value}项合计 {fmt_points(other)} 分"]
+        shown = "、".join(f"{c.value} {fmt_points(v)}" for c, v in parts.items())
+        return [f"正文规定各部分分值（{shown}），与评分表一致"], []
     weighted = any(st.weight for st in statements) or "weights" in result.uncertain
     if weighted and abs(got - 100) < 0.01:
         return [], []  # a 100-point technical table weighted into the total: the prose states the weight
