@@ -25,6 +25,7 @@ Prints figures; asserts nothing. The machine may be shared: run it on a quiet on
 from __future__ import annotations
 
 import argparse
+import shutil
 import statistics
 import sys
 import tempfile
@@ -137,13 +138,15 @@ def trigram_database(server: PgServer, name: str, ctype: str, source: str) -> Se
     return ServerConfig("127.0.0.1", server.port, name, "office", "office-pw")
 
 
-def bench_writers(label: str, targets: list[Any], writers: int, per_writer: int, sections: int) -> None:
+def bench_writers(label: str, targets: list[Any], writers: int, per_writer: int, sections: int,
+                  cleanup: list[Path]) -> None:
     """``writers`` processes storing at once (different bids, then the same ones), one more searching."""
     for same in (False, True):
         store = open_target(targets[0])
         before = store.counts()[0]
         store.close()
         stop = Path(tempfile.mkdtemp(prefix="bidstudio-bench-")) / "writers-done"
+        cleanup.append(stop.parent)
         with ProcessPoolExecutor(max_workers=writers + 1, mp_context=get_context("spawn")) as pool:
             t0 = time.perf_counter()
             jobs = [pool.submit(write_generated, targets[w], 0 if same else w * per_writer, per_writer, sections,
@@ -199,9 +202,10 @@ def main() -> None:
     print(f"read: {len(parsed)} bids, {n_sections} sections in {read_s:.1f} s ({read_s / len(parsed) * 1000:.0f} ms a bid,"
           " the same for both engines)")
     server = start_server(fast=False)
+    work = Path(tempfile.mkdtemp(prefix="bidstudio-bench-"))
+    cleanup = [work]  # the libraries written here (a GB or two with the writers): removed at the end
     try:
         server.create_database("bench", "office", "office-pw")
-        work = Path(tempfile.mkdtemp(prefix="bidstudio-bench-"))
         sqlite_path = work / "library.sqlite3"
         stores: dict[str, LibraryStore] = {
             "sqlite": LibraryStore(sqlite_path),
@@ -243,12 +247,15 @@ def main() -> None:
             server.create_database("writers", "office", "office-pw")
             pg = ServerConfig("127.0.0.1", server.port, "writers", "office", "office-pw")
             PostgresStore(pg).close()
-            bench_writers("postgres", [pg] * args.writers, args.writers, args.writer_bids, args.sections)
+            bench_writers("postgres", [pg] * args.writers, args.writers, args.writer_bids, args.sections, cleanup)
             spec = LibrarySpec("sqlite", str(work / "writers.sqlite3"))
             LibraryStore(Path(spec.path)).close()
-            bench_writers("sqlite (one file)", [spec] * args.writers, args.writers, args.writer_bids, args.sections)
+            bench_writers("sqlite (one file)", [spec] * args.writers, args.writers, args.writer_bids, args.sections,
+                          cleanup)
     finally:
         server.destroy()
+        for folder in cleanup:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def bench_queries_trgm(store: TrigramStore) -> tuple[float, float]:
