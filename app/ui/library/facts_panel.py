@@ -177,10 +177,9 @@ class FactsPanel(QWidget):
             data = {k: (it.text().strip() if (it := self.table.item(r, c)) is not None else "") for c, k in enumerate(fields)}
             stored = self._shown.get(first.data(_ID_ROLE)) if first.data(_ID_ROLE) is not None else None
             if stored is not None:
-                if any(stored.data.get(k, "") != v for k, v in data.items()):
-                    # fields this table does not show are kept; a column left empty adds no empty field
-                    changed = {k: v for k, v in data.items() if v or k in stored.data}
-                    edited.append((stored, {**stored.data, **changed}))
+                changed = {k: v for k, v in data.items() if stored.data.get(k, "") != v}
+                if changed:
+                    edited.append((stored, {**stored.data, **changed}))  # fields this table does not show are kept
             elif any(data.values()):
                 new.append(Fact(self.kind, data, "手工录入"))
         added = save_facts(store, new)
