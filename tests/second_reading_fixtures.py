@@ -124,3 +124,20 @@ def build(name: str, folder: Path) -> tuple[Path, list[Row]]:
     """Write one fixture into ``folder``; its path and its right reading."""
     path = folder / f"{name}.docx"
     return path, BUILDERS[name](path)
+
+
+def short_sum(path: Path) -> list[Row]:
+    """A table headed （100分） whose points cells add up to 95: one cell was printed wrong (服务方案 20 for 25)."""
+    rows: list[Row] = [("服务方案", 25, "技术", ""), ("人员配置", 15, "技术", ""), ("培训方案", 10, "技术", ""),
+                       ("企业业绩", 20, "商务", ""), ("投标报价", 30, "价格", "")]
+    d = docx.Document()
+    _head(d)
+    d.add_paragraph("评分标准（100分）")
+    printed = [(n, 20 if n == "服务方案" else p) for n, p, _c, _g in rows]
+    _table(d, [["序号", "评分因素", "分值", "评分标准"],
+               *[[str(i), n, f"{p:g}", _criteria(n)] for i, (n, p) in enumerate(printed, 1)]])
+    d.save(str(path))
+    return rows
+
+
+BUILDERS["short_sum"] = short_sum

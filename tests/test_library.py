@@ -261,3 +261,18 @@ def test_past_bids_built_from_real_outlines_keep_their_trees(tmp_path: Path, sty
         want = [(d, s.title) for d, s in iter_sections(bid.sections)]
         assert _tree(store, out.bid_id) == want, text.splitlines()[0]  # type: ignore[arg-type]
     store.close()
+
+
+def test_near_copies_are_found_but_not_what_the_tender_says_nor_a_different_sentence() -> None:
+    from app.library.near_copies import near_copies
+
+    mine = ("我方针对本项目组建了专业的运维服务团队，由项目经理统一负责，每月组织一次全面巡检并形成书面报告，"
+            "对发现的问题在二十四小时内完成整改并报采购人复核确认后存档备查。")
+    theirs = mine.replace("每月", "每周").replace("报告", "记录")
+    found = near_copies([((0, 1), "1.2 运维团队", mine)], "前言。" + theirs)
+    assert [(n.path, n.where, n.mine, n.theirs) for n in found] == [((0, 1), "1.2 运维团队", mine[:-1], theirs[:-1])]
+    assert 0.9 < found[0].ratio < 1
+    assert near_copies([((0,), "1", mine)], theirs, tender="采购需求：" + theirs) == []  # both quote the tender
+    assert near_copies([((0,), "1", mine)], mine) == []  # identical: reported as a shared sentence instead
+    other = "我方将严格按照国家和行业标准开展各项服务工作，确保安全、优质、高效地完成本项目的全部服务内容并接受考核。"
+    assert near_copies([((0,), "1", other)], theirs) == []

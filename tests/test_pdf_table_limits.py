@@ -98,3 +98,20 @@ def test_a_join_stopped_by_a_limit_says_where_and_why(tmp_path: Path, monkeypatc
     (message, where), = _limited(path)
     assert where == [3] and "从第1页开始的表格到第3页底仍未结束" in message and "最多连读 3 页" in message
     assert "第4页起的部分没有读取" in message
+
+
+def test_a_table_that_gives_way_to_another_is_not_followed(tmp_path: Path) -> None:
+    """A table running to the page foot, then another table with other columns on the next page (an
+    equipment list over many pages): the next table is read on its own page, not followed further."""
+    c = composer()
+    c.heading("技术评分表")
+    body = [["序号", "评分因素", "评分标准", "分值"]]
+    body += [[str(i + 1), f"方案要点{i + 1}", "内容完整、措施具体。", "1"] for i in range(40)]
+    c.table([40, 90, 280, 50], body)
+    c.new_page()
+    listing = [["名称", "规格", "数量"]] + [[f"设备{i}", "标准型", "2"] for i in range(120)]
+    first, last = c.table([200, 200, 60], listing)
+    c.save(tmp_path / "two.pdf")
+    doc = load_tender(tmp_path / "two.pdf")
+    assert last - first >= 2
+    assert max(t.page for t in doc.tables) == first  # the list's first page is read, the rest is not followed

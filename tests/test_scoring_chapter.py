@@ -100,3 +100,65 @@ def test_one_weighted_technical_table_stays_as_printed(tmp_path: Path) -> None:
     result = parse_scoring(load_tender(path))
     assert all(t.weight is None for t in result.tables) and all(r.raw_points is None for r in result.rows)
     assert result.total_points == 100
+
+
+def _write(tmp_path: Path, name: str, paragraphs: list[str], rows: list[list[str]]) -> Path:
+    from tests.scoring_fixtures import _doc, _table
+
+    d = _doc(*paragraphs)
+    _table(d, rows)
+    path = tmp_path / name
+    d.save(str(path))
+    return path
+
+
+def test_a_method_without_points_is_confirmed_only_when_no_table_has_points(tmp_path: Path) -> None:
+    plain = _write(tmp_path, "lowest.docx", ["第三章 评标办法（经评审的最低投标价法）", "评标办法前附表"],
+                   [["条款号", "评审因素", "评审标准"], ["2.1.1", "投标人名称", "与营业执照一致"],
+                    ["2.1.2", "投标报价", "不超过最高限价"]])
+    result = parse_scoring(load_tender(plain))
+    assert result.absence == "lowest_price" and result.confirmed
+    scored = _write(tmp_path, "lowest_scored.docx", ["第三章 评标办法（经评审的最低投标价法）", "详细评审表"],
+                    [["序号", "评分因素", "分值", "评分标准"], ["1", "实施方案", "20", "方案完整得20分。"],
+                     ["2", "售后服务", "15", "响应及时得15分。"], ["3", "同类业绩", "10", "每个得2分。"]])
+    result = parse_scoring(load_tender(scored))
+    assert not result.found and result.absence == "lowest_price"
+    assert not result.confirmed and "另有带分值的表格" in result.doubt_zh
+
+
+def test_a_single_source_procurement_has_no_scoring_and_says_so(tmp_path: Path) -> None:
+    path = _write(tmp_path, "single.docx", ["第三章 评审办法和成交原则", "本项目采用单一来源采购方式，与供应商协商确定成交价格。"],
+                  [["序号", "审查要求"], ["1", "具有独立承担民事责任的能力"], ["2", "报价不超过预算"]])
+    result = parse_scoring(load_tender(path))
+    assert result.absence == "single_source" and "单一来源" in result.message_zh and result.confirmed
+
+
+def test_a_table_with_points_in_any_column_is_no_blank_template(tmp_path: Path) -> None:
+    from app.documents.scoring.absence import absence_reason
+
+    path = _write(tmp_path, "ranges.docx", ["第四章 评标办法（范本）", "评分标准"],
+                  [["序号", "评分因素", "分值", "评分标准", "分值范围"], ["1", "施工组织设计", "", "……", "0-8分"],
+                   ["2", "项目管理机构", "", "……", "0-6分"]])
+    code, message = absence_reason(load_tender(path))
+    assert code != "template" and "模板" not in message
+
+
+def test_a_summary_whose_price_no_detail_scores_gives_the_price_row(tmp_path: Path) -> None:
+    from tests.scoring_fixtures import _criteria, _doc, _table
+
+    d = _doc("第四章 评标办法", "评分因素及分值分配表")
+    _table(d, [["序号", "评分因素", "满分"], ["1", "投标报价", "30分"], ["2", "商务部分", "20分"],
+               ["3", "技术部分", "50分"], ["合计", "", "100分"]])
+    d.add_paragraph("商务评分标准（20分）")
+    _table(d, [["序号", "评分因素", "分值", "评分标准"], ["1", "同类业绩", "12", "每个得3分。"],
+               ["2", "企业认证", "8", "每项得4分。"]])
+    d.add_paragraph("技术评分标准（50分）")
+    _table(d, [["序号", "评分因素", "分值", "评分标准"], ["1", "实施方案", "30", _criteria("实施方案")],
+               ["2", "售后服务", "20", _criteria("售后服务")]])
+    path = tmp_path / "summary_price.docx"
+    d.save(str(path))
+    result = parse_scoring(load_tender(path))
+    assert [(r.factor, r.points, r.category.value) for r in result.rows] == [
+        ("投标报价", 30, "价格"), ("同类业绩", 12, "商务"), ("企业认证", 8, "商务"), ("实施方案", 30, "技术"),
+        ("售后服务", 20, "技术")]
+    assert any(c.rejected.startswith("汇总表") for c in result.candidates)

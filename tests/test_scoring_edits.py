@@ -119,10 +119,11 @@ def test_the_rows_that_explain_a_part_s_wrong_sum_are_named() -> None:
     a = _analysis(groups, [business, technical])
     assert [c.ok for c in scoring_checks(a)[1:3]] == [False, False]
     found = explaining_rows(a)
-    assert list(found) == ["R3"] and "移到商务类" in found["R3"]
+    assert found is not None and found.ids == ["R3"] and found.category == "business"
+    assert found.why == "“项目执行团队”移到商务类后，商务、技术两项小计都与标明的一致"
     fixed = a.model_copy(update={"groups": [g.model_copy(update={"category": "business"}) if g.title == "项目执行团队"
                                             else g for g in a.groups]})
-    assert explaining_rows(fixed) == {}
+    assert explaining_rows(fixed) is None
 
 
 def test_points_filed_under_parts_nothing_states_are_found_for_the_part_short_of_them() -> None:
@@ -131,4 +132,5 @@ def test_points_filed_under_parts_nothing_states_are_found_for_the_part_short_of
               _g("服务能力", 34, "business", group_label="服务能力"), _g("价格部分", 13, "price")]
     a = _analysis(groups, [ScoringTableInfo(key="t1", used=True)], scoring_stated_parts={"技术": 87, "价格": 13})
     found = explaining_rows(a)
-    assert sorted(found) == ["R2", "R3"] and "技术小计即与标明的一致" in found["R2"]
+    assert found is not None and found.ids == ["R2", "R3"] and found.category == "technical"
+    assert found.why.endswith("移到技术类后，技术小计即与标明的一致")

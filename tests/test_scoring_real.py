@@ -35,7 +35,6 @@ LABELS = _labels()
 _NOT_YET_READ: dict[str, str] = {
     "shanghai-it-operations.pdf": "six columns flattened one cell a line; merged names over several point rows",
     "shanghai-ship-crew-labour.pdf": "points only as ranges; categories by the document's own grouping",
-    "xuhui-municipal-maintenance-paragraphs.pdf": "numbered paragraphs with a points range at the end of the name",
 }
 
 

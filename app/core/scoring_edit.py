@@ -86,6 +86,14 @@ def _with_tables(analysis: Analysis, tables: list[ScoringTableInfo]) -> Analysis
     return analysis.model_copy(update=update)
 
 
+def user_edited(analysis: Analysis) -> bool:
+    """Whether the items differ from those the used tables were read with (the user changed them)."""
+    read = [g for t in analysis.scoring_tables if t.used for g in t.groups]
+    strip = ("id", "doubt", "decided_by")
+    return [g.model_dump(exclude=set(strip)) for g in analysis.groups] != [g.model_dump(exclude=set(strip))
+                                                                           for g in read]
+
+
 def confirm_scoring(analysis: Analysis) -> Analysis:
     """The user checked the items: confirmed by the user, the rows' doubts and code's self-check note gone."""
     return analysis.model_copy(update={
@@ -157,20 +165,29 @@ def scoring_checks(analysis: Analysis) -> list[ScoringCheck]:
     return checks
 
 
-def explaining_rows(analysis: Analysis) -> dict[str, str]:
-    """The rows whose category explains the parts' wrong sums: ids -> what moving them does (Chinese).
+@dataclass(frozen=True)
+class Explanation:
+    """Rows whose category explains the parts' wrong sums, where they belong, and what moving them does."""
 
-    When one part has too many points and another exactly as many too few, the rows of the first
-    that make up the difference are those to look at — a row of the 商务 table counted as 技术 first
-    (its table states only the other part), then the fewest rows whose points add up to it, rows the
-    user placed left out. Empty when the sums hold or no such rows exist.
+    ids: list[str]
+    category: ScoringCategory
+    why: str
+
+
+def explaining_rows(analysis: Analysis) -> Explanation | None:
+    """The rows whose category explains the parts' wrong sums, or None.
+
+    When one part has too few points and another exactly as many too many (or, when nothing else
+    is stated, parts nothing states hold them), the rows making up the difference are those to look
+    at — a row of the 商务 table counted as 技术 first (its table states only the other part), then
+    the fewest rows whose points add up to it; rows the user placed are left out.
     """
     checks = scoring_checks(analysis)[1:]
     off = {c.label: round(c.got - c.stated, 4) for c in checks if c.stated is not None and not c.ok}
     over = [zh for zh, d in off.items() if d > 0]
     under = [zh for zh, d in off.items() if d < 0]
     if len(under) != 1 or len(over) > 1 or (over and abs(off[over[0]] + off[under[0]]) >= 0.01):
-        return {}
+        return None
     dst = _CATEGORY_OF_ZH[under[0]]
     diff = -off[under[0]]
     if over:
@@ -191,8 +208,7 @@ def explaining_rows(analysis: Analysis) -> dict[str, str]:
         if found:
             break
     if not found:
-        return {}
-    if not over:
-        return {g.id: f"移到{under[0]}类后，{under[0]}小计即与标明的一致" for g in found}
-    why = f"移到{under[0]}类后，{under[0]}、{over[0]}两项小计都与标明的一致"
-    return {g.id: why for g in found}
+        return None
+    names = "、".join(f"“{g.title}”" for g in found)
+    parts = f"{under[0]}、{over[0]}两项小计都" if over else f"{under[0]}小计即"
+    return Explanation([g.id for g in found], dst, f"{names}移到{under[0]}类后，{parts}与标明的一致")

@@ -47,6 +47,7 @@ MAX_PAGE_LINES = 3000  # a page with more text lines than this is not searched
 MAX_ROWS_PER_TABLE = 400  # rows kept per table fragment; the rest are reported
 WHITE = 0.99  # a fill colour channel at least this bright is the page's own white
 MAX_HIGHLIGHT = 22.0  # points: a filled box this tall or less around text is a highlight, not a cell
+SAME_EDGE = 8.0  # points: column edges this close on two pages are the same rule
 
 
 @dataclass
@@ -125,13 +126,14 @@ def _invisible(path: dict[str, Any]) -> bool:
     return path.get("type") == "f" and fill is not None and all(v >= WHITE for v in fill)
 
 
-def _highlight(path: dict[str, Any], lines: list[_Line]) -> bool:
-    """A fill-only box no taller than a text line with text inside: a highlight or text background
-    behind a run of characters, not a cell (a ruling drawn as a filled bar is thinner than 3 points)."""
+def _highlight(path: dict[str, Any], lines: list[_Line], width: float) -> bool:
+    """A fill-only box no taller than a text line, narrower than half the page, with text inside: a
+    highlight behind a run of characters, not a cell (a ruling drawn as a filled bar is thinner than
+    3 points; a shaded row of a table without rules spans the table)."""
     if path.get("type") != "f" or path.get("fill") is None:
         return False
     x0, y0, x1, y1 = (float(v) for v in path["rect"])
-    if not (3.0 < y1 - y0 <= MAX_HIGHLIGHT and x1 - x0 > 3.0):
+    if not (3.0 < y1 - y0 <= MAX_HIGHLIGHT and 3.0 < x1 - x0 <= width / 2):
         return False
     return any(ln.bbox[0] < x1 and ln.bbox[2] > x0 and y0 - 1 <= (ln.bbox[1] + ln.bbox[3]) / 2 <= y1 + 1 for ln in lines)
 
@@ -146,7 +148,8 @@ def _find(page: PdfPage, lines: list[_Line] | None = None) -> list[Any]:
     columns and one row per text line, or find little tables inside the cells.
     """
     text = lines or []
-    paths = [p for p in page.get_drawings() if not _invisible(p) and not _highlight(p, text)]
+    width = float(page.rect.width)
+    paths = [p for p in page.get_drawings() if not _invisible(p) and not _highlight(p, text, width)]
     try:
         found = page.find_tables(use_layout=False, paths=paths)
     except TypeError:  # PyMuPDF < 1.27 has no layout analyser and no such argument
@@ -192,6 +195,18 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
             )
         )
     return out, cut
+
+
+def same_grid(prev: Table, table: Table) -> bool:
+    """``table`` may continue ``prev``: the same outer edges, and the columns of one among the other's
+    (a page without a sub-factor column lacks one edge); True when either has no edges."""
+    a, b = prev.col_x, table.col_x
+    if len(a) < 2 or len(b) < 2:
+        return True
+    if abs(a[0] - b[0]) > SAME_EDGE or abs(a[-1] - b[-1]) > SAME_EDGE:
+        return False
+    fewer, more = (a, b) if len(a) <= len(b) else (b, a)
+    return all(any(abs(x - y) <= SAME_EDGE for y in more) for x in fewer)
 
 
 def _rect(cell: Any) -> Rect:
@@ -262,6 +277,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
             scan.skipped_pages.append(start)
             continue
         number, follow = start, 0
+        running: Table | None = None  # the fragment at the bottom of the page before
         while number <= len(pages) and number not in done and pages[number - 1].readable:
             done.add(number)
             if number != start and not _scoring_signal(pages[number - 1].text):
@@ -279,6 +295,9 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                 scan.truncated_pages.append(number)
             if not found or not found[-1].ends_page:
                 break
+            if running is not None and not same_grid(running, found[0]):
+                break  # another table starts this page: the one followed has ended
+            running = found[-1]
             why = _join_stop(number, follow, len(done) - quiet, len(pages), pages, deadline)
             if why == _SEARCH_CAP:  # the next page joins the pages the search left out (reported with them)
                 if number + 1 not in scan.skipped_pages:

@@ -49,11 +49,16 @@ class ImportOutcome:
 
 def sentences(text: str) -> list[str]:
     """The text's sentences, normalised (no spaces/punctuation), at least ``MIN_SENTENCE_CHARS`` long."""
+    return [norm for _, norm in sentence_pairs(text)]
+
+
+def sentence_pairs(text: str) -> list[tuple[str, str]]:
+    """The text's sentences as written and normalised, those at least ``MIN_SENTENCE_CHARS`` long."""
     out = []
     for part in _SENTENCE_SPLIT.split(text):
         norm = normalize_text(part)
         if len(norm) >= MIN_SENTENCE_CHARS:
-            out.append(norm)
+            out.append((part.strip(), norm))
     return out
 
 

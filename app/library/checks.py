@@ -7,7 +7,8 @@ jump-to, a label for the user, the drafted text. Three checks:
   role labels and in staff tables), and the company's people, that appear in this bid but
   are not this tender's own or on this bid's staff list (a classic reason for 废标);
 * :func:`copied_passages` — runs of sentences identical to a past bid's (sentence hashes);
-* :func:`compare_with_bid` — another bidder's file: shared sentences, identical document
+* :func:`compare_with_bid` — another bidder's file: shared sentences (and near copies, a few
+  characters changed: :mod:`app.library.near_copies`), identical document
   properties (author, last editor, creation time), the same people, phone numbers or e-mail
   addresses, and the same unusual strings one character off a frequent one (shared typos,
   :mod:`app.library.typos`).
@@ -23,6 +24,7 @@ from app.core.outline import Outline
 from app.core.similarity import normalize_text
 from app.documents.outlines.bid_reader import BidDocument
 from app.library.bid_import import extract_people, sentence_hash, sentences
+from app.library.near_copies import near_copies
 from app.library.people import people_in_tables
 from app.library.store import LibraryStore
 from app.library.typos import shared_typos
@@ -45,7 +47,7 @@ _MIN_NAME = {"project": 6, "client": 4, "place": 3, "date": 8, "person": 2}
 class Finding:
     """One 查重 result: what was found, where in this bid, and where it came from."""
 
-    kind: str  # "stale_name", "copied", "shared_sentence", "metadata"
+    kind: str  # "stale_name", "copied", "shared_sentence", "near_sentence", "metadata", …
     label: str  # Chinese category shown in the dock and the report
     text: str
     where: str
@@ -172,10 +174,15 @@ def compare_with_bid(sections: Sequence[CurrentSection], other: BidDocument, met
     theirs = {sentence_hash(s) for s in sentences(other.full_text())}
     label = f"对比文件：{other.path.name}"
     out: list[Finding] = []
+    same: set[str] = set()
     for path, where, text in sections:
         for s in sentences(text):
             if sentence_hash(s) in theirs:
+                same.add(s)
                 out.append(Finding("shared_sentence", "与对比文件相同的句子", s, where, path, label))
+    for near in near_copies(sections, other.full_text(), tender=tender, exact=same):
+        out.append(Finding("near_sentence", "与对比文件几乎相同的句子", near.mine, near.where, near.path, label,
+                           f"只改动了少量字（相似度 {near.ratio:.0%}）；对比文件：{near.theirs[:120]}"))
     mine = metadata or {}
     for key, name in (("author", "作者"), ("last_modified_by", "最后修改者"), ("company", "单位"), ("created", "创建时间")):
         a, b = mine.get(key, "").strip(), other.metadata.get(key, "").strip()

@@ -174,9 +174,10 @@ def bench_check(store: LibraryStore) -> None:
     t0 = time.perf_counter()
     found = compare_with_bid(sections, other, store=store)
     wall = time.perf_counter() - t0
-    kinds = {k: sum(f.kind == k for f in found) for k in ("shared_sentence", "shared_typo")}
+    kinds = {k: sum(f.kind == k for f in found) for k in ("shared_sentence", "near_sentence", "shared_typo")}
     print(f"围标 compare: the same bid against another bidder's file ({len(other.full_text())} characters) in "
-          f"{wall:.2f} s — {kinds['shared_sentence']} shared sentences, {kinds['shared_typo']} shared typos")
+          f"{wall:.2f} s — {kinds['shared_sentence']} shared sentences, {kinds['near_sentence']} near copies, "
+          f"{kinds['shared_typo']} shared typos")
 
 
 def _timer_gaps(app: object, busy: object | None, seconds_cap: float = 300.0) -> list[float]:

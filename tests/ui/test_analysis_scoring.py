@@ -12,25 +12,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocumentFragment
-from PySide6.QtWidgets import QAbstractItemView, QLineEdit, QListWidget, QListWidgetItem
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from app.ui.shell.main_window import MainWindow
 from app.ui.tender.scoring_items_model import COL_PAGE, COL_POINTS, COL_TITLE, ScoringTableModel
 from tests.openai_server import OpenAIServer
 from tests.pipeline_support import Router
 from tests.scoring_fixtures import build
+from tests.ui.scoring_clicks import candidate_texts, click_candidate_check
 from tests.ui.test_workflow import FREE_TITLES, free_and_aligned
 from tests.ui.ui_helpers import wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
-
-
-def _click_check(qtbot: Any, widget: QListWidget, item: QListWidgetItem) -> None:
-    """Click the check box at the left of a list item."""
-    rect = widget.visualItemRect(item)
-    qtbot.mouseClick(widget.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.x() + 10, rect.center().y()))
 
 
 def _row(model: ScoringTableModel, title: str) -> int:
@@ -76,12 +71,12 @@ async def test_source_checks_candidates_and_corrections_are_undo_steps(window: M
     if not view.candidates.isVisible():  # the list of candidate tables is one click away
         qtbot.mouseClick(view.candidates_toggle, Qt.MouseButton.LeftButton)
     assert view.candidates.isVisible()
-    items = [view.candidates.item(i) for i in range(view.candidates.count())]
-    assert any("不像评分表" in it.text() and "考核" in it.text() for it in items)
-    decoy = next(it for it in items if "考核" in it.text())
+    texts = candidate_texts(view.candidates)
+    assert any("不像评分表" in t and "考核" in t for t in texts)
+    decoy = next(i for i, t in enumerate(texts) if "考核" in t)
     before = c.analysis
-    _click_check(qtbot, view.candidates, decoy)  # pick the look-alike as well
-    assert [g.title for g in c.analysis.groups][:3] == ["保洁质量", "安全管理", "服务态度"]
+    click_candidate_check(qtbot, view.candidates, decoy)  # pick the look-alike as well
+    await wait_for(lambda: [g.title for g in c.analysis.groups][:3] == ["保洁质量", "安全管理", "服务态度"])
     assert "合计 200 分（应为 100 分）✗" in view.checks_label.text()
     assert stack.count() == 1
     stack.undo()

@@ -129,3 +129,36 @@ async def test_what_the_user_typed_is_saved_with_the_project(window: MainWindow,
     from app.core.project import load_project
 
     assert load_project(path).bid_forms is not None and load_project(path).bid_forms.values["date"] == "2026-06-30"
+
+
+async def test_the_facts_template_names_every_column_and_reads_back(window: MainWindow, qtbot: Any, tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from openpyxl import load_workbook
+
+    from app.library.facts import COLUMNS, KIND_LABELS, read_facts_xlsx
+    from app.ui.library import facts_panel
+
+    target = tmp_path / "模板.xlsx"
+    monkeypatch.setattr(facts_panel.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    facts = window.library.facts
+    qtbot.mouseClick(facts.template_button, Qt.MouseButton.LeftButton)
+    assert target.exists() and "已保存企业资料模板" in facts.status.text()
+    wb = load_workbook(str(target))
+    for kind, fields in COLUMNS.items():
+        header = [c.value for c in wb[KIND_LABELS[kind]][1]]
+        assert header == [aliases[0] for aliases in fields.values()]
+    # a filled template reads back as facts of each kind
+    ws = wb[KIND_LABELS["company"]]
+    ws.append([COMPANY.get(f, "") if f != "name" else COMPANY["name"] for f in COLUMNS["company"]])
+    wb.save(str(target))
+    got = read_facts_xlsx(target)
+    assert any(f.kind == "company" and f.data["name"] == COMPANY["name"] for f in got.facts)
+
+
+async def test_the_checks_read_the_forms_even_if_the_panel_was_never_shown(window: MainWindow, tmp_path: Path) -> None:
+    from app.ui.evaluation.checks_dialog import window_findings
+
+    await window.open_path(docx_tender(tmp_path / "图书馆物业.docx"))
+    assert window.forms.board.reading is None  # the panel was never on show
+    rules = [f.rule for f in window_findings(window)]
+    assert "投标文件组成" in rules and window.forms.board.reading is not None

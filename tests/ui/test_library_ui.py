@@ -267,7 +267,6 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
         window: MainWindow, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from docx import Document
 
-    from app.ui.library import check_panel
     from tests.test_library_typos import _planted, _text
 
     lib = window.library
@@ -280,21 +279,31 @@ async def test_compare_button_lists_shared_slips_the_open_tender_does_not_write(
     c = window.controller
     c.outline.replace([OutlineNode(title="实施方案", content=_text(0, [])),
                        OutlineNode(title="运维服务", content="\n".join(_planted()))])
-    monkeypatch.setattr(check_panel.QFileDialog, "getOpenFileName", lambda *a, **k: (str(other_path), ""))
     lib.check_dock.show()
+
+    async def compare_with(path: Path) -> None:
+        from PySide6.QtWidgets import QFileDialog
+
+        qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+        await wait_for(lambda: any(d.isVisible() for d in lib.checks.findChildren(QFileDialog)))
+        chooser = next(d for d in lib.checks.findChildren(QFileDialog) if d.isVisible())
+        chooser.selectFile(str(path))
+        chooser.accept()
+        await wait_for(lambda: "对比" in lib.checks.summary.text() and not chooser.isVisible())
 
     def slips() -> list[str]:
         table = lib.checks.table
         return sorted(table.item(r, 1).text() for r in range(table.rowCount()) if table.item(r, 0).text() == "相同的错别字")
 
-    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    await compare_with(other_path)
     assert len(slips()) == 3
     tender = Document()
     tender.add_paragraph("服务要求：投标人须每日巡捡机房并做好记录。")
     tender_path = tmp_path / "tender.docx"
     tender.save(str(tender_path))
     await c.open_tender(tender_path)  # the tender writes one of them: the bidders copied it from there
-    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)
+    lib.checks.summary.setText("")
+    await compare_with(other_path)
     assert len(slips()) == 2 and not any("捡" in s for s in slips())
 
 
@@ -357,3 +366,36 @@ async def test_another_project_leaves_nothing_of_the_old_one_in_the_library_dock
     assert lib.past.list.count() == 0 and lib.past.review.text() == ""  # the old heading's candidates are gone
     assert lib.checks.table.rowCount() == 0 and lib.checks.summary.text() == "尚未查重"
     assert lib.panel.bids.rowCount() == 2  # the library itself stays
+
+
+async def test_compare_finds_a_sentence_copied_with_three_characters_changed(
+        window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from docx import Document
+    from PySide6.QtWidgets import QFileDialog
+
+    mine = ("我方针对本项目组建了专业的运维服务团队，由项目经理统一负责，每月组织一次全面巡检并形成书面报告，"
+            "对发现的问题在二十四小时内完成整改并报采购人复核确认后存档备查。")
+    theirs = mine.replace("每月", "每周").replace("报告", "记录")  # 80 characters, 3 of them changed
+    assert len(mine) >= 80 and sum(a != b for a, b in zip(mine, theirs, strict=True)) == 3
+    other = Document()
+    other.add_heading("运维服务方案", level=1)
+    other.add_paragraph("本项目的服务范围包括机房巡检、设备维护和故障处理。" + theirs)
+    other_path = tmp_path / "另一投标人.docx"
+    other.save(str(other_path))
+    c = window.controller
+    c.outline.replace([OutlineNode(title="服务方案", children=[OutlineNode(title="运维团队", content=mine)])])
+    c.outline.renumber()
+    lib = window.library
+    lib.check_dock.show()
+    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)  # 与其他投标文件对比…
+    await wait_for(lambda: any(d.isVisible() for d in lib.checks.findChildren(QFileDialog)))
+    chooser = next(d for d in lib.checks.findChildren(QFileDialog) if d.isVisible())
+    chooser.selectFile(str(other_path))
+    chooser.accept()
+    table = lib.checks.table
+    await wait_for(lambda: "对比" in lib.checks.summary.text())
+    rows = [[table.item(r, k).text() for k in range(5)] for r in range(table.rowCount())]
+    near = [r for r in rows if r[0] == "与对比文件几乎相同的句子"]
+    assert len(near) == 1 and near[0][1].startswith("我方针对本项目组建了专业的运维服务团队")
+    assert "相似度" in near[0][4] and "每周" in near[0][4]  # what the other file says
+    assert near[0][2].endswith("运维团队")

@@ -127,16 +127,14 @@ async def test_confirmed_reading_asks_nothing_and_weights_are_labelled(window: M
 
 async def test_picking_another_table_asks_for_a_new_confirmation(window: MainWindow, tmp_path: Path,
                                                                  qtbot: Any) -> None:
-    from PySide6.QtCore import QPoint
+    from tests.ui.scoring_clicks import click_candidate_check
 
     path, _ = build_any("three_tables", tmp_path)
     await window.open_path(path)
     c, view = window.controller, window.analysis_view
     assert c.analysis.scoring_confirmed and not view.doubt_label.isVisible()
-    used = next(i for i in range(view.candidates.count())
-                if view.candidates.item(i).checkState() == Qt.CheckState.Checked)
-    rect = view.candidates.visualItemRect(view.candidates.item(used))
-    qtbot.mouseClick(view.candidates.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.x() + 10, rect.center().y()))
+    used = view.candidates.checked().index(True)
+    click_candidate_check(qtbot, view.candidates, used)
     await wait_for(lambda: not c.analysis.scoring_confirmed)
     assert view.doubt_label.isVisible() and "已改选评分表" in view.doubt_label.text()
     assert c.analysis.needs_scoring_confirmation

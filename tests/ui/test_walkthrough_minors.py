@@ -33,3 +33,43 @@ async def test_the_project_name_never_takes_the_number_label_that_follows_it(win
     assert "编号" not in dialog.project_edit.text() and dialog.project_edit.text().startswith("某区智慧校园设备购置")
     dialog.reject()
     await choices
+
+
+async def test_file_dialogs_start_in_the_users_documents_then_in_the_last_folder_used(
+        window: Any, qtbot: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QFileDialog
+
+    from app.ui.outline.outline_import import OutlineImportDialog
+    from app.ui.widgets.file_dialogs import documents_folder
+
+    install = tmp_path / "install"
+    install.mkdir()
+    monkeypatch.chdir(install)  # the program's own folder: nothing of the user's is there
+    mine = tmp_path / "我的标书"
+    mine.mkdir()
+    outline = mine / "目录.txt"
+    outline.write_text("第一章 项目理解\n第二章 服务方案", encoding="utf-8")
+    window.settings.last_dir = ""
+
+    async def file_dialog() -> QFileDialog:
+        await wait_for(lambda: any(d.isVisible() for d in window.findChildren(QFileDialog)))
+        return next(d for d in window.findChildren(QFileDialog) if d.isVisible())
+
+    window.act_import_outline.trigger()
+    await wait_for(lambda: any(d.isVisible() for d in window.findChildren(OutlineImportDialog)))
+    dialog = next(d for d in window.findChildren(OutlineImportDialog) if d.isVisible())
+    qtbot.mouseClick(dialog.file_button, Qt.MouseButton.LeftButton)
+    chooser = await file_dialog()
+    assert Path(chooser.directory().absolutePath()) == documents_folder() != install
+    chooser.selectFile(str(outline))
+    chooser.accept()
+    await wait_for(lambda: "来自文件“目录.txt”：识别到 2 章" in dialog.preview.text())
+    dialog.reject()
+    lib = window.library
+    lib.check_dock.show()
+    qtbot.mouseClick(lib.checks.compare_button, Qt.MouseButton.LeftButton)  # 与其他投标文件对比…
+    chooser = await file_dialog()
+    assert Path(chooser.directory().absolutePath()) == mine  # where the user last chose a file
+    chooser.reject()
+    await wait_for(lambda: not chooser.isVisible())

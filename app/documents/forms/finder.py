@@ -188,7 +188,7 @@ def _thin(form: TenderForm) -> bool:
 
 def _without_duplicates(forms: list[TenderForm], structural: list[bool]) -> list[TenderForm]:
     """A thin form printed again with content later is an entry of a list (that form counts once,
-    where it is printed); a 目录 without a table is the list itself (the export writes its own)."""
+    where it is printed); a 目录 is the list itself (the export writes the volume's own)."""
     thin = [_thin(f) and not structural[k] for k, f in enumerate(forms)]
     bare = [not f.blanks and not any(isinstance(it, FormTable) for it in f.items) and not structural[k]
             for k, f in enumerate(forms)]
@@ -208,7 +208,7 @@ def _without_duplicates(forms: list[TenderForm], structural: list[bool]) -> list
     for k, f in enumerate(forms):
         if k in in_list or (thin[k] and any(same_name(f.name, g.name) and not _thin(g) for g in forms[k + 1:])):
             continue
-        if compact(f.name).endswith(("目录", "目次")) and not any(isinstance(it, FormTable) for it in f.items):
+        if compact(f.name).endswith(("目录", "目次")):
             continue
         out.append(f)
     return out

@@ -119,6 +119,9 @@ def contents_lines(flow: list[FlowItem], lo: int, hi: int) -> set[int]:
     gap = 0
     for i in range(lo + 1, hi):
         it = flow[i]
+        if i in entries and run and number_style(entries[i].number) != number_style(entries[run[0]].number):
+            flush()  # a list numbers its entries one way: another style starts something else
+            gap = 0
         if i in entries:
             run.append(i)
             gap = 0
@@ -221,6 +224,11 @@ def keep_forms(flow: list[FlowItem], titles: list[tuple[int, Title]], lo: int, h
             current, current_style = i, style
             continue
         if style:
+            page_top = isinstance(flow[i], FlowParagraph) and flow[i].page_top  # type: ignore[union-attr]
+            if inside and style != current_style and style not in ENUMERATIONS and page_top and not t.weak:
+                out.append((i, t))  # 附件1 on a page of its own after the numbered forms: a form too
+                current, current_style = i, style
+                continue
             if t.weak or (inside and style != current_style):
                 continue  # a numbered part of the form above, or a numbered line naming no document
             if current is not None and not inside and style in ENUMERATIONS and style != current_style:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 from app.documents.model import DiagnosticCode, TenderDocument
-from app.documents.scoring.cells import is_empty, points_value
+from app.documents.scoring.cells import is_empty, name_points, points_value
 from app.documents.scoring.columns import detect_header
 from app.documents.scoring.context import evaluation_method
 from app.documents.text_patterns import compact, format_page_ranges
@@ -30,6 +30,7 @@ MESSAGES = {
                     "可用自由模式依据采购需求编写技术标",
     "lowest_offer": "本项目按满足实质性要求的最低报价确定成交（报价由低到高排序推荐，如竞争性谈判、询价），"
                     "没有评分项；可用自由模式依据采购需求编写技术标",
+    "single_source": "本项目为单一来源采购，与供应商协商确定成交，没有评分项；可用自由模式依据采购需求编写技术标",
     "template": "评分表是未填写分值的模板（只有评分因素名称，分值和评分标准是“……”或空白），无法读取分值；"
                 "请在分析页手工填写评分项，或用自由模式",
     "announcement": "文件只是招标公告，不含评标办法和评分表；评分办法在招标文件正文或附件中，请导入完整的招标文件",
@@ -50,11 +51,15 @@ def _template_table(doc: TenderDocument) -> bool:
             continue
         cols = [hints[k] for k in ("criteria", "points") if k in hints]
         values = [r[j] for r in named for j in cols if j < len(r) and r[j] is not None]
-        if any(points_value(v) is not None for v in values):
-            continue
+        if any(points_value(c) is not None or name_points(c) is not None for r in body for c in r if c):
+            continue  # numbers that read as points anywhere in it ("8 分" beside "0-8 分"): no blank template
         if all(is_empty(v) or _PLACEHOLDER_CELL.match(compact(v or "")) for v in values):
             return True
     return False
+
+
+LOWEST_REJECT = "本项目按最低价确定中标/成交，此表没有标明总分、合计也不是 100 分，不作为评分表"
+NO_POINTS_METHODS = ("lowest_price", "lowest_offer", "single_source")
 
 
 def absence_reason(doc: TenderDocument) -> tuple[str, str]:
@@ -66,7 +71,7 @@ def absence_reason(doc: TenderDocument) -> tuple[str, str]:
         return "no_text", MESSAGES["no_text"]
     text = compact(doc.text())
     method = evaluation_method(doc, text)
-    if method in ("lowest_price", "lowest_offer"):
+    if method in ("lowest_price", "lowest_offer", "single_source"):
         return method, MESSAGES[method]
     if _template_table(doc) or ("范本" in text and _BLANK_POINTS.search(text)):
         return "template", MESSAGES["template"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from app.documents.model import TenderDocument
+from app.documents.scoring.absence import LOWEST_REJECT, NO_POINTS_METHODS
 from app.documents.scoring.cells import fmt_points
 from app.documents.scoring.context import SCORING_TITLE, table_section
 from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
@@ -30,7 +31,7 @@ from app.documents.text_patterns import compact
 
 _LONG_NAME = 30
 _CRITERIA_WORDS = re.compile(r"得\d|不得分|扣\d|每[项个次]|满分为|[＞>≥]\d")
-_EXPLAINED_ABSENCE = {"lowest_price", "lowest_offer", "template", "announcement", "no_text", "garbled"}
+_EXPLAINED_ABSENCE = {"lowest_price", "lowest_offer", "single_source", "template", "announcement", "no_text", "garbled"}
 _NO_PRICE = ("不设价格", "价格不参与", "价格不作为", "不进行价格", "不评价格", "报价不计分", "价格不计分", "不含价格分")
 
 
@@ -67,7 +68,8 @@ def _details_of_summary(result: ScoringResult) -> list[ScoringTable]:
 
 
 def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], list[str]]:
-    """(passed, issues) of the technical total read against the parts the prose states."""
+    """(passed, issues) of the parts read against the parts the prose states (技术 first, then the others
+    the same statement gives)."""
     statements = part_statements(doc)
     parts = stated_parts(statements)
     tech = parts.get(ScoreCategory.TECHNICAL)
@@ -83,7 +85,13 @@ def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], 
     if tech is None:
         return [], []
     if abs(got - tech) < 0.01:
-        return [f"正文规定技术部分 {fmt_points(tech)} 分，与评分表一致"], []
+        by_category = result.points_by_category()
+        for cat, stated in parts.items():  # the other parts the same sentence states must hold too
+            other = by_category.get(cat.value, 0.0)
+            if cat != ScoreCategory.TECHNICAL and abs(other - stated) >= 0.01:
+                return [], [f"正文规定{cat.value}部分 {fmt_points(stated)} 分，评分表中的{cat.value}项合计 {fmt_points(other)} 分"]
+        shown = "、".join(f"{c.value} {fmt_points(v)}" for c, v in parts.items())
+        return [f"正文规定各部分分值（{shown}），与评分表一致"], []
     weighted = any(st.weight for st in statements) or "weights" in result.uncertain
     if weighted and abs(got - 100) < 0.01:
         return [], []  # a 100-point technical table weighted into the total: the prose states the weight
@@ -93,8 +101,13 @@ def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], 
 def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResult:
     """Set ``confirmed``, ``doubt_zh`` and the rows' ``doubt`` of a settled reading (in place, returned)."""
     if not result.found:
-        result.confirmed = result.absence in _EXPLAINED_ABSENCE
-        if not result.confirmed:
+        set_aside = [c for c in result.candidates if c.rejected == LOWEST_REJECT]
+        result.confirmed = result.absence in _EXPLAINED_ABSENCE and not (result.absence in NO_POINTS_METHODS and set_aside)
+        if set_aside and not result.confirmed:
+            pages = "、".join(str(c.pages[0]) for c in set_aside[:3] if c.pages)
+            result.doubt_zh = (f"文件写明不打分的评审方法，但第{pages}页另有带分值的表格，未能确认没有评分表；"
+                               "请查看这些表格，如是评分表请选用或手工填写评分项")
+        elif not result.confirmed:
             result.doubt_zh = ("未能确认文件中没有评分表：没有读到带分值的评分项；"
                                "请查看评标办法一章，如有评分表请手工填写评分项")
         return result

@@ -42,7 +42,7 @@ _COMMERCIAL = re.compile(
     r"业绩|经验|履约|合同|资质|资信|认证|信誉|信用|财务|注册资本|实力|荣誉|获奖|奖项|规模|纳税|社保|诚信|企业|体系"
 )
 _TERMS = re.compile(r"交货期|供货期|交付期|质保期|保修期|付款")  # commercial terms of the contract
-_PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织")
+_PLAN = re.compile(r"方案|措施|计划|设计|流程|思路|组织|制度")
 _BID_RESPONSE = re.compile(r"响应程度|响应度|响应性|完整性")  # how completely the bid answers the tender
 _CRITERIA_COMMERCIAL = re.compile(r"获奖|奖项|荣誉|表彰")
 _LEAD_NAME = re.compile(

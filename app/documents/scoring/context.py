@@ -18,6 +18,7 @@ SCORING_TITLE = re.compile(r"评标|评分|评审办法|评审标准|评定|磋�
 OTHER_TITLE = re.compile(r"需求|技术要求|服务要求|技术规格|合同|考核|投标文件格式|响应文件格式|格式|附件|须知")
 LOWEST_PRICE = re.compile(r"(?:经评审的)?最低(?:投标|评标|报)价(?:法|中标)|最低价(?:中标|法)|低价中标法")
 LOWEST_OFFER = re.compile(r"(?:最后|最终)?报价由低到高(?:的顺序)?(?:排[序列])?(?:推荐|确定)|最后报价最低的?(?:供应商)?(?:为|确定为)?成交")
+SINGLE_SOURCE = re.compile(r"单一来源采购|单一来源方式|采用单一来源")
 COMPREHENSIVE = re.compile(r"综合评分法|综合评估法|综合评审法|综合评价法|性价比法|评分法")
 _TECH_WEIGHT = re.compile(
     r"技术(?:标|部分|分|得分|评分)*(?:得分)?\s*[×xX*＊]\s*\d+(?:\.\d+)?\s*[%％]|技术(?:标|部分)?权重(?:为|占)?\s*\d+\s*[%％]"
@@ -72,12 +73,15 @@ def context_score(doc: TenderDocument, table_id: str, caption: str) -> tuple[flo
 
 
 def evaluation_method(doc: TenderDocument, text: str | None = None) -> str:
-    """"lowest_price" when the tender names a lowest-price method and no scoring method, else ""."""
+    """The method that has no points, when the tender names it and no scoring method: "lowest_price",
+    "lowest_offer" (negotiation by the final offer) or "single_source"; "" otherwise."""
     text = compact(doc.text()) if text is None else text
     if LOWEST_PRICE.search(text) and not COMPREHENSIVE.search(text):
         return "lowest_price"
     if LOWEST_OFFER.search(text) and not COMPREHENSIVE.search(text):
         return "lowest_offer"
+    if SINGLE_SOURCE.search(text) and not COMPREHENSIVE.search(text):
+        return "single_source"
     return ""
 
 

@@ -1,33 +1,61 @@
 """Scoring schemes written as numbered paragraphs instead of a table.
 
-Some tenders write the 评标办法 as text::
+Some tenders write the 评标办法 as text, in two levels of numbering::
 
-    二、技术方案（35分）
-    1.深化设计能力（10分）：图纸深度、效果图还原度……
-    2.材质工艺（10分）：……
+    二、技术方案（35分）                       1、技术标部分评分（共80 分）
+    1.深化设计能力（10分）：图纸深度……         （1）保证达到……养护要求的技术、组织措施等（3-10 分）评审内容：……
+    2.材质工艺（10分）：……                    （2）相关设施巡视检查……的组织安排等（3-7 分）……
 
-Section lines ("一、…（N分）") are groups with subtotals; numbered items with points in
-their name are the factors; a section with no such items is one factor itself. The scheme
-counts only when its sections (or items) add up to the stated total or to 100.
+Lines are joined into paragraphs (a paragraph starts at a numbering); a paragraph whose first
+points in brackets ("（35分）", "（共80 分）", "（3-10 分）", "（0~5 分）") follow its name is scored,
+the name being everything before them, however long. The numbering style of the first scored
+paragraph is the upper level (parts); scored paragraphs of another style under it are its items,
+used when they add up to the part. A part without such items is one row; one whose text is only
+the bid-price formula is the price part whatever it is called ("商务标部分评分"). The scheme counts
+only when it adds up to the total the chapter states, or to 100.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
 from app.documents.model import TenderDocument
-from app.documents.scoring.cells import stated_points
-from app.documents.scoring.model import ScoringItem, ScoringRow, ScoringTable
+from app.documents.scoring.model import ScoreCategory, ScoringItem, ScoringRow, ScoringTable
 from app.documents.text_patterns import compact, heading_level
 
 _NUM = r"\d+(?:\.\d+)?"
-_SECTION = re.compile(rf"^((?:[一二三四五六七八九十]+)[、．.]|[（(][一二三四五六七八九十]+[)）])\s*([^（(：:，,。；]{{2,24}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*$")
-_ITEM = re.compile(
-    rf"^[（(]?(\d{{1,2}})[)）.、．]\s*([^（(：:，,。；]{{2,20}}?)\s*[（(]\s*(?:满分|共|最高)?\s*({_NUM})\s*分\s*[)）]\s*[：:，,]?\s*(.*)$"
+_STYLES: list[tuple[str, re.Pattern[str]]] = [
+    ("paren_cn", re.compile(r"^[（(]([一二三四五六七八九十]+)[)）]")),
+    ("cn", re.compile(r"^([一二三四五六七八九十]+)[、．.]")),
+    ("paren", re.compile(r"^[（(](\d{1,2})[)）]")),
+    ("arabic", re.compile(r"^(\d{1,2})(?:[、．]|\.(?!\d))")),
+]
+_POINTS = re.compile(
+    rf"[（(]\s*(共|满分|最高|总分)?\s*[为:：]?\s*(?:{_NUM}\s*分?\s*[-~～—–至]\s*)?({_NUM})\s*分\s*[)）]"
 )
-_TOTAL = re.compile(rf"(?:总分|满分|共)\s*({_NUM})\s*分")
+_TOTAL = re.compile(rf"(?:总分|满分|累计最高得分|最高得分|累计总分|累计得分)\s*(?:为|是)?\s*({_NUM})\s*分")
+_PRICE_TEXT = re.compile(r"评标基准价|基准价|报价得分|价格分\s*[=＝]|报价分")
+_CHAPTER = re.compile(r"^第[一二三四五六七八九十\d]+[章节部分]")
+_FURNITURE = re.compile(r"^[—\-–_]*\d{1,4}[—\-–_]*$|^第\d{1,4}页(?:共\d{1,4}页)?$")
+_NOT_NAME = re.compile(r"[；;。]|得\s*\d|扣\s*\d")
 MAX_STARTS = 20  # scoring headings tried at most (a long document may repeat the words)
+MAX_NAME = 160  # characters a scored paragraph's name may run to before its points
+MAX_PARAGRAPHS = 80
 _HEADING = re.compile(r"评标办法|评分办法|评审办法|评分标准|评审标准|综合评分|综合评估|评分细则|评审细则")
+
+
+@dataclass
+class _Paragraph:
+    style: str
+    number: str
+    text: str
+    page: int
+    name: str = ""
+    points: float | None = None
+    whole: bool = False  # the points are the part's total ("共20分")
+    body: list[str] = field(default_factory=list)
+    items: list[_Paragraph] = field(default_factory=list)
 
 
 def _lines(doc: TenderDocument, numbers: list[int]) -> list[tuple[int, str]]:
@@ -68,51 +96,108 @@ def paragraph_scheme(doc: TenderDocument) -> ScoringTable | None:
     return best
 
 
+def _style(text: str) -> tuple[str, str]:
+    for name, pattern in _STYLES:
+        if m := pattern.match(text):
+            return name, m.group(1)
+    return "", ""
+
+
+def _paragraphs(lines: list[tuple[int, str]]) -> tuple[list[_Paragraph], float | None]:
+    """Numbered paragraphs (wrapped lines joined) up to the next chapter, and a total they state."""
+    out: list[_Paragraph] = []
+    totals: list[float] = []
+    for page, line in lines:
+        t = compact(line)
+        if _CHAPTER.match(t) and out:
+            break
+        if _FURNITURE.match(t):
+            continue  # a page number ("— 51 —") between two halves of a paragraph
+        totals.extend(float(m.group(1)) for m in _TOTAL.finditer(t))
+        style, number = _style(t)
+        if style:
+            out.append(_Paragraph(style, number, t, page))
+            if len(out) >= MAX_PARAGRAPHS:
+                break
+        elif out:
+            out[-1].text += t
+    total = 100.0 if 100.0 in totals else max(totals, default=None)  # "累计最高得分100分" over "满分20分"
+    return out, total
+
+
+def _score(p: _Paragraph) -> None:
+    """Name and points of a paragraph whose first points in brackets follow its name."""
+    head = _STYLES_BY_NAME[p.style].sub("", p.text, count=1)
+    m = _POINTS.search(head)
+    if m is None or m.start() < 2 or m.start() > MAX_NAME or _NOT_NAME.search(head[: m.start()]):
+        p.body = [head]  # no points, or they close a criterion ("等于基准价得30分；……（最高35分）")
+        return
+    p.name = head[: m.start()].strip("：:，, ")
+    p.points = float(m.group(2))
+    p.whole = bool(m.group(1))
+    rest = head[m.end() :].lstrip("：:，, ")
+    p.body = [rest] if rest else []
+
+
+_STYLES_BY_NAME = dict(_STYLES)
+
+
+def _nest(paragraphs: list[_Paragraph]) -> list[_Paragraph]:
+    """Parts (the first scored paragraph's numbering) with the scored paragraphs of another numbering
+    under them as items; unscored paragraphs join the text of the one before."""
+    scored = [p for p in paragraphs if p.points is not None]
+    if not scored:
+        return []
+    top = scored[0].style
+    parts: list[_Paragraph] = []
+    for p in paragraphs:
+        if p.points is not None and p.style == top:
+            parts.append(p)
+        elif not parts:
+            continue
+        elif p.points is not None:
+            parts[-1].items.append(p)
+        else:
+            target = parts[-1].items[-1] if parts[-1].items else parts[-1]
+            target.body.append(p.text)
+    return parts
+
+
+def _row(p: _Paragraph, group: str, price: bool = False) -> ScoringRow:
+    text = "\n".join(p.body)[:600]
+    category = ScoreCategory.PRICE if price else ScoreCategory.OTHER
+    return ScoringRow(number=p.number, factor=p.name, factor_raw=p.text[:80], points=p.points, stated_points=p.points,
+                      criteria=text, group=group, items=[ScoringItem(criteria=text, points=p.points, page=p.page)],
+                      table_id="", pages=[p.page], category=category, category_source="section" if price else "none")
+
+
 def _read_from(lines: list[tuple[int, str]], start: int) -> ScoringTable | None:
     heading = lines[start][1]
-    m = _TOTAL.search(compact(heading))
-    stated = float(m.group(1)) if m else None
-    sections: list[tuple[str, str, float, int, list[ScoringRow], list[str]]] = []
-    loose: list[ScoringRow] = []
-    misses = 0
-    for page, text in lines[start + 1 : start + 200]:
-        t = compact(text)
-        if sm := _SECTION.match(t):
-            sections.append((sm.group(0), sm.group(2), float(sm.group(3)), page, [], []))
-            misses = 0
-            continue
-        if im := _ITEM.match(t):
-            row = ScoringRow(number=im.group(1), factor=im.group(2), factor_raw=im.group(0)[:60],
-                             points=float(im.group(3)), stated_points=float(im.group(3)), criteria=im.group(4),
-                             group=sections[-1][0] if sections else "",
-                             items=[ScoringItem(criteria=im.group(4), points=float(im.group(3)), page=page)],
-                             table_id="", pages=[page])
-            (sections[-1][4] if sections else loose).append(row)
-            misses = 0
-            continue
-        if sections or loose:
-            if sections and not sections[-1][4]:
-                sections[-1][5].append(text.strip())
-            misses += 1
-            if re.match(r"^第[一二三四五六七八九十\d]+[章节部分]", t) or misses > 12:
-                break
+    paragraphs, total = _paragraphs(lines[start + 1 : start + 200])
+    if (m := _TOTAL.search(compact(heading))) is not None:
+        total = float(m.group(1))
+    for p in paragraphs:
+        _score(p)
     rows: list[ScoringRow] = []
     subtotals: dict[str, float] = {}
-    for label, name, pts, page, items, body in sections:
-        subtotals[label] = pts
-        if items and abs(sum(r.points or 0 for r in items) - pts) < 0.01:
-            rows.extend(items)
+    for part in _nest(paragraphs):
+        number = f"（{part.number}）" if part.style.startswith("paren") else f"{part.number}、"
+        label = f"{number}{part.name}（{part.points:g}分）"
+        subtotals[label] = part.points or 0.0
+        items = [i for i in part.items if i.points is not None]
+        if items and abs(sum(i.points or 0 for i in items) - (part.points or 0)) < 0.01:
+            rows.extend(_row(i, label) for i in items)
         else:
-            text = "\n".join(body)[:600]
-            rows.append(ScoringRow(factor=name, factor_raw=label, points=pts, stated_points=pts, group=label,
-                                   criteria=text, items=[ScoringItem(criteria=text, points=pts, page=page)],
-                                   table_id="", pages=[page]))
-    if not sections:
-        rows = loose
-    total = round(sum(r.points or 0 for r in rows), 4)
-    target = stated if stated is not None else 100.0
-    if len(rows) < 2 or abs(total - target) > 0.01:
+            body = compact("".join(part.body))
+            price = bool(_PRICE_TEXT.search(body)) and "技术" not in part.name and not items
+            rows.append(_row(part, label, price))
+    got = round(sum(r.points or 0 for r in rows), 4)
+    if len(rows) < 2 or abs(got - (total if total is not None else 100.0)) > 0.01:
         return None
+    if len(subtotals) == len(rows):
+        subtotals = {}  # one row per part: the parts are the rows, not groups over them
+        for r in rows:
+            r.group = ""
     return ScoringTable(table_ids=[], pages=sorted({p for r in rows for p in r.pages}), caption=heading,
-                        label=heading.strip()[:40], stated_total=stated_points(heading) if stated else None,
+                        label=heading.strip()[:40], stated_total=total,
                         rows=rows, kind="paragraphs", subtotals=subtotals)

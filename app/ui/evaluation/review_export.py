@@ -17,6 +17,7 @@ from app.export.options import ExportError
 from app.export.review_sheet import write_review_sheet
 from app.pipeline.evaluation.table import HEADER, review_rows
 from app.ui.widgets.async_dialog import run_dialog
+from app.ui.widgets.file_dialogs import remember_folder, start_folder
 
 if TYPE_CHECKING:
     from app.ui.evaluation.review_host import ReviewHost
@@ -46,9 +47,8 @@ def export_review(window: WindowHost, dock: ReviewHost, path: Path) -> Path | No
 
 async def choose_and_export(window: WindowHost, dock: ReviewHost) -> Path | None:
     """Ask for the file name, then write the spreadsheet."""
-    folder = Path(str(getattr(getattr(window, "settings", None), "last_dir", "") or Path.home()))
-    suggested = folder / f"{window.display_name()}-自评表.xlsx"
-    dialog = QFileDialog(window, "导出自评表", str(suggested), "Excel 工作簿 (*.xlsx)")
+    suggested = start_folder(window, f"{window.display_name()}-自评表.xlsx")
+    dialog = QFileDialog(window, "导出自评表", suggested, "Excel 工作簿 (*.xlsx)")
     dialog.setObjectName("reviewExportDialog")
     dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
     accepted = await run_dialog(dialog) == QFileDialog.DialogCode.Accepted.value
@@ -56,4 +56,5 @@ async def choose_and_export(window: WindowHost, dock: ReviewHost) -> Path | None
     dialog.deleteLater()
     if not accepted or not files:
         return None
+    remember_folder(window, files[0])
     return export_review(window, dock, Path(files[0]))

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.export.options import ExportError
 from app.export.template import LEVELS, detect_heading_styles, load_template, paragraph_style_names
 from app.ui.run.connection_check import BackgroundCoroutine
+from app.ui.widgets.file_dialogs import remember_folder, start_folder
 
 _LEVEL_ZH = ("一级标题", "二级标题", "三级标题", "四级标题")
 
@@ -207,8 +208,9 @@ class TemplateRow(QWidget):
         return [i + 1 for i in range(3) if self.path() and not (i < len(self.headings) and self.headings[i])]
 
     def _on_choose(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "选择 Word 模板", "", "Word 模板 (*.dotx *.docx)")
+        path, _ = QFileDialog.getOpenFileName(self, "选择 Word 模板", start_folder(self), "Word 模板 (*.dotx *.docx)")
         if path:
+            remember_folder(self, path)
             self.set_template(path)
 
     def _update(self) -> None:

@@ -46,6 +46,7 @@ class FormsExportDialog(QDialog):
         self.setWindowTitle("导出商务标")
         self.path_edit = QLineEdit(str(suggested))
         self.path_edit.setObjectName("formsExportPath")
+        self.path_edit.setMinimumWidth(440)
         browse = QPushButton("浏览…")
         browse.clicked.connect(self._browse)
         self.separate = QRadioButton("商务部分单独成一个文件")

@@ -101,10 +101,11 @@ class FormView(QWidget):
         self.table.setColumnWidth(1, 220)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.itemChanged.connect(self._on_item_changed)
-        self.hint = QLabel("选择左侧的格式查看其内容和空白；在“填写内容”一栏可直接改写某一处。")
+        self.hint = QLabel("上方选一份格式，这里显示它的内容和空白（蓝：招标文件，绿：企业资料，橙：用户填写，紫：程序换算，"
+                           "黄底：待填）；在“填写内容”一栏可直接改写某一处。")
         self.hint.setWordWrap(True)
         self.hint.setStyleSheet("color:#555;")
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = QSplitter(Qt.Orientation.Horizontal)  # the form beside its blanks
         split.addWidget(self.browser)
         split.addWidget(self.table)
         split.setStretchFactor(0, 3)

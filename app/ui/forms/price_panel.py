@@ -11,7 +11,7 @@ Signals:
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QLabel, QLineEdit, QWidget
+from PySide6.QtWidgets import QGridLayout, QLabel, QLineEdit, QWidget
 
 from app.core.amount_words import AmountError, amount_in_words, parse_amount
 
@@ -28,21 +28,23 @@ class PricePanel(QWidget):
         super().__init__(parent)
         self.setObjectName("pricePanel")
         self.edits: dict[str, QLineEdit] = {}
-        layout = QFormLayout(self)
+        layout = QGridLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        for key, label, hint in FIELDS:
+        self.words = QLabel("")
+        self.words.setObjectName("priceWords")
+        self.words.setWordWrap(True)
+        self.words.setToolTip("大写由程序按小写金额换算，填入投标函和报价表的大写处")
+        for n, (key, label, hint) in enumerate(FIELDS):
             edit = QLineEdit()
             edit.setObjectName(f"formsValue_{key}")
             edit.setPlaceholderText(hint)
             edit.editingFinished.connect(lambda k=key: self._on_finished(k))
             self.edits[key] = edit
-            layout.addRow(label, edit)
-            if key == "price":
-                self.words = QLabel("")
-                self.words.setObjectName("priceWords")
-                self.words.setWordWrap(True)
-                edit.textChanged.connect(self._show_words)
-                layout.addRow("大写（程序换算）", self.words)
+            row, col = (0, 0) if n == 0 else (1, 2 * (n - 1))
+            layout.addWidget(QLabel(label.replace("（元，小写）", "（元）")), row, col)
+            layout.addWidget(edit, row, col + 1)
+        layout.addWidget(self.words, 0, 2, 1, 2)
+        self.edits["price"].textChanged.connect(self._show_words)
 
     def set_values(self, values: dict[str, str]) -> None:
         """Show the stored values (without announcing them as edits)."""

@@ -8,7 +8,6 @@ from pathlib import Path
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -31,6 +30,7 @@ from app.library.checks import (
 from app.library.report import write_findings_xlsx
 from app.library.store import LibraryError, LibraryStore
 from app.ui.library.background import guarded
+from app.ui.widgets.file_dialogs import open_file_dialog
 
 
 class CheckPanel(QWidget):
@@ -144,11 +144,9 @@ class CheckPanel(QWidget):
             self.jump_requested.emit(self.findings[row].path, self.findings[row].text)
 
     def _on_compare(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "选择其他投标人的文件", "", "投标文件 (*.docx *.pdf)")
-        if path:
-            self.compare_file(Path(path))
+        open_file_dialog(self, "选择其他投标人的文件", "投标文件 (*.docx *.pdf)",
+                         lambda files: self.compare_file(Path(files[0])))
 
     def _on_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "导出查重结果", "查重结果.xlsx", "Excel 文件 (*.xlsx)")
-        if path:
-            self.export(Path(path))
+        open_file_dialog(self, "导出查重结果", "Excel 文件 (*.xlsx)", lambda files: self.export(Path(files[0])),
+                         mode="save", name="查重结果.xlsx")

@@ -41,7 +41,7 @@ from app.library.facts import (
 )
 from app.library.store import FactConflict, LibraryError, LibraryStore
 from app.ui.library.background import guarded
-from app.ui.run.connection_check import BackgroundCoroutine
+from app.ui.run.background import BackgroundCoroutine
 from app.ui.widgets.file_dialogs import remember_folder, start_folder
 
 _HEADERS = {kind: [aliases[0] for aliases in fields.values()] for kind, fields in COLUMNS.items()}
@@ -98,6 +98,10 @@ class FactsPanel(QWidget):
         self.save_button = QPushButton("保存")
         self.save_button.setObjectName("factsSave")
         self.save_button.clicked.connect(self.save_new_rows)
+        self.template_button = QPushButton("下载模板…")
+        self.template_button.setObjectName("factsTemplate")
+        self.template_button.setToolTip("一个 Excel 模板：每类企业资料一张表，表头列出本程序读取的全部列（企业基本信息、证书、人员、业绩、设备、财务）")
+        self.template_button.clicked.connect(self._on_template)
         self.remove_button = QPushButton("删除所选")
         self.remove_button.clicked.connect(self.remove_selected)
         self.status = QLabel("")
@@ -106,7 +110,8 @@ class FactsPanel(QWidget):
         self.table.setObjectName("factsTable")
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         row = QHBoxLayout()
-        for w in (self.kind_box, self.import_button, self.add_button, self.save_button, self.remove_button):
+        for w in (self.kind_box, self.import_button, self.template_button, self.add_button, self.save_button,
+                  self.remove_button):
             row.addWidget(w)
         row.addStretch(1)
         layout = QVBoxLayout(self)
@@ -172,8 +177,9 @@ class FactsPanel(QWidget):
             data = {k: (it.text().strip() if (it := self.table.item(r, c)) is not None else "") for c, k in enumerate(fields)}
             stored = self._shown.get(first.data(_ID_ROLE)) if first.data(_ID_ROLE) is not None else None
             if stored is not None:
-                if any(stored.data.get(k, "") != v for k, v in data.items()):
-                    edited.append((stored, {**stored.data, **data}))  # fields this table does not show are kept
+                changed = {k: v for k, v in data.items() if stored.data.get(k, "") != v}
+                if changed:
+                    edited.append((stored, {**stored.data, **changed}))  # fields this table does not show are kept
             elif any(data.values()):
                 new.append(Fact(self.kind, data, "手工录入"))
         added = save_facts(store, new)
@@ -262,6 +268,24 @@ class FactsPanel(QWidget):
             self.status.setStyleSheet("color: #b26a00")
         self.status.setText(f"{msg}。当前显示 {shown}")
         return added
+
+    def write_template(self, path: Path) -> Path | None:
+        """Write the .xlsx template naming every column; says where in the status line (or why not)."""
+        from app.library.facts import write_facts_template
+
+        target = path if path.suffix.lower() == ".xlsx" else path.with_suffix(".xlsx")
+        try:
+            written = write_facts_template(target)
+        except OSError as exc:
+            self.status.setText(f"无法写入模板“{target}”：{exc.strerror or exc}")
+            return None
+        self.status.setText(f"已保存企业资料模板“{written.name}”：按表头填写后用“从 Excel 导入…”读入。")
+        return written
+
+    def _on_template(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "保存企业资料模板", "企业资料模板.xlsx", "Excel 文件 (*.xlsx)")
+        if path:
+            self.write_template(Path(path))
 
     def _on_import(self) -> None:
         """从 Excel 导入…: a file dialog (non-blocking) whose choice is read in the worker."""

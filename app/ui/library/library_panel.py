@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import QThread, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -34,6 +33,7 @@ from app.library.bid_import import ImportOutcome, run_import_process
 from app.library.search import search_sections, snippet
 from app.library.store import LibraryError, LibrarySpec, LibraryStore
 from app.ui.library.background import guarded
+from app.ui.widgets.file_dialogs import open_file_dialog
 
 
 class ImportWorker(QThread):
@@ -257,14 +257,12 @@ class LibraryPanel(QWidget):
 
     def choose_files(self) -> None:
         """Ask for past bids (.docx/.pdf) and import them."""
-        files, _ = QFileDialog.getOpenFileNames(self, "选择历史标书", "", "标书 (*.docx *.pdf)")
-        if files:
-            self.import_paths([Path(f) for f in files])
+        open_file_dialog(self, "选择历史标书", "标书 (*.docx *.pdf)",
+                         lambda files: self.import_paths([Path(f) for f in files]), mode="open_many")
 
     def _on_import_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "选择存放历史标书的文件夹")
-        if folder:
-            self.import_paths([Path(folder)])
+        open_file_dialog(self, "选择存放历史标书的文件夹", "", lambda files: self.import_paths([Path(files[0])]),
+                         mode="folder")
 
     def shutdown(self) -> None:
         """Cancel and wait for a running import (the window is closing)."""

@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -47,7 +46,7 @@ from app.documents.outlines.importer import (
 from app.documents.outlines.prescribed import find_prescribed
 from app.ui.outline.commands import ReplaceOutlineCommand
 from app.ui.widgets.async_dialog import run_dialog
-from app.ui.widgets.file_dialogs import remember_folder, start_folder
+from app.ui.widgets.file_dialogs import open_file_dialog
 
 if TYPE_CHECKING:
     from app.ui.outline.model import OutlineItemModel
@@ -148,10 +147,8 @@ class OutlineImportDialog(QDialog):
         self._show(self._file_result, f"来自文件“{path.name}”：")
 
     def _on_choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "选择目录文件", start_folder(self), "目录文件 (*.docx *.pdf *.txt *.md)")
-        if path:
-            remember_folder(self, path)
-            self.load_file(Path(path))
+        open_file_dialog(self, "选择目录文件", "目录文件 (*.docx *.pdf *.txt *.md)",
+                         lambda files: self.load_file(Path(files[0])))
 
     def _on_use_tender(self) -> None:
         if self._prescribed is None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QComboBox, QFileDialog, QLineEdit, QMainWindow, QM
 
 from app.core.analysis import Analysis
 from app.ui.widgets.async_dialog import CANCEL, Role, ask_choice, ask_save_changes, run_dialog
+from app.ui.widgets.file_dialogs import start_folder
 
 if TYPE_CHECKING:
     from app.core.settings_model import AppSettings
@@ -283,13 +284,13 @@ class ProjectFilesMixin(_Base):
         return self.save_to(path) if path is not None else False
 
     def start_folder(self) -> Path:
-        """Where file dialogs start: beside the project, else beside the tender, else the last folder used."""
+        """Where file dialogs start: beside the project, else beside the tender, else the last folder used
+        (else the user's documents — never the folder the program runs in)."""
         session = self.controller.session
         for anchor in (session.path, session.tender_path):
             if anchor is not None and anchor.parent.is_dir():
                 return anchor.parent
-        last = Path(self.settings.last_dir) if self.settings.last_dir else None
-        return last if last is not None and last.is_dir() else Path.home()
+        return Path(start_folder(self))  # the last folder used, else the user's documents
 
     def export_word_to(self, path: Path, choices: ExportChoices | None = None) -> Path | None:
         """Export the outline to a Word file on this thread (scripts, tests): see ``export_flow``."""

@@ -17,6 +17,12 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # 办公室资料库 (issue 40): its server went away during a run
+    "library references skipped for %r: %s": "资料库暂不可用，%r 未使用历史标书参考：%s",
+    "past bids skipped for %r: %s": "资料库暂不可用，%r 未使用历史标书的结构：%s",
+    # the tender's response forms (issue 39)
+    "forms not read: %s": "未能读取投标文件格式：%s",
+    "forms export failed: %s": "导出商务标失败：%s",
     # OCR (issue 31)
     "OCR unavailable: %s": "文字识别不可用：%s",
     "damaged OCR cache entry ignored: %s": "文字识别缓存已损坏，已忽略：%s",
@@ -86,6 +92,7 @@ ZH_TEMPLATES: dict[str, str] = {
     # pipeline
     "overview extraction failed: %s": "未能提取项目概况：%s",
     "scoring extraction failed: %s": "未能提取技术评分项：%s",
+    "%s: page %d gave no valid rows: %s": "%s：模型没有给出第 %d 页可用的评分项：%s",
     "%s: no valid answer (%s)": "%s：模型没有给出有效答案（%s）",
     "breakdown: input refused before any model call: %s": "需求拆解：输入不符合要求，未调用模型：%s",
     "drafting: %s": "撰写正文：%s",

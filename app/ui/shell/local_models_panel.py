@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 from app.llm.local.discovery import LocalServer, find_local_servers
 from app.llm.local.embedded import EmbeddedStatus, embedded_status
 from app.ui.run.connection_check import BackgroundCoroutine
+from app.ui.widgets.file_dialogs import start_folder
 
 
 class LocalModelsPanel(QGroupBox):
@@ -113,7 +114,8 @@ class LocalModelsPanel(QGroupBox):
 
     def _choose_gguf(self) -> None:
         """A file dialog opened, not exec'd (rule 5): the choice lands in the field when it is accepted."""
-        dialog = QFileDialog(self, "选择 GGUF 模型文件", self.gguf_edit.text(), "GGUF 模型 (*.gguf);;所有文件 (*)")
+        dialog = QFileDialog(self, "选择 GGUF 模型文件", self.gguf_edit.text() or start_folder(self),
+                             "GGUF 模型 (*.gguf);;所有文件 (*)")
         dialog.setObjectName("ggufFileDialog")
         dialog.setFileMode(QFileDialog.FileMode.ExistingFile)
         dialog.fileSelected.connect(self.gguf_edit.setText)

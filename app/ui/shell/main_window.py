@@ -29,6 +29,7 @@ from app.ui.run.status_panel import StatusPanel
 from app.ui.shell.errors import ErrorDialog
 from app.ui.shell.window_host import WindowHost
 from app.ui.shell.window_layout import WindowLayoutMixin, window_settings
+from app.ui.tender.document_pane import DocumentPane
 
 if TYPE_CHECKING:
     from app.core.settings_model import AppSettings
@@ -256,6 +257,8 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         self.analysis_view.analysis_edited.connect(self._on_analysis_edited)
         self.analysis_view.page_requested.connect(self._show_page)
         self.analysis_view.free_mode_requested.connect(lambda: self.start_generation("free"))
+        if isinstance(self.document_pane, DocumentPane):  # the page beside the scoring rows renders with its processes
+            self.analysis_view.set_page_source(self.document_pane)
         self.outline_view.source_requested.connect(self._show_requirement)
         self.outline_view.notice.connect(lambda text: self.statusBar().showMessage(text, 5000))
         self.outline_view.regenerate_requested.connect(self._on_regenerate_requested)

@@ -13,68 +13,26 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QFormLayout,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
-    QListWidget,
-    QListWidgetItem,
     QPlainTextEdit,
-    QPushButton,
     QSizePolicy,
-    QTableView,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
-from app.core.analysis import CATEGORY_ZH, Analysis, ProjectOverview, ScoringCategory, ScoringTableInfo
-from app.core.scoring_edit import move_to_category, scoring_checks, set_chapter, use_table
-from app.ui.tender.scoring_items_model import (
-    COL_CATEGORY,
-    COL_CRITERIA,
-    COL_PAGE,
-    COL_POINTS,
-    COL_TITLE,
-    HEADERS,
-    CategoryDelegate,
-    ScoringTableModel,
-)
+from app.core.analysis import Analysis, ProjectOverview
+from app.ui.tender.candidate_list import candidate_text
+from app.ui.tender.page_preview import PageSource
+from app.ui.tender.scoring_items_model import HEADERS, ScoringTableModel
+from app.ui.tender.scoring_panel import ScoringPanel, no_scoring_text
 
-__all__ = ["HEADERS", "AnalysisView", "ScoringTableModel"]
-
-
-def _pages(pages: list[int]) -> str:
-    if not pages:
-        return ""
-    return f"第{pages[0]}页" if len(pages) == 1 else f"第{pages[0]}–{pages[-1]}页"
-
-
-def candidate_text(t: ScoringTableInfo) -> str:
-    """One line per candidate table: where, what, how many items, the sum, why set aside."""
-    kind = "评分条文" if t.kind == "paragraphs" else (t.label or "表格")
-    total = f"{t.total:g}"
-    line = f"{_pages(t.pages)} {kind} · {len(t.groups)} 项 · 合计 {total} 分"
-    if t.stated_total is not None and abs(t.total - t.stated_total) >= 0.01:
-        line += f"（标明 {t.stated_total:g} 分）"
-    if t.rejected:
-        line += f" — 不像评分表：{t.rejected}"
-    return line
-
-
-def no_scoring_text(analysis: Analysis) -> str:
-    """Why there is no technical scoring, and what to do instead."""
-    if any(t.used for t in analysis.scoring_tables):
-        reason = "评分表中没有作为章节的技术评分项（可把评分项移到“技术”类或设为章节）"
-    else:
-        reason = analysis.scoring_message or "招标文件中没有找到评分表"
-    if "自由模式" in reason:
-        return reason
-    return f"{reason}；可以用自由模式，依据采购需求生成目录"
+__all__ = ["HEADERS", "AnalysisView", "ScoringTableModel", "candidate_text", "no_scoring_text"]
 
 
 class AnalysisView(QWidget):
@@ -184,110 +142,33 @@ class AnalysisView(QWidget):
         return top
 
     def _scoring_panel(self) -> QWidget:
-        self.source_label = QLabel()
-        self.source_label.setWordWrap(True)
-        self.jump_button = QPushButton("查看原文")
-        self.jump_button.setToolTip("在“招标文件”中显示所选评分项所在页（未选时显示评分表所在页）；"
-                                    "也可以点评分项的“页码”")
-        self.jump_button.clicked.connect(self._on_jump)
-        self.candidates_toggle = QToolButton()
-        self.candidates_toggle.setObjectName("candidatesToggle")
-        self.candidates_toggle.setCheckable(True)
-        self.candidates_toggle.setToolTip("显示找到的全部评分表，勾选评标使用的那几张")
-        self.candidates = QListWidget()
-        self.candidates.setMaximumHeight(72)
-        source = QHBoxLayout()
-        source.addWidget(self.source_label, 1)
-        source.addWidget(self.jump_button)
-        source.addWidget(self.candidates_toggle)
-        self.candidates.setToolTip("勾选评标使用的评分表（可勾选多张：商务、技术、价格分表）")
-        self.candidates.itemChanged.connect(self._on_candidate_toggled)
-        self.candidates_toggle.toggled.connect(self.candidates.setVisible)
-        self.checks_label = QLabel()
-        self.checks_label.setWordWrap(True)
-        self.doubt_label = QLabel()
-        self.doubt_label.setObjectName("scoringDoubt")
-        self.doubt_label.setWordWrap(True)
-        self.doubt_label.setStyleSheet("color: #a05a00;")
-        self.confirm_button = QPushButton("核对无误，确认评分项")
-        self.confirm_button.setObjectName("confirmScoring")
-        self.confirm_button.setToolTip("确认后，一一对应模式生成目录时不再询问")
-        self.confirm_button.clicked.connect(self.confirm_scoring)
-        doubt = QHBoxLayout()
-        doubt.addWidget(self.doubt_label, 1)
-        doubt.addWidget(self.confirm_button)
-        self.no_scoring = QLabel()
-        self.no_scoring.setWordWrap(True)
-        self.no_scoring.setStyleSheet("color: #a05a00;")
-        self.free_mode_button = QPushButton("用自由模式按采购需求生成目录")
-        self.free_mode_button.clicked.connect(self.free_mode_requested.emit)
-        self.table_model = ScoringTableModel(self)
-        self.table_model.groups_edited.connect(self._on_groups_edited)
-        self.table = QTableView()
-        self.table.setModel(self.table_model)
-        self.table.setItemDelegateForColumn(COL_CATEGORY, CategoryDelegate(self.table))
-        self.table.setWordWrap(False)  # one line a row (the full criteria are in the tooltip): 8+ rows on a laptop
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.verticalHeader().setVisible(False)
-        self.table.verticalHeader().setDefaultSectionSize(self.table.fontMetrics().height() + 10)
-        self.table.horizontalHeader().setSectionResizeMode(COL_CRITERIA, QHeaderView.ResizeMode.Stretch)
-        for col, width in ((0, 40), (COL_CATEGORY, 44), (COL_TITLE, 160), (COL_POINTS, 44), (4, 40), (6, 40)):
-            self.table.setColumnWidth(col, width)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                   | QAbstractItemView.EditTrigger.EditKeyPressed
-                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
-        self.table.clicked.connect(self._on_clicked)  # only the 页码 cell jumps; other cells select and edit
+        """The scoring part (:class:`ScoringPanel`); its widgets are reachable from the view as before."""
+        panel = ScoringPanel(self.current_analysis, self._emit, self._on_groups_edited)
+        panel.page_requested.connect(self.page_requested.emit)
+        panel.free_mode_requested.connect(self.free_mode_requested.emit)
+        self.scoring = panel
+        self.source_label, self.jump_button, self.checks_label = panel.source_label, panel.jump_button, panel.checks_label
+        self.candidates_toggle, self.candidates = panel.candidates_toggle, panel.candidates
+        self.doubt_label, self.verdict_label = panel.doubt_label, panel.verdict_label
+        self.confirm_button, self.fix_button = panel.confirm_button, panel.fix_button
+        self.no_scoring, self.free_mode_button = panel.no_scoring, panel.free_mode_button
+        self.table_model, self.table, self.row_actions = panel.table_model, panel.table, panel.row_actions
+        self.move_buttons = panel.move_buttons
+        self.not_chapter_button, self.chapter_button = panel.not_chapter_button, panel.chapter_button
+        self.preview, self.preview_toggle, self.compare = panel.preview, panel.preview_toggle, panel.compare
         self.notes = QLabel()
         self.notes.setWordWrap(True)
         self.notes.setStyleSheet("color: #555;")
-        bottom = QWidget()
-        bl = QVBoxLayout(bottom)
-        bl.setContentsMargins(0, 0, 0, 0)
-        bl.addLayout(source)
-        bl.addWidget(self.candidates)
-        bl.addWidget(self.checks_label)
-        bl.addLayout(doubt)
-        bl.addWidget(self.no_scoring)
-        bl.addWidget(self.free_mode_button)
-        bl.addLayout(self._buttons())
-        bl.addWidget(self.table)
-        bl.addWidget(self.notes)
-        return bottom
+        box = QWidget()
+        layout = QVBoxLayout(box)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(panel, 1)
+        layout.addWidget(self.notes)
+        return box
 
-    def _buttons(self) -> QVBoxLayout:
-        """Two rows (caption, add/remove; then moving the selection) so the dock fits a laptop screen."""
-        add = QPushButton("添加评分项")
-        add.clicked.connect(lambda: self.table_model.add_group())
-        remove = QPushButton("删除所选")
-        remove.clicked.connect(self._remove_selected)
-        caption = QLabel("评分项")
-        caption.setToolTip("技术评分项在一一对应模式下各成一个一级章节")
-        first = QHBoxLayout()
-        first.addWidget(caption, 1)
-        first.addWidget(add)
-        first.addWidget(remove)
-        second = QHBoxLayout()
-        second.addWidget(QLabel("所选移到"))
-        self.move_buttons: dict[str, QPushButton] = {}
-        for cat, zh in CATEGORY_ZH.items():
-            b = QPushButton(zh)
-            b.setToolTip(f"把所选评分项移到{zh}类")
-            b.setMinimumWidth(b.fontMetrics().horizontalAdvance(zh) + 24)
-            b.setSizePolicy(QSizePolicy.Policy.Maximum, QSizePolicy.Policy.Fixed)
-            b.clicked.connect(lambda _checked=False, c=cat: self._move_selected(c))
-            self.move_buttons[cat] = b
-            second.addWidget(b)
-        self.not_chapter_button = QPushButton("不作为章节")
-        self.not_chapter_button.clicked.connect(lambda: self._chapter_selected(False))
-        self.chapter_button = QPushButton("作为章节")
-        self.chapter_button.clicked.connect(lambda: self._chapter_selected(True))
-        second.addStretch(1)
-        for b in (self.not_chapter_button, self.chapter_button):
-            second.addWidget(b)
-        buttons = QVBoxLayout()
-        buttons.addLayout(first)
-        buttons.addLayout(second)
-        return buttons
+    def set_page_source(self, source: PageSource | None) -> None:
+        """Render the page beside the rows from ``source`` (the document pane)."""
+        self.scoring.preview.set_source(source)
 
     def set_analysis(self, analysis: Analysis) -> None:
         """Show ``analysis`` (does not emit :attr:`analysis_edited`)."""
@@ -301,67 +182,16 @@ class AnalysisView(QWidget):
             self.period.setText(ov.service_period)
             self.summary.setPlainText(ov.summary or ov.scope)
             self._show_overview_line()
-            self._show_scoring(analysis)
-            notes = list(dict.fromkeys([*analysis.notes, *(d.message for d in analysis.differences)]))
-            if not analysis.has_technical_scoring and analysis.scoring_message:
-                notes = [n for n in notes if analysis.scoring_message not in n]  # the banner says it
+            self.scoring.show_analysis(analysis)
+            notes = self.scoring.visible_notes(analysis)
             self.notes.setText("\n".join(notes))
             self.notes.setVisible(bool(notes))
         finally:
             self._loading = False
 
-    def _show_scoring(self, analysis: Analysis) -> None:
-        self.table_model.set_groups(analysis.groups)
-        used = [t for t in analysis.scoring_tables if t.used]
-        if used:
-            where = "；".join(f"{_pages(t.pages)} {t.label or ('评分条文' if t.kind == 'paragraphs' else '评分表')}"
-                             for t in used)
-            who = "（由模型选定）" if any("由模型" in d and "评分表" in d for d in analysis.scoring_decisions) else ""
-            self.source_label.setText(f"使用的评分表：{where}{who}")
-        else:
-            self.source_label.setText(f"评分表：{analysis.scoring_message}" if analysis.scoring_message
-                                      else "评分表：未读取")
-        self.jump_button.setEnabled(bool(used and used[0].pages))
-        self.candidates.clear()
-        for t in analysis.scoring_tables:
-            item = QListWidgetItem(candidate_text(t))
-            item.setData(Qt.ItemDataRole.UserRole, t.key)
-            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if t.used else Qt.CheckState.Unchecked)
-            item.setToolTip("\n".join(t.evidence) or candidate_text(t))
-            self.candidates.addItem(item)
-        several = len(analysis.scoring_tables) > 1 or any(not t.used for t in analysis.scoring_tables)
-        checks = scoring_checks(analysis) if analysis.groups else []
-        self.checks_label.setText("；".join(c.text() for c in checks))
-        bad = any(c.ok is False for c in checks)
-        self.candidates_toggle.setText(f"候选评分表 {len(analysis.scoring_tables)} 张")
-        self.candidates_toggle.setVisible(several)
-        self.candidates_toggle.setChecked(several and (bad or not used))  # open when the reading needs a look
-        self.candidates.setVisible(self.candidates_toggle.isChecked())
-        self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
-        self.checks_label.setVisible(bool(checks))
-        self._show_doubt(analysis)
-        without = not analysis.has_technical_scoring
-        self.no_scoring.setText(no_scoring_text(analysis))
-        self.no_scoring.setVisible(without)
-        self.free_mode_button.setVisible(without)
-        self.source_label.setVisible(bool(used) or not without)
-        self.jump_button.setVisible(bool(used))
-
-    def _show_doubt(self, analysis: Analysis) -> None:
-        """The one sentence saying what code could not confirm, and the one-click confirmation."""
-        asks = analysis.needs_scoring_confirmation
-        doubtful = sum(1 for g in analysis.groups if g.doubt)
-        text = analysis.scoring_doubt or "评分表未经程序确认，请核对评分项、分值和类别"
-        if doubtful:
-            text += f"。存疑的 {doubtful} 项已标为橙色"
-        self.doubt_label.setText(text if asks else "")
-        self.doubt_label.setVisible(asks)
-        self.confirm_button.setVisible(asks)
-
     def confirm_scoring(self) -> None:
         """The user checked the items: one-to-one generation no longer asks (one undo step)."""
-        self._emit(self.current_analysis().model_copy(update={"scoring_user_confirmed": True}))
+        self.scoring.confirm_scoring()
 
     def current_analysis(self) -> Analysis:
         """The analysis as the user sees it now."""
@@ -389,62 +219,8 @@ class AnalysisView(QWidget):
     def _on_groups_edited(self) -> None:
         if not self._loading:
             self._analysis = self.current_analysis()
-            self._show_checks_only()
+            self.scoring.refresh_after_edit()
             self.analysis_edited.emit(self._analysis)
-
-    def _show_checks_only(self) -> None:
-        self._loading = True
-        try:
-            checks = scoring_checks(self._analysis) if self._analysis.groups else []
-            self.checks_label.setText("；".join(c.text() for c in checks))
-            bad = any(c.ok is False for c in checks)
-            self.checks_label.setStyleSheet("color: #b00020;" if bad else "color: #2e7d32;")
-        finally:
-            self._loading = False
-
-    def _selected_ids(self) -> list[str]:
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        return [self.table_model.groups[r].id for r in rows if r < len(self.table_model.groups)]
-
-    def _move_selected(self, category: ScoringCategory) -> None:
-        ids = self._selected_ids()
-        if ids:
-            self._emit(move_to_category(self.current_analysis(), ids, category))
-
-    def _chapter_selected(self, chapter: bool) -> None:
-        ids = self._selected_ids()
-        if ids:
-            self._emit(set_chapter(self.current_analysis(), ids, chapter))
-
-    def _on_candidate_toggled(self, item: QListWidgetItem) -> None:
-        if self._loading:
-            return
-        key = str(item.data(Qt.ItemDataRole.UserRole))
-        self._emit(use_table(self.current_analysis(), key, item.checkState() == Qt.CheckState.Checked))
-
-    def _on_jump(self) -> None:
-        """The selected item's page, or the scoring table's first page when none is selected."""
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        groups = self.table_model.groups
-        page = next((groups[r].source_page for r in rows if r < len(groups) and groups[r].source_page), None)
-        if page is None:
-            used = [t for t in self._analysis.scoring_tables if t.used and t.pages]
-            page = used[0].pages[0] if used else None
-        if page:
-            self.page_requested.emit(page)
-
-    def _remove_selected(self) -> None:
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()}, reverse=True)
-        for r in rows:
-            self.table_model.remove_group(r)
-
-    def _on_clicked(self, index: QModelIndex) -> None:
-        """A click on the 页码 cell shows that page; any other cell stays here (select, edit, move)."""
-        if index.column() != COL_PAGE or not 0 <= index.row() < len(self.table_model.groups):
-            return
-        page = self.table_model.groups[index.row()].source_page
-        if page:
-            self.page_requested.emit(page)
 
     def show_group(self, group_id: str) -> None:
         """Select the item with ``group_id`` and ask for its page."""

@@ -207,6 +207,16 @@ class DocumentPane(QWidget):
         return self._document
 
     @property
+    def pdf_path(self) -> str | None:
+        """The PDF shown (None for other documents): what the analysis page's preview renders from."""
+        return self._pdf_path
+
+    @property
+    def password(self) -> str | None:
+        """The open password of the PDF shown, if it has one."""
+        return self._password
+
+    @property
     def is_pdf_view(self) -> bool:
         """True when pages are shown as images (PDF), False for the text view."""
         return self.stack.currentWidget() is self.page_view
@@ -495,7 +505,7 @@ class DocumentPane(QWidget):
         scale = self.page_view.scale
         visible = self.page_view.visible_pages()
         wanted = {(p, scale) for p in self.page_view.visible_pages(extra=2)}
-        self._in_flight = self.renderer.cancel_renders(wanted)
+        self._in_flight = self.renderer.cancel_renders(wanted, self._generation)
         dpr = self.devicePixelRatioF()
         for page in visible + [p for p, _ in sorted(wanted) if p not in visible]:  # visible pages first
             key = (page, scale)

@@ -112,11 +112,18 @@ class PdfRenderer(QObject):
         if keep is None:
             self._search_parts.clear()  # a cancelled search never completes: forget its partial hits
 
-    def cancel_renders(self, wanted: set[tuple[int, float]]) -> set[tuple[int, float]]:
-        """Drop queued renders not in ``wanted``; returns the (page, scale) keys still pending."""
-        self.cancel(lambda r: r.kind != "render" or (r.page, r.scale) in wanted)
+    def cancel_renders(self, wanted: set[tuple[int, float]], generation: int | None = None) -> set[tuple[int, float]]:
+        """Drop queued renders not in ``wanted``; returns the (page, scale) keys still pending.
+
+        With ``generation`` only that caller's renders are dropped and counted: another user of
+        the same processes (the analysis page's preview) keeps its own.
+        """
+        def mine(r: _Request) -> bool:
+            return generation is None or r.generation == generation
+
+        self.cancel(lambda r: r.kind != "render" or not mine(r) or (r.page, r.scale) in wanted)
         pending = list(self._queue) + list(self._running.values())
-        return {(r.page, r.scale) for r in pending if r.kind == "render"}
+        return {(r.page, r.scale) for r in pending if r.kind == "render" and mine(r)}
 
     def busy(self) -> bool:
         """Whether requests are queued or running."""

@@ -27,6 +27,7 @@ CATEGORY_OF_ZH: dict[str, ScoringCategory] = {v: k for k, v in CATEGORY_ZH.items
 _DIM = QColor("#888888")
 _LINK = QColor("#1a5fb4")
 _DOUBT = QColor("#ffe0b2")  # a row code could not confirm (orange, as the sentence above the table says)
+_EXPLAINS = QColor("#ffcdd2")  # a row whose category explains a part's wrong sum (red, named above the table)
 _DECIDED = {"model": "（模型判断）", "user": "（已手工修改）"}
 
 
@@ -57,12 +58,23 @@ class ScoringTableModel(FlatTableModel):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.groups: list[ScoringGroup] = []
+        self.explaining: dict[str, str] = {}  # id -> why (rows whose category explains a wrong part sum)
 
-    def set_groups(self, groups: list[ScoringGroup]) -> None:
-        """Show ``groups`` (copies; edits come back through :attr:`groups_edited`)."""
+    def set_groups(self, groups: list[ScoringGroup], explaining: dict[str, str] | None = None) -> None:
+        """Show ``groups`` (copies; edits come back through :attr:`groups_edited`); ``explaining`` marks the
+        rows whose category explains a part's wrong sum, and then a row only guessed by name is not marked."""
         self.beginResetModel()
         self.groups = [g.model_copy(deep=True) for g in groups]
+        self.explaining = dict(explaining or {})
         self.endResetModel()
+
+    def marked(self, g: ScoringGroup) -> str:
+        """Why a row is marked ("" when it is not): it explains a wrong sum, or code doubts it."""
+        if g.id in self.explaining:
+            return self.explaining[g.id]
+        if self.explaining and "推断" in g.doubt:  # the sums point at other rows: a guess they agree with is no doubt
+            return ""
+        return g.doubt
 
     @override
     def items(self) -> Sequence[Any]:
@@ -81,13 +93,14 @@ class ScoringTableModel(FlatTableModel):
         if role == Qt.ItemDataRole.CheckStateRole and col == COL_CHAPTER and g.category == "technical":
             return Qt.CheckState.Checked if g.chapter else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self._tooltip(g, col)
+            mark = self.marked(g)
+            return f"待核对：{mark}" if mark else self._tooltip(g, col)
         if role == Qt.ItemDataRole.ForegroundRole and col == COL_PAGE and g.source_page:
             return QBrush(_LINK)
         if role == Qt.ItemDataRole.ForegroundRole and (g.category != "technical" or not g.chapter):
             return QBrush(_DIM)
-        if role == Qt.ItemDataRole.BackgroundRole and g.doubt:
-            return QBrush(_DOUBT)
+        if role == Qt.ItemDataRole.BackgroundRole and self.marked(g):
+            return QBrush(_EXPLAINS if g.id in self.explaining else _DOUBT)
         if role == Qt.ItemDataRole.TextAlignmentRole and col in (COL_ID, COL_CATEGORY, COL_POINTS, COL_PAGE):
             return int(Qt.AlignmentFlag.AlignCenter)
         return None
@@ -112,8 +125,6 @@ class ScoringTableModel(FlatTableModel):
 
     @staticmethod
     def _tooltip(g: ScoringGroup, col: int) -> str | None:
-        if g.doubt:
-            return f"待核对：{g.doubt}"
         if col == COL_POINTS and g.weighted and g.points is not None:
             return f"权重 {g.points:g}%：该项按百分制打分后乘以权重，这里按 {g.points:g} 分计"
         if col == COL_CATEGORY:
