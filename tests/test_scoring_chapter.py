@@ -162,3 +162,16 @@ def test_a_summary_whose_price_no_detail_scores_gives_the_price_row(tmp_path: Pa
         ("投标报价", 30, "价格"), ("同类业绩", 12, "商务"), ("企业认证", 8, "商务"), ("实施方案", 30, "技术"),
         ("售后服务", 20, "技术")]
     assert any(c.rejected.startswith("汇总表") for c in result.candidates)
+
+
+def test_analyze_says_the_lots_and_which_one_it_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from app.cli import main
+
+    path, _ = build_any("lots_docx", tmp_path)
+    assert main(["analyze", str(path)]) == 0
+    assert "各包分别评分：A包（100 分，第1页）、B包（100 分，第1页）；以下为A包" in capsys.readouterr().out
+    assert main(["analyze", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["scoring"]
+    assert [lot["name"] for lot in data["lots"]] == ["A包", "B包"] and data["lot"] == "A包"
