@@ -38,8 +38,8 @@ SCREEN = (1920, 1080)
 WINDOW = (1600, 1000)
 LAPTOP = (1366, 768)
 #: Shots the README shows (walkthrough name -> docs/ name).
-README_SHOTS = {"06-outline.png": "screenshot-main.png", "04-analysis.png": "screenshot-analysis.png",
-                "11-laptop-1366x768.png": "screenshot-1366x768.png"}
+#: (Each stage of the window on a laptop screen: tests/tools/screenshot_stages.py, docs/stages/.)
+README_SHOTS = {"06-outline.png": "screenshot-main.png", "04-analysis.png": "screenshot-analysis.png"}
 
 
 def start_xvfb(screen: tuple[int, int] = SCREEN) -> tuple[subprocess.Popen[bytes], str]:
@@ -225,6 +225,10 @@ async def walk(shooter: Shooter, tender: Path, work: Path, real_model: bool = Fa
     box = top(QMessageBox, "unansweredClausesBox")
     if box is not None:
         next(b for b in box.buttons() if b.text() == "仍然导出").click()
+    checks = top(QDialog, "submissionChecksDialog")  # 提交前检查 lists what may need a look first
+    if checks is not None and getattr(checks, "go_button", None) is not None:
+        await shooter.shot("10a-submission-checks.png", win)
+        checks.go_button.click()
     await until(lambda: top(QFileDialog, "") is not None)
     save = top(QFileDialog, "")
     target = work / "技术标.docx"
@@ -355,7 +359,7 @@ def run_app(args: argparse.Namespace, work: Path, screen: tuple[int, int] = SCRE
         if real_model:
             shots = {"06-outline.png": README_SHOTS["06-outline.png"]}
         elif screen[0] <= LAPTOP[0]:
-            shots = {"11-laptop-1366x768.png": README_SHOTS["11-laptop-1366x768.png"]}
+            shots = {}  # the laptop pictures are each stage's: tests/tools/screenshot_stages.py
         else:
             shots = {"04-analysis.png": README_SHOTS["04-analysis.png"]}
         for name, target in shots.items():

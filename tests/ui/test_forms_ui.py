@@ -153,3 +153,12 @@ async def test_the_facts_template_names_every_column_and_reads_back(window: Main
     wb.save(str(target))
     got = read_facts_xlsx(target)
     assert any(f.kind == "company" and f.data["name"] == COMPANY["name"] for f in got.facts)
+
+
+async def test_the_checks_read_the_forms_even_if_the_panel_was_never_shown(window: MainWindow, tmp_path: Path) -> None:
+    from app.ui.evaluation.checks_dialog import window_findings
+
+    await window.open_path(docx_tender(tmp_path / "图书馆物业.docx"))
+    assert window.forms.board.reading is None  # the panel was never on show
+    rules = [f.rule for f in window_findings(window)]
+    assert "投标文件组成" in rules and window.forms.board.reading is not None

@@ -176,6 +176,9 @@ async def test_a_panel_opened_from_a_menu_brings_its_stage_and_never_grows_the_w
     await wait_for(lambda: window.workspace.current == "material")
     await asyncio.sleep(0.05)
     assert "libraryStoreDock" in _shown(window) and window.size() == before
+    window.workspace.switch("review")
+    window.library.check_dock.close()  # closed in its stage: the menu still brings it
+    window.workspace.switch("material")
     window.library.check_action.trigger()  # 生成 → 查重
     await wait_for(lambda: window.workspace.current == "review")
     await asyncio.sleep(0.05)

@@ -308,10 +308,29 @@ class FormsHost(QObject):
         if self._export is None or self._export.done():
             self._export = asyncio.ensure_future(export_forms(self))
 
+    def read_now(self) -> None:
+        """Read the open tender's forms on the calling thread when they were not read yet (提交前检查 asks
+        before export, whether or not the panel was ever on show)."""
+        c = self.window.controller
+        if not self._stale or c.tender_path is None or c.document is None:
+            return
+        from app.documents.forms.finder import find_forms
+
+        try:
+            self.board.reading = find_forms(Path(c.tender_path), c.document)
+        except Exception as exc:  # a tender that reads as text but not as forms: the checks go on without them
+            log.warning("forms not read: %s", exc)
+            return
+        self._stale = False
+        self._load_facts()
+        self._show_reading()
+
     def findings(self) -> list[Finding]:
-        """The forms' 提交前检查 rows (资格与符合性自查, the same facts everywhere); [] before they are read."""
+        """The forms' 提交前检查 rows (资格与符合性自查, the same facts everywhere); the forms are read first
+        when they were not yet."""
         from app.ui.forms.checks import forms_findings
 
+        self.read_now()
         return forms_findings(self)
 
     def close(self) -> None:

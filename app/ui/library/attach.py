@@ -72,7 +72,7 @@ class LibraryHost:
         # and under the heading library (目录), where a past section's sub-headings are candidates too;
         # both stages show it once there is a library (``shown`` is asked again on each visit)
         register_panel(window, self.past_dock, "text", area=Qt.DockWidgetArea.RightDockWidgetArea, below="sectionDock",
-                       shown=self.has_library)
+                       share=0.36, shown=self.has_library)
         register_panel(window, self.past_dock, "outline", area=Qt.DockWidgetArea.RightDockWidgetArea,
                        below="libraryDock", shown=self.has_library)
         for panel in (self.panel, self.facts, self.checks, self.past):

@@ -55,7 +55,7 @@ class Placement:
     ``tab_with``/``below``: the object name of a panel of the same stage to share tabs with or
     to sit under (placed alone in ``area`` when that panel is not in the stage). ``share``: the
     fraction of the window's width (left/right area) or height (bottom area) the column the panel
-    heads takes (0: Qt decides). ``front``: the tab on top of its group. ``shown``: whether the
+    heads takes, or, for a panel ``below`` another, its fraction of their height (0: Qt decides). ``front``: the tab on top of its group. ``shown``: whether the
     stage shows the panel at first (a callable is asked each time the layout is built).
     """
 

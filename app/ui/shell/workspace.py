@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray, QChildEvent, QEvent, QObject, QRect, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QByteArray, QEvent, QObject, QRect, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QToolBar
 from typing_extensions import override
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 STATE_VERSION = 3
 #: The stage a first start shows.
 FIRST_STAGE = "analysis"
+_SHOW_TO_PARENT = QEvent.Type.ShowToParent
 
 
 class StageWorkspace(QObject):
@@ -47,6 +48,7 @@ class StageWorkspace(QObject):
         self._states: dict[str, QByteArray] = {}
         self._known: dict[str, set[str]] = {}  # names of the panels each saved layout knows
         self._held: dict[str, set[str]] = {}  # panels a stage holds back until their ``shown`` says yes
+        self._joined: list[Placement] = []  # held-back panels placed in this switch (sized once laid out)
         self._switching = False
         self._started = False
         self._shares_pending = False
@@ -88,7 +90,6 @@ class StageWorkspace(QObject):
             self.actions[stage.key] = action
         self.bar.currentChanged.connect(self._on_tab_changed)
         self._tidy_pending = False
-        window.installEventFilter(self)  # the dock tab bars Qt adds are watched (see _tidy_tab_bars)
 
     # ------------------------------------------------------------------ registry
     def register(self, placement: Placement) -> None:
@@ -181,6 +182,9 @@ class StageWorkspace(QObject):
             self._switching = False
         if layout is not None:
             layout.activate()
+        joined, self._joined = self._joined, []
+        if window.isVisible():
+            self.apply_shares(joined)
         self._tidy_tab_bars()
         if window.isVisible():
             window.resize(size)  # a stage never resizes the window
@@ -236,6 +240,7 @@ class StageWorkspace(QObject):
                     held.discard(name)  # shown by the user meanwhile, or what it waited for is there now
                     if placement.dock.isHidden():
                         self._place(placement, placed)
+                        self._joined.append(placement)
             self._retire_others(key)
 
     def _placed_docks(self) -> dict[str, QDockWidget]:
@@ -278,16 +283,22 @@ class StageWorkspace(QObject):
         else:
             self._shares_pending = True
 
-    def apply_shares(self) -> None:
-        """Size the stage's columns (and bottom row) to the shares their panels ask for."""
+    def apply_shares(self, only: list[Placement] | None = None) -> None:
+        """Size the stage's columns (and bottom row) to the shares their panels ask for (``only`` some)."""
         self._shares_pending = False
         window = self.window
         columns: list[QDockWidget] = []
         widths: list[int] = []
         rows: list[QDockWidget] = []
         heights: list[int] = []
-        for p in self.registry.in_stage(self.current):
-            if p.share <= 0 or p.tab_with or p.below or not p.dock.isVisible() or p.dock.isFloating():
+        splits: list[tuple[QDockWidget, QDockWidget, float]] = []
+        for p in self.registry.in_stage(self.current) if only is None else only:
+            if p.share <= 0 or p.tab_with or not p.dock.isVisible() or p.dock.isFloating():
+                continue
+            if p.below:
+                above = next((d for d in self.registry.docks() if d.objectName() == p.below), None)
+                if above is not None and above.isVisible() and not above.isFloating():
+                    splits.append((above, p.dock, p.share))
                 continue
             if p.area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea):
                 columns.append(p.dock)
@@ -299,6 +310,9 @@ class StageWorkspace(QObject):
             window.resizeDocks(columns, widths, Qt.Orientation.Horizontal)
         if rows:
             window.resizeDocks(rows, heights, Qt.Orientation.Vertical)
+        for above, below, share in splits:  # a panel under another takes its share of their height
+            total = above.height() + below.height()
+            window.resizeDocks([above, below], [total - int(total * share), int(total * share)], Qt.Orientation.Vertical)
 
     def window_shown(self) -> None:
         """The window is on screen: size a first-start layout built before it was, its front tabs on top."""
@@ -318,15 +332,16 @@ class StageWorkspace(QObject):
         """
         window = self.window
         groups = set()
-        for dock in window.findChildren(QDockWidget):
+        direct = Qt.FindChildOption.FindDirectChildrenOnly  # docks and their tab bars are the window's own
+        for dock in window.findChildren(QDockWidget, options=direct):
             if dock.isHidden() or dock.isFloating():
                 continue
             mates = [m.windowTitle() for m in window.tabifiedDockWidgets(dock) if not m.isHidden()]
             if mates:
                 groups.add(frozenset([dock.windowTitle(), *mates]))
         inside = window.rect()
-        for bar in window.findChildren(QTabBar):
-            if bar is self.bar or bar.parent() is not window:
+        for bar in window.findChildren(QTabBar, options=direct):
+            if bar is self.bar:
                 continue
             if not inside.intersects(bar.geometry()):
                 continue  # parked outside the window by Qt: not drawn
@@ -380,23 +395,12 @@ class StageWorkspace(QObject):
 
     @override
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """A panel shown (from a menu or by code) while its stage is not on show brings its stage.
-
-        Also: every dock tab bar Qt adds to the window is watched, and a bar shown is checked.
-        """
-        kind = event.type()
-        if watched is self.window:
-            if kind == QEvent.Type.ChildAdded and isinstance(event, QChildEvent):
-                child = event.child()
-                if isinstance(child, QTabBar) and child is not self.bar:
-                    child.installEventFilter(self)
-            return False
-        if kind == QEvent.Type.Show and isinstance(watched, QTabBar):
-            self._tidy_soon()
-            return False
-        if (kind == QEvent.Type.ShowToParent and self._started and not self._switching
+        """A panel shown (from a menu or by code) while its stage is not on show brings its stage."""
+        if (event.type() == _SHOW_TO_PARENT and self._started and not self._switching
                 and isinstance(watched, QDockWidget)):
             stages = self.registry.stages_of(watched)
             if stages and self.current not in stages:
                 self.switch(stages[0])
+                if watched.isHidden():  # closed in its own stage's layout: shown, as asked
+                    watched.show()
         return False
