@@ -516,9 +516,13 @@ putText = _not_needed("putText")
 
 def install() -> bool:
     """Make ``import cv2`` find this module when OpenCV is not installed; True when it was put in place."""
+    import importlib.util
+
     try:
-        import cv2  # noqa: F401
-    except ImportError:
-        sys.modules["cv2"] = sys.modules[__name__]
-        return True
-    return False
+        present = sys.modules.get("cv2", False) is not None and importlib.util.find_spec("cv2") is not None
+    except (ImportError, ValueError):
+        present = False
+    if present:
+        return False
+    sys.modules["cv2"] = sys.modules[__name__]
+    return True
