@@ -58,6 +58,7 @@ class PgServer:
     port: int
     run_as: str | None
     password: str = "admin-pw"
+    fast: bool = True  # fsync off (tests); a benchmark runs the server as an office would (durable commits)
     log: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -81,8 +82,9 @@ class PgServer:
 
     def start(self) -> None:
         """Start the server and wait until it accepts connections."""
-        opts = (f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 -c fsync=off"
-                " -c synchronous_commit=off -c full_page_writes=off -c max_connections=60")
+        opts = f"-p {self.port} -k {self.socket_dir} -c listen_addresses=127.0.0.1 -c max_connections=60"
+        if self.fast:  # tests: nothing needs to survive a power cut
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         r = self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.log), "-o", opts, "-w",
                       "-t", "60", "start")
         if r.returncode != 0:
@@ -148,11 +150,12 @@ def _account() -> str | None:
     return "postgres"
 
 
-def start_server(locale: str = "C") -> PgServer:
+def start_server(locale: str = "C", *, fast: bool = True) -> PgServer:
     """initdb a new cluster in a temporary folder and start it; raises :class:`NoServer` with the reason.
 
     ``locale`` is the cluster's locale; the default ``C`` is the hardest case for Chinese text
     (no character classes for CJK), which the app's own n-gram index does not depend on.
+    ``fast`` turns durable commits off (tests); a benchmark keeps them on.
     """
     pg_bin = find_bin()
     if pg_bin is None:
@@ -165,7 +168,7 @@ def start_server(locale: str = "C") -> PgServer:
         entry = pwd.getpwnam(run_as)
         for p in (root, root / "sock"):
             os.chown(p, entry.pw_uid, entry.pw_gid)
-    server = PgServer(pg_bin, root, free_port(), run_as)
+    server = PgServer(pg_bin, root, free_port(), run_as, fast=fast)
     pwfile = root / "pw"
     pwfile.write_text(server.password)
     if run_as is not None:

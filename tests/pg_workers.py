@@ -44,9 +44,14 @@ def add_generated(store: LibraryStore, index: int, sections: int, salt: str = ""
                          [("project", info["project"]), ("client", info["client"])])
 
 
-def import_and_search(config: ServerConfig, files: list[str], queries: list[str]) -> dict[str, object]:
+def _open(target: ServerConfig | LibrarySpec) -> LibraryStore:
+    """The library of a spec, or the office library on a server."""
+    return open_library(target if isinstance(target, LibrarySpec) else LibrarySpec("postgres", server=target))
+
+
+def import_and_search(config: ServerConfig | LibrarySpec, files: list[str], queries: list[str]) -> dict[str, object]:
     """Import ``files`` one by one, searching ``queries`` after each; what happened, with the time window."""
-    store = open_library(LibrarySpec("postgres", server=config))
+    store = _open(config)
     start = time.time()
     statuses, hits, errors = [], 0, []
     try:
@@ -62,27 +67,36 @@ def import_and_search(config: ServerConfig, files: list[str], queries: list[str]
     return {"statuses": statuses, "hits": hits, "errors": errors, "start": start, "end": time.time()}
 
 
-def search_until(config: ServerConfig, queries: list[str], seconds: float) -> dict[str, object]:
-    """Search over and over for ``seconds`` (another office member looking for a section)."""
-    store = open_library(LibrarySpec("postgres", server=config))
-    done, found, errors = 0, 0, []
+def search_until(config: ServerConfig | LibrarySpec, queries: list[str], seconds: float,
+                 pause: float = 0.0, stop_file: str = "") -> dict[str, object]:
+    """Search over and over for ``seconds``, or until ``stop_file`` exists (another office member looking for
+    a section while others import); each search's ms."""
+    store = _open(config)
+    done, found, errors, times = 0, 0, [], []
     start = time.time()
     try:
-        while time.time() - start < seconds:
+        while time.time() - start < seconds and not (stop_file and Path(stop_file).exists()):
             for q in queries:
+                t0 = time.perf_counter()
                 try:
                     found += bool(search_sections(store, q, 5))
                 except LibraryError as exc:
                     errors.append(exc.message_zh)
+                times.append((time.perf_counter() - t0) * 1000)
                 done += 1
+                time.sleep(pause)
     finally:
         store.close()
-    return {"searches": done, "found": found, "errors": errors, "start": start, "end": time.time()}
+    return {"searches": done, "found": found, "errors": errors, "start": start, "end": time.time(), "ms": times}
 
 
-def write_generated(config: ServerConfig, first: int, count: int, sections: int, salt: str = "") -> dict[str, object]:
-    """Store generated bids ``first .. first+count-1``; ids added, duplicates and errors."""
-    store = open_library(LibrarySpec("postgres", server=config))
+def write_generated(config: ServerConfig | LibrarySpec, first: int, count: int, sections: int,
+                    salt: str = "") -> dict[str, object]:
+    """Store generated bids ``first .. first+count-1``; how many were added, found stored already, or failed."""
+    try:
+        store = _open(config)
+    except LibraryError as exc:
+        return {"added": 0, "duplicates": 0, "errors": [exc.message_zh], "start": time.time(), "end": time.time()}
     added, duplicates, errors = 0, 0, []
     start = time.time()
     try:

@@ -100,3 +100,44 @@ def test_every_heading_produced_is_in_heading_form() -> None:
         for h, subs in point_headings(c, "应急处置"):
             assert fragment_problem(h, c) is None, h
             assert all(fragment_problem(s, c) is None for s in subs), subs
+
+
+# ---- issue 38: criteria read by their structure, so code never makes headings of their grading
+
+
+@pytest.mark.parametrize(("criteria", "expected"), [
+    # the grade judges a part: the part is the point, its qualities are not (可执行性强, 针对性强)
+    ("技术措施科学合理、可执行性强、针对性强的得10分；基本合理的得5分。", [("技术措施", [])]),
+    ("对项目需求理解透彻、重点难点分析到位、应对措施可行的得6分",
+     [("项目需求理解", []), ("重点难点分析", []), ("应对措施", [])]),
+    # 如…等 after the object: its parts
+    ("投标人提供的系统可用性保障方案，如冗余设计、故障切换、数据备份等，方案完善得10分。",
+     [("系统可用性保障方案", ["冗余设计", "故障切换", "数据备份"])]),
+    # qualities sharing one noun; the verb in front goes
+    ("提供安全性、稳定性管理措施，措施完善可行的得8分。", [("安全性管理措施", []), ("稳定性管理措施", [])]),
+    # an object with a note of its contents; a connective in front and a note on documents after are no points
+    ("在此基础上，提供详细项目开发计划（含里程碑、人员安排）的加2分。以上资料均要求提供扫描件加盖公章。",
+     [("项目开发计划", ["里程碑", "人员安排"])]),
+    # lists after colons, however the sentence goes on
+    ("方案内容包括但不限于：测试方法、测试工具、测试流程、报告编制等，从以下两个方面评价：安全措施、风险控制。",
+     [("测试方法", []), ("测试工具", []), ("测试流程", []), ("报告编制", []), ("安全措施", []), ("风险控制", [])]),
+    # the bidder's voice goes, what it provides stays, with the parts 包括 names
+    ("应答人提供技术方案，包括测试方法、测试工具、测试流程等，方案完整可行的得10分。",
+     [("技术方案", ["测试方法", "测试工具", "测试流程"])]),
+])
+def test_graded_sentences_are_read_clause_by_clause(criteria: str, expected: list[tuple[str, list[str]]]) -> None:
+    assert point_headings(criteria) == expected
+
+
+@pytest.mark.parametrize(("point", "suffix"), [("可执行性强", "售后保障"), ("性", "售后保障"), ("在此基础上", "技术措施"),
+                                               ("科学合理", "技术措施"), ("以上资料均要求提供扫描件加盖公章", ""),
+                                               ("注明证明材料在投标文件中具体位置", ""), ("从以下两个方面的安全措施", "")])
+def test_a_predicate_connective_or_note_never_becomes_a_heading(point: str, suffix: str) -> None:
+    assert point_heading(point, suffix) is None
+
+
+def test_judging_words_and_open_notes_leave_the_part_they_judge() -> None:
+    assert point_heading("科学合理的技术措施") == "技术措施"
+    assert point_heading("详细项目开发计划（含里程碑") == "项目开发计划"
+    assert point_heading("应答人提供技术方案") == "技术方案"
+    assert point_heading("详细设计") == "详细设计"  # a heading of its own, not a judgement

@@ -92,3 +92,21 @@ def test_a_fact_edited_by_two_writers_at_once_is_not_silently_lost(tmp_path: Pat
     finally:
         a.close()
         b.close()
+
+
+def test_a_file_another_process_keeps_locked_is_a_chinese_library_error(tmp_path: Path) -> None:
+    from tests.pg_workers import add_generated
+
+    path = tmp_path / "lib.sqlite3"
+    store = LibraryStore(path)
+    store.conn.execute("PRAGMA busy_timeout = 100")  # type: ignore[attr-defined]  # not 15 s in a test
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process writing
+    try:
+        with pytest.raises(LibraryError, match="正被其他程序写入"):
+            add_generated(store, 1, 3)
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert add_generated(store, 1, 3) is not None and store.counts() == (1, 3)  # free again: it goes in
+    store.close()

@@ -187,18 +187,18 @@ def test_a_fact_edited_by_two_writers_at_once_is_not_silently_lost(pg_config: Se
 def test_five_processes_importing_and_searching_at_once(pg_config: ServerConfig, tmp_path: Path) -> None:
     shared = [str(write_docx(make_bid(i), tmp_path / f"shared{i}.docx")) for i in range(2)]
     jobs = []
-    for w in range(4):
+    for w in range(5):
         own = [str(write_docx(make_bid(10 + w * 3 + k), tmp_path / f"w{w}_{k}.docx")) for k in range(3)]
         jobs.append(shared + own)  # every writer also imports the two shared bids: one copy each must remain
     PostgresStore(pg_config).close()  # schema first, so the writers' window is about importing
-    with ProcessPoolExecutor(max_workers=5, mp_context=get_context("spawn")) as pool:
+    with ProcessPoolExecutor(max_workers=6, mp_context=get_context("spawn")) as pool:
         writers = [pool.submit(import_and_search, pg_config, files, list(QUERIES)[:2]) for files in jobs]
         reader = pool.submit(search_until, pg_config, list(QUERIES), 3.0)
         results = [f.result(timeout=240) for f in writers]
         searched = reader.result(timeout=240)
     assert all(r["errors"] == [] for r in results) and searched["errors"] == []
     statuses = [s for r in results for s in r["statuses"]]  # type: ignore[attr-defined]
-    assert statuses.count("added") == 2 + 12 and statuses.count("duplicate") == 3 * 2
+    assert statuses.count("added") == 2 + 15 and statuses.count("duplicate") == 4 * 2
     assert max(float(r["start"]) for r in results) < min(float(r["end"]) for r in results)  # they overlapped
     # the reader searched all along the imports, never failing, and found what was stored meanwhile
     assert float(searched["start"]) < min(float(r["end"]) for r in results)
@@ -206,7 +206,7 @@ def test_five_processes_importing_and_searching_at_once(pg_config: ServerConfig,
     store = PostgresStore(pg_config)
     try:
         bids = store.bids()
-        assert len(bids) == 14 and len({b.name for b in bids}) == 14
+        assert len(bids) == 17 and len({b.name for b in bids}) == 17
         assert sum(1 for b in bids if b.name.startswith("shared")) == 2
         for b in bids:
             assert len(store.sections_of(b.id)) == b.section_count

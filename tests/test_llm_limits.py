@@ -276,7 +276,7 @@ def test_cli_stderr_and_report_never_show_the_key(llm_server: OpenAIServer, tmp_
     code = main(["outline", str(tender), "--base-url", llm_server.base_url, "--model", "m",
                  "-o", str(tmp_path / "o.json"), "--report", str(report), "--max-calls", "6"])
     captured = capsys.readouterr()
-    assert code != 0 and llm_server.completion_requests
+    assert code in (0, 4, 5) and llm_server.completion_requests  # code fills what the model cannot (issue 38)
     assert KEY not in captured.err and KEY not in captured.out
     if report.exists():
         assert KEY not in report.read_text(encoding="utf-8")

@@ -85,3 +85,59 @@ def test_library_headings_under_a_tender_heading_they_are_not_about_are_misfits(
                            node("保密措施", node("保密管理制度", origin="library"), node("人员保密管理", origin="library"),
                                 origin="tender"))])
     assert right.misfits == 0
+
+
+# ---- issue 38: the script sees fragments and misfits by its own reading, and the points an evaluator looks for
+
+
+@pytest.mark.parametrize("title", ["科学合理技术措施", "可执行性强售后保障", "性售后保障", "在此基础上", "在此基础上技术措施",
+                                   "从以下两个安全措施", "详细项目开发计划（", "以上资料均要求提供扫描件加盖公章",
+                                   "注明证明材料在投标文件中具体位置实现", "应答人提供技术方案"])
+def test_the_fragments_code_made_from_fresh_criteria_are_read_as_fragments(title: str) -> None:
+    from tests.eval.outline_quality import reads_as_fragment
+
+    assert reads_as_fragment(title) is not None
+    report = evaluate([node("技术方案", node("系统设计", node(title, origin="tender"), node("接口设计", origin="library")))])
+    assert report.fragments >= 1 and not report.ok
+
+
+def test_what_a_writer_writes_is_not_read_as_a_fragment() -> None:
+    from tests.eval.outline_quality import reads_as_fragment
+
+    common = [line.strip() for line in (Path(__file__).parent / "data" / "common_headings.txt").read_text("utf-8")
+              .splitlines() if line.strip() and not line.startswith("#")]
+    assert [t for t in common if reads_as_fragment(t)] == []
+
+
+@pytest.mark.parametrize(("title", "foreign", "own"), [
+    ("安全员配置", {"it"}, {"works"}), ("作业安全交底", {"it"}, {"facility"}), ("劳动防护用品配备", {"it"}, {"catering"}),
+    ("节能降耗建议", {"it"}, {"facility"}), ("资源循环利用", {"it", "consulting"}, {"works"}),
+    ("重点时段服务安排", {"it"}, {"ops", "it"}), ("排班与轮岗安排", {"it"}, {"staffing"}),
+    ("设计联络会安排", {"it"}, {"goods"}), ("安装指导", {"it", "consulting"}, {"goods", "works"}),
+    ("投运保障", {"it"}, {"goods"}), ("质保期内服务", {"catering"}, {"goods"}),
+])
+def test_a_heading_of_another_trade_is_a_misfit(title: str, foreign: set[str], own: set[str]) -> None:
+    from tests.eval.outline_quality import trade_misfit
+
+    assert trade_misfit(title, frozenset(foreign)) is not None
+    assert trade_misfit(title, frozenset(own)) is None
+    assert trade_misfit("项目组织架构", frozenset(foreign)) is None  # a heading of no one trade fits all
+
+
+def test_judge_prints_the_share_of_criteria_points_the_headings_answer(tmp_path: Path,
+                                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    from tests.eval.outline_quality import judge
+
+    group = ScoringGroup(id="R1", title="培训方案", description="培训方案包括培训计划、培训内容、培训考核等，方案完整的得10分。")
+    analysis = Analysis(overview=ProjectOverview(project_name="某单位保洁服务项目"), groups=[group])
+    chapter = OutlineNode(title="培训方案", source_requirement_id="R1", source_requirement_title="培训方案", children=[
+        node("培训计划", node("年度培训计划"), node("岗前培训安排")), node("培训内容", node("岗位技能"), node("安全知识"))])
+    report = judge([chapter], analysis, "x")
+    assert (report.points_covered, report.points_total) == (2, 3) and not report.ok
+    assert report.coverage[0].missing == ["培训考核"]
+    out = tmp_path / "x.outline.json"
+    out.write_text(json.dumps({"outline": [chapter.model_dump(mode="json")]}, ensure_ascii=False), "utf-8")
+    (tmp_path / "x.analysis.json").write_text(analysis.model_dump_json(), "utf-8")
+    assert main([str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert "2/3 (67%)" in printed and "未覆盖：培训考核" in printed

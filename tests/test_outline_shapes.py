@@ -3,7 +3,8 @@
 A two-level outline, an uneven one (a section left undivided beside divided ones, a single
 sub-item, a fourth level in one branch), a list of 14 and an outline of 13 chapters: through
 the whole-JSON and the instruction-stream paths of ``generate_outline`` (answers from the
-loopback server), the local repair, the stored item model, and the Word export.
+loopback server, at the depth the writer wrote), the local repair, the stored item model, and the
+Word export. At a smaller depth than the answer's, the levels beyond it are said in a description.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import docx
 import pytest
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
+from app.core.limits import OutlineLimits
 from app.core.outline import Outline, OutlineDocument, OutlineNode
 from app.core.project import Project
 from app.core.rules.outline import check_outline, clean_title
@@ -101,14 +103,26 @@ async def test_a_shape_comes_through_generation_intact(llm_server: OpenAIServer,
         shape = [c for c in shape if c.children]  # taken as content (weak models answer so); free mode keeps 附件
     llm_server.handler = _model(shape)
     draft = Outline()
+    depth = max(3, max(c.depth() for c in shape))  # the user asks for the depth the writer wrote: a depth is a limit
+    settings = OutlineSettings(mode=mode, strategy=strategy, limits=OutlineLimits(depth=depth))  # type: ignore[arg-type]
     async with make_client(llm_server) as client:
-        res = await generate_outline(client, _analysis(shape, mode == "aligned"),
-                                     OutlineSettings(mode=mode, strategy=strategy), draft=draft)  # type: ignore[arg-type]
+        res = await generate_outline(client, _analysis(shape, mode == "aligned"), settings, draft=draft)
     assert res.ok, res.report()
     assert _tree(res.chapters) == _tree(shape)  # every heading, in place, nothing cut or added
     assert _tree(draft.chapters) == _tree(shape)  # the live tree shows the same
     assert res.heading_sources.get("tender", 0) == 0  # code filled nothing in (a library-like title the model wrote
     # keeps the library's mark, which is a label, not a replacement: the tree above is the model's)
+
+
+@pytest.mark.parametrize("strategy", ["json", "stream"])
+async def test_a_fourth_level_beyond_the_depth_asked_is_said_in_its_parents_description(
+        llm_server: OpenAIServer, strategy: str) -> None:
+    llm_server.handler = _model(UNEVEN)
+    async with make_client(llm_server) as client:
+        res = await generate_outline(client, _analysis(UNEVEN, False), OutlineSettings(mode="free", strategy=strategy))
+    assert res.ok and max(c.depth() for c in res.chapters) == 3, res.report()
+    grounding = next(n for _, n in res.chapters[1].walk() if n.title == "接地系统")
+    assert not grounding.children and "接地装置的安装" in grounding.description and "接地电阻测试" in grounding.description
 
 
 @pytest.mark.parametrize("name", list(SHAPES))

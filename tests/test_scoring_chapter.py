@@ -141,3 +141,37 @@ def test_a_table_with_points_in_any_column_is_no_blank_template(tmp_path: Path) 
                    ["2", "项目管理机构", "", "……", "0-6分"]])
     code, message = absence_reason(load_tender(path))
     assert code != "template" and "模板" not in message
+
+
+def test_a_summary_whose_price_no_detail_scores_gives_the_price_row(tmp_path: Path) -> None:
+    from tests.scoring_fixtures import _criteria, _doc, _table
+
+    d = _doc("第四章 评标办法", "评分因素及分值分配表")
+    _table(d, [["序号", "评分因素", "满分"], ["1", "投标报价", "30分"], ["2", "商务部分", "20分"],
+               ["3", "技术部分", "50分"], ["合计", "", "100分"]])
+    d.add_paragraph("商务评分标准（20分）")
+    _table(d, [["序号", "评分因素", "分值", "评分标准"], ["1", "同类业绩", "12", "每个得3分。"],
+               ["2", "企业认证", "8", "每项得4分。"]])
+    d.add_paragraph("技术评分标准（50分）")
+    _table(d, [["序号", "评分因素", "分值", "评分标准"], ["1", "实施方案", "30", _criteria("实施方案")],
+               ["2", "售后服务", "20", _criteria("售后服务")]])
+    path = tmp_path / "summary_price.docx"
+    d.save(str(path))
+    result = parse_scoring(load_tender(path))
+    assert [(r.factor, r.points, r.category.value) for r in result.rows] == [
+        ("投标报价", 30, "价格"), ("同类业绩", 12, "商务"), ("企业认证", 8, "商务"), ("实施方案", 30, "技术"),
+        ("售后服务", 20, "技术")]
+    assert any(c.rejected.startswith("汇总表") for c in result.candidates)
+
+
+def test_analyze_says_the_lots_and_which_one_it_shows(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from app.cli import main
+
+    path, _ = build_any("lots_docx", tmp_path)
+    assert main(["analyze", str(path)]) == 0
+    assert "各包分别评分：A包（100 分，第1页）、B包（100 分，第1页）；以下为A包" in capsys.readouterr().out
+    assert main(["analyze", str(path), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)["scoring"]
+    assert [lot["name"] for lot in data["lots"]] == ["A包", "B包"] and data["lot"] == "A包"

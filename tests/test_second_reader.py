@@ -193,3 +193,16 @@ def test_cli_analyze_with_a_model_reports_both_readings(llm_server: OpenAIServer
     assert [r["title"] for r in reading["rows"]] == [n for n, _, _, _ in right]
     technical = sorted(g["title"] for g in analysis["groups"] if g["category"] == "technical")
     assert analysis["scoring_confirmed"] == (technical == sorted(n for n, _, c, _ in right if c == "技术"))
+
+
+def test_a_shortened_name_with_the_same_points_is_the_same_item_and_other_points_are_not() -> None:
+    from app.pipeline.analysis.reading_compare import compare
+
+    code = [ScoringGroup(id="R1", title="投标人具备近五年内具有与本项目类似的业绩", points=1.0, category="business"),
+            ScoringGroup(id="R2", title="主要实施方案", points=12.5)]
+    same = [ScoringGroup(id="M1", title="本项目类似业绩", points=1.0, category="business"),
+            ScoringGroup(id="M2", title="主要实施方案", points=12.5)]
+    assert compare(code, same).agrees
+    other = [same[0].model_copy(update={"points": 2.0}), same[1]]
+    result = compare(code, other)
+    assert not result.agrees and "（1分）" in "".join(result.differences) and "（2分）" in "".join(result.differences)

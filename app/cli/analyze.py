@@ -53,6 +53,8 @@ def ingest_report(doc: TenderDocument, scoring: ScoringResult, sections: Located
             "tables": [t.model_dump(mode="json") for t in scoring.tables],
             "absence": scoring.absence,
             "uncertain": scoring.uncertain,
+            "lots": [lot.model_dump(mode="json") for lot in scoring.lots],
+            "lot": scoring.lot_name,
             "candidates": [
                 {"table_ids": t.table_ids, "pages": t.pages, "label": t.label, "kind": t.kind, "rows": len(t.rows),
                  "points_sum": t.points_sum, "score": t.score, "rejected": t.rejected,
@@ -83,6 +85,9 @@ def print_report(doc: TenderDocument, scoring: ScoringResult, sections: LocatedS
         print(f"  {names[s.kind]}：{s.pages_zh}{title}")
     print(f"评分表：{scoring.message_zh}")
     if scoring.found:
+        if scoring.lots:
+            lots = "、".join(f"{lot.name}（{_fmt_points(lot.total)} 分，第{lot.pages[0]}页）" for lot in scoring.lots if lot.pages)
+            print(f"  各包分别评分：{lots}；以下为{scoring.lot_name}")
         print(f"  可信度 {scoring.confidence:.2f}；按类别：" + "，".join(
             f"{k} {_fmt_points(v)} 分" for k, v in scoring.points_by_category().items()
         ))

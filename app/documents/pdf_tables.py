@@ -126,13 +126,14 @@ def _invisible(path: dict[str, Any]) -> bool:
     return path.get("type") == "f" and fill is not None and all(v >= WHITE for v in fill)
 
 
-def _highlight(path: dict[str, Any], lines: list[_Line]) -> bool:
-    """A fill-only box no taller than a text line with text inside: a highlight or text background
-    behind a run of characters, not a cell (a ruling drawn as a filled bar is thinner than 3 points)."""
+def _highlight(path: dict[str, Any], lines: list[_Line], width: float) -> bool:
+    """A fill-only box no taller than a text line, narrower than half the page, with text inside: a
+    highlight behind a run of characters, not a cell (a ruling drawn as a filled bar is thinner than
+    3 points; a shaded row of a table without rules spans the table)."""
     if path.get("type") != "f" or path.get("fill") is None:
         return False
     x0, y0, x1, y1 = (float(v) for v in path["rect"])
-    if not (3.0 < y1 - y0 <= MAX_HIGHLIGHT and x1 - x0 > 3.0):
+    if not (3.0 < y1 - y0 <= MAX_HIGHLIGHT and 3.0 < x1 - x0 <= width / 2):
         return False
     return any(ln.bbox[0] < x1 and ln.bbox[2] > x0 and y0 - 1 <= (ln.bbox[1] + ln.bbox[3]) / 2 <= y1 + 1 for ln in lines)
 
@@ -147,7 +148,8 @@ def _find(page: PdfPage, lines: list[_Line] | None = None) -> list[Any]:
     columns and one row per text line, or find little tables inside the cells.
     """
     text = lines or []
-    paths = [p for p in page.get_drawings() if not _invisible(p) and not _highlight(p, text)]
+    width = float(page.rect.width)
+    paths = [p for p in page.get_drawings() if not _invisible(p) and not _highlight(p, text, width)]
     try:
         found = page.find_tables(use_layout=False, paths=paths)
     except TypeError:  # PyMuPDF < 1.27 has no layout analyser and no such argument

@@ -8,7 +8,8 @@ Each round runs this checkout's ``bench_stream_stall.py`` on the old code, then 
 then ``bench_startup.py --runs 1`` on each (old first on even rounds, new first on odd ones):
 the same scripts on both sides (copied into the old checkout for the run), each with the
 checkout's own ``.venv/bin/python`` when it has one, and an empty config and data folder (no
-library, no saved layout). Printed: per round and as medians over the rounds, the
+library, no saved layout). Code too old for this checkout's script (modules moved since) runs its
+own version of the benchmark instead, and says so. Printed: per round and as medians over the rounds, the
 longest GUI-thread stall while 20 chapters stream (target < 50 ms), the median time from a
 title's closing quote on the socket to its item in the Qt model (target <= 50 ms), the GUI
 thread's CPU time during that run (steadier than the stalls when the machine is shared) and the time
@@ -58,9 +59,20 @@ def run(checkout: Path, script: str, *args: str) -> dict[str, float]:
         shutil.copyfile(source, target)
     try:
         return _run(checkout, target, *args)
+    except NoFigures:
+        own = checkout / "tests" / "benchmarks" / script
+        if checkout == REPO or not own.exists():
+            raise
+        # code too old for this script (modules since moved): its own version of the benchmark
+        print(f"  ({checkout.name}: this {script} does not run on that code; its own {script} instead)", flush=True)
+        return _run(checkout, own, *args)
     finally:
         if checkout != REPO:
             target.unlink(missing_ok=True)
+
+
+class NoFigures(RuntimeError):
+    """A benchmark run printed none of the figures looked for."""
 
 
 def _run(checkout: Path, script: Path, *args: str) -> dict[str, float]:
@@ -77,7 +89,7 @@ def _run(checkout: Path, script: Path, *args: str) -> dict[str, float]:
         if found:
             figures[name] = float(found.group(1))
     if len(figures) == 1:
-        raise SystemExit(f"{checkout}: {script} printed no figures\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+        raise NoFigures(f"{checkout}: {script} printed no figures\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
     return figures
 
 

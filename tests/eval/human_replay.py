@@ -9,6 +9,9 @@ for one chapter it answers with that chapter's part; asked to review it passes. 
   ``../shared/tenders/labels.json`` when one fits, else the outline's own name and kind);
 - one-to-one mode, where the tender's items are the outline's own chapters.
 
+Each run asks for the depth the writer wrote (three levels, four for a four-level outline): the
+depth a user chooses is a limit, and a model's answer deeper than it is folded into descriptions.
+
 Each human heading is then counted as kept verbatim (same title under the same parents),
 repaired (its title found elsewhere or nearly the same at its place), replaced (its place holds
 another heading) or lost (its place is gone).
@@ -25,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.analysis import Analysis, ProjectOverview, ScoringGroup
+from app.core.limits import OutlineLimits
 from app.core.outline import OutlineNode
 from app.core.rules.heading_checks import similar
 from app.core.rules.outline import clean_title, normalize_title
@@ -196,10 +200,13 @@ async def replay_one(outline: HumanOutline, mode: str) -> tuple[ReplayFigures, O
     else:
         analysis = aligned_analysis(outline)
     model = HumanModel(outline)
+    # The user asks for the depth the writer wrote (3 unless deeper): a depth chosen is a limit (issue 38).
+    depth = max(3, min(4, max((c.depth() for c in human), default=1)))
+    settings = OutlineSettings(mode=mode, limits=OutlineLimits(depth=depth))  # type: ignore[arg-type]
     with OpenAIServer() as server:
         server.handler = model
         async with make_client(server) as client:
-            res = await generate_outline(client, analysis, OutlineSettings(mode=mode))  # type: ignore[arg-type]
+            res = await generate_outline(client, analysis, settings)
     figures.counts = compare(human, res.chapters)
     figures.valid = res.valid
     if not res.valid:

@@ -7,11 +7,25 @@ Every level-2/3 heading is labelled by evidence, not by trust in the outline's o
 ``generic`` (a template fill-in: one suffix pattern under several parents, or marked as a
 template), ``library`` (a heading of resources/headings), ``tender`` (taken from the item's
 criteria or the tender's requirements headings), ``model`` (anything else; ``user`` when the
-outline says a person wrote it). Fragments (如拣货, 数量大, a criteria clause copied whole…)
-and repeated patterns (a heading or a set of children shared by two chapters) are flagged.
-Prints the shares per outline and, with ``--sample``, a side-by-side table of chapter,
-headings and the source of each. Targets: generic 0, fragments 0, chapters distinct.
-Exit code 0 when every outline meets the targets, 1 otherwise.
+outline says a person wrote it). Flagged for every heading, whoever wrote it:
+
+- fragments: what the app's heading-form checks refuse, and what this script reads on its own
+  (:func:`reads_as_fragment`: a connective or a cut suffix in front, an open bracket, stacked
+  judging adjectives before a noun, an instruction about documents to attach, the bidder's role
+  with a verb) — pieces of the criteria, not headings;
+- misfits: a library heading under a tender heading no library section about it holds, and a
+  heading of another trade than the tender's (:func:`trade_misfit`: construction-site safety under
+  a data service, property-service routines under an IT item, warranty and installation under a
+  security assessment), read from this script's own lexicon of trade words;
+- refused: headings the app's own heading rules refuse when a model writes them;
+- repeated patterns (a heading or a set of children shared by two chapters).
+
+With the tender (``--tender``/``--tenders``), each scoring item's criteria points are matched to the
+outline by the 评审模拟 engine (``app.pipeline.evaluation.outline_points``): the share a heading (or
+the description under it) answers, per item and for the outline. Prints the shares per outline
+and, with ``--sample``, a side-by-side table of chapter, headings and the source of each.
+Targets: generic 0, fragments 0, misfits 0, refused 0, chapters distinct, ≥ 90 % of the criteria
+points covered (the lowest item is printed beside it). Exit code 0 when every outline meets the targets, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -28,14 +42,19 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
+from app.core.analysis import Analysis  # noqa: E402
 from app.core.outline import OutlineNode  # noqa: E402
 from app.core.rules.heading_form import evidence_problem, fragment_problem, vague_problem  # noqa: E402
 from app.core.rules.outline import check_outline, normalize_title, title_problem  # noqa: E402
+from app.core.rules.registry import HeadingContext, problems  # noqa: E402
+from app.pipeline.evaluation.outline_points import ItemCoverage, outline_coverage  # noqa: E402
 from app.pipeline.headings.candidates import grams  # noqa: E402
 from app.pipeline.headings.criteria_points import point_headings  # noqa: E402
 from app.pipeline.headings.library import default_library  # noqa: E402
 
 LABELS = ("model", "tender", "library", "generic", "user", "history")
+#: Share of each scoring item's criteria points the outline's headings must answer.
+COVERAGE_TARGET = 0.9
 TEMPLATE_MARK = "模板补全"
 _SPACE = re.compile(r"\s+")
 
@@ -52,7 +71,17 @@ class Heading:
     origin: str | None = None
     fragment: str | None = None
     repeated: str | None = None
-    misfit: bool = False  # a library heading under a tender heading that no library section about it holds
+    #: Why the heading does not belong where it is: a library heading under a tender heading no library section
+    #: about it holds, or a heading of another trade than the tender's.
+    misfit: str | None = None
+    refused: str | None = None  # what the app's own heading rules say when a model writes it
+    parent: str = ""
+    chapter_title: str = ""
+
+    def line(self) -> str:
+        """Chapter › parent › heading [source], for reading."""
+        where = " › ".join(t for t in (self.chapter_title, self.parent if self.level > 2 else "") if t)
+        return f"{where} › {self.title}  [{self.origin or self.label}]"
 
 
 @dataclass
@@ -64,6 +93,33 @@ class Report:
     headings: list[Heading] = field(default_factory=list)
     shared: list[str] = field(default_factory=list)  # headings found under more than one chapter
     rule_issues: list[str] = field(default_factory=list)  # the outline rules' verdicts on these headings
+    coverage: list[ItemCoverage] = field(default_factory=list)  # criteria points the headings answer, per item
+    trades: frozenset[str] = frozenset()  # the tender's trades, as this script reads them
+
+    @property
+    def points_total(self) -> int:
+        """Criteria points of every item."""
+        return sum(len(c.points) for c in self.coverage)
+
+    @property
+    def points_covered(self) -> int:
+        """Criteria points a heading answers."""
+        return sum(c.covered for c in self.coverage)
+
+    @property
+    def lowest_share(self) -> float:
+        """The lowest share of points covered over the items (1.0 without items)."""
+        return min((c.share for c in self.coverage), default=1.0)
+
+    @property
+    def points_share(self) -> float:
+        """The share of all the items' criteria points a heading answers (1.0 without items)."""
+        return self.points_covered / self.points_total if self.points_total else 1.0
+
+    @property
+    def refusals(self) -> int:
+        """Headings the app's own rules refuse."""
+        return sum(1 for h in self.headings if h.refused)
 
     def count(self, label: str) -> int:
         """Headings with ``label``."""
@@ -81,7 +137,7 @@ class Report:
 
     @property
     def misfits(self) -> int:
-        """Library headings placed under a tender heading they are not about."""
+        """Headings placed where they do not belong (another item's library heading, another trade's)."""
         return sum(1 for h in self.headings if h.misfit)
 
     @property
@@ -93,7 +149,7 @@ class Report:
     def ok(self) -> bool:
         """Targets: no generic fill-in, no fragment, no misplaced library heading, chapters distinct."""
         return (self.count("generic") == 0 and self.fragments == 0 and self.distinct and not self.rule_issues
-                and self.misfits == 0)
+                and self.misfits == 0 and self.refusals == 0 and self.points_share >= COVERAGE_TARGET)
 
 
 #: Rule violations about headings (not the chapter count or title length, which one-to-one mode sets).
@@ -163,14 +219,122 @@ def tender_texts(chapter: OutlineNode, criteria: str, requirements: list[str]) -
     return offered, raw
 
 
+# --------------------------------------------------------------------------- this script's own reading
+
+#: Words that make a heading one trade's (this script's lexicon, independent of the app's library tags).
+#: A heading is read as another trade's when its trade words all belong to trades the tender is not.
+TRADE_WORDS: dict[str, tuple[str, ...]] = {
+    "works": ("施工", "工地", "脚手架", "文明施工", "扬尘", "土方", "混凝土", "钢筋", "基坑",
+              "临时设施", "竣工", "创优", "特种作业", "隐蔽工程", "测量放样", "成品保护", "雨季", "冬季", "高处作业",
+              "关键工序", "工程质量"),
+    "facility": ("保洁", "绿化", "保安", "门岗", "巡逻", "物业", "消杀", "公共区域",
+                 "楼宇", "除四害", "秩序维护", "会务", "停车", "客户服务中心"),
+    "catering": ("食材", "菜品", "菜谱", "留样", "餐具", "厨房", "烹饪", "就餐", "配餐", "膳食", "食堂", "餐饮", "原料采购"),
+    "goods": ("质保期", "供货", "出厂", "安装指导", "投运", "设计联络", "备品备件", "开箱", "原厂", "产品性能",
+              "技术参数", "生产工艺", "包装运输"),
+    "it": ("代码", "数据库", "服务器", "渗透", "漏洞", "信息安全", "等保", "测试用例", "上线", "源代码", "编目",
+           "元数据", "数据加工", "数据格式"),
+    "logistics": ("拣货", "物流", "运输路线", "冷链", "装卸"),
+}
+#: Words fitting several trades (shift work fits every trade that staffs a place, not a software team).
+_SHIFTS = frozenset({"works", "facility", "catering", "logistics", "staffing", "ops"})
+SHARED_WORDS: dict[str, frozenset[str]] = {
+    "排班": _SHIFTS, "轮岗": _SHIFTS, "交接班": _SHIFTS, "重点时段": _SHIFTS, "日常服务内容": _SHIFTS,
+    "物资与设备保障": _SHIFTS,
+    "安全员": frozenset({"works", "facility", "catering", "logistics", "goods", "staffing", "ops"}),
+    "安全交底": frozenset({"works", "facility", "catering", "logistics", "goods", "staffing", "ops"}),
+    "消防": frozenset({"works", "facility", "catering", "logistics", "goods", "staffing", "ops"}),
+    "劳动防护": frozenset({"works", "facility", "catering", "logistics", "staffing", "goods", "ops"}),
+    "节能降耗": frozenset({"works", "facility", "catering", "logistics"}),
+    "资源循环": frozenset({"works", "facility", "catering", "logistics"}),
+    "绿色服务": frozenset({"works", "facility", "catering", "logistics"}),
+    "软件": frozenset({"it", "ops", "goods", "works", "consulting"}),
+    "用电": frozenset({"works", "facility", "catering", "goods", "ops"}),
+    "清洁": frozenset({"works", "facility", "catering", "logistics", "staffing", "ops"}),
+    "垃圾": frozenset({"works", "facility", "catering", "staffing", "ops"}),
+    "配送车辆": frozenset({"logistics", "catering", "goods"}),
+    "仓储": frozenset({"logistics", "catering", "goods"}),
+    "库存": frozenset({"logistics", "catering", "goods"}),
+    "货物": frozenset({"logistics", "catering", "goods"}),
+    "工序": frozenset({"works", "goods", "catering"}),
+}
+#: Words that put a tender in a trade (its project name, summary, scope, items, requirements).
+TENDER_WORDS: dict[str, tuple[str, ...]] = {
+    "works": ("施工", "工程建设", "改造工程", "修缮", "装修", "土建", "管网", "道路", "桥梁", "绿地工程", "安装工程", "工程总承包",
+              "维修工程", "市政设施"),
+    "facility": ("物业", "保洁", "清洁", "保安", "安保", "特保", "绿化", "后勤", "会务", "环卫"),
+    "catering": ("食堂", "餐饮", "食材", "配餐", "膳食", "肉类", "猪肉", "粮油", "营养餐", "食品"),
+    "goods": ("设备采购", "货物", "供货", "仪器", "开关柜", "计算机", "设备购置", "采购及安装", "硬件", "产品", "设备"),
+    "it": ("软件", "信息系统", "信息化", "数字化", "数据", "网络", "平台", "渗透", "测评", "等保", "IPTV", "元数据", "短信",
+           "RPA", "智慧", "智能化", "系统集成", "系统开发", "信息安全"),
+    "logistics": ("配送", "物流", "仓储", "运输"),
+    "staffing": ("劳务", "派遣", "外包", "用工", "船员", "船管员", "人力"),
+    "consulting": ("咨询", "设计服务", "监理", "审计", "评估", "代理", "安全管家", "策划"),
+    "ops": ("运维", "维保", "维护", "运行维护", "驻场", "值守", "养护", "点检", "检修", "巡检"),
+}
+
+
+def tender_trades(text: str) -> frozenset[str]:
+    """The trades a tender is in, read from its words (project name first: it counts three times)."""
+    flat = re.sub(r"\s+", "", text)
+    return frozenset(t for t, words in TENDER_WORDS.items() if any(w in flat for w in words))
+
+
+def trade_misfit(title: str, trades: frozenset[str]) -> str | None:
+    """Why ``title`` belongs to another trade than ``trades`` (its trade words, all of other trades), or None."""
+    if not trades:
+        return None
+    t = re.sub(r"\s+", "", title)
+    own: list[tuple[str, frozenset[str]]] = [(w, frozenset({trade})) for trade, words in TRADE_WORDS.items()
+                                             for w in words if w in t]
+    own += [(w, fits) for w, fits in SHARED_WORDS.items() if w in t]
+    if not own or any(fits & trades for _, fits in own):
+        return None
+    word, fits = own[0]
+    return f"“{word}”属于{'/'.join(sorted(fits))}，本项目是{'/'.join(sorted(trades))}"
+
+
+_CONNECTIVE = re.compile(r"^(?:在此基础上|在此|此外|另外|同时|并且|而且|因此|所以|从以下|以下|上述|以上|其中|然后|综上|总之|进而|从而|"
+                         r"为此|对此|据此|即|则|且)")
+_CUT_SUFFIX = re.compile(r"^(?:性(?![能质别价格向])|等(?!级|同|候|待))")
+_JUDGING = "科学|合理|完善|完整|详细|详实|可行|全面|先进|有效|切实|规范|具体|清晰|严密|周密|细致|充分|准确|高效|完备|可靠|稳定"
+_STACKED = re.compile(rf"^(?:{_JUDGING})(?:{_JUDGING})|^[\u4e00-\u9fff]{{1,4}}性(?:强|好|高|佳)(?=[\u4e00-\u9fff]{{2}})")
+_DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|投标文件中|注明|须提供|需提供|要求提供|予以证明")
+_ROLE_VERB = re.compile(r"(?:应答人|投标人|供应商|响应人|投标单位|磋商供应商|我方|我公司)(?:提供|应|需|须|必须|要|拟|能|负责|具有|具备)")
+
+
+def reads_as_fragment(title: str) -> str | None:
+    """What this script reads in ``title`` that makes it a piece of the criteria, not a heading (or None)."""
+    t = re.sub(r"\s+", "", title)
+    if t.count("（") + t.count("(") != t.count("）") + t.count(")"):
+        return f"“{t}”括号不成对，是截断的片段"
+    for pattern, what in ((_CONNECTIVE, "连接词开头"), (_CUT_SUFFIX, "以词尾开头"), (_STACKED, "评价形容词堆在名词前"),
+                          (_DOCUMENT, "是关于证明材料的要求"), (_ROLE_VERB, "写的是投标人要做什么")):
+        m = pattern.search(t)
+        if m:
+            return f"“{t}”{what}（{m.group()}）"
+    return None
+
+
+def app_refusal(node: OutlineNode, level: int, parent: str, chapter: str, project: str, criteria: str,
+                beside: tuple[str, ...]) -> str | None:
+    """What the app's own heading rules say of ``node`` written by a model (the scope of a whole answer)."""
+    ctx = HeadingContext(title=node.title, level=level, writer="model", parent=parent, chapter=chapter if level > 2 else "",
+                         project=project, criteria=criteria, context=project + criteria, beside=beside)
+    found = problems(ctx)
+    return found[0][1] if found else None
+
+
 def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, str] | None = None,
-             requirements: list[str] | None = None) -> Report:
-    """Label every level-2/3 heading of ``chapters`` and find fragments and repeated patterns.
+             requirements: list[str] | None = None, *, project: str = "",
+             trades: frozenset[str] = frozenset()) -> Report:
+    """Label every level-2/3 heading of ``chapters`` and find fragments, misfits, refusals and repeated patterns.
 
     ``criteria`` maps a chapter index to its scoring text (the chapter's own description
-    when absent); ``requirements`` are the tender's requirements headings.
+    when absent); ``requirements`` are the tender's requirements headings; ``project`` its
+    name; ``trades`` the trades it is in (:func:`tender_trades`; none: trades are not judged).
     """
-    report = Report(name=name, chapters=chapters)
+    report = Report(name=name, chapters=chapters, trades=trades)
     lib = library_titles()
     holders = library_sections_of()
     generic = _generic_keys(chapters)
@@ -184,7 +348,9 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
         for path, node in nodes.items():
             full = (ci, *path)
             key = normalize_title(node.title)
-            h = Heading(chapter=ci, path=full, title=node.title, level=len(full), origin=node.origin)
+            parent = nodes[path[:-1]] if len(path) > 1 else chapter
+            h = Heading(chapter=ci, path=full, title=node.title, level=len(full), origin=node.origin,
+                        parent=parent.title, chapter_title=chapter.title)
             if TEMPLATE_MARK in node.description or node.origin == "template" or (
                     full in generic and node.origin in (None, "tender", "library")):
                 h.label = "generic"  # code's template fill-in (a pattern the model wrote stays the model's, flagged)
@@ -197,8 +363,11 @@ def evaluate(chapters: list[OutlineNode], name: str = "", criteria: dict[int, st
             elif node.origin in ("tender", "library"):
                 h.label = node.origin  # code built it from the tender's words (e.g. a point with a suffix)
             h.fragment = (title_problem(node.title) or fragment_problem(node.title, crit) or vague_problem(node.title)
-                          or evidence_problem(node.title))  # every heading, whoever wrote it
-            h.misfit = len(path) > 1 and _misfit(nodes[path[:-1]], node, holders)
+                          or evidence_problem(node.title) or reads_as_fragment(node.title))  # whoever wrote it
+            h.misfit = ((_misfit(parent, node, holders) and "标题库中没有哪一节把它放在这类标题下") if len(path) > 1 else None
+                        ) or (None if h.label == "tender" else trade_misfit(node.title, trades))  # the tender's words fit it
+            beside = tuple(c.title for c in parent.children if c is not node)
+            h.refused = app_refusal(node, len(full), parent.title, chapter.title, project, crit, beside)
             owners[key].add(ci)
             if node.children:
                 child_sets[frozenset(normalize_title(c.title) for c in node.children)] += 1
@@ -228,20 +397,58 @@ def shares(report: Report) -> dict[str, object]:
     for label in LABELS:
         row[label] = f"{report.count(label)} ({100 * report.count(label) / n:.0f}%)"
     row.update(fragments=report.fragments, repeated=report.repeated, rules=len(report.rule_issues),
-               misfits=report.misfits,
+               misfits=report.misfits, refused=report.refusals,
+               points=(f"{report.points_covered}/{report.points_total} ({report.points_share:.0%})"
+                       if report.coverage else "-"),
+               lowest=f"{report.lowest_share:.0%}" if report.coverage else "-",
                distinct="yes" if report.distinct else "no",
                targets="met" if report.ok else "MISSED")
     return row
 
 
 def print_table(rows: list[dict[str, object]]) -> None:
-    """Rows as a plain-text table."""
-    cols = list(rows[0])
-    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) for c in cols}
+    """Rows as a plain-text table (columns in the order first seen; a row may leave some out)."""
+    cols = list(dict.fromkeys(c for r in rows for c in r))
+    widths = {c: max(len(c), *(len(str(r.get(c, ""))) for r in rows)) for c in cols}
     print("  ".join(c.ljust(widths[c]) for c in cols))
     print("  ".join("-" * widths[c] for c in cols))
     for r in rows:
-        print("  ".join(str(r[c]).ljust(widths[c]) for c in cols))
+        print("  ".join(str(r.get(c, "")).ljust(widths[c]) for c in cols))
+
+
+def print_coverage(report: Report) -> None:
+    """Per scoring item: the share of its criteria points the headings answer, and the points missed."""
+    for c in report.coverage:
+        missing = f"；未覆盖：{'、'.join(c.missing[:6])}" if c.missing else ""
+        print(f"    {c.group.title[:24]:<24} {c.covered}/{len(c.points)} ({c.share:.0%}){missing}")
+
+
+def code_headings(report: Report) -> list[Heading]:
+    """The headings code filled in (from the tender or the heading library)."""
+    return [h for h in report.headings if h.origin in ("tender", "library")]
+
+
+def analysis_text(analysis: Analysis) -> str:
+    """The words a tender's trade is read from: project name (three times), summary, scope, items, requirements."""
+    ov = analysis.overview
+    return "\n".join([ov.project_name] * 3 + [ov.summary, ov.scope, *(g.title for g in analysis.technical_groups),
+                                              *(h.text for h in analysis.requirement_headings)])
+
+
+def judge(chapters: list[OutlineNode], analysis: Analysis, name: str = "") -> Report:
+    """:func:`evaluate` with everything the analysis knows: each chapter's criteria, the requirements
+    headings, the project, the tender's trades and the criteria points the headings answer."""
+    by_id = {g.id: g for g in analysis.groups}
+    by_title = {normalize_title(g.title): g for g in analysis.groups}
+    criteria: dict[int, str] = {}
+    for i, ch in enumerate(chapters):
+        g = by_id.get(ch.source_requirement_id or "") or by_title.get(normalize_title(ch.source_requirement_title or ch.title))
+        if g is not None:
+            criteria[i] = "\n".join([g.description, *g.detail_points])
+    report = evaluate(chapters, name, criteria, [h.text for h in analysis.requirement_headings],
+                      project=analysis.overview.project_name, trades=tender_trades(analysis_text(analysis)))
+    report.coverage = outline_coverage(analysis, chapters)
+    return report
 
 
 def print_sample(report: Report, chapters: int = 4) -> None:
@@ -253,28 +460,19 @@ def print_sample(report: Report, chapters: int = 4) -> None:
         print(f"{ci + 1} {chapter.title}")
         for h in (x for x in report.headings if x.chapter == ci):
             indent = "    " * (h.level - 1)
-            flags = "".join(f"  ⚠{x}" for x in (h.fragment, h.repeated) if x)
+            flags = "".join(f"  ⚠{x}" for x in (h.fragment, h.repeated, h.misfit, h.refused) if x)
             print(f"  {indent}{h.title:<24}\t[{names[h.label]}]{flags}")
 
 
-def _tender_context(tender: Path, chapters: list[OutlineNode]) -> tuple[dict[int, str], list[str]]:
-    """Criteria per chapter (matched by title) and the requirements headings of a tender."""
-    from app.documents.loader import load_tender
-    from app.documents.requirement_headings import requirement_headings
-    from app.documents.scoring.table import parse_scoring
-    from app.pipeline.analysis.tender import table_groups
+def tender_analysis(tender: Path) -> Analysis:
+    """The table-only analysis of a tender (no model): its items, criteria, requirements and project."""
+    import asyncio
 
-    doc = load_tender(tender)
-    scoring = parse_scoring(doc)
-    groups = table_groups(scoring) if scoring.found else []
-    criteria: dict[int, str] = {}
-    for i, ch in enumerate(chapters):
-        key = normalize_title(ch.source_requirement_title or ch.title)
-        for g in groups:
-            if normalize_title(g.title) == key:
-                criteria[i] = "\n".join([g.description, *g.detail_points])
-                break
-    return criteria, [h.text for h in requirement_headings(doc)]
+    from app.cli.common import ingest
+    from app.pipeline.analysis.tender import analyze_tender
+
+    doc, scoring, _ = ingest(str(tender))
+    return asyncio.run(analyze_tender(None, doc, scoring=scoring))
 
 
 def load_outline(path: Path) -> list[OutlineNode]:
@@ -312,9 +510,15 @@ def main(argv: list[str] | None = None) -> int:
     reports: list[Report] = []
     for path in _outlines(args.outline):
         chapters = load_outline(path)
+        name = path.name.split(".")[0]
+        saved = path.with_name(name + ".analysis.json")  # written beside the outline by tests/eval/code_only.py
         tender = args.tender if args.tender and not args.outline.is_dir() else _tender_for(path, args.tenders)
-        criteria, reqs = _tender_context(tender, chapters) if tender else ({}, [])
-        report = evaluate(chapters, path.name.split(".")[0], criteria, reqs)
+        if saved.is_file():
+            report = judge(chapters, Analysis.model_validate_json(saved.read_text(encoding="utf-8")), name)
+        elif tender is not None:
+            report = judge(chapters, tender_analysis(tender), name)
+        else:
+            report = evaluate(chapters, name)
         reports.append(report)
         rows.append(shares(report))
     if not rows:
@@ -325,6 +529,10 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(r, ensure_ascii=False))
     else:
         print_table(rows)
+    for report in reports:
+        if report.coverage and report.lowest_share < 1:
+            print(f"{report.name}: criteria points the headings answer, per item")
+            print_coverage(report)
     for report in reports[: args.sample]:
         print_sample(report)
     return 0 if all(r.ok for r in reports) else 1

@@ -34,19 +34,9 @@ from app.documents.ingest import IngestResult, ingest_tender  # noqa: E402
 from app.documents.scoring.cells import fmt_points as fmt  # noqa: E402
 from app.documents.scoring.model import ScoringResult  # noqa: E402
 from app.documents.scoring.table import select_lot  # noqa: E402
+from tests.eval.name_match import norm_name, same_name  # noqa: E402
 
-_POINTS_IN_NAME = re.compile(r"[（(][^（()）]*?\d+(?:\.\d+)?\s*(?:分|%|％)[^（()）]*?[)）]|\d+(?:\.\d+)?\s*分$")
-_PUNCT = re.compile(r"[\s（()）【】\[\]、，,。：:；;“”\"'·．.]")
-_LEADING_NUMBER = re.compile(r"^(?:[一二三四五六七八九十]+[、．.]|\d+(?:\.\d+)*[、．.]?)")
 _CATEGORY = {"技术": "技术", "商务": "商务", "价格": "价格", "其他": "other", "other": "other"}
-
-
-def norm_name(name: str) -> str:
-    """A name without embedded points, numbering, punctuation and whitespace, for matching."""
-    text = re.sub(r"\s+", "", name or "")
-    text = _POINTS_IN_NAME.sub("", text)
-    text = _LEADING_NUMBER.sub("", text)
-    return _PUNCT.sub("", text)
 
 
 @dataclass
@@ -144,48 +134,6 @@ def parsed_candidates(scoring: ScoringResult) -> list[tuple[str, float, str, str
     return out
 
 
-def _shared(a: str, b: str) -> int:
-    """Length of the longest run of characters two names share."""
-    best = 0
-    for i in range(len(a)):
-        for j in range(i + best + 1, len(a) + 1):
-            if a[i:j] not in b:
-                break
-            best = j - i
-    return best
-
-
-def _in_order(key: str, other: str, gap: int = 1) -> bool:
-    """Every character of ``key`` in ``other`` in order, at most ``gap`` characters between two
-    ("类似业绩" in "与本项目类似的业绩")."""
-    start = other.find(key[:1])
-    while start >= 0:
-        pos, ok = start, True
-        for ch in key[1:]:
-            nxt = other.find(ch, pos + 1, pos + 2 + gap)
-            if nxt < 0:
-                ok = False
-                break
-            pos = nxt
-        if ok:
-            return True
-        start = other.find(key[:1], start + 1)
-    return False
-
-
-def _same_name(key: str, other: str, how: str, points_agree: bool) -> bool:
-    if how == "exact":
-        return other == key
-    if not (other and key):
-        return False
-    if how == "contains":
-        return other in key or key in other
-    # a label's paraphrase of a name the document never prints ("退换货承诺及不良后果处理措施" for
-    # "出现产品质量问题退换货承诺、意外事件…"): a run of 4+ shared characters and the same points
-    return points_agree and (_shared(key, other) >= max(4, 0.3 * min(len(key), len(other)))
-                             or (len(key) >= 4 and _in_order(key, other)))
-
-
 def match_units(units: list[Unit], found: list[tuple[str, float, str, str]]) -> None:
     """Mark each unit with the best parsed candidate: exact name first, then containment, then a
     paraphrase sharing a run of characters with the same points."""
@@ -200,7 +148,7 @@ def match_units(units: list[Unit], found: list[tuple[str, float, str, str]]) -> 
                 if i in used:
                     continue
                 other = norm_name(name)
-                if not _same_name(key, other, how, abs(points - u.points) < 0.01):
+                if not same_name(key, other, how, abs(points - u.points) < 0.01):
                     continue
                 if best is None or (abs(points - u.points) < 0.01 and cat == u.category):
                     best = i

@@ -169,6 +169,7 @@ def test_a_fact_changed_by_someone_else_is_not_written_over(qtbot: Any, tmp_path
     panel.table.item(0, 3).setText("12")  # edited again on the latest version: saved
     qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
     assert "已保存 1 条修改" in panel.status.text() and panel.last_refused == []
+    # their change kept, mine applied to it; only the fields typed over were written (none added empty)
     assert load_facts(theirs)[0].data == {"name": "王建国", "role": "技术负责人", "certificates": "", "years": "12"}
     mine.close()
     theirs.close()

@@ -73,3 +73,10 @@ async def test_file_dialogs_start_in_the_users_documents_then_in_the_last_folder
     assert Path(chooser.directory().absolutePath()) == mine  # where the user last chose a file
     chooser.reject()
     await wait_for(lambda: not chooser.isVisible())
+    qtbot.mouseClick(lib.facts.template_button, Qt.MouseButton.LeftButton)  # 企业资料 → 下载模板…
+    chooser = await file_dialog()
+    assert Path(chooser.directory().absolutePath()) == mine
+    chooser.selectFile(str(mine / "企业资料模板.xlsx"))
+    chooser.accept()
+    await wait_for(lambda: (mine / "企业资料模板.xlsx").is_file())
+    assert not (install / "企业资料模板.xlsx").exists()

@@ -66,6 +66,26 @@ def _evidence(ctx: HeadingContext) -> str | None:
     return hf.evidence_problem(ctx.title)
 
 
+def _connective(ctx: HeadingContext) -> str | None:
+    return hf.connective_problem(ctx.title)
+
+
+def _bracket(ctx: HeadingContext) -> str | None:
+    return hf.bracket_problem(ctx.title)
+
+
+def _judging(ctx: HeadingContext) -> str | None:
+    return hf.judging_problem(ctx.title)
+
+
+def _document(ctx: HeadingContext) -> str | None:
+    return hf.document_problem(ctx.title)
+
+
+def _bidder(ctx: HeadingContext) -> str | None:
+    return hf.bidder_problem(ctx.title)
+
+
 def _vague(ctx: HeadingContext) -> str | None:
     return hf.vague_problem(ctx.title)
 

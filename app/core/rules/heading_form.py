@@ -5,6 +5,9 @@ models and naive splitting produce instead are pieces of the scoring criteria: "
 lead word), "数量大" / "专业性强" (a predicate), "提供" (a verb), "收银" (too short), or a
 whole clause of the criteria copied as a title. :func:`fragment_problem` names the defect in
 Chinese (for messages and the quality report); :func:`is_heading_form` is its boolean form.
+:func:`form_problem` adds what criteria text leaves in front of a heading: a connective
+("在此基础上"), a cut word ("性售后保障"), an open bracket, judging words before a noun
+("科学合理技术措施"), an instruction about documents, the bidder's role with a verb.
 Shared by the heading library checks, the candidate builder and ``tests/eval/outline_quality.py``.
 """
 
@@ -83,9 +86,12 @@ def bare_title(title: str) -> str:
 
 
 def _clauses(text: str) -> set[str]:
-    """Sentence clauses of the criteria; list items (①…, 1、…) are points, not clauses."""
-    parts = re.split(r"[，,。；;：:\n（）()]", re.sub(r"\s+", "", text))
-    return {p for p in parts if len(p) >= 8 and not _LIST_MARK.match(p) and not ends_with_heading_noun(p)}
+    """Sentence clauses of the criteria; list items (①…, 1、…) and labels before a colon ("产品生产流程管控：…")
+    are points, not clauses."""
+    labels = {m.group(1) for m in re.finditer(r"(?:^|\n|[。；;])\s*([^，,。；;：:\n]{2,20})[：:]", text)}
+    parts = re.split(r"[，,。；;：:\n（）()]", re.sub(r"[ \t\u3000]+", "", text))
+    return {p for p in parts if len(p) >= 8 and not _LIST_MARK.match(p) and not ends_with_heading_noun(p)
+            and p not in labels}
 
 
 def _listed_phrases(t: str) -> bool:
@@ -196,6 +202,80 @@ def evidence_items(text: str) -> list[str]:
         if 2 <= len(p) <= 20 and _EVIDENCE.search(p) and p not in out:
             out.append(p)
     return out
+
+
+#: Words that join a clause to the one before it: a heading never starts with one ("在此基础上", "从以下两个…").
+_CONNECTIVE = re.compile(r"^(?:在此基础上|在此|此外|另外|同时(?![段间期])|并且|而且|因此|所以|从以下|以下|上述|以上|其中|然后|综上|总之|进而|从而|"
+                         r"为此|对此|据此|鉴于|若|如果|否则)")
+#: A word's last character left in front of a heading ("性售后保障": 可执行性 cut before 性).
+_CUT_START = re.compile(r"^性(?![能质别价格向])(?=[\u4e00-\u9fff])")
+#: The judging words of criteria ("科学合理", "可执行性强"): they grade a part of the bid, they do not name one.
+JUDGING_WORDS = ("科学|合理|完善|完整|详细|详实|详尽|可行|全面|先进|有效|切实|规范|具体|清晰|严密|周密|细致|充分|准确|高效|完备|可靠|"
+                 "稳定|优良|良好|明确|突出|新颖|独特")
+_STACKED = re.compile(rf"^(?:{JUDGING_WORDS})(?:{JUDGING_WORDS})+的?(?=[\u4e00-\u9fff]{{2}})"
+                      r"|^[\u4e00-\u9fff]{1,4}性(?:强|好|高|佳|足)的?(?=[\u4e00-\u9fff]{2})")
+#: What a criterion says about the documents to hand in ("以上资料均要求提供扫描件加盖公章", "注明证明材料在投标文件中的位置").
+_DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|证明文件|投标文件中|响应文件中|注明|须提供|需提供|要求提供|予以证明|佐证")
+#: The bidder named with what it must do ("应答人提供技术方案"): the criteria's voice, not a part of the bid.
+BIDDER = r"(?:应答人|投标人|投标单位|供应商|响应人|磋商供应商|比选申请人|报价人|参选人|中标人|成交供应商|我方|我公司|本公司)"
+_BIDDER_VERB = re.compile(BIDDER + r"(?:应当|应|需|须|必须|要|拟|能够|能|负责|具有|具备|自行|提供|提交|编制|制定|出具)")
+
+
+def connective_problem(title: str) -> str | None:
+    """Why ``title`` starts like the rest of a sentence (a connective, a cut word), or None."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    m = _CONNECTIVE.match(t) or _CUT_START.match(t)
+    return f"“{t}”以“{m.group()}”开头，是从句子里截下的片段" if m else None
+
+
+def bracket_problem(title: str) -> str | None:
+    """Why ``title`` has a bracket left open or closed alone ("详细项目开发计划（"), or None."""
+    t = re.sub(r"\s+", "", title)
+    opened = t.count("（") + t.count("(") + t.count("【") + t.count("[")
+    closed = t.count("）") + t.count(")") + t.count("】") + t.count("]")
+    return f"“{t}”的括号不成对，是截断的片段" if opened != closed else None
+
+
+def judging_problem(title: str) -> str | None:
+    """Why ``title`` is the criteria's judgement put before a noun ("科学合理技术措施", "可执行性强售后保障"), or None."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    m = _STACKED.match(t)
+    return f"“{t}”以评价用语“{m.group()}”开头，是评分标准的谓语而不是标题" if m else None
+
+
+def document_problem(title: str) -> str | None:
+    """Why ``title`` is an instruction about documents to hand in ("以上资料均要求提供扫描件加盖公章"), or None."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    m = _DOCUMENT.search(t)
+    return f"“{t}”是关于证明材料的要求（{m.group()}），应列入附件清单而不是目录" if m else None
+
+
+def bidder_problem(title: str) -> str | None:
+    """Why ``title`` states what the bidder must do ("应答人提供技术方案"), or None."""
+    t = re.sub(r"\s+", "", bare_title(title))
+    m = _BIDDER_VERB.search(t)
+    return f"“{t}”写的是投标人要做什么（{m.group()}），是评分标准的原话而不是标题" if m else None
+
+
+def form_problem(title: str, criteria: str = "") -> str | None:
+    """Every check of a heading's form in one: a fragment, a connective or cut word in front, an open bracket,
+    judging words before a noun, an instruction about documents, the bidder's role with a verb, a document
+    to attach. What code makes from the tender is held to it like what a model writes."""
+    for check in (connective_problem, bracket_problem, judging_problem, document_problem, bidder_problem,
+                  evidence_problem):
+        found = check(title)
+        if found:
+            return found
+    return fragment_problem(title, criteria)
+
+
+def is_predicate(text: str) -> bool:
+    """Whether ``text`` grades or states rather than names ("可执行性强", "科学合理", "性"): a suffix never makes it
+    a heading ("可执行性强售后保障")."""
+    t = re.sub(r"\s+", "", text)
+    if len(t) < 2 or _CUT_START.match(t) or re.fullmatch(f"(?:{JUDGING_WORDS}|的|、)+", t):
+        return True
+    return bool(_BAD_END_ADJ.search(t) or _BAD_END_VERB.search(t) or _GRADING_END.search(t) or _STACKED.match(t + "管理"))
 
 
 def is_heading_form(title: str, criteria: str = "") -> bool:

@@ -23,9 +23,14 @@ from typing import Literal
 from app.core.rules.heading_checks import (
     HeadingContext,
     Writer,
+    _bidder,
+    _bracket,
+    _connective,
+    _document,
     _evidence,
     _example_copy,
     _fragment,
+    _judging,
     _leading_number,
     _long,
     _procedure_word,
@@ -156,6 +161,38 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         refuse=_ex(["合同首页", "金额页", "签字盖章页", "项目经理任命书", "证书复印件", "营业执照扫描件"]),
         accept=_ex(["ISO9001质量管理体系认证证书", "运输车辆照片", "相关图片", "人员资格与能力", "合同管理"]),
         levels=_BELOW,
+    ),
+    # ---- what criteria text leaves in a heading cut from it (issue 38): code's headings meet these like a model's
+    HeadingRule(
+        "connective", "a clause's connective or a cut word in front (在此基础上, 从以下两个…, 性售后保障)", _connective,
+        refuse=_ex(["在此基础上", "在此基础上技术措施", "从以下两个安全措施", "性售后保障", "以上资料均要求提供扫描件加盖公章",
+                    "同时提供培训计划"]),
+        accept=_ex(["以人为本服务理念", "同时段作业安排", "此项服务内容", "上下班交接", "性能测试", "其他要求",
+                    "综合管理服务", "因地制宜绿化布置", "度汛措施"]),
+    ),
+    HeadingRule(
+        "open_bracket", "a bracket opened or closed alone: a phrase cut inside its note (详细项目开发计划（)", _bracket,
+        refuse=_ex(["详细项目开发计划（", "含里程碑）", "服务方案(一"]),
+        accept=_ex(["仓库管理系统(WMS)", "质量保证体系（ISO9001）", "《食品安全法》执行措施", "主机、存储系统运维服务"]),
+    ),
+    HeadingRule(
+        "judging_words", "the criteria's judgement put before a noun (科学合理技术措施, 可执行性强售后保障)", _judging,
+        refuse=_ex(["科学合理技术措施", "可执行性强售后保障", "完整可行的实施方案", "针对性强培训计划", "详细具体工作计划"]),
+        accept=_ex(["详细设计", "科学管理", "合理化建议", "全面质量管理", "具体实施方案", "规范化管理", "先进技术应用",
+                    "完善服务体系", "稳定性保障", "可靠性设计", "安全性要求"]),
+    ),
+    HeadingRule(
+        "document_instruction", "what the criteria say about documents to hand in (扫描件, 加盖公章, 注明…位置)", _document,
+        refuse=_ex(["以上资料均要求提供扫描件加盖公章", "注明证明材料在投标文件中具体位置", "业绩合同复印件加盖公章",
+                    "须提供社保证明"]),
+        accept=_ex(["文件收发登记", "档案资料管理", "技术文件提交", "技术资料交付", "资料移交", "原始记录管理"]),
+        levels=_BELOW,
+    ),
+    HeadingRule(
+        "bidder_role", "the bidder named with what it must do (应答人提供技术方案): the criteria's voice", _bidder,
+        refuse=_ex(["应答人提供技术方案", "投标人须具备的资质", "供应商应提供的服务", "我公司拟投入人员"]),
+        accept=_ex(["供应商管理", "我公司业务流程规划", "我公司的服务承诺", "供应商准入与评价", "中标后服务安排",
+                    "我方承诺"]),
     ),
     HeadingRule(
         "vague", "a heading that says nothing (相关需求, 有关问题)", _vague,

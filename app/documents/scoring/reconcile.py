@@ -80,10 +80,21 @@ def _describe(parts: dict[ScoreCategory, float]) -> str:
     return "、".join(f"{c.value} {fmt_points(v)}" for c, v in parts.items())
 
 
-def reconcile_summaries(candidates: list[ScoringTable]) -> None:
+def _price_part(summary: ScoringTable) -> ScoringTable:
+    """The summary's price row as a part of its own, when no detail scores the price: the summary is
+    then the only place that says what the price is worth."""
+    row = next(r.model_copy(deep=True) for r in summary.rows if explicit_category(r.factor) == ScoreCategory.PRICE)
+    return ScoringTable(table_ids=summary.table_ids, pages=row.pages or summary.pages, caption=summary.caption,
+                        label=summary.label, rows=[row], stated_total=row.points, section=summary.section,
+                        score=summary.score, reconciled=["价格分只在汇总表中列出（细则表中没有价格行）"])
+
+
+def reconcile_summaries(candidates: list[ScoringTable]) -> list[ScoringTable]:
     """Set aside summary tables whose parts the neighbouring detail tables carry exactly, and record
-    the agreement on those details (``ScoringTable.reconciled``), in place."""
+    the agreement on those details (``ScoringTable.reconciled``); the candidates, with the summary's
+    price row as a part of its own where no detail scores the price."""
     usable = [t for t in candidates if not t.rejected and t.pages]
+    out = list(candidates)
     for i, table in enumerate(usable):
         parts = summary_parts(table)
         if parts is None:
@@ -95,4 +106,7 @@ def reconcile_summaries(candidates: list[ScoringTable]) -> None:
             table.rejected = f"汇总表（{_describe(parts)}），各部分在评分细则中逐项列出，已核对一致"
             for t in window:
                 t.reconciled.append(f"{where}的汇总表（{_describe(parts)}）与评分细则各部分一致")
+            if ScoreCategory.PRICE in parts and ScoreCategory.PRICE not in _parts(window):
+                out.insert(out.index(table) + 1, _price_part(table))
             break
+    return out

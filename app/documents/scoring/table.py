@@ -1,15 +1,17 @@
 """Deterministic scoring-table parser: what code can read for certain, code reads.
 
-The steps, each in its own module:
+The steps, each in its own module of this package:
 
-- ``scoring_candidates``: every block of rows with points in the tender's tables, with
-  fragments joined across pages and across DOCX tables, and column roles told by what
-  the cells hold (``scoring_columns``), folded into factors (``scoring_fold``);
-- ``scoring_select``: candidates ranked by structure, look-alikes set aside, the best run
-  of neighbouring tables chosen;
-- ``scoring_paragraphs``: a scheme written as numbered paragraphs when there is no table;
-- ``scoring_category``: 技术/商务/价格/其他 by the document's own grouping;
-- ``scoring_absence``: why there is none, in Chinese.
+- ``candidates``: every block of rows with points in the tender's tables, with fragments joined
+  across pages (lined up by ``align``) and across DOCX tables, column roles told by what the
+  cells hold (``columns``), folded into factors (``fold``, ``rows``);
+- ``weights``: parts scored out of 100 and weighted into the total, scaled to their weight;
+- ``reconcile``: summary tables set aside when the details carry their parts;
+- ``select``: candidates ranked by structure, look-alikes set aside, the best run of
+  neighbouring tables chosen; ``lots``: a scheme per lot when lots are scored apart;
+- ``paragraphs``: a scheme written as numbered paragraphs when there is no table;
+- ``category``: 技术/商务/价格/其他 by the document's own grouping;
+- ``absence``: why there is none, in Chinese; ``calibrate``: what is confirmed.
 
 This module runs them and self-checks the sums against 100 and every stated subtotal.
 """
@@ -86,7 +88,7 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
             rank(c, doc)
         except Exception as exc:
             c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
-    reconcile_summaries(candidates)
+    candidates = reconcile_summaries(candidates)
     choice = choose(candidates)
     lowest = bool(evaluation_method(doc))
     while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \

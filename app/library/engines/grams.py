@@ -7,8 +7,9 @@ server. The app writes the lexemes itself instead: every character 3-gram of the
 title (weight A) and body with its tables (weight D), as a ``tsvector`` literal, whose input
 function takes quoted lexemes verbatim in any locale. A query is the OR of its 3-grams as a
 ``tsquery`` literal; ``ts_rank`` weighs a title gram ten times a body gram (PostgreSQL's
-default weights), close to the SQLite engine's bm25 with titles weighted 8:1. Needs no
-extension and no server setting.
+default weights), close to the SQLite engine's bm25 with titles weighted 8:1. Body grams are
+stored once without positions (a section's vector stays small: faster to store and to rank;
+the app re-ranks the candidates itself). Needs no extension and no server setting.
 """
 
 from __future__ import annotations
@@ -35,16 +36,22 @@ def text_grams(text: str, n: int = 3) -> list[str]:
 
 
 def tsvector_literal(title: str, body: str) -> str:
-    """The ``tsvector`` input text of a section: title grams at weight A, body grams at the default (D)."""
-    positions: dict[str, list[str]] = {}
-    pos = 0
-    for weight, text in (("A", title), ("", body)):
-        for gram in text_grams(text):
-            pos = min(pos + 1, MAX_POSITION)
-            kept = positions.setdefault(gram, [])
-            if len(kept) < _MAX_POSITIONS_PER_GRAM:
-                kept.append(f"{pos}{weight}")
-    return " ".join(f"{_quote(g)}:{','.join(p)}" for g, p in positions.items())
+    """The ``tsvector`` input text of a section: title grams with their positions at weight A, the body's other
+    grams once each without positions (which ``ts_rank`` counts once at weight D): a small vector, quick to
+    store and to rank, that matches every 3-gram of the section."""
+    in_title: dict[str, list[str]] = {}
+    for pos, gram in enumerate(text_grams(title), start=1):
+        kept = in_title.setdefault(gram, [])
+        if len(kept) < _MAX_POSITIONS_PER_GRAM:
+            kept.append(f"{min(pos, MAX_POSITION)}A")
+    norm = normalize_text(body)
+    body_only = ({norm[i:i + 3] for i in range(len(norm) - 2)} if len(norm) > 3 else {norm} - {""}) - in_title.keys()
+    head = " ".join(f"{_quote(g)}:{','.join(p)}" for g, p in in_title.items())
+    if not body_only:
+        return head
+    if "'" in norm or "\\" in norm:  # never after normalize_text (word characters only); quoted one by one then
+        return f"{head} " + " ".join(_quote(g) for g in body_only)
+    return f"{head} '" + "' '".join(body_only) + "'"
 
 
 def tsquery_any(grams: Iterable[str]) -> str:

@@ -242,6 +242,9 @@ class PostgresStore(LibraryStore):
 
         def write(con: psycopg.Connection[Any]) -> int | None:
             with con.transaction(), con.cursor() as cur:
+                # as SQLite's WAL with synchronous=NORMAL: a server crash may lose the last moment's imports (each
+                # whole or absent, and a re-import recognises what is stored), never consistency; no wait on a disk flush
+                cur.execute("SET LOCAL synchronous_commit = off")
                 cur.execute(
                     "INSERT INTO bids(hash, path, name, project, client, place, date, section_count, metadata,"
                     " imported_by) VALUES (%s,%s,%s,%s,%s,%s,%s,%s,%s,%s) ON CONFLICT (hash) DO NOTHING RETURNING id",

@@ -35,6 +35,8 @@ from app.library.store import (
 )
 
 SCHEMA_VERSION = 2
+#: How long a write waits for another process's write (an import process, a second window) before failing.
+BUSY_TIMEOUT_S = 15.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -78,7 +80,8 @@ class SqliteStore(LibraryStore):
         self.lock = threading.RLock()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None,
+                                        timeout=BUSY_TIMEOUT_S)
         except (sqlite3.Error, OSError) as exc:
             raise LibraryError(f"无法打开资料库文件“{path}”：{exc}") from exc
         try:
@@ -161,15 +164,26 @@ class SqliteStore(LibraryStore):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE … COMMIT, rolled back on any error)."""
+        """One write transaction (BEGIN IMMEDIATE … COMMIT, rolled back on any error); a file another process
+        keeps locked past the busy timeout is a :class:`LibraryError`, like any SQLite failure inside."""
         with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                self.conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                raise LibraryError(f"资料库文件正被其他程序写入，等待 {BUSY_TIMEOUT_S:.0f} 秒后仍未释放（{exc}），请稍后再试。"
+                                   "多人同时使用请改用办公室资料库（设置 → 资料库）") from exc
             try:
                 yield self.conn
-            except BaseException:
+            except BaseException as exc:
                 self.conn.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error):
+                    raise LibraryError(f"写入资料库文件失败（{exc}），本次写入已撤销") from exc
                 raise
-            self.conn.execute("COMMIT")
+            try:
+                self.conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self.conn.execute("ROLLBACK")
+                raise LibraryError(f"写入资料库文件失败（{exc}），本次写入已撤销") from exc
 
     # ------------------------------------------------------------------ bids
     def has_hash(self, content_hash: str) -> int | None:

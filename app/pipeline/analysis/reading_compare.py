@@ -24,13 +24,13 @@ from typing import TYPE_CHECKING
 from app.core.analysis import Analysis, ScoringCategory, ScoringGroup, SecondReading, renumber_groups
 from app.core.tender_titles import display_title
 from app.pipeline.analysis.reading_check import check_reading, fmt, name_core
-from app.pipeline.analysis.second_reader import ModelReading, read_scoring_pages
 
 if TYPE_CHECKING:
     from app.documents.locate import Section
     from app.documents.model import TenderDocument
     from app.documents.scoring.model import ScoringResult
     from app.llm.client.llm_client import LLMClient
+    from app.pipeline.analysis.second_reader import ModelReading
     from app.pipeline.outline.budget import RunMeter
 
 ZH_OF: dict[str, str] = {"technical": "技术", "business": "商务", "price": "价格", "other": "其他"}
@@ -41,12 +41,23 @@ SELF_CHECK_NOTE = "评分表自检未完全通过"
 MAX_DIFFERENCES = 12
 
 
-def similar(a: str, b: str) -> bool:
-    """Two names for the same item: equal once numbering and points are set aside, or one inside the other."""
+#: Share of the shorter name's character pairs the longer must hold for two names to be read as one
+#: item when their points agree too ("类似业绩" / "具有与本项目类似的业绩").
+LOOSE_SHARE = 0.6
+
+
+def similar(a: str, b: str, loose: bool = False) -> bool:
+    """Two names for the same item: equal once numbering and points are set aside, or one inside the other;
+    ``loose`` (only where the points agree as well) also when most of the shorter's character pairs recur."""
     x, y = name_core(a), name_core(b)
     if not x or not y:
         return False
-    return x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x))
+    if x == y or (min(len(x), len(y)) >= 2 and (x in y or y in x)):
+        return True
+    if not loose or min(len(x), len(y)) < 3:
+        return False
+    gx, gy = {x[i:i + 2] for i in range(len(x) - 1)}, {y[i:i + 2] for i in range(len(y) - 1)}
+    return len(gx & gy) / min(len(gx), len(gy)) >= LOOSE_SHARE
 
 
 def _eq(a: float | None, b: float | None) -> bool:
@@ -77,6 +88,9 @@ def compare(code: list[ScoringGroup], model: list[ScoringGroup]) -> Comparison:
     left: list[int] = []
     for i, g in enumerate(code):  # same name, same points
         j = next((j for j in sorted(free) if similar(g.title, model[j].title) and _eq(g.points, model[j].points)), None)
+        if j is None:  # a name shortened or worded a little differently, with the same points
+            j = next((j for j in sorted(free) if similar(g.title, model[j].title, loose=True)
+                      and _eq(g.points, model[j].points)), None)
         if j is None:
             left.append(i)
             continue
@@ -191,6 +205,9 @@ async def confirm_by_second_reading(client: LLMClient, doc: TenderDocument, scor
     """Have the model read the scoring pages on its own and settle the analysis with what it read."""
     if not doc.has_readable_text:
         return analysis
+    # the model layer (the openai client) is loaded with its first use, not when the window starts
+    from app.pipeline.analysis.second_reader import read_scoring_pages
+
     reading = await read_scoring_pages(client, doc, scoring, section, meter)
     if not reading.rows:
         return settle(analysis, None, reading.note)

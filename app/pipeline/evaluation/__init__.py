@@ -9,7 +9,9 @@ expected score. :func:`app.pipeline.evaluation.review.review_bid` is the entry p
 passage and keeps an answer only when its quoted sentence is really in the passage;
 :mod:`.clauses` tells which ★/▲ clauses the text addresses (for the 提交前检查);
 :mod:`.fill` decides where 补写 writes and drafts one point; :mod:`.table` gives the
-自评表 as rows of text for the spreadsheet and the Word table.
+自评表 as rows of text for the spreadsheet and the Word table. :mod:`.outline_points` applies the
+same matching to an outline's headings (the share of each item's points they answer) and
+:mod:`.point_fill` answers the points code's planned headings miss, in the criteria's own words.
 
 May import core, documents, llm and pipeline.headings; never Qt, ui or export.
 """

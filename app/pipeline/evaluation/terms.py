@@ -114,7 +114,7 @@ def point_terms(text: str, points: float | None = None, parent: str = "") -> Poi
     """
     raw = re.sub(r"\s+", "", text).strip(" ，,。；;：:、")
     heading = point_heading(raw)
-    label = heading or _VOICE.sub("", raw).strip(" ，,。；;：:、的对中")[:24] or raw[:24]
+    label = heading or re.sub(r"^[对中]", "", _VOICE.sub("", raw).strip(" ，,。；;：:、的"))[:24] or raw[:24]
     if parent:
         label = f"{point_heading(parent) or parent[:16]}：{label}"
     if not (specific_grams(raw) or (specific_grams(heading) if heading else frozenset())):

@@ -20,19 +20,22 @@ distinct from every other chapter's: code never repeats one pattern under every 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from app.core.outline import Origin, OutlineNode
-from app.core.rules.heading_form import evidence_items, evidence_problem, fragment_problem
-from app.core.rules.outline import normalize_title, title_problem
+from app.core.rules import registry as rules
+from app.core.rules.heading_checks import HeadingContext
+from app.core.rules.heading_form import evidence_items
+from app.core.rules.outline import normalize_title
 from app.pipeline.headings.criteria_points import CriteriaPoint, point_heading, split_criteria
+from app.pipeline.headings.domain import TenderProfile, tender_profile
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibrarySection, default_library
 from app.pipeline.headings.match import EntryMatch, distinct_parts, match_item, rank_variants
 from app.pipeline.headings.past_bids import past_structures
-from app.pipeline.headings.tender_kind import fits, tender_kind
+from app.pipeline.headings.tender_kind import tender_kind
 
 if TYPE_CHECKING:
     from app.core.analysis import Analysis, RequirementHeading, ScoringGroup
@@ -49,8 +52,16 @@ _COMMON_LONGEST_FIRST = tuple(sorted(_COMMON, key=len, reverse=True))
 _NOT_HAN = re.compile(r"[^\u4e00-\u9fff]")
 _DOMAIN_FALLBACK = ("property", "canteen", "cleaning", "security_guard", "landscaping", "delivery", "data_processing",
                     "software_dev", "construction_org", "driving", "office_support")
+#: The structure for an item nothing matched in a tender of one domain (the domain its words say most first).
+_FALLBACK_FOR_DOMAIN = (("works", "construction_org"), ("catering", "canteen"), ("facility", "property"),
+                        ("it", "service_plan"), ("logistics", "delivery"), ("staffing", "personnel_management"),
+                        ("goods", "technical_solution"))
+#: What an item nothing matched is, read from its name: a piece of software or a system, a device or product.
+_ITEM_IS = ((re.compile(r"软件|系统|平台|APP|App|客户端|小程序|模块|数据库"), "software_dev"),
+            (re.compile(r"摄像机|录像机|交换机|显示屏|一体机|终端|主机|传感器|控制器|UPS|电源|机柜|打印机|服务器|设备|仪器|"
+                        r"产品|材料|器材|装置|机组|柜$|机$"), "product_design"))
 #: The generic structure for an item nothing matched, by the tender's kind.
-_GENERIC_FOR = {"works": "construction_org", "goods": "technical_solution", "services": "service_plan"}
+GENERIC_FOR = {"works": "construction_org", "goods": "technical_solution", "services": "service_plan"}
 _BACKGROUND = re.compile(r"概况|概述|背景|简介|基本情况|项目情况|项目说明|总则")
 _GOODS = re.compile(r"设备|货物|供货|产品|采购及安装|开关柜|材料")
 
@@ -62,6 +73,16 @@ def grams(text: str) -> frozenset[str]:
     for w in _COMMON_LONGEST_FIRST:
         t = t.replace(w, "|")
     return frozenset(seg[i:i + 2] for seg in t.split("|") for i in range(len(seg) - 1))
+
+
+def heading_defect(title: str, level: int = 2, parent: str = "", chapter: str = "", criteria: str = "",
+                   project: str = "") -> str | None:
+    """What the app's heading rules say of a heading code offers, as they would of a model's whole answer
+    (fragments, connectives, open brackets, judging words, document instructions, the bidder's voice, echoes…):
+    code is held to the bar a model's heading meets."""
+    ctx = HeadingContext(title=title, level=level, writer="model", parent=parent, chapter=chapter if level > 2 else "",
+                         project=project, criteria=criteria, context=project + criteria)
+    return rules.first_problem(ctx)
 
 
 def _related(title: str, *texts: str) -> bool:
@@ -104,6 +125,11 @@ def restates(candidate: str, chapter: str) -> bool:
         return True
     g = grams(candidate)
     return g <= grams(chapter)
+
+
+#: A caller's last step on each chapter plan (plan, its scoring item, the outline's registry; levels, max_children
+#: and project by keyword).
+CompletePlan = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -191,7 +217,8 @@ class ChapterPlan:
         return "\n".join(lines)
 
 
-def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str], verbatim: bool = False) -> list[Candidate]:
+def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str], verbatim: bool = False,
+                      criteria: str = "", project: str = "") -> list[Candidate]:
     """Candidates without defects, repeats of the chapter or of other chapters.
 
     ``verbatim``: the user's own headings — only one that says the chapter's title again is a repeat
@@ -202,33 +229,47 @@ def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str],
         repeat = same_heading(c.title, chapter, 0.85) if verbatim else restates(c.title, chapter)
         if repeat or any(same_heading(c.title, s, 0.85) for s in siblings):
             continue
-        if title_problem(c.title) or fragment_problem(c.title) or evidence_problem(c.title):
+        if heading_defect(c.title, 2, chapter, chapter, criteria, project):
             continue
+        c = Candidate(c.title, c.source, c.note, tuple((t, src) for t, src in c.children
+                                                        if not heading_defect(t, 3, c.title, chapter, criteria, project)))
         if any(same_heading(c.title, o.title, 0.9) for o in out):
             continue
         out.append(c)
     return out
 
 
-def _fallback_entries(title: str, project: str, library: HeadingLibrary) -> list[EntryMatch]:
-    """Entries for an item nothing matched: the project's domain, else a generic plan."""
-    kind = tender_kind(project)
+def _fallback_entries(title: str, project: str, library: HeadingLibrary,
+                      profile: TenderProfile | None = None) -> list[EntryMatch]:
+    """Entries for an item nothing matched: the project's domain, else a generic plan that fits the tender."""
+    prof = profile or TenderProfile(tender_kind(project))
     for entry_id in _DOMAIN_FALLBACK:
         entry = library.get(entry_id)
-        if entry and fits(entry, kind) and any(k in project for k in entry.keywords):
+        if (entry and prof.fits_entry(entry) and prof.fits(entry.kinds, entry.domains, strict=True)
+                and any(k in project for k in entry.keywords)):
             return [EntryMatch(entry, 1.0, None, ("项目领域",))]
-    if kind is None:
-        kind = "goods" if _GOODS.search(project + title) else "services"
-    generic = library.get(_GENERIC_FOR[kind])
-    return [EntryMatch(generic, 0.5, None, ("通用结构",))] if generic else []
+    for pattern, entry_id in _ITEM_IS:  # the item's own name says what it is: a system, a product
+        entry = library.get(entry_id)
+        if pattern.search(title) and entry is not None and prof.fits_entry(entry):
+            return [EntryMatch(entry, 0.9, None, ("评分项名称",))]
+    fallback = dict(_FALLBACK_FOR_DOMAIN)
+    for domain in prof.ranked:  # the domain the tender's words say most first
+        entry = library.get(fallback.get(domain, ""))
+        if entry is not None and prof.fits_entry(entry):
+            return [EntryMatch(entry, 0.8, None, ("项目领域",))]
+    kind = prof.kind or ("goods" if _GOODS.search(project + title) else "services")
+    generic = library.get(GENERIC_FOR[kind])
+    return [EntryMatch(generic, 0.5, None, ("通用结构",))] if generic and prof.fits_entry(generic) else []
 
 
 def chapter_entries(name: str, criteria: str = "", project: str = "",
-                    library: HeadingLibrary | None = None) -> list[EntryMatch]:
+                    library: HeadingLibrary | None = None, profile: TenderProfile | None = None) -> list[EntryMatch]:
     """The library entries a chapter for this item is built from: the distinct matches of its
-    name, or (nothing matched) the project's domain or a generic plan."""
+    name, or (nothing matched) the project's domain or a generic plan — only structures written for
+    the tender's kind and domains (``profile``)."""
     lib = library or default_library()
-    return distinct_parts(match_item(name, criteria, project, library=lib)) or _fallback_entries(name, project, lib)
+    return (distinct_parts(match_item(name, criteria, project, library=lib, profile=profile))
+            or _fallback_entries(name, project, lib, profile))
 
 
 def _requirement_candidates(headings: list[RequirementHeading], title: str, points: list[str],
@@ -284,21 +325,24 @@ def _point_candidates(criteria: str, suffix: str, detail_points: list[str] | Non
 
 
 def _library_sections(entries: list[EntryMatch], text: str, want_slot: bool = False,
-                      context: str = "") -> list[tuple[LibraryEntry, LibrarySection]]:
+                      context: str = "", profile: TenderProfile | None = None) -> list[tuple[LibraryEntry, LibrarySection]]:
     """Sections of the matched entries, best variant of each first; compound items interleave.
 
     ``want_slot``: the tender has points to place, so variants with a slot section go first.
     ``context`` (the item's name, the project) may call for a variant but does not rank by wording.
+    Variants and sections written for another kind or domain of tender than ``profile``'s are left
+    out: fewer headings that fit beat a full count of foreign ones.
     """
-    ranked = [(m.entry, sorted(rank_variants(m.entry, text, context),
+    prof = profile or TenderProfile()
+    ranked = [(m.entry, sorted(rank_variants(m.entry, text, context, prof),
                                key=lambda v: want_slot and not any(s.slot for s in v.sections)))
               for m in entries]
     out: list[tuple[LibraryEntry, LibrarySection]] = []
     for entry, variants in ranked:
         for v in variants:
-            out += [(entry, s) for s in v.sections]
+            out += [(entry, s) for s in v.sections if prof.fits(s.kinds, s.domains)]
     if len(ranked) > 1:  # compound item: alternate the entries' best variants
-        firsts = [[(e, s) for s in vs[0].sections] for e, vs in ranked]
+        firsts = [[(e, s) for s in vs[0].sections if prof.fits(s.kinds, s.domains)] for e, vs in ranked if vs]
         mixed = [x for group in zip(*firsts, strict=False) for x in group]
         out = mixed + [x for x in out if x not in mixed]
     return out
@@ -318,7 +362,9 @@ class _Builder:
         self.used_sections: set[str] = set()
         self.history: list[Candidate] = []  # the user's past sections about this item (preferred to the library's)
         self.context = ""  # the item's name and the project: words that may call for a library variant
-        self.project = ""  # the project's words: a library entry is used only for the kind of tender it fits
+        self.project = ""  # the project's words
+        self.profile = TenderProfile()  # the tender's kind and domains: a library structure is used only where it fits
+        self.criteria = ""  # the item's criteria: a heading that copies a clause of it whole is no heading
         self.nodes: list[OutlineNode] = []
         #: The tender's points that found no level-3 headings about them (placed by :meth:`house`).
         self.homeless: list[str] = []
@@ -326,14 +372,13 @@ class _Builder:
     def house(self) -> None:
         """Put each homeless point of the tender under a section, as a level-3 heading in its own words.
 
-        The section most about it is chosen, else the one with fewest headings: a scoring point
-        must stay in the outline, and one heading in the wrong place is easier to move than three
-        headings about something else.
+        The section most about it is chosen; a point about none of them becomes a section of its own
+        (a leaf): a scoring point must stay in the outline, where an evaluator looks for it.
         """
         for title in self.homeless:
             if not self.registry.free(title) or any(same_heading(title, n.title) for n in self.nodes):
                 continue
-            if title_problem(title) or fragment_problem(title):
+            if heading_defect(title, 3, criteria=self.criteria, project=self.project):
                 continue
             best, score = None, (-1, 0)
             for node in self.nodes:
@@ -342,7 +387,11 @@ class _Builder:
                 shared = len(grams(title) & set().union(grams(node.title), *(grams(c.title) for c in node.children)))
                 if (shared, -len(node.children)) > score:
                     best, score = node, (shared, -len(node.children))
-            if best is not None:
+            if best is not None and score[0] == 0 and len(self.nodes) < self.max_children:
+                # about none of the sections: a section of its own beats a heading hidden under another's
+                self.nodes.append(OutlineNode(title=title, origin="tender"))
+                self.registry.take(title)
+            elif best is not None:
                 best.children.append(OutlineNode(title=title, origin="tender"))
                 self.registry.take(title)
 
@@ -351,7 +400,8 @@ class _Builder:
         for t, src in kids:
             if same_heading(t, parent, 0.9) or not self.registry.free(t):
                 continue
-            if title_problem(t) or fragment_problem(t) or any(same_heading(t, o) for o, _ in out):
+            if heading_defect(t, 3, parent, criteria=self.criteria, project=self.project) or any(
+                    same_heading(t, o) for o, _ in out):
                 continue
             out.append((t, src))
         return out[:limit]
@@ -378,9 +428,12 @@ class _Builder:
         past = self._history_kids(title)
         if past:
             return past
-        matches = match_item(title, project=self.project, library=self.library, limit=2, min_score=4)
+        matches = [m for m in match_item(title, project=self.project, library=self.library, limit=2, min_score=4,
+                                         profile=self.profile)
+                   if m.entry.id in self.own_entries or self.profile.fits(m.entry.kinds, m.entry.domains, strict=True)]
         near = self.own_entries | {m.entry.id for m in matches}
-        same = [s for e in self.library if e.id in near for v in e.variants for s in v.sections if covers(s.title, title)]
+        same = [s for e in self.library if e.id in near for v in e.variants for s in v.sections
+                if covers(s.title, title) and self.profile.fits_section(e, v, s, strict=e.id not in self.own_entries)]
         kids = self._section_children(same, title)
         if kids:
             return kids
@@ -392,10 +445,11 @@ class _Builder:
         for m in matches[:1]:
             if m.entry.id in self.own_entries:
                 continue
-            for v in rank_variants(m.entry, title, self.context):
-                if not _related(title, *(t for s in v.sections for t in (s.title, *s.children))):
+            for v in rank_variants(m.entry, title, self.context, self.profile):
+                fitting = [s for s in v.sections if self.profile.fits(s.kinds, s.domains)]
+                if not _related(title, *(t for s in fitting for t in (s.title, *s.children))):
                     continue
-                kids = self._free_kids([(s.title, "library") for s in v.sections], title, self.max_leaves)
+                kids = self._free_kids([(s.title, "library") for s in fitting], title, self.max_leaves)
                 if len(kids) >= max(self.min_children, 3):
                     return kids
         kids = self._section_children(own, title, related=True)
@@ -426,18 +480,17 @@ class _Builder:
                         kid.origin_source = c.note
 
     def _nearest_section(self, title: str) -> list[tuple[str, Origin]]:
-        """The children of the library section, from any entry written for this kind of tender, whose title
-        names most of what ``title`` names (a service contract's 服务质量保证措施 never gets 关键工序质量控制)."""
+        """The children of the library section, from any entry written for this kind and domain of tender, whose
+        title names most of what ``title`` names (a service contract's 服务质量保证措施 never gets 关键工序质量控制)."""
         words = grams(title)
         if not words:
             return []
-        kind = tender_kind(self.project)
         scored: list[tuple[int, int, LibrarySection]] = []
         for e in self.library:
-            if not fits(e, kind):
-                continue
             for v in e.variants:
                 for s in v.sections:
+                    if not self.profile.fits_section(e, v, s, strict=e.id not in self.own_entries):
+                        continue
                     shared = len(words & grams(s.title))
                     if 2 * shared >= len(words) and s.title not in self.used_sections:  # most of what it names
                         scored.append((shared, -len(s.title), s))
@@ -533,32 +586,38 @@ def history_candidates(past: LibraryStore, name: str, criteria: str, chapter: st
 def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, registry: TitleRegistry, *,
                  siblings: list[str] | None = None, levels: int = 2, max_sections: int = 5, max_leaves: int = 4,
                  min_children: int = 2, max_children: int = 10, library: HeadingLibrary | None = None,
-                 past: LibraryStore | None = None) -> ChapterPlan:
+                 past: LibraryStore | None = None, profile: TenderProfile | None = None,
+                 complete: CompletePlan | None = None) -> ChapterPlan:
     """Candidates and default children for one chapter (``levels`` 1 or 2 below it).
 
     ``registry`` is shared by the chapters of one outline (headings already used elsewhere
     are skipped); ``siblings`` are the other chapters' titles (never used as headings here).
     ``past``: the user's library; its past sections about the item come before the heading
-    library's (rule 16), marked ``history`` with their source.
+    library's (rule 16), marked ``history`` with their source. ``profile``: the tender's kind and
+    domains (read from ``analysis`` when not given); only library structures written for them are used.
+    ``complete`` finishes the plan (the outline run answers every criteria point with it).
     """
     lib = library or default_library()
     ov = analysis.overview
     project = " ".join([ov.project_name, ov.summary, ov.scope])
+    prof = profile or tender_profile(analysis)
     criteria = "\n".join([group.description, *group.detail_points]) if group is not None else ""
     details = list(group.detail_points) if group is not None else []
     name = group.title if group is not None else title
-    matches = chapter_entries(name, criteria, project, lib)
+    matches = chapter_entries(name, criteria, project, lib, prof)
     suffix = matches[0].entry.point_suffix if matches else ""
     plan = ChapterPlan(chapter=title, entries=matches, attachments=evidence_items(criteria))
     others = list(siblings or [])
     raw_points = _point_candidates(group.description if group is not None else "", suffix, details)
-    plan.points = _clean_candidates([p.candidate for p in raw_points], title, others)
+    plan.points = _clean_candidates([p.candidate for p in raw_points], title, others, criteria=criteria,
+                                    project=ov.project_name)
     bare = {p.candidate.title for p in raw_points if p.bare}
     point_titles = [c.title for c in plan.points]
     plan.requirements = _clean_candidates(
-        _requirement_candidates(analysis.requirement_headings, name, point_titles, matches), title, others)
+        _requirement_candidates(analysis.requirement_headings, name, point_titles, matches), title, others,
+        criteria=criteria, project=ov.project_name)
     lib_sections = _library_sections(matches, " ".join([criteria, *point_titles]), len(plan.points) >= min_children,
-                                     " ".join([name, title, project]))
+                                     " ".join([name, title, project]), prof)
     plan.sections = _clean_candidates([Candidate(s.title, "library", f"标题库：{e.name}",
                                                  tuple((c, "library") for c in s.children)) for e, s in lib_sections],
                                       title, others)
@@ -569,13 +628,15 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     builder.history = plan.history
     builder.context = " ".join([name, title, project])
     builder.project = project
+    builder.profile = prof
+    builder.criteria = criteria
     own = {m.entry.id for m in matches}
 
     def stands_alone(c: Candidate) -> bool:
         if c.title not in bare or c.children:
             return True
         return any(m.entry.id not in own for m in match_item(c.title, project=project, library=lib, limit=1,
-                                                             min_score=4))
+                                                             min_score=4, profile=prof))
 
     alone = [c for c in plan.points if stands_alone(c)]
     req_parts = [c for c in plan.requirements if len(c.children) >= min_children]
@@ -596,31 +657,35 @@ def plan_chapter(title: str, group: ScoringGroup | None, analysis: Analysis, reg
     if levels >= 2:
         builder.house()
     plan.nodes = builder.nodes
+    if complete is not None:  # the caller's last step: e.g. every criteria point answered (evaluation.point_fill)
+        complete(plan, group, registry, levels=levels, max_children=max_children, project=ov.project_name)
     return plan
 
 
 def plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Analysis, *, levels: int = 2,
                  max_sections: int = 5, max_leaves: int = 4, min_children: int = 2, max_children: int = 10,
                  library: HeadingLibrary | None = None, reserved: list[str] | None = None,
-                 past: LibraryStore | None = None) -> list[ChapterPlan]:
+                 past: LibraryStore | None = None, complete: CompletePlan | None = None) -> list[ChapterPlan]:
     """Plans for every chapter of an outline, distinct from each other (one shared registry).
 
     ``reserved`` headings (already in the outline) are never planned again.
     """
     return list(iter_plan_outline(chapters, analysis, levels=levels, max_sections=max_sections,
                                   max_leaves=max_leaves, min_children=min_children, max_children=max_children,
-                                  library=library, reserved=reserved, past=past))
+                                  library=library, reserved=reserved, past=past, complete=complete))
 
 
 def iter_plan_outline(chapters: list[tuple[str, ScoringGroup | None]], analysis: Analysis, *, levels: int = 2,
                       max_sections: int = 5, max_leaves: int = 4, min_children: int = 2, max_children: int = 10,
                       library: HeadingLibrary | None = None, reserved: list[str] | None = None,
-                      past: LibraryStore | None = None) -> Iterator[ChapterPlan]:
+                      past: LibraryStore | None = None, complete: CompletePlan | None = None) -> Iterator[ChapterPlan]:
     """:func:`plan_outline` one chapter at a time, so a caller on an event loop can yield between chapters."""
     titles = [t for t, _ in chapters]
     registry = TitleRegistry([*titles, *(reserved or [])])
+    profile = tender_profile(analysis)
     for t, g in chapters:
         yield plan_chapter(t, g, analysis, registry, siblings=[x for x in titles if x != t], levels=levels,
                            max_sections=max_sections, max_leaves=max_leaves, min_children=min_children,
-                           max_children=max_children, library=library, past=past)
+                           max_children=max_children, library=library, past=past, profile=profile,
+                           complete=complete)
 

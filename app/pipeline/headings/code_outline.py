@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from app.core.analysis import Analysis
 from app.core.outline import OutlineNode
+from app.pipeline.evaluation.point_fill import complete_plan
 from app.pipeline.headings.candidates import plan_outline
 from app.pipeline.outline.repair import renumber_nodes
 from app.pipeline.outline.run import locked_chapters
@@ -21,7 +22,8 @@ def code_outline(analysis: Analysis) -> list[OutlineNode]:
     chapters = locked_chapters(groups)
     if not chapters:
         return []
-    plans = plan_outline([(ch.title, g) for ch, g in zip(chapters, groups, strict=True)], analysis, levels=2)
+    plans = plan_outline([(ch.title, g) for ch, g in zip(chapters, groups, strict=True)], analysis, levels=2,
+                         complete=complete_plan)
     built = [ch.model_copy(update={"children": [n.model_copy(deep=True) for n in plan.nodes], "origin": "tender"})
              for ch, plan in zip(chapters, plans, strict=True)]
     renumber_nodes(built)

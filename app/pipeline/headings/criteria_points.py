@@ -14,7 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from app.core.rules.heading_form import ends_with_heading_noun, evidence_problem, fragment_problem
+from app.core.rules.heading_form import JUDGING_WORDS, ends_with_heading_noun, form_problem, is_predicate
+from app.pipeline.headings.criteria_clauses import (
+    graded_block_points,
+    judged_items,
+    qualities,
+    share_tail_phrase,
+)
 
 _CIRCLED = "①②③④⑤⑥⑦⑧⑨⑩⑪⑫⑬⑭⑮⑯⑰⑱⑲⑳"
 _NUMBERED_LINE = re.compile(r"(?:^|\n|[。；;])\s*(?:[（(]\s*(\d{1,2})\s*[)）]|(\d{1,2})\s*[、.．](?!\d))")
@@ -25,20 +31,27 @@ _LEAD = re.compile(
     r"对于|对|从)[:：]?"
 )
 _TAIL = re.compile(
-    r"(?:等)?(?:各个|各)?(?:方面|环节|内容|事项|情况)?(?:的)?(?:进行|综合|作出|做出)?(?:评审|评分|打分|评价|阐述|说明|描述|论述)?$"
+    r"(?:等(?:各个|各)?(?:方面|环节|内容|事项|情况)?|(?:各个|各)?(?:方面|环节))?(?:的)?(?:进行|综合|作出|做出)?"
+    r"(?:评审|评分|打分|评价|阐述|说明|描述|论述)?$"
 )
+_ROLES = r"投标人|投标单位|供应商|响应人|磋商供应商|应答人|比选申请人|报价人|参选人|我方|我公司"
 _OWNER = re.compile(
-    r"^(?:根据|按照|依据|对|就)?(?:本次|本)?(?:投标人|投标单位|供应商|响应人|磋商供应商|我方|我公司)?(?:为|对|针对)?(?:本次|本)?(?:项目|采购项目)?"
+    rf"^(?:根据|按照|依据|对|就)?(?:本次|本)?(?:{_ROLES})?(?:为|对|针对)?(?:本次|本)?(?:项目|采购项目)?"
     r"(?:所)?(?:提供|制定|制订|编制|拟派|配置|投入|配备|拟投入|设置)?的"
 )
-_OWNER_WORDS = re.compile(r"投标人|投标单位|供应商|响应人|我方|我公司|提供|制定|制订|编制|拟派|配置|投入|配备|设置|根据")
+_OWNER_WORDS = re.compile(rf"{_ROLES}|提供|制定|制订|编制|拟派|配置|投入|配备|设置|根据")
+#: The bidder and what it must do, in front of the thing asked for ("应答人提供技术方案" → 技术方案).
+_ROLE_LEAD = re.compile(rf"^(?:{_ROLES})(?:须|需|应|应当|必须)?(?:提供|提交|编制|制定|制订|出具|具有|具备)?")
 
 
 def _strip_owner(text: str) -> str:
-    """Drop "投标单位为本项目配置的" style leads (not a plain "项目的")."""
+    """Drop "投标单位为本项目配置的" and "应答人提供" style leads (not a plain "项目的")."""
     m = _OWNER.match(text)
     if m and _OWNER_WORDS.search(m.group()) and len(text) - m.end() >= 2:
         return text[m.end():]
+    r = _ROLE_LEAD.match(text)
+    if r and r.end() > 0 and len(text) - r.end() >= 2:
+        return text[r.end():]
     return text
 
 
@@ -79,8 +92,14 @@ def _circled_points(text: str) -> list[CriteriaPoint]:
     out: list[CriteriaPoint] = []
     for i in range(1, len(parts) - 1, 2):
         body = re.split(r"[；;。\n]", parts[i + 1], maxsplit=1)[0]
+        if (_is_grade(body) and _GRADE_WORDS.search(body)) or _TIER_ONLY.match(body):
+            continue  # ①方案详实…得3分 ②方案合理…得2分: grade levels, not points
         out.append(_point_with_items(body, "circled"))
     return out
+
+
+#: A tier of the grading: judgements only, then the points ("方案详实、内容完整、操作性强的得2.1-3分").
+_TIER_ONLY = re.compile(rf"^(?:[^，,。；;]*?(?:{JUDGING_WORDS}|粗糙|缺漏|较差|一般|操作性|常规)[、，,]?)+的?得")
 
 
 def _point_with_items(body: str, kind: str) -> CriteriaPoint:
@@ -103,6 +122,9 @@ def _point_with_items(body: str, kind: str) -> CriteriaPoint:
             items = _enumeration(body[m2.start():])
             head = body[: m2.start()]
     head = _cut_etc(re.split(r"[，,]", head, maxsplit=1)[0])
+    obj = _OBJECT.search(head)
+    if obj:  # "根据投标人服务方案中对X的内容进行评审": X
+        head = _object_of(obj.group(1))
     return CriteriaPoint(text=head.strip(" ，,。；;：:、"), kind=kind, items=items, points=points)
 
 
@@ -123,13 +145,16 @@ def _enumeration(text: str) -> list[str]:
                 continue
             parts = clause.split("、")
             parts[0] = _LEAD.sub("", parts[0]) or parts[0]
-            parts[0] = _strip_owner(parts[0])
+            parts[0] = _strip_owner(re.sub(r"^(?:如|例如|比如|诸如)(?=[\u4e00-\u9fff]{2})", "", parts[0]))
             parts[-1] = re.sub(r"[及和与]其他.*$", "", _cut_etc(parts[-1]))
             p = _PREDICATE_START.search(parts[-1])
             if p and p.start() >= 2:
                 parts[-1] = parts[-1][: p.start()]
             items = [x.strip(" （）()：:") for x in parts]
             items = [x for x in items if len(x) >= 2 and not _SCORE.search(x)]
+            if qualities(items):  # qualities of one thing: the thing is the point
+                return judged_items(items)
+            items = judged_items(items)
             if len(items) >= 2:
                 return _share_tail(items)
     return []
@@ -138,10 +163,12 @@ def _enumeration(text: str) -> list[str]:
 def _share_tail(items: list[str]) -> list[str]:
     last = items[-1]
     if "的" not in last:
-        return items
+        return share_tail_phrase(items)  # "机具、工具、材料、及各类生产生活用品管理制度": each names a 管理制度
     head, _, tail = last.rpartition("的")
     if len(tail) < 4 or not ends_with_heading_noun(tail) or len(head) < 2:
         return items
+    if any(len(x) > 6 or re.search(r"(?:预案|方案|措施|计划|制度|机制|体系)$", x) for x in items[:-1]):
+        return items  # whole parts of their own ("服务保障应急预案、…、故障处理的组织和联系机制")
     out = [x if x.endswith(tail[-2:]) else x + tail for x in items[:-1]]
     return [*out, head + tail]
 
@@ -158,15 +185,39 @@ def _numbered_points(text: str) -> list[CriteriaPoint]:
     for i, m in enumerate(marks):
         end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
         bodies.append(text[m.end():end].split("\n")[0])
+    firsts = [re.split(r"[。；;]", b, maxsplit=1)[0] for b in bodies]
+    if all(_is_grade(b) and not _is_grade(f) and f != b for b, f in zip(bodies, firsts, strict=True)):
+        # "1.有项目部组织框架图和管理分工体系。体系健全…得1分": the first sentence asks, the rest grades
+        return [p for p in (_asked(f) for f in firsts) if p is not None]
     grades = sum(1 for b in bodies if _is_grade(b))
     if grades * 2 >= len(bodies):
         return []
     return [_point_with_items(b, "numbered") for b in bodies if not _is_grade(b)]
 
 
+_ASK_LEAD = re.compile(r"^(?:有|需|须|应|应当|要求|针对|具有|具备|建立|制定|提供)+")
+
+
+def _asked(sentence: str) -> CriteriaPoint | None:
+    """The point a numbered requirement asks for ("有建立集动车列车保洁的各岗位生产责任制" → 各岗位生产责任制)."""
+    first = re.split(r"[，,]", sentence, maxsplit=1)[0]
+    obj = _OBJECT.search(first)
+    text = _object_of(obj.group(1)) if obj else re.sub(r"^对", "", _ASK_LEAD.sub("", first))
+    if "、" in text:  # "集动车列车保洁的各工种、各区域作业标准、指导书": the things listed
+        listed = share_tail_phrase(judged_items(text.rpartition("的")[2].split("、")) or [text])
+        return CriteriaPoint(text=text, kind="numbered", items=listed)
+    parts = judged_items([text])
+    return CriteriaPoint(text=parts[0], kind="numbered") if parts and len(parts[0]) >= 2 else None
+
+
+def _object_of(text: str) -> str:
+    """The object of "…服务方案中对X" (what follows the last 中对 / 对)."""
+    return re.split(r"中对|方案中", text)[-1] or text
+
+
 _OBJECT = re.compile(
-    r"(?:根据|对|就)(?:投标人|投标单位|供应商|响应人)?(?:为本次?项目|针对本项目|对本项目)?(?:所)?(?:制订|制定|提供|编制)?的?"
-    r"([^，,。；;（()）:：]{3,24}?)(?:进行|作)(?:综合)?(?:评审|评分|打分|评价)"
+    r"(?:中对|方案中|根据|对|就)(?:投标人|投标单位|供应商|响应人)?(?:为本次?项目|针对本项目|对本项目)?(?:所)?(?:制订|制定|提供|编制)?的?"
+    r"([^，,。；;（()）:：]{3,40}?)(?:的(?:内容|情况))?(?:进行|作)(?:综合)?(?:评审|评分|打分|评价)"
 )
 
 
@@ -183,12 +234,20 @@ def _before_colon(block: str) -> str:
     return block
 
 
+_LIST_LEAD_END = re.compile(r"(?:包括但不限于|包含但不限于|至少包括|至少包含|包括|包含|主要有|如下)$")
+#: An object with a note of its contents ("项目开发计划（含里程碑、人员安排）"): the object is the point.
+_CONTENTS_NOTE = re.compile(r"[\u4e00-\u9fff]{2}[（(]含[^）)]*、")
+
+
 def split_criteria(criteria: str) -> list[CriteriaPoint]:
     """The points a criteria text asks for, in order, without grade levels or notes.
 
     Tried in order: circled numbers, numbered sub-criteria (not grade levels), then for each
     block (line or "（N分）" paragraph) the part before its grading: an enumeration, the single
-    thing it evaluates ("根据…的应急服务方案进行评审"), or its first clause.
+    thing it evaluates ("根据…的应急服务方案进行评审"), or its first clause. A block whose grading
+    sits inside its sentence, or whose list follows a colon, is read clause by clause
+    (:mod:`.criteria_clauses`): the object, the list of its parts (如…等, 包括…, （含…）), the parts
+    its top grade judges.
     """
     text = _squash(criteria)
     text = re.split(r"\n注[:：]|\n备注[:：]|注[:：]\s*1", text)[0]
@@ -201,10 +260,14 @@ def split_criteria(criteria: str) -> list[CriteriaPoint]:
         return _dedupe(numbered)
     out: list[CriteriaPoint] = []
     blocks = [b for b in re.split(r"\n|(?=[（(]\d+(?:\.\d+)?分[)）])", text) if b.strip()]
+    def make(text: str, kind: str, items: list[str]) -> CriteriaPoint:
+        return CriteriaPoint(text=text, kind=kind, items=items)
+
     for block in blocks:
         block = re.sub(r"^[（(]\d+(?:\.\d+)?分[)）]", "", block)
         head = _before_colon(block)
-        if _is_grade(head):
+        if _is_grade(head) or _LIST_LEAD_END.search(head) or _CONTENTS_NOTE.search(head):  # read clause by clause
+            out += [p for p in graded_block_points(block, make) if isinstance(p, CriteriaPoint)]
             continue
         items = _enumeration(head)
         if items:
@@ -216,6 +279,10 @@ def split_criteria(criteria: str) -> list[CriteriaPoint]:
         elif head is not block:
             first = re.split(r"[，,。；;]", head, maxsplit=1)[0]
             out.append(CriteriaPoint(text=first, kind="clause"))
+        else:  # a plain sentence: what it asks for, read clause by clause (a function a product must have)
+            out += [p for p in graded_block_points(block, make) if isinstance(p, CriteriaPoint)]
+    if any(p.kind != "judged" for p in out):  # what a grade judges counts only when the criteria name nothing else
+        out = [p for p in out if p.kind != "judged"]
     return _dedupe(out)
 
 
@@ -249,6 +316,8 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
     """
     t = _squash(point).strip(" ，,。；;：:、")
     t = _PAREN.sub("", t)
+    t = re.sub(r"[（(][^）)]*$", "", t)  # a note cut off inside its bracket: the phrase before it stays
+    t = re.sub(r"^[^（(]*[）)]", "", t) if re.match(r"^[^（(]*[）)]", t) else t  # and one whose bracket opened earlier
     m = _COLON.search(t)
     if m:
         t = t[: m.start()] if m.start() >= 3 else t[m.end():]
@@ -268,6 +337,7 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
         t = t[: v.start()]
     t = _SCORE.sub("", t)
     t = _TAIL.sub("", t) or t
+    t = re.sub(r"(?<=[\u4e00-\u9fff]{4})(?:情况|内容|事项)$", "", t)  # "备品备件供应情况" → 备品备件供应; 培训内容 stays
     t = _QUALITY_TAIL.sub("", t) or t
     t = re.sub(r"等(?!级|同|候|待)(?=[\u4e00-\u9fff]{2})", "", t)
     t = t.strip(" ，,。；;：:、的")
@@ -278,10 +348,15 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
             return None
     if "的" in t:
         head, _, tail = t.rpartition("的")
+        if re.fullmatch(f"(?:{JUDGING_WORDS}|、|和|及|且)+", head) or is_predicate(head):
+            head = ""  # "科学合理的技术措施": the judgement goes, the part stays
         if len(t) > 12:
             t = head + tail if len(head + tail) <= MAX_HEADING else tail
         elif len(head) <= 5 and len(tail) >= 2:
             t = head + tail
+    lead = re.match(r"^(?:详细|具体|完整|完善|切实可行|科学)的?(?=[\u4e00-\u9fff]{4})", t)
+    if lead and ends_with_heading_noun(t):
+        t = t[lead.end():]  # "详细项目开发计划": what is asked for is the plan; how good it is, the evaluator says
     for pattern, fix in _PREDICATE_FIX:
         if pattern.search(t):
             t = fix(t)
@@ -292,14 +367,15 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
             t = t[: e.start()]
     if suffix and (len(t) < 4 or not ends_with_heading_noun(t)) and not _needs_no_suffix(t):
         t = _merge_suffix(t, suffix)
-    if not 3 <= len(t) <= MAX_HEADING or fragment_problem(t, criteria) is not None or evidence_problem(t):
+    if not 3 <= len(t) <= MAX_HEADING or form_problem(t, criteria) is not None:
         return None
     return t
 
 
 def _needs_no_suffix(text: str) -> bool:
-    """Predicates and verbs are not completed by a suffix: they are refused instead."""
-    return fragment_problem(text + "管理") is not None
+    """Predicates, verbs, judging words and cut words are not completed by a suffix ("可执行性强" never becomes
+    可执行性强售后保障): they are refused instead."""
+    return is_predicate(text) or form_problem(text + "管理") is not None
 
 
 def point_headings(criteria: str, suffix: str = "", limit: int = 10) -> list[tuple[str, list[str]]]:

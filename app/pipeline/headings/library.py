@@ -21,6 +21,9 @@ from app.core.outline import OutlineNode
 from app.core.resources import resource_path
 
 LIBRARY_DIR = ("headings",)
+KindTag = Literal["works", "goods", "services"]
+#: The domains a structure may be written for (see :mod:`app.pipeline.headings.domain`).
+DomainTag = Literal["it", "facility", "catering", "works", "goods", "logistics", "staffing", "consulting", "ops"]
 
 
 class LibrarySection(BaseModel):
@@ -32,6 +35,9 @@ class LibrarySection(BaseModel):
     description: str = Field(default="", max_length=80)
     children: tuple[str, ...] = Field(min_length=2, max_length=6)
     slot: bool = False
+    #: What the section is written for, when narrower than its variant (安全员配置: a site's; 质保期: a supply's).
+    kinds: tuple[KindTag, ...] = ()
+    domains: tuple[DomainTag, ...] = ()
 
     @field_validator("children")
     @classmethod
@@ -53,6 +59,9 @@ class LibraryVariant(BaseModel):
     #: Words of the item that call for this variant (面向使用方的培训: 系统, 用户…); empty: any item. A variant
     #: written for one audience or trade is ranked last when the item's text has none of them.
     requires: tuple[str, ...] = ()
+    #: The kinds and domains of tender the variant is written for (empty: any; narrower than the entry's).
+    kinds: tuple[KindTag, ...] = ()
+    domains: tuple[DomainTag, ...] = ()
 
 
 class LibraryEntry(BaseModel):
@@ -75,7 +84,9 @@ class LibraryEntry(BaseModel):
     generic: bool = False
     point_suffix: str = Field(default="", max_length=8)
     #: The kinds of tender the entry is written for (works / goods / services); empty: any kind.
-    kinds: tuple[Literal["works", "goods", "services"], ...] = ()
+    kinds: tuple[KindTag, ...] = ()
+    #: The domains (trades) the entry is written for; empty: any. Variants and sections may narrow it.
+    domains: tuple[DomainTag, ...] = ()
     variants: tuple[LibraryVariant, ...] = Field(min_length=2)
 
     def variant(self, variant_id: str) -> LibraryVariant:

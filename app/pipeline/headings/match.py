@@ -15,8 +15,9 @@ import re
 from dataclasses import dataclass
 
 from app.core.analysis import ScoringGroup
+from app.pipeline.headings.domain import TenderProfile
 from app.pipeline.headings.library import HeadingLibrary, LibraryEntry, LibraryVariant, default_library
-from app.pipeline.headings.tender_kind import fits, tender_kind
+from app.pipeline.headings.tender_kind import tender_kind
 
 MIN_SCORE = 6.0
 _TAIL_WORDS = re.compile(r"(?:的)?(?:情况|方案|能力|措施|计划|要求|评价|程度|水平|内容)+$")
@@ -93,13 +94,22 @@ def _score(entry: LibraryEntry, name: str, criteria: str, project: str) -> Entry
 
 
 def match_item(name: str, criteria: str = "", project: str = "", *, library: HeadingLibrary | None = None,
-               limit: int = 3, min_score: float = MIN_SCORE) -> list[EntryMatch]:
-    """Library entries for a scoring item, best first (only those scoring at least ``min_score``)."""
+               limit: int = 3, min_score: float = MIN_SCORE, profile: TenderProfile | None = None) -> list[EntryMatch]:
+    """Library entries for a scoring item, best first (only those scoring at least ``min_score``).
+
+    A library structure is used only for the tender it was written for: ``profile`` (the tender's kind and
+    domains, :func:`~app.pipeline.headings.domain.tender_profile`; without it, the kind read from ``project``).
+    """
     lib = library or default_library()
     clean = _clean_name(name)
     crit = re.sub(r"\s+", "", criteria or "")
-    kind = tender_kind(project)  # a library structure is used only for the kind of tender it was written for
-    found = [m for m in (_score(e, clean, crit, project) for e in lib if fits(e, kind)) if m is not None]
+    prof = profile or TenderProfile(tender_kind(project))
+    found = [m for m in (_score(e, clean, crit, project) for e in lib if prof.fits_entry(e)) if m is not None]
+    # A structure written for some trades, for a tender whose trade its words do not say: only when the item names it
+    # (its name or keywords in the item's name, its name in the criteria).
+    found = [m for m in found if prof.fits(m.entry.kinds, m.entry.domains, strict=True)
+             or any(r.startswith(("名称含", "名称关键词")) for r in m.reasons)
+             or any(a in crit for a in (m.entry.name, *m.entry.aliases))]
     found.sort(key=lambda m: -m.score)
     out: list[EntryMatch] = []
     for m in found:
@@ -112,10 +122,10 @@ def match_item(name: str, criteria: str = "", project: str = "", *, library: Hea
 
 
 def match_group(group: ScoringGroup, project: str = "", *, library: HeadingLibrary | None = None,
-                limit: int = 3) -> list[EntryMatch]:
+                limit: int = 3, profile: TenderProfile | None = None) -> list[EntryMatch]:
     """Library entries for a scoring group (name, criteria and detail points)."""
     criteria = "\n".join([group.description, *group.detail_points])
-    return match_item(group.title, criteria, project, library=library, limit=limit)
+    return match_item(group.title, criteria, project, library=library, limit=limit, profile=profile)
 
 
 def distinct_parts(matches: list[EntryMatch]) -> list[EntryMatch]:
@@ -140,12 +150,14 @@ def _grams(text: str) -> set[str]:
     return {t[i:i + 2] for i in range(len(t) - 1)}
 
 
-def rank_variants(entry: LibraryEntry, text: str, context: str = "") -> list[LibraryVariant]:
+def rank_variants(entry: LibraryEntry, text: str, context: str = "",
+                  profile: TenderProfile | None = None) -> list[LibraryVariant]:
     """The entry's variants, the one sharing most wording with ``text`` first (file order on ties).
 
     A variant that ``requires`` words none of which ``text`` or ``context`` (the item's name, the
     project) has comes after those that fit: the training of a system's users does not structure the
-    training of a service contract's own staff.
+    training of a service contract's own staff. A variant written for another kind or domain of
+    tender than ``profile``'s is left out (a data service's 安全性 never gets a building site's safety).
     """
     grams = _grams(text)
     flat = re.sub(r"\s+", "", text + context)
@@ -161,5 +173,9 @@ def rank_variants(entry: LibraryEntry, text: str, context: str = "") -> list[Lib
                 own |= _grams(c)
         return len(own & grams)
 
+    def own_domain(v: LibraryVariant) -> bool:  # written for the tender's own domain: before a general one
+        return profile is not None and bool(set(v.domains) & profile.domains)
+
     order = {v.id: i for i, v in enumerate(entry.variants)}
-    return sorted(entry.variants, key=lambda v: (misfit(v), -overlap(v), order[v.id]))
+    usable = [v for v in entry.variants if profile is None or profile.fits(v.kinds, v.domains)]
+    return sorted(usable, key=lambda v: (misfit(v), not own_domain(v), -overlap(v), order[v.id]))

@@ -32,13 +32,15 @@ from app.core.rules.outline import (
 )
 from app.core.tender_titles import display_title
 from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMError
+from app.pipeline.evaluation.point_fill import complete_plan
 from app.pipeline.headings.candidates import ChapterPlan, iter_plan_outline
 from app.pipeline.headings.coverage import point_label, uncovered_points
 from app.pipeline.headings.fill import count_origins, plan_context
+from app.pipeline.headings.free_chapters import free_chapters
 from app.pipeline.headings.subsections import write_subsections
 from app.pipeline.outline.budget import BudgetExhausted, RunMeter
 from app.pipeline.outline.job import OutlineJob, OutlineSettings, StepResult, SubtreeTarget, group_brief
-from app.pipeline.outline.repair import renumber_nodes, repair_chapter, repair_outline
+from app.pipeline.outline.repair import merge_uncle_copies, renumber_nodes, repair_chapter, repair_outline
 from app.pipeline.outline.result import OutlineFailure, OutlineResult
 from app.pipeline.outline.review import ReviewOutcome, review_outline
 from app.pipeline.outline.steps import OutlineStrategy, StrategySelector, build_subtree, set_children
@@ -103,7 +105,8 @@ class _Run:
         return iter_plan_outline(pairs, self.job.analysis, levels=min(2, self.job.limits.depth - 1),
                                  max_sections=s.max_sections, max_leaves=s.max_leaves,
                                  min_children=self.job.limits.min_children,
-                                 max_children=self.job.limits.max_children, reserved=taken, past=s.library)
+                                 max_children=self.job.limits.max_children, reserved=taken, past=s.library,
+                                 complete=complete_plan)
 
     @property
     def limits(self) -> OutlineLimits:
@@ -153,10 +156,7 @@ class _Run:
             nothing_fits = (self.job.settings.code_fill and not existing and plan is not None
                             and plan.chapter == self.chapters[index].title and not plan.nodes)
             if nothing_fits and not self.chapters[index].children:
-                self.undivided.add(index)  # keep the tender's own item as a whole chapter rather than foreign headings
-                self.warnings.append(f"第 {index + 1} 章“{self.chapters[index].title}”：模型没有写出下级目录，标题库中也没有"
-                                     "适合本类项目的结构，已保留为一章，请补充")
-                self.failed_chapters.pop(index, None)
+                self.leave_undivided(index)  # the tender's own item as a whole chapter rather than foreign headings
                 return True
             self.failed_chapters[index] = res.issues
             return False
@@ -191,21 +191,25 @@ class _Run:
         Returns None when the outline is then valid (the budget becomes a warning), else ``failure``.
         Nothing here calls the model; chapters that already passed keep what they have.
         """
-        if not self.chapters or not self.job.settings.code_fill:
+        if not self.job.settings.code_fill:
+            return failure
+        if not self.chapters and self.mode == "free":
+            self.chapters = self.code_top_level()
+        if not self.chapters:
             return failure
         if len(self.plans) != len(self.chapters):
             self.plan_chapters()
         filled = 0
         self.code_filled = []
         for i, ch in enumerate(self.chapters):
-            if self.complete(i):
+            if self.complete(i) or i in self.undivided:
                 self.failed_chapters.pop(i, None)
                 continue
             plan = self.plans.get(i)
-            if plan is None or plan.chapter != ch.title or len(plan.nodes) < self.job.limits.min_children:
-                continue
-            candidate = ch.model_copy(update={"children": [n.model_copy(deep=True) for n in plan.nodes]})
-            if _chapter_problems(candidate, self.limits):
+            candidate = (ch.model_copy(update={"children": [n.model_copy(deep=True) for n in plan.nodes]})
+                         if plan is not None and plan.chapter == ch.title and plan.nodes else None)
+            if candidate is None or _chapter_problems(candidate, self.limits):
+                self.leave_undivided(i)  # neither the model nor the library can fill it: a leaf the user is told about
                 continue
             self.chapters[i] = candidate
             self.failed_chapters.pop(i, None)
@@ -220,6 +224,23 @@ class _Run:
         else:
             self.warnings.append(f"{failure.message_zh}，已保留当前目录（各章均已完整）")
         return None
+
+    def leave_undivided(self, index: int) -> None:
+        """Keep chapter ``index`` as a leaf and say so: nothing the model wrote, the tender says or the library holds
+        fits it. The outline stays valid; the user is told where to add sections."""
+        self.chapters[index] = self.chapters[index].model_copy(update={"children": []})
+        self.undivided.add(index)
+        self.failed_chapters.pop(index, None)
+        self.warnings.append(f"第 {index + 1} 章“{self.chapters[index].title}”：模型没有写出下级目录，招标文件和标题库中也没有"
+                             "适合本章的内容，已保留为一章，请补充")
+
+    def code_top_level(self) -> list[OutlineNode]:
+        """Free mode's chapters made by code when no model could propose them (marked; said to the user)."""
+        chapters = free_chapters(self.job.analysis)
+        if chapters:
+            whence = "招标文件的采购需求" if chapters[0].origin == "tender" else "标题库中适合本项目的通用结构"
+            self.warnings.append(f"模型未能拟出章标题：已依据{whence}拟定 {len(chapters)} 章（已标注来源），请核对")
+        return chapters
 
     async def small_questions_after_stop(self) -> None:
         """After the breaker stopped a model that could not write whole chapters, the chapters code filled
@@ -297,12 +318,17 @@ class _Run:
         self.notes.append("整体生成未通过校验，已改为先拟章标题、再逐章生成")
         top = [c for c in (partial or []) if c.title]
         if len(top) < max(lim.min_chapters, 2) or check_outline(repair_outline(top, lim.flat()), lim.flat()):
-            top = await self._free_top_level()
+            try:
+                top = await self._free_top_level()
+            except _StageFailed:
+                top = self.code_top_level() if self.job.settings.code_fill else []
+                if not top:
+                    raise
         self.chapters = [c.model_copy(deep=True) for c in top]
         self.sync_draft()
         await self.plan_chapters_async()
         for i, ch in enumerate(self.chapters):
-            solo = repair_chapter(ch, lim)
+            solo = repair_chapter(ch, lim, fold=True)
             if ch.children and not _chapter_problems(solo, lim):
                 self.chapters[i] = solo
                 continue
@@ -325,7 +351,7 @@ class _Run:
             self.selector.succeeded(strategy.name)
         else:
             self.selector.failed(strategy.name)
-        return repair_outline(nodes, self.job.limits) if nodes else None
+        return repair_outline(nodes, self.job.limits, fold=True) if nodes else None
 
     async def _free_top_level(self) -> list[OutlineNode]:
         issues: list[str] = []
@@ -417,6 +443,15 @@ def drop_repeats(sections: list[OutlineNode], elsewhere: set[str], min_children:
     return out
 
 
+_DIGITS = "〇一二三四五六七八九"
+
+
+def _ordinal(n: int) -> str:
+    """``n`` (1–99) in Chinese numerals: 二, 十, 十一, 二十三."""
+    tens, ones = divmod(n, 10)
+    return (("" if tens == 1 else _DIGITS[tens]) + "十" if tens else "") + (_DIGITS[ones] if ones or not tens else "")
+
+
 def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
     """One chapter per technical scoring group, built by code: title, order and source id locked."""
     chapters: list[OutlineNode] = []
@@ -425,9 +460,9 @@ def locked_chapters(groups: list[ScoringGroup]) -> list[OutlineNode]:
         shown = display_title(g.title, STORED.max_title_len) or g.title  # no "……", braces or points in titles
         title = clean_title(shown, STORED.max_title_len) or shown.strip()[:STORED.max_title_len]
         key = normalize_title(title)
-        if key in seen:
+        if key in seen:  # a Chinese ordinal: a digit in brackets reads as a counter and compares equal
             seen[key] += 1
-            title = f"{title}（{seen[key]}）"[:STORED.max_title_len]
+            title = f"{title}（{_ordinal(seen[key])}）"[:STORED.max_title_len]
         else:
             seen[key] = 1
         chapters.append(OutlineNode(title=title, description=g.description[:STORED.max_description_len],
@@ -473,6 +508,8 @@ async def _guarded(run: _Run, body: Callable[[], Awaitable[None]]) -> OutlineFai
 
 
 def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
+    if run.mode != "user":  # what the final check refuses, the repair before it fixes (a copy of an uncle's title)
+        run.chapters = merge_uncle_copies(run.chapters)
     renumber_nodes(run.chapters)
     run.sync_draft()
     # The user's own structure is not judged by the generation rules (rule 14: style is never refused).

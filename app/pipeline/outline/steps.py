@@ -27,6 +27,7 @@ from app.pipeline.headings.fill import (
 )
 from app.pipeline.headings.subsections import write_subsections
 from app.pipeline.outline.job import OutlineJob, StepResult, SubtreeTarget
+from app.pipeline.outline.repair import fold_to_depth
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +204,7 @@ async def build_subtree(job: OutlineJob, selector: StrategySelector, target: Sub
         nodes = mark_origins(res.nodes, target.plan)
         if len(target.path) == 1:
             nodes = lift_scored_items(nodes, target.plan)
+        nodes = fold_to_depth(nodes, target.levels)  # the depth asked is a limit (after the lift: a lifted part keeps its own)
         wrote = count_origins(nodes)["model"] > 0
         # A stepwise result made only of planned headings goes through the fill below; a whole answer the
         # model chose among the candidates is its own (安全施工措施、文明施工措施 kept, not replaced by the plan).

@@ -165,14 +165,14 @@ class JsonStrategy:
                             desc_rule=desc_rule(job))
 
         def rule(value: Any) -> list[str]:
-            return [str(i) for i in generation_issues(repair_outline(to_nodes(value.outline), lim), lim)]
+            return [str(i) for i in generation_issues(repair_outline(to_nodes(value.outline), lim, fold=True), lim)]
 
         outline = draft if draft is not None else Outline()
         feed = JsonOutlineFeed(InstructionApplier(outline), (), "outline", lim.deepest, lim)
         value, issues, calls = await self._collect(job, "outline", prompt, model, rule, s.full_max_tokens, feed)
         if value is None:
             return StepResult(None, issues, calls)
-        nodes = repair_outline(to_nodes(value.outline), lim)  # type: ignore[attr-defined]
+        nodes = repair_outline(to_nodes(value.outline), lim, fold=True)  # type: ignore[attr-defined]
         if draft is not None:
             sync_outline(draft, nodes)  # local repairs reach the live tree as a few edits
         return StepResult(nodes, [], calls)

@@ -87,7 +87,7 @@ class StreamStrategy:
                             guidance=guidance_block(guidance), output_format=_full_hint(lim.depth),
                             desc_rule=desc_rule(job))
         res = await self._rounds(job, prompt, outline, InstructionApplier(outline), lim, "outline", job.settings.full_max_tokens)
-        nodes = repair_outline(list(outline.chapters), lim)
+        nodes = repair_outline(list(outline.chapters), lim, fold=True)
         left = [str(i) for i in generation_issues(nodes, lim)]
         if res.error and not nodes:
             return StepResult(None, [res.error], res.rounds)

@@ -41,8 +41,8 @@ from app.library.facts import (
 )
 from app.library.store import FactConflict, LibraryError, LibraryStore
 from app.ui.library.background import guarded
-from app.ui.run.connection_check import BackgroundCoroutine
-from app.ui.widgets.file_dialogs import remember_folder, start_folder
+from app.ui.run.background import BackgroundCoroutine
+from app.ui.widgets.file_dialogs import open_file_dialog, remember_folder, start_folder
 
 _HEADERS = {kind: [aliases[0] for aliases in fields.values()] for kind, fields in COLUMNS.items()}
 _EXPIRED = QBrush(QColor("#c0392b"))
@@ -177,10 +177,9 @@ class FactsPanel(QWidget):
             data = {k: (it.text().strip() if (it := self.table.item(r, c)) is not None else "") for c, k in enumerate(fields)}
             stored = self._shown.get(first.data(_ID_ROLE)) if first.data(_ID_ROLE) is not None else None
             if stored is not None:
-                if any(stored.data.get(k, "") != v for k, v in data.items()):
-                    # fields this table does not show are kept; a column left empty adds no empty field
-                    changed = {k: v for k, v in data.items() if v or k in stored.data}
-                    edited.append((stored, {**stored.data, **changed}))
+                changed = {k: v for k, v in data.items() if stored.data.get(k, "") != v}
+                if changed:
+                    edited.append((stored, {**stored.data, **changed}))  # fields this table does not show are kept
             elif any(data.values()):
                 new.append(Fact(self.kind, data, "手工录入"))
         added = save_facts(store, new)
@@ -284,9 +283,10 @@ class FactsPanel(QWidget):
         return written
 
     def _on_template(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "保存企业资料模板", "企业资料模板.xlsx", "Excel 文件 (*.xlsx)")
-        if path:
-            self.write_template(Path(path))
+        """下载模板…: a save dialog (non-blocking) in the folder the user last chose a file in."""
+        dialog = open_file_dialog(self, "保存企业资料模板", "Excel 文件 (*.xlsx)",
+                                  lambda paths: self.write_template(Path(paths[0])), mode="save", name="企业资料模板.xlsx")
+        dialog.setObjectName("factsTemplateDialog")
 
     def _on_import(self) -> None:
         """从 Excel 导入…: a file dialog (non-blocking) whose choice is read in the worker."""

@@ -8,20 +8,18 @@ settings dialog works the same with or without the app's qasync loop.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import threading
 import time
-from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject
 
 from app.core.api_keys import ApiKeyStore
 from app.core.settings_model import ModelSettings
 from app.llm.client.errors import CallTimedOut, LLMConfigError, LLMConnectionError, LLMError
 from app.llm.client.llm_client import MAX_MODEL_IDS, EndpointConfig, LLMClient
+from app.ui.run.background import BackgroundCoroutine as _Background
 
 PING_MESSAGES = [{"role": "user", "content": "这是连接测试，请只回复一个字：好"}]
 
@@ -156,91 +154,8 @@ async def check_and_probe(cfg: EndpointConfig) -> ConnectionReport:
     return report
 
 
-class BackgroundCoroutine(QObject):
-    """Runs coroutines one at a time in a worker thread with its own asyncio loop.
-
-    The worker never touches Qt: it stores its result and a ``QTimer`` in the GUI thread
-    notices it and emits ``finished``, so every Qt call happens on the GUI thread.
-
-    Signals:
-        finished(object): the coroutine's result (None when cancelled), in the GUI thread.
-    """
-
-    finished = Signal(object)
+class BackgroundCoroutine(_Background):
+    """:class:`app.ui.run.background.BackgroundCoroutine` for the checks: an error becomes a failed report."""
 
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._task: asyncio.Task[Any] | None = None
-        self._result: Any = None
-        self._lock = threading.Lock()
-        self.timer = QTimer(self)
-        self.timer.setObjectName("backgroundCoroutinePoll")
-        self.timer.setInterval(20)
-        self.timer.timeout.connect(self._on_poll)
-
-    def is_running(self) -> bool:
-        """Whether a coroutine is still running (or its result not yet delivered)."""
-        return self._thread is not None
-
-    def start(self, factory: Callable[[], Coroutine[Any, Any, Any]], name: str = "bidstudio-check") -> bool:
-        """Run ``factory()`` in the worker; False when one is already running."""
-        if self.is_running():
-            return False
-        self._result = None
-        self._thread = threading.Thread(target=self._run, args=(factory,), name=name)
-        self._thread.start()
-        self.timer.start()
-        return True
-
-    def cancel(self) -> None:
-        """Ask the running coroutine to stop (it is cancelled inside its own loop)."""
-        with self._lock:
-            if self._loop is not None and self._task is not None and not self._loop.is_closed():
-                self._loop.call_soon_threadsafe(self._task.cancel)
-
-    def wait(self, timeout: float = 5.0) -> bool:
-        """Join the worker; True when it has ended."""
-        if self._thread is not None:
-            self._thread.join(timeout)
-            return not self._thread.is_alive()
-        return True
-
-    def shutdown(self) -> None:
-        """Cancel and join (dialog closing); no ``finished`` is emitted afterwards."""
-        self.cancel()
-        self.wait()
-        self.timer.stop()
-        self._thread = None
-
-    def _on_poll(self) -> None:
-        thread = self._thread
-        if thread is None or thread.is_alive():
-            return
-        thread.join()
-        self._thread = None
-        self.timer.stop()
-        self.finished.emit(self._result)
-
-    def _run(self, factory: Callable[[], Coroutine[Any, Any, Any]]) -> None:
-        loop = asyncio.new_event_loop()
-        result: Any = None
-        try:
-            with self._lock:
-                self._loop = loop
-                self._task = loop.create_task(factory())
-            try:
-                result = loop.run_until_complete(self._task)
-            except asyncio.CancelledError:
-                result = None
-            except Exception as exc:  # never let a check kill the thread silently
-                result = ConnectionReport(False, f"检查时出错：{exc}", kind="error")
-        finally:
-            with self._lock:
-                self._task = None
-                self._loop = None
-            loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.run_until_complete(loop.shutdown_default_executor())
-            loop.close()
-        self._result = result
+        super().__init__(parent, on_error=lambda exc: ConnectionReport(False, f"检查时出错：{exc}", kind="error"))

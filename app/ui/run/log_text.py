@@ -17,6 +17,9 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 
 #: English log template -> Chinese template with the same ``%`` arguments in the same order.
 ZH_TEMPLATES: dict[str, str] = {
+    # 办公室资料库 (issue 40): its server went away during a run
+    "library references skipped for %r: %s": "资料库暂不可用，%r 未使用历史标书参考：%s",
+    "past bids skipped for %r: %s": "资料库暂不可用，%r 未使用历史标书的结构：%s",
     # the tender's response forms (issue 39)
     "forms not read: %s": "未能读取投标文件格式：%s",
     "forms export failed: %s": "导出商务标失败：%s",

@@ -1,0 +1,306 @@
+"""Generated PDF tenders for the layout classes of issue 36 (tables drawn page by page).
+
+Written for this project (names, words and numbers are invented): tables drawn with a filled box
+behind each run of text (white, which a line finder takes for cell borders, or a highlight colour);
+a per-product table whose names span several point rows and run onto the next page; lots titled
+above their tables; part totals in their own column; groups the buyer names beside a 类型 column;
+names that describe their items; three levels on pages with different columns; a scheme written
+as paragraphs over a page break.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pymupdf
+
+from tests.document_fixtures import composer
+from tests.scoring_fixtures import Expect, _criteria
+
+FONT = "china-s"
+Cell = str | tuple[str, int] | None  # None: merged with the cell above; (text, k): spans k columns
+
+
+WHITE = (1.0, 1.0, 1.0)
+HIGHLIGHT = (0.96, 0.77, 0.67)
+
+
+def _runs(page: Any, x: float, y: float, text: str, size: float, fill: tuple[float, float, float]) -> None:
+    """Text over filled boxes, one per run of a few characters (as some converters write it)."""
+    step = 5
+    for k in range(0, len(text), step):
+        run = text[k : k + step]
+        left = x + k * size
+        page.draw_rect(pymupdf.Rect(left, y - size, left + len(run) * size, y + size * 0.4),
+                       color=None, fill=fill, width=0)
+        page.insert_text((left, y), run, fontname=FONT, fontsize=size)
+
+
+def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float = 9.0,
+              fill: tuple[float, float, float] = WHITE) -> None:
+    """Rows drawn without gaps at the composer's cursor, each cell's text over boxes of ``fill``
+    (white: invisible text backgrounds; a colour: highlighted text).
+
+    A row of one cell spans the whole width (a label row); ``None`` leaves the cell open to the
+    one above (a merged name cell); text wraps a character per ``size`` points.
+    """
+    pad = 3.0
+    total = sum(widths)
+    for row in rows:
+        cols = [total] if len(row) == 1 else _spans(row, widths)
+        texts = [cell[0] if isinstance(cell, tuple) else cell for cell in row]
+        wraps = [_wrap(text or "", w - 2 * pad, size) for text, w in zip(texts, cols, strict=True)]
+        height = max(len(w) for w in wraps) * size * 1.5 + 2 * pad
+        x = c.margin
+        for cell, lines, w in zip(texts, wraps, cols, strict=True):
+            top = c.y
+            c.page.draw_line((x, top), (x, top + height), width=0.6)
+            c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
+            if cell is not None:  # a merged cell has no rule between it and the one above
+                c.page.draw_line((x, top), (x + w, top), width=0.6)
+            for k, line in enumerate(lines):
+                _runs(c.page, x + pad, top + pad + size + k * size * 1.5, line, size, fill)
+            x += w
+        c.y += height
+    c.page.draw_line((c.margin, c.y), (c.margin + total, c.y), width=0.6)
+
+
+def _spans(row: list[Cell], widths: list[float]) -> list[float]:
+    out: list[float] = []
+    j = 0
+    for cell in row:
+        k = cell[1] if isinstance(cell, tuple) else 1
+        out.append(sum(widths[j : j + k]))
+        j += k
+    return out
+
+
+def _wrap(text: str, width: float, size: float) -> list[str]:
+    per = max(1, int(width // size))
+    return [part[i : i + per] for part in text.split("\n") for i in range(0, len(part), per)] or [""]
+
+
+def product_rows_pdf(path: Path) -> Expect:
+    """Per-product rows over two pages: names spanning several point rows, white runs behind the text,
+    the last character of a name carried onto the next page, punctuation spilled into points cells,
+    and a price part whose only points are in its label above one formula row."""
+    c = composer()
+    c.heading("第三章 评标办法")
+    c.text("本项目采用综合评分法。")
+    c.heading("二、评分标准", size=11)
+    c.text("评审因素、评分标准及分值见下表，评分项按评审内容逐项打分。")
+    widths = [90, 300, 60]
+    draw_grid(c, [90, 360], [["评审指标", "评审内容"], ["一、价格分（10分）"],
+                             ["投标报价", "价格分采用低价优先法计算，投标报价得分=（评标基准价/投标报价）×10%×100。"]])
+    c.new_page()
+    tail = "每项功能完全满足得分，不满足不得分；须提供检测报告。"
+    draw_grid(c, widths, [
+        ["二、技术部分（80分）"],
+        ["评分项", "评分标准", "分数"],
+        ["符合性条款", "完全响应招标文件技术参数的得基本分，否则投标无效。" * 2, "40分"],
+        ["不间断电源主机", "输入功率因数不低于0.99的得分。" + tail, "8分"],
+        [None, "支持发电机联动与智能休眠配置的得分。" + tail, "。\n6分"],
+        [None, "操作面板可显示一万条历史记录的得分。" + tail, "4分\n，"],
+        ["录播一体", "核心软件具有著作权登记证书的得分。" + tail * 3, "12分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["主机", "（接上页）未提供或不符合要求的不得分。", ""],
+        ["机房空调", "制冷量与能效比满足要求的得分。" + tail, "10分"],
+        ["三、商务部分（10分）"],
+        ["评分项", "评分标准", "分数"],
+        ["人员要求", "拟派人员每具有一项相关认证得1分，最多得6分。", "6分"],
+        ["业绩要求", "每个类似业绩得1分，最多得4分。", "，\n4分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("投标报价", 10, "价格"), ("符合性条款", 40, "技术"), ("不间断电源主机", 18, "技术"),
+                        ("录播一体主机", 12, "技术"), ("机房空调", 10, "技术"), ("人员要求", 6, "商务"),
+                        ("业绩要求", 4, "商务")],
+                  sub_points={"不间断电源主机": [8, 6, 4]})
+
+
+def lots_pdf(path: Path) -> Expect:
+    """Two lots in a PDF: the first lot's title far above its table, group labels with points in a
+    merged column beside a short column headed 评标内容 that holds the names, an empty grid drawn
+    right under the first table; the second lot titled in the line above its table."""
+    c = composer()
+    c.heading("第四章 评标方法和评标标准")
+    c.text("本项目采用综合评分法，评审因素及分值见评标标准。")
+    c.heading("二、评标标准", size=11)
+    c.text("1.第1-3 包评审标准")
+    c.space_to(c.y + 120)
+    widths = [30, 80, 80, 40, 220]
+    draw_grid(c, widths, [
+        ["序号", "评分因素", "评标内容", "分值", "评标依据"],
+        ["1", "价格部分（10分）", "价格评审", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "商务部分（30分）", "投标人业绩", "5分", "同类施工业绩每个得1分，最多得5分。"],
+        [None, None, None, "10分", "同类维护业绩每个得2分，最多得10分。"],
+        [None, None, "服务团队", "15分", _criteria("服务团队")],
+        ["3", "技术部分（60分）", "需求分析", "20分", _criteria("需求分析")],
+        [None, None, "服务方案", "25分", _criteria("服务方案")],
+        [None, None, "应急方案", "15分", _criteria("应急方案")],
+        ["总分100分"],
+    ])
+    draw_grid(c, [60, 60, 90, 60, 80, 100], [["", "", "", "", "", ""]] * 3)  # a blank form right under it
+    c.new_page()
+    c.text("2.第4 包（高压配电设备）评审标准")
+    draw_grid(c, [30, 110, 40, 270], [
+        ["序号", "评分因素", "分值", "评标依据"],
+        ["价格及商务部分20分"],
+        ["1", "评标价", "10", "价格分=评标基准价/投标报价×10。"],
+        ["2", "业绩", "10", "同类业绩每个得2分，最多得10分。"],
+        ["技术部分80分"],
+        ["3", "总体服务方案", "40", _criteria("总体服务方案")],
+        ["4", "设备配置情况", "40", _criteria("设备配置情况")],
+        ["总分100分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("价格评审", 10, "价格"), ("投标人业绩", 15, "商务"), ("服务团队", 15, "商务"),
+                        ("需求分析", 20, "技术"), ("服务方案", 25, "技术"), ("应急方案", 15, "技术")],
+                  sub_points={"投标人业绩": [5, 10]})
+
+
+def part_totals_pdf(path: Path) -> Expect:
+    """Parts in a 类别 column with their totals in a 总分 column, the names only as the first clause of
+    the numbered criteria, the price part's text spanning the number cell, the header on every page."""
+    c = composer()
+    c.heading("第五章 评标方法")
+    c.text("附件2：评标因素及权重分值表")
+    widths = [40, 40, 20, 280, 40, 30]
+    head: list[Cell] = ["类别", "总分", ("评标因素", 2), "最高得分", "备注"]
+    price = "1.通过符合性审查的投标报价为有效报价。2.有效最低报价为基准价得30分。3.其余按（基准价/报价）×30计算。"
+    first: list[list[Cell]] = [head, ["投标价格", "30分", (price, 2), "30分", "按响应程度计分"],
+                               ["技术评审", "70分", "1", "技术指标：所投产品完全符合要求得30分；" + _criteria("技术指标") * 4, "30分", None],
+                               [None, None, "2", "实施方案：" + _criteria("实施方案") * 3, "20分", None]]
+    draw_grid(c, widths, first)
+    c.new_page()
+    draw_grid(c, widths, [head, ["", "", "3", "售后服务：" + _criteria("售后服务"), "12分", ""],
+                          [None, None, "4", "类似业绩：每个同类供货业绩得2分，最多得8分。", "8分", None]])
+    c.save(path)
+    return Expect(rows=[("投标价格", 30, "价格"), ("技术指标", 30, "技术"), ("实施方案", 20, "技术"),
+                        ("售后服务", 12, "技术"), ("类似业绩", 8, "技术")])
+
+
+def scored_by_type_pdf(path: Path) -> Expect:
+    """Groups named by the buyer (资质经验, 服务质量) beside 技术部分 and 投标报价; a 类型 column of
+    客观分/主观分 between the names and the points; highlighted text in the criteria; a factor with
+    three point rows."""
+    c = composer()
+    c.heading("第七章 评审办法")
+    c.text("十一、评审细则表")
+    widths = [30, 40, 80, 30, 30, 240]
+    draw_grid(c, widths, [
+        ["序号", "计分项目", "内容", "类型", "分值", "评分标准和计算依据"],
+        ["1", "资质经验", "公司资质", "客观分", "5", "具有信息安全管理体系认证的得5分。需提供有效证明文件。"],
+        ["2", None, "运维经验", "客观分", "10", "每个同类运维项目得2分，最高10分。需提供合同。"],
+        ["3", "技术部分", "需求理解", "主观分", "20", _criteria("需求理解")],
+        ["4", None, "运维方案", "主观分", "25", _criteria("运维方案")],
+        ["5", "服务质量", "售后服务", "主观分", "6", "培训及其他售后服务项目齐全、计划完整的，综合打分，0-6分。"],
+        [None, None, None, "主观分", "5", "驻场服务人数、巡检次数合理的，综合打分，0-5分。"],
+        [None, None, None, "主观分", "4", "应急响应及时、处置得当的，综合打分，0-4分。"],
+        ["6", "投标报价", "价格情况", "客观分", "25", "以最低有效报价为基准价，报价分=基准价/报价×25。"],
+        [("合计", 4), "100分", ""],
+    ], fill=HIGHLIGHT)
+    c.save(path)
+    return Expect(rows=[("公司资质", 5, "商务"), ("运维经验", 10, "商务"), ("需求理解", 20, "技术"),
+                        ("运维方案", 25, "技术"), ("售后服务", 15, "技术"), ("价格情况", 25, "价格")],
+                  sub_points={"售后服务": [6, 5, 4]})
+
+
+def described_names_pdf(path: Path) -> Expect:
+    """Points only as ranges (0~35, 1~5) in a 分值区间 column; name cells that describe the item with
+    numbered sub-points that are no rows; a description carried onto the next page; the total only
+    in prose; the bid's completeness scored as its own item."""
+    c = composer()
+    c.heading("第四章 评标办法及评分标准")
+    c.text("本次评标总分为100分。")
+    c.text("特保服务包1 评分规则：")
+    widths = [120, 50, 280]
+    draw_grid(c, widths, [
+        ["评分项目", "分值区间", "评分办法"],
+        ["报价得分", "0~10", "有效最低报价/投标报价×10"],
+        ["整体服务方案：1.服务定位和思路；2.各阶段服务的实施安排；3.重点难点分析。", "0~40",
+         "方案出色、切实可行的得30-40分；方案较好的得20-29分；方案一般的得1-19分。"],
+        ["管理机构及管理水平：1.管理机构及其运作方法；2.各项管理制度。", "0~20",
+         "组织架构完善、制度健全的得15-20分；较完善的得8-14分；一般的得1-7分。"],
+        ["人员配备：根据服务人员是否配备齐全、分工明确、能否满足本项目需求等情", "0~20",
+         "人员配备齐全、分工明确的得15-20分；" + "较齐全的得8-14分；" * 4],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["况进行综合打分。", "", "配备不齐全的得1-7分。"],
+        ["类似业绩：提供近三年类似项目业绩（须提供合同复印件）。", "0~5", "每个业绩得1分，最多5分。"],
+        ["投标文件响应程度和完整性：根据投标文件响应程度和完整性酌情给分。", "1~5", "优秀得5分；良好得3分；一般得1分。"],
+    ])
+    c.save(path)
+    return Expect(rows=[("报价得分", 10, "价格"), ("整体服务方案", 40, "技术"), ("管理机构及管理水平", 20, "技术"),
+                        ("人员配备", 20, "技术"), ("类似业绩", 5, "商务"), ("投标文件响应程度和完整性", 5, "商务")])
+
+
+def three_levels_pdf(path: Path) -> Expect:
+    """Part, factor and sub-factor with points only in their names ("技术部分（60分）", "收运方案（15分）",
+    "隔离管控：5分"), some factors without sub-factors; the page without any sub-factor has one column
+    fewer, so its cells must be lined up by where they are, not by their index."""
+    c = composer()
+    c.heading("第四章 评标办法（综合评分法）")
+    c.text("评标办法前附表")
+    widths = [50, 50, 90, 70, 190]
+    crit = _criteria("方案")
+    draw_grid(c, widths, [
+        ["条款号", "类别", "评分因素", "评分子项", "评分标准"],
+        ["2.2.2（1）", "报价得分（30分）", ("投标报价", 2), "满足要求的最低报价为基准价，报价得分=基准价/报价×30。"],
+        ["2.2.2（2）", "技术部分（60分）", "收运方案（15分）", "隔离管控：5分", crit],
+        [None, None, None, "储存管理：5分", crit],
+        [None, None, None, "专用运输：5分", crit],
+        [None, None, "工艺方案（20分）", "工艺要求：10分", crit * 2],
+        [None, None, None, "污染防治：10分", crit * 2],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "", "", ("（接上页）方案仅做简单描述的得1分。", 2)],
+        [None, None, "合规与管理方案（10分）", (crit, 2)],
+        [None, None, "风险防控措施（15分）", (crit, 2)],
+        ["2.2.2（3）", "商务部分（10分）", "企业业绩（6分）", ("每个同类业绩得2分，最多得6分。", 2)],
+        [None, None, "服务承诺（4分）", ("承诺全面、可行的得4分。", 2)],
+    ])
+    c.save(path)
+    return Expect(rows=[("投标报价", 30, "价格"), ("收运方案", 15, "技术"), ("工艺方案", 20, "技术"),
+                        ("合规与管理方案", 10, "技术"), ("风险防控措施", 15, "技术"), ("企业业绩", 6, "商务"),
+                        ("服务承诺", 4, "商务")], sub_points={"收运方案": [5, 5, 5], "工艺方案": [10, 10]})
+
+
+def long_paragraph_items_pdf(path: Path) -> Expect:
+    """A scheme in paragraphs: parts "1、…（共20分）" over items "（1）…（3-10分）" whose names run over
+    lines and a page break (with its page number), the price part only a formula, the total at the end."""
+    c = composer()
+    c.heading("第六部分 养护项目招标评标办法")
+    c.text("三、“综合评分法”评标细则")
+    c.text("1、商务标部分评分（共20分）")
+    c.text("（1）首先确定评标基准价：满足招标文件要求且投标价格最低的投标报价为评标基准价，其报价分为满分20分。")
+    c.text("（2）其他投标报价得分=评标基准价/投标报价×20%×100。")
+    c.text("2、技术标部分评分（共80分）")
+    names = ["保证达到道路、桥梁、各类附属设施等养护要求及质量标准的技术措施、组织措施和信息化措施等",
+             "相关设施巡视检查、掌握设施动态情况及时解决病害问题的组织安排等",
+             "为满足本项目需求，拟投入的机械设备配置及劳动力安排等"]
+    for k, (name, low, high) in enumerate(zip(names, (3, 3, 5), (30, 25, 20), strict=True), start=1):
+        c.text(f"（{k}）{name}（{low}-{high}分）评审内容：投标人提供的相关方案。评审标准：" + _criteria("方案") * 6)
+        if k == 1:
+            c.space_to(700)
+    c.text("（4）其他（0~5分）在本区范围内有作业场地并提供证明的得5分；没有的不得分。")
+    c.text("累计最高得分100分。")
+    c.save(path)
+    return Expect(kind="paragraphs", rows=[("商务标部分评分", 20, "价格"), (names[0], 30, "技术"), (names[1], 25, "技术"),
+                                           (names[2], 20, "技术"), ("其他", 5, "技术")])
+
+
+PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
+    "product_rows": ("product_rows.pdf", product_rows_pdf),
+    "lots_pdf": ("lots.pdf", lots_pdf),
+    "part_totals": ("part_totals.pdf", part_totals_pdf),
+    "scored_by_type": ("scored_by_type.pdf", scored_by_type_pdf),
+    "described_names": ("described_names.pdf", described_names_pdf),
+    "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
+    "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
+}

@@ -1,0 +1,97 @@
+"""Issue 38.2: the tender's domain is read finer than works / goods / services, and code fill keeps to it.
+
+An IT, software or data service is neither a cleaning contract nor a building site: its 安全性 item
+gets no 安全员配置 or 劳动防护用品配备, its 系统可用性 no 日常服务内容 or 重点时段服务安排, its 增值服务
+no 节能降耗建议; a security assessment gets no 安装指导 or 投运保障; a software team no shift roster.
+The same structures still serve the trades they were written for. Fewer headings that fit beat a
+full count of foreign ones.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.analysis import Analysis, ProjectOverview, RequirementHeading, ScoringGroup
+from app.pipeline.evaluation.point_fill import complete_plan
+from app.pipeline.headings.candidates import plan_outline
+from app.pipeline.headings.domain import TenderProfile, profile_from_text, tender_profile
+from app.pipeline.headings.library import default_library
+
+#: What a building site, a property contract or an equipment supply brings, foreign to an IT service.
+SITE = ("安全员配置", "消防安全管理", "劳动防护用品配备", "作业安全交底")
+PROPERTY = ("日常服务内容", "重点时段服务安排", "物资与设备保障", "节能降耗建议", "资源循环利用", "绿色服务举措")
+SUPPLY = ("设计联络会安排", "安装指导", "投运保障", "质保期内服务", "质保期外服务")
+
+
+def analysis(project: str, *items: tuple[str, str], requirements: tuple[str, ...] = ()) -> Analysis:
+    return Analysis(overview=ProjectOverview(project_name=project),
+                    groups=[ScoringGroup(id=f"R{i + 1}", title=t, description=d, points=10.0)
+                            for i, (t, d) in enumerate(items)],
+                    requirement_headings=[RequirementHeading(text=r) for r in requirements], source="table")
+
+
+def headings(a: Analysis) -> list[str]:
+    plans = plan_outline([(g.title, g) for g in a.technical_groups], a, complete=complete_plan)  # as a run plans
+    return [n.title for p in plans for top in p.nodes for n in (top, *(x for _, x in top.walk()))]
+
+
+@pytest.mark.parametrize(("project", "items", "domain"), [
+    ("某大学教务管理软件开发项目", ("系统功能设计", "实施方案"), "it"),
+    ("某银行2026年渗透测试服务采购项目", ("技术方案", "增值服务"), "it"),
+    ("某市数据核验服务项目", ("安全性、稳定性管理", "系统可用性"), "it"),
+    ("某区政务大楼物业管理服务", ("保洁服务方案", "秩序维护"), "facility"),
+    ("某路段道路改造工程施工", ("施工组织设计", "工期保证措施"), "works"),
+    ("某中学食堂托管服务", ("菜品质量控制", "食品安全管理"), "catering"),
+    ("某医院检验设备采购项目", ("供货方案", "安装调试"), "goods"),
+])
+def test_a_tenders_domain_is_read_from_its_words(project: str, items: tuple[str, ...], domain: str) -> None:
+    profile = profile_from_text(project, items)
+    assert domain in profile.domains, profile
+    assert profile.ranked[0] == domain
+
+
+def test_a_tender_whose_words_say_nothing_has_no_domain_and_a_structure_for_one_trade_needs_evidence() -> None:
+    profile = profile_from_text("某项目", ("技术方案",))
+    assert profile.domains == frozenset()
+    assert profile.fits((), ("catering",)) and not profile.fits((), ("catering",), strict=True)
+    assert TenderProfile("services", frozenset({"it", "goods"})).fits(("goods",))  # its items are products
+    assert not TenderProfile("services", frozenset({"it"})).fits(("goods",))
+
+
+def test_a_data_service_gets_no_site_safety_property_routines_or_supply_structures() -> None:
+    a = analysis("某市数据核验服务项目",
+                 ("安全性、稳定性管理", "提供安全性、稳定性管理措施，措施完善可行的得8分。"),
+                 ("系统可用性", "投标人提供的系统可用性保障方案，如冗余设计、故障切换、数据备份等，方案完善得10分。"),
+                 ("增值服务", "提供增值服务方案的得5分"),
+                 ("售后服务", "售后服务方案完整的得5分"),
+                 requirements=("数据核验服务内容", "数据安全要求"))
+    assert "it" in tender_profile(a).domains
+    titles = headings(a)
+    assert titles and not [t for t in titles if t in SITE + PROPERTY + SUPPLY], titles
+    assert "安全性管理措施" in titles and "稳定性管理措施" in titles  # the criteria's own parts
+    assert {"冗余设计", "故障切换", "数据备份"} <= set(titles)
+
+
+def test_a_security_assessment_gets_no_installation_and_a_software_team_no_shift_roster() -> None:
+    a = analysis("某运营商网络安全评估服务项目", ("技术服务方案", "技术服务方案完整、可行的得10分"),
+                 ("项目团队", "项目团队人员配置合理的得10分"))
+    titles = headings(a)
+    assert not [t for t in titles if t in SUPPLY or "排班" in t or "轮岗" in t], titles
+
+
+def test_the_same_structures_still_serve_the_trades_they_were_written_for() -> None:
+    site = headings(analysis("某路段道路改造工程施工", ("安全保障措施", "安全管理措施完善的得10分")))
+    assert any(t in site for t in SITE), site
+    canteen = headings(analysis("某单位食堂餐饮服务项目", ("节电、节水、节燃气方案", "节能方案完善的得5分")))
+    assert any("节" in t for t in canteen), canteen
+
+
+def test_every_library_tag_is_a_domain_and_every_domain_has_structures() -> None:
+    tagged: set[str] = set()
+    for e in default_library():
+        tagged.update(e.domains)
+        for v in e.variants:
+            tagged.update(v.domains)
+            for s in v.sections:
+                tagged.update(s.domains)
+    assert {"it", "facility", "catering", "works", "goods", "logistics", "staffing"} <= tagged
