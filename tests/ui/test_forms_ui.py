@@ -131,18 +131,21 @@ async def test_what_the_user_typed_is_saved_with_the_project(window: MainWindow,
     assert load_project(path).bid_forms is not None and load_project(path).bid_forms.values["date"] == "2026-06-30"
 
 
-async def test_the_facts_template_names_every_column_and_reads_back(window: MainWindow, qtbot: Any, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_facts_template_names_every_column_and_reads_back(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
     from openpyxl import load_workbook
+    from PySide6.QtWidgets import QFileDialog
 
     from app.library.facts import COLUMNS, KIND_LABELS, read_facts_xlsx
-    from app.ui.library import facts_panel
 
     target = tmp_path / "模板.xlsx"
-    monkeypatch.setattr(facts_panel.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     facts = window.library.facts
-    qtbot.mouseClick(facts.template_button, Qt.MouseButton.LeftButton)
-    assert target.exists() and "已保存企业资料模板" in facts.status.text()
+    qtbot.mouseClick(facts.template_button, Qt.MouseButton.LeftButton)  # a save dialog, not blocking the window
+    await wait_for(lambda: any(d.isVisible() for d in facts.findChildren(QFileDialog)))
+    chooser = next(d for d in facts.findChildren(QFileDialog) if d.isVisible())
+    chooser.selectFile(str(target))
+    chooser.accept()
+    await wait_for(target.exists)
+    assert "已保存企业资料模板" in facts.status.text()
     wb = load_workbook(str(target))
     for kind, fields in COLUMNS.items():
         header = [c.value for c in wb[KIND_LABELS[kind]][1]]
