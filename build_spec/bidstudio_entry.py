@@ -9,6 +9,9 @@ spawned PDF child process (the document pane's path) and a Word document is crea
 same bundle, e.g. ``bidstudio cli analyze tender.pdf --ocr force``; the build check reads a
 generated scanned page with it, offline. (On Windows the bundle is a GUI program, so the CLI
 prints nothing there; its exit code and ``--output`` files still work.)
+
+``bidstudio guard --parent PID -- COMMAND…`` is :mod:`app.llm.local.guard` (the frozen program
+has no ``python -m``): the built-in model's server runs under it and never outlives the app.
 """
 
 import multiprocessing
@@ -39,8 +42,8 @@ def ocr_worker_check(scan: str) -> None:
     import tempfile
     from pathlib import Path
 
-    from app.documents.ocr.apply import OcrMode, OcrSettings
     from app.documents.loader import load_tender
+    from app.documents.ocr.apply import OcrMode, OcrSettings
     from app.ui.tender.ocr_child import serve_ocr
 
     ctx = multiprocessing.get_context("spawn")
@@ -99,6 +102,14 @@ if __name__ == "__main__":
     multiprocessing.freeze_support()  # the document pane spawns PDF child processes
     if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
         sys.exit(self_check())
+    if os.environ.get("BIDSTUDIO_CLEAN_WALK"):  # build_spec/clean_machine_check.py: a user's first session
+        import clean_walk
+
+        sys.exit(clean_walk.main())
+    if len(sys.argv) > 1 and sys.argv[1] == "guard":  # keeps the built-in model server tied to the app
+        from app.llm.local.guard import main as guard_main
+
+        sys.exit(guard_main(sys.argv[2:]))
     if len(sys.argv) > 1 and sys.argv[1] == "cli":
         from app.cli import main as cli_main
 

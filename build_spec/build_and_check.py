@@ -4,6 +4,7 @@ Usage (from the repository root)::
 
     python build_spec/build_and_check.py            # build + check
     python build_spec/build_and_check.py --no-build # only check an existing dist/bidstudio
+    python build_spec/build_and_check.py --model    # + the model component (dist/bidstudio-model)
 
 The check starts ``dist/bidstudio/bidstudio`` with ``QT_QPA_PLATFORM=offscreen`` and
 ``BIDSTUDIO_SMOKE_TEST=1`` (the app shows its main window, prints ``visible_at=...`` and
@@ -16,8 +17,11 @@ into an image-only PDF, and the bundled CLI reads it with
 ``bidstudio cli analyze scan.pdf --ocr force --json`` without network (``unshare -n``
 where the kernel allows it; the check says which) — the page must come back as OCR and
 its scoring items and points must be the ones drawn. Prints the build time, the
-start-up time, the OCR time and the bundle size with its largest parts. Exit code 0 only
-when everything passed.
+start-up time, the OCR time and the bundle size part by part (:data:`PARTS`). With ``--model``
+the frozen program runs its built-in model from ``dist/bidstudio-model``
+(``build_spec/model_component.py``): ``bidstudio cli outline sample_tender.pdf --local
+--max-calls 1`` offline, one outline question answered by llama.cpp's server under the guard, and
+afterwards no server or guard process is left. Exit code 0 only when everything passed.
 """
 
 from __future__ import annotations
@@ -26,8 +30,8 @@ import argparse
 import importlib.util
 import json
 import os
-import shutil
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,16 +43,88 @@ SPEC = ROOT / "build_spec" / "bidstudio.spec"
 DIST = ROOT / "dist"
 WORK = ROOT / "build" / "pyinstaller"
 BUNDLE = DIST / "bidstudio"
+MODEL = DIST / "bidstudio-model"
+
+#: The bundle's parts for the size table: a name and the top-level entries of ``_internal`` it covers
+#: (a prefix match; what no part names is "other").
+PARTS: list[tuple[str, tuple[str, ...]]] = [
+    ("Qt (PySide6, ICU)", ("PySide6", "shiboken6", "libQt6", "libicu")),
+    ("PyMuPDF (PDF reading)", ("pymupdf", "fitz", "libmupdf")),
+    ("onnxruntime (OCR inference)", ("onnxruntime",)),
+    ("OCR models and rapidocr", ("rapidocr",)),
+    ("numpy (+ OpenBLAS)", ("numpy", "libscipy_openblas", "libgfortran", "libquadmath")),
+    ("Python runtime", ("libpython", "python3", "base_library.zip", "lib-dynload")),
+    ("Pillow", ("PIL", "pillow")),
+    ("matplotlib + fontTools (figures)", ("matplotlib", "fontTools", "kiwisolver", "contourpy", "cycler", "pyparsing")),
+    ("lxml / python-docx / docxcompose / babel", ("lxml", "docx", "docxcompose", "babel")),
+    ("cryptography (keyring, Secret Service)", ("cryptography", "libcrypto", "libssl", "_cffi")),
+    ("psycopg (office library)", ("psycopg",)),
+    ("opencc / pypinyin (查重, 暗标)", ("opencc", "pypinyin")),
+    ("shapely / pyclipper (OCR boxes)", ("shapely", "pyclipper", "libgeos")),
+    ("pydantic", ("pydantic",)),
+    ("OpenCV", ("cv2", "opencv")),
+    ("app resources, licence, source", ("resources", "source", "LICENSE", "share")),
+]
 
 
 def build() -> float:
-    """Run PyInstaller on the spec; returns the wall time in seconds."""
+    """Run PyInstaller on the spec, add the release files; returns the wall time in seconds."""
     cmd = [sys.executable, "-m", "PyInstaller", "--noconfirm", "--clean", "--log-level", "WARN",
            "--distpath", str(DIST), "--workpath", str(WORK), str(SPEC)]
     print("building:", " ".join(cmd), flush=True)
     t0 = time.monotonic()
     subprocess.run(cmd, cwd=ROOT, check=True)
+    sys.path.insert(0, str(ROOT / "build_spec"))
+    from package import add_release_files
+
+    add_release_files(BUNDLE)
+    saved = strip_binaries(BUNDLE)
+    print(f"stripped symbol tables: {saved / 2**20:.1f} MiB saved", flush=True)
     return time.monotonic() - t0
+
+
+def _loadable(data: bytes) -> bool:
+    """Whether an ELF file's loadable segments are page-aligned as the dynamic loader demands."""
+    import struct
+
+    if data[:4] != b"\x7fELF" or data[4] != 2:  # 64-bit only; anything else is left alone
+        return False
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        p_type, _flags, p_offset, p_vaddr = struct.unpack_from("<IIQQ", data, phoff + i * phentsize)
+        if p_type == 1 and (p_vaddr - p_offset) % 4096:
+            return False
+    return True
+
+
+def strip_binaries(bundle: Path) -> int:
+    """Strip the symbol tables of the bundle's ELF files (Linux); bytes saved.
+
+    Each file is stripped into a copy first; the copy replaces it only when it is smaller and its
+    segments still load (binutils mangles libraries that auditwheel's patchelf rewrote).
+    """
+    strip = shutil.which("strip")
+    if strip is None or not sys.platform.startswith("linux"):
+        return 0
+    saved = 0
+    for path in sorted(bundle.rglob("*")):
+        if path.is_symlink() or not path.is_file() or not (".so" in path.name or path.name == "bidstudio"):
+            continue
+        head = path.read_bytes()[:4]
+        if head != b"\x7fELF":
+            continue
+        trial = path.with_name(path.name + ".strip-trial")
+        proc = subprocess.run([strip, "--strip-unneeded", "-o", str(trial), str(path)], capture_output=True,
+                              check=False)
+        try:
+            if proc.returncode == 0 and trial.stat().st_size < path.stat().st_size and _loadable(trial.read_bytes()):
+                saved += path.stat().st_size - trial.stat().st_size
+                shutil.copymode(path, trial)
+                os.replace(trial, path)
+        finally:
+            trial.unlink(missing_ok=True)
+    return saved
 
 
 def executable() -> Path:
@@ -74,6 +150,22 @@ def largest_parts(root: Path, count: int = 12) -> list[tuple[int, str]]:
     return sorted(parts, reverse=True)[:count]
 
 
+def part_sizes(root: Path) -> list[tuple[str, int, int]]:
+    """(part name, bytes, files) for each of :data:`PARTS` plus "other", largest first."""
+    internal = root / "_internal"
+    sizes: dict[str, list[int]] = {name: [0, 0] for name, _ in PARTS}
+    sizes["other"] = [0, 0]
+    entries = [*internal.iterdir(), *(p for p in root.iterdir() if p.name != "_internal")]
+    for child in entries:
+        if child.is_symlink():
+            continue
+        files = [child] if child.is_file() else [p for p in child.rglob("*") if p.is_file() and not p.is_symlink()]
+        part = next((name for name, prefixes in PARTS if child.name.startswith(prefixes)), "other")
+        sizes[part][0] += sum(p.stat().st_size for p in files)
+        sizes[part][1] += len(files)
+    return sorted(((name, b, n) for name, (b, n) in sizes.items() if n), key=lambda t: -t[1])
+
+
 def check_resources() -> list[str]:
     """Problems with the bundled resources (empty when fine)."""
     problems = []
@@ -89,6 +181,13 @@ def check_resources() -> list[str]:
             problems.append(f"OCR model {name} missing from {models}")
     if not (internal / "rapidocr" / "config.yaml").is_file():
         problems.append("rapidocr's config.yaml missing (the OCR engine could not start)")
+    for name in ("LICENSE", "share/bidstudio.desktop", "share/bidstudio-256.png"):
+        if not (BUNDLE / name).is_file():
+            problems.append(f"{name} missing from the bundle (package.add_release_files)")
+    if not list((BUNDLE / "source").glob("bidstudio-*-source.tar.gz")):
+        problems.append("the source archive (AGPL) is missing from source/")
+    if list(internal.glob("cv2")) or list(internal.glob("opencv*")):
+        problems.append("OpenCV was bundled although cv2_lite stands in for it")
     if not (internal / "docx" / "templates").is_dir():
         problems.append("python-docx templates missing (Word export would fail)")
     excluded = [m for m in ("QtQml", "QtQuick", "QtNetwork", "QtSql") if list(internal.glob(f"PySide6/{m}.*"))]
@@ -202,10 +301,80 @@ def ocr_check(timeout: float = 600.0) -> tuple[bool, str, float]:
     return True, details, wall
 
 
+def processes_running(program: Path) -> list[int]:
+    """Ids of processes whose program file is ``program`` (Linux /proc; empty elsewhere)."""
+    found = []
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return found
+    target = program.resolve()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if Path(os.readlink(entry / "exe")) == target:
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def model_check(timeout: float = 900.0) -> tuple[bool, str, float]:
+    """The frozen CLI asks the component's model one outline question offline; (ok, details, wall seconds)."""
+    exe = executable()
+    server = MODEL / ("llama-server.exe" if os.name == "nt" else "llama-server")
+    if not server.is_file():
+        return False, f"no model component at {MODEL} (python build_spec/model_component.py)", 0.0
+    prefix, how = offline_prefix()
+    sample = BUNDLE / "_internal" / "resources" / "samples" / "sample_tender.pdf"
+    with tempfile.TemporaryDirectory(prefix="bidstudio-model-") as tmp:
+        env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_CONFIG_DIR=str(Path(tmp) / "config"),
+                   BIDSTUDIO_DATA_DIR=str(Path(tmp) / "data"), BIDSTUDIO_CACHE_DIR=str(Path(tmp) / "cache"),
+                   BIDSTUDIO_MODEL_DIR=str(MODEL), HTTP_PROXY="http://127.0.0.1:9", HTTPS_PROXY="http://127.0.0.1:9")
+        journal = Path(tmp) / "journal"
+        cmd = [*prefix, str(exe), "cli", "outline", str(sample), "--local", "--max-calls", "1", "--no-review",
+               "--compact", "-o", str(Path(tmp) / "outline.json"), "--report", str(Path(tmp) / "report.json"),
+               "--journal", str(journal)]
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=tmp, check=False)
+        except subprocess.TimeoutExpired:
+            return False, f"timed out after {timeout:.0f} s", timeout
+        wall = time.monotonic() - t0
+        calls = []
+        if (journal / "llm_calls.jsonl").is_file():
+            calls = [json.loads(line) for line in (journal / "llm_calls.jsonl").read_text(encoding="utf-8").splitlines()
+                     if line.strip()]
+        answered = [c for c in calls if c.get("error") is None and (c.get("text") or "").strip()]
+        time.sleep(1.0)  # the guard polls twice a second
+        left = processes_running(server)
+        details = (f"{how}; bidstudio cli outline sample_tender.pdf --local --max-calls 1: exit code {proc.returncode}; "
+                   f"model calls {len(calls)}, answered {len(answered)}")
+        if answered:
+            details += f"; first answer ({answered[0].get('usage', {}).get('completion_tokens')} tokens, " \
+                       f"{answered[0].get('latency_s')} s): {answered[0]['text'][:120]!r}"
+        log = Path(tmp) / "data" / "embedded-server.log"
+        server_log = log.read_text(encoding="utf-8", errors="replace")[-1500:] if log.is_file() else ""
+        problems = []
+        if proc.returncode != 0:
+            problems.append(proc.stderr[-2000:])
+        if not answered:
+            problems.append("no model call was answered")
+        if left:
+            problems.append(f"server processes left running: {left}")
+            for pid in left:
+                os.kill(pid, 9)
+        details += f"; server processes left afterwards: {len(left)}"
+        if problems:
+            return False, details + "\n" + "\n".join(problems) + "\n" + server_log, wall
+    return True, details, wall
+
+
 def main() -> int:
     """Build (unless ``--no-build``), check, print figures; 0 when all passed."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-build", action="store_true", help="check an existing dist/bidstudio only")
+    parser.add_argument("--model", action="store_true", help="also run the built-in model from dist/bidstudio-model")
     args = parser.parse_args()
 
     build_s = None if args.no_build else build()
@@ -221,6 +390,7 @@ def main() -> int:
             and "技术评分表" in worker.group(0)):
         self_ok = False
     ocr_ok, ocr_output, ocr_wall = ocr_check()
+    model_ok, model_output, model_wall = model_check() if args.model else (True, "", 0.0)
     size = folder_size(BUNDLE) if BUNDLE.is_dir() else 0
     files = sum(1 for p in BUNDLE.rglob("*") if p.is_file()) if BUNDLE.is_dir() else 0
 
@@ -229,8 +399,15 @@ def main() -> int:
         print(f"build time:       {build_s:.0f} s")
     print(f"bundle:           {BUNDLE}")
     print(f"bundle size:      {size / 1024 / 1024:.1f} MiB in {files} files")
+    print("  by part:")
+    for name, part_bytes, part_files in part_sizes(BUNDLE) if BUNDLE.is_dir() else []:
+        print(f"  {part_bytes / 1024 / 1024:8.1f} MiB  {part_files:5d} files  {name}")
+    print("  largest entries:")
     for part_size, name in largest_parts(BUNDLE) if BUNDLE.is_dir() else []:
         print(f"  {part_size / 1024 / 1024:8.1f} MiB  {name}")
+    if MODEL.is_dir():
+        model_size = folder_size(MODEL)
+        print(f"model component:  {MODEL} {model_size / 1024 / 1024:.1f} MiB")
     m = re.search(r"visible_at=([\d.]+) started_at=([\d.]+)", output)
     if m:
         print(f"start to visible: {float(m.group(1)) - float(m.group(2)):.2f} s (inside the app); "
@@ -247,11 +424,15 @@ def main() -> int:
     print(f"OCR check:        {'OK' if ocr_ok else 'FAILED'} (generated scanned scoring page read by the bundled "
           f"CLI) in {ocr_wall:.1f} s")
     print(f"                  {ocr_output}")
+    if args.model:
+        print(f"model check:      {'OK' if model_ok else 'FAILED'} (built-in model, offline, one outline question) "
+              f"in {model_wall:.1f} s")
+        print(f"                  {model_output}")
     for p in problems:
         print(f"resource check:   FAILED: {p}")
     if not problems:
         print("resource check:   OK")
-    return 0 if ok and self_ok and ocr_ok and not problems else 1
+    return 0 if ok and self_ok and ocr_ok and model_ok and not problems else 1
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from tests.openai_server import OpenAIServer, Reply
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--model_alias", default="standin")
+    parser.add_argument("--model_alias", "--alias", default="standin")  # llama-cpp-python, llama-server
     parser.add_argument("--reply", default="好")
     parser.add_argument("--die-after", type=float, default=0.0)
     parser.add_argument("--ready-after", type=float, default=0.0)

@@ -84,6 +84,9 @@ class OcrEngine:
             raise OcrUnavailableError(
                 "文字识别（OCR）组件未安装或模型文件缺失，请重新安装 BidStudio（需要 rapidocr 和 onnxruntime）"
             )
+        from app.documents.ocr import cv2_lite
+
+        cv2_lite.install()  # the packaged app leaves OpenCV out: numpy/Pillow stand in for it
         from rapidocr import RapidOCR
 
         det, rec, cls = models

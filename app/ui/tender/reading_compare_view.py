@@ -24,7 +24,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.analysis import CATEGORY_ZH, Analysis, ScoringGroup
-from app.pipeline.analysis.reading_compare import compare
 
 _DIFF = QColor("#ffcdd2")  # not in the other reading as it is here
 _FAILED = QColor("#ffe0b2")  # a model row code could not find in the text with its points
@@ -33,6 +32,8 @@ HEADERS = ("评分项", "分值", "类别")
 
 def differing(code: list[ScoringGroup], model: list[ScoringGroup]) -> tuple[set[int], set[int]]:
     """Rows of each reading the other does not have with the same name, points and category."""
+    from app.pipeline.analysis.reading_compare import compare  # loaded with the first second reading
+
     result = compare(code, model)
     paired_code = {i for i, _ in result.pairs}
     paired_model = {j for _, js in result.pairs for j in js}
