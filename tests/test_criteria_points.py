@@ -121,6 +121,9 @@ def test_every_heading_produced_is_in_heading_form() -> None:
     # lists after colons, however the sentence goes on
     ("方案内容包括但不限于：测试方法、测试工具、测试流程、报告编制等，从以下两个方面评价：安全措施、风险控制。",
      [("测试方法", []), ("测试工具", []), ("测试流程", []), ("报告编制", []), ("安全措施", []), ("风险控制", [])]),
+    # what the grade asks the bidder to have
+    ("在本市范围内有维修服务站的并提供租赁合同证明，得5分；在本市附近有维修服务站的，得2分；没有的不得分。",
+     [("维修服务站", [])]),
     # the bidder's voice goes, what it provides stays, with the parts 包括 names
     ("应答人提供技术方案，包括测试方法、测试工具、测试流程等，方案完整可行的得10分。",
      [("技术方案", ["测试方法", "测试工具", "测试流程"])]),

@@ -14,7 +14,7 @@ from app.documents.forms.fill import FillInput, fill_forms
 from app.documents.forms.finder import find_forms
 from app.export.forms.copies import CertificateCopy
 from app.export.forms.runs import replace_span
-from app.export.forms.volume import FormsVolumeOptions, export_forms_volume, place_before
+from app.export.forms.volume import FormsVolumeOptions, export_forms_volume
 from app.export.options import ExportError
 from app.library.forms_facts import company_values_from, list_rows_from
 from tests.forms_fixtures import COMPANY, sample_facts
@@ -106,17 +106,6 @@ def test_office_template_gives_the_styles(tmp_path: Path) -> None:
                                 template=str(tmp_path / "office.docx"))
     assert doc.paragraphs[0].text == "某市图书馆物业管理服务项目" and doc.paragraphs[1].text == COMPANY["name"]
     assert doc.styles["Heading 1"].font.size == docx.shared.Pt(22)
-
-
-def test_one_file_with_the_technical_part_after(tmp_path: Path) -> None:
-    _r, _f, report, _doc = _volume(docx_tender(tmp_path / "t.docx"), tmp_path / "商务.docx")
-    technical = docx.Document()
-    technical.add_paragraph("第一章 服务方案", style="Heading 1")
-    technical.add_paragraph("技术部分正文。")
-    technical.save(str(tmp_path / "技术.docx"))
-    merged = docx.Document(str(place_before(report.path, tmp_path / "技术.docx", tmp_path / "投标文件.docx")))
-    texts = [p.text for p in merged.paragraphs]
-    assert texts.index("技术部分正文。") > texts.index("一、投标函")
 
 
 def test_no_forms_is_a_clear_error(tmp_path: Path) -> None:

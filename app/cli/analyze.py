@@ -14,8 +14,11 @@ from app.cli.common import (
     EXIT_MODEL,
     EXIT_OK,
     EXIT_UNREADABLE,
+    EXIT_USAGE,
+    add_lot_argument,
     add_tender_arguments,
     check_output_path,
+    chosen_lot,
     ingest,
     ocr_off_hint,
     ocr_option,
@@ -119,6 +122,11 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     check_output_path(args.output, "--output", inputs=[args.tender])
     doc, scoring, sections = ingest(args.tender, password=password, max_bytes=max_bytes,
                                     ocr=ocr_option(args))
+    lot = chosen_lot(args, doc, scoring)
+    if isinstance(lot, str):
+        print(lot, file=sys.stderr)
+        return EXIT_USAGE
+    scoring = lot
     if getattr(args, "breakdown", False):
         from app.cli.breakdown import breakdown_report
 
@@ -150,6 +158,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``analyze`` to the CLI."""
     p = sub.add_parser("analyze", help="读取招标文件：诊断、定位章节、解析评分表")
     add_tender_arguments(p)
+    add_lot_argument(p)
     p.add_argument("--json", action="store_true", help="以 JSON 输出")
     p.add_argument("--output", "-o", metavar="PATH", help="把 JSON 结果写入文件")
     from app.cli.breakdown import add_breakdown_arguments

@@ -248,3 +248,30 @@ def write_json(data: dict[str, Any], output: str | None) -> None:
         atomic_write_text(Path(output), text + "\n")
     except AtomicWriteError as exc:
         raise CliOutputError(exc.message_zh) from exc
+
+
+def add_lot_argument(parser: argparse.ArgumentParser) -> None:
+    """``--lot NAME``: which lot's scheme to read when a tender scores its lots (包/标段) apart."""
+    parser.add_argument("--lot", metavar="NAME",
+                        help="各包（标段）分别评分时，使用哪个包的评分表，如“B包”“第2标段”（默认第一个包）")
+
+
+def _lot_key(name: str) -> str:
+    return "".join(ch for ch in name if not ch.isspace() and ch not in "第包标段号:：")
+
+
+def chosen_lot(args: argparse.Namespace, doc: TenderDocument, scoring: ScoringResult) -> ScoringResult | str:
+    """The reading of the lot ``--lot`` names ("B包", "B", "第2标段"), ``scoring`` without ``--lot``, or the
+    Chinese reason the name fits no lot."""
+    name = str(getattr(args, "lot", "") or "").strip()
+    if not name:
+        return scoring
+    if not scoring.lots:
+        return f"--lot：本招标文件没有各包分别评分，不能选择“{name}”"
+    keys = [_lot_key(lot.name) for lot in scoring.lots]
+    if _lot_key(name) not in keys:
+        return f"--lot：没有“{name}”；本招标文件分别评分的包：{'、'.join(lot.name for lot in scoring.lots)}"
+    from app.documents.scoring.table import select_lot
+
+    index = keys.index(_lot_key(name))
+    return scoring if index == scoring.lot else select_lot(doc, scoring, index)

@@ -25,12 +25,15 @@ from app.cli.common import (
     EXIT_MODEL,
     EXIT_OK,
     EXIT_UNREADABLE,
+    EXIT_USAGE,
     CliOutputError,
     CliUsageError,
+    add_lot_argument,
     add_tender_arguments,
     bounded_number,
     check_distinct_outputs,
     check_output_path,
+    chosen_lot,
     ingest,
     ocr_off_hint,
     ocr_option,
@@ -282,6 +285,11 @@ def cmd_outline(args: argparse.Namespace) -> int:
         _failure_report(args, started, "ingest", "unreadable", f"无法读取招标文件：{msg}{ocr_off_hint(args)}",
                         "no_readable_text", EXIT_UNREADABLE)
         return EXIT_UNREADABLE
+    lot = chosen_lot(args, doc, scoring)
+    if isinstance(lot, str):
+        _failure_report(args, started, "options", "usage", lot, "unknown_lot", EXIT_USAGE)
+        return EXIT_USAGE
+    scoring = lot
     where = _Stage()
     import asyncio
 
@@ -372,6 +380,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("outline", help="用模型生成技术标三级目录")
     add_tender_arguments(p)
     p.add_argument("--mode", choices=["free", "aligned"], default="aligned", help="free 自由模式；aligned 与评分项一一对应")
+    add_lot_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="PATH", help="目录 JSON 输出文件")
     p.add_argument("--docx", metavar="PATH", help="同时导出 Word 文件")
     p.add_argument("--report", metavar="PATH", help="运行报告 JSON 文件")

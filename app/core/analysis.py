@@ -62,6 +62,7 @@ class ScoringGroup(BaseModel):
     decided_by: DecidedBy = Field(default="code", description="类别/取舍由谁决定：程序、模型或用户")
     doubt: str = Field(default="", description="程序未能确认这一项的原因（空为无疑问）")
     weighted: bool = Field(default=False, description="分值是权重（百分制打分后乘以权重），按分值计")
+    raw_points: float | None = Field(default=None, description="表中印的分值（该部分百分制打分、按权重计入总分时）")
 
 
 class ScoringTableInfo(BaseModel):
@@ -118,6 +119,28 @@ class SecondReading(BaseModel):
         return self.credible and not self.agrees
 
 
+class ScoringLotInfo(BaseModel):
+    """One lot's (包/标段) own scheme, when the tender scores its lots apart.
+
+    ``tables`` are the lot's tables as code read and checked them (``used``); ``groups`` its items as
+    last shown — the user's edits stay with the lot when another one is chosen. ``confirmed``, ``doubt``,
+    ``user_confirmed`` and ``second_reading`` are this lot's verdict, as the analysis' fields are the
+    chosen lot's.
+    """
+
+    model_config = ConfigDict(extra="ignore")
+
+    name: str = Field(description="包/标段名称，如“A包”“第1-11包”")
+    pages: list[int] = Field(default_factory=list)
+    total: float = 0.0
+    tables: list[ScoringTableInfo] = Field(default_factory=list, description="该包的评分表（程序读取）")
+    groups: list[ScoringGroup] = Field(default_factory=list, description="该包的评分项（含用户修改）")
+    confirmed: bool = False
+    doubt: str = ""
+    user_confirmed: bool = False
+    second_reading: SecondReading | None = None
+
+
 class RequirementHeading(BaseModel):
     """A sub-heading of the tender's requirements chapter (采购需求…), a source of grounded headings."""
 
@@ -167,6 +190,14 @@ class Analysis(BaseModel):
     scoring_stated_parts: dict[str, float] = Field(default_factory=dict, description="正文规定的各部分分值")
     #: The model's independent reading of the same pages (None: no model, or it was not asked).
     second_reading: SecondReading | None = Field(default=None, description="模型对评分表的独立读取")
+    #: Lots scored apart: one scheme each (empty for a single scheme); ``groups`` etc. are lot ``scoring_lot``'s.
+    scoring_lots: list[ScoringLotInfo] = Field(default_factory=list, description="各包（标段）分别的评分表")
+    scoring_lot: int = Field(default=0, ge=0, description="正在使用的包（scoring_lots 的序号）")
+
+    @property
+    def lot_name(self) -> str:
+        """The name of the lot the items are ("" without lots)."""
+        return self.scoring_lots[self.scoring_lot].name if 0 <= self.scoring_lot < len(self.scoring_lots) else ""
 
     @property
     def needs_scoring_confirmation(self) -> bool:

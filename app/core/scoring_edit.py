@@ -3,7 +3,7 @@
 Each returns a new :class:`Analysis` (the UI wraps old and new in one undo command): use
 another candidate table (besides, or instead of, those in use), take code's or the model's
 reading when the two differ, confirm the items, move items to another category, mark items
-as (not) chapters. :func:`scoring_checks` recomputes the sums the view shows — the total
+as (not) chapters, score by another lot's scheme. :func:`scoring_checks` recomputes the sums the view shows — the total
 against 100 (or the stated totals) and each category against what the tender states for it —
 and :func:`explaining_rows` names the rows whose category explains a part's wrong sum.
 """
@@ -19,6 +19,7 @@ from app.core.analysis import (
     Analysis,
     ScoringCategory,
     ScoringGroup,
+    ScoringLotInfo,
     ScoringTableInfo,
     renumber_groups,
 )
@@ -84,6 +85,37 @@ def _with_tables(analysis: Analysis, tables: list[ScoringTableInfo]) -> Analysis
         update |= {"scoring_confirmed": False, "scoring_user_confirmed": False,
                    "scoring_doubt": "已改选评分表，程序的核对不再适用；请核对评分项、分值和类别后确认"}
     return analysis.model_copy(update=update)
+
+
+def with_lot_saved(analysis: Analysis) -> list[ScoringLotInfo]:
+    """The lots with the chosen one's items and verdict as they are now (the user's edits kept with it)."""
+    lots = list(analysis.scoring_lots)
+    k = analysis.scoring_lot
+    if 0 <= k < len(lots):
+        lots[k] = lots[k].model_copy(update={
+            "groups": list(analysis.groups), "confirmed": analysis.scoring_confirmed, "doubt": analysis.scoring_doubt,
+            "user_confirmed": analysis.scoring_user_confirmed, "second_reading": analysis.second_reading,
+            "tables": [t for t in analysis.scoring_tables if t.used] or lots[k].tables})
+    return lots
+
+
+def choose_lot(analysis: Analysis, index: int) -> Analysis:
+    """Score the bid by another lot's scheme: its tables, its items (as the user last left them) and its verdict
+    replace the chosen lot's, which keeps its own for when it is chosen again."""
+    if not 0 <= index < len(analysis.scoring_lots) or index == analysis.scoring_lot:
+        return analysis
+    lots = with_lot_saved(analysis)
+    lot = lots[index]
+    keys = {t.key for t in lot.tables}
+    tables = [t.model_copy(update={"used": True}) for t in lot.tables]
+    tables += [t.model_copy(update={"used": False}) for t in analysis.scoring_tables if t.key not in keys]
+    tables.sort(key=lambda t: (t.pages[0] if t.pages else 0, t.key))
+    groups = lot.groups or [g.model_copy(deep=True) for t in lot.tables for g in t.groups]
+    return analysis.model_copy(update={
+        "scoring_lots": lots, "scoring_lot": index, "scoring_tables": tables, "groups": renumber_groups(groups),
+        "scoring_confirmed": lot.confirmed, "scoring_doubt": lot.doubt, "scoring_user_confirmed": lot.user_confirmed,
+        "second_reading": lot.second_reading,
+    })
 
 
 def user_edited(analysis: Analysis) -> bool:

@@ -13,7 +13,9 @@ model) and its forms are paired in order with the labelled titles:
   table of 业绩/人员/证书/设备) that get a value; the other blanks are the user's answers (price,
   date, deviations, remarks, questions code cannot tell) and are counted apart.
 
-Prints one block per tender and the totals; importable (:func:`evaluate`).
+Prints one block per tender and the totals — for all labels, for the development set (the labels
+the rules were written against) and for the check set (``"set": "check"``: tenders labelled afterwards,
+of kinds the first labels did not cover); importable (:func:`evaluate`).
 """
 
 from __future__ import annotations
@@ -75,15 +77,31 @@ class Verdict:
 
 
 def pair(labelled: list[str], found: list[str]) -> tuple[int, list[str], list[str]]:
-    """Greedy pairing in reading order: (matched, missed labels, invented finds)."""
+    """Pairing in reading order (both lists follow the document): the most pairs of the same name that
+    keep their order, an exact name preferred: (matched, missed labels, invented finds)."""
+    n, m = len(labelled), len(found)
+    score = [[0.0] * (m + 1) for _ in range(n + 1)]
+    for i in range(n - 1, -1, -1):
+        for k in range(m - 1, -1, -1):
+            best = max(score[i + 1][k], score[i][k + 1])
+            if same(labelled[i], found[k]):
+                exact = 0.001 if norm(labelled[i]) == norm(found[k]) else 0.0
+                best = max(best, 1 + exact + score[i + 1][k + 1])
+            score[i][k] = best
     used: set[int] = set()
     missed = []
-    for title in labelled:
-        hit = next((k for k, f in enumerate(found) if k not in used and same(title, f)), None)
-        if hit is None:
-            missed.append(title)
+    i = k = 0
+    while i < n:
+        if k < m and same(labelled[i], found[k]) and abs(
+                score[i][k] - (1 + (0.001 if norm(labelled[i]) == norm(found[k]) else 0.0) + score[i + 1][k + 1])) < 1e-9:
+            used.add(k)
+            i += 1
+            k += 1
+        elif k < m and abs(score[i][k] - score[i][k + 1]) < 1e-9:
+            k += 1
         else:
-            used.add(hit)
+            missed.append(labelled[i])
+            i += 1
     invented = [f for k, f in enumerate(found) if k not in used]
     return len(labelled) - len(missed), missed, invented
 
@@ -116,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args.folder)
     labels = {k: v for k, v in json.loads(LABELS.read_text(encoding="utf-8")).items() if not k.startswith("_")}
     only = {n for n in args.only.split(",") if n}
-    totals = Verdict("total", [], [])
+    totals: dict[str, Verdict] = {}
     for name, label in labels.items():
         if only and name not in only:
             continue
@@ -133,21 +151,27 @@ def main(argv: list[str] | None = None) -> int:
             print(f"    missed:   {m}")
         for i in v.invented:
             print(f"    invented: {i}")
-        totals.labelled += v.labelled
-        totals.matched += v.matched
-        totals.invented += v.invented
-        totals.blanks += v.blanks
-        totals.known += v.known
-        totals.fillable += v.fillable
-        totals.filled += v.filled
-        totals.answers += v.answers
-    n = len(totals.labelled)
-    share = totals.matched / n if n else 0.0
-    print(f"\nTOTAL: {totals.matched}/{n} labelled forms found ({share:.1%}), {len(totals.invented)} invented, "
-          f"{totals.blanks} blanks ({totals.known} with a known field)")
-    if totals.fillable:
-        print(f"fact blanks filled from the sample 企业资料 and the tender: {totals.filled}/{totals.fillable} "
-              f"({totals.filled / totals.fillable:.1%}); {totals.answers} blanks are the user's answers "
+        for key in ("all", label.get("set", "dev")):
+            t = totals.setdefault(key, Verdict(key, [], []))
+            t.labelled += v.labelled
+            t.matched += v.matched
+            t.invented += v.invented
+            t.blanks += v.blanks
+            t.known += v.known
+            t.fillable += v.fillable
+            t.filled += v.filled
+            t.answers += v.answers
+    print()
+    for key, t in totals.items():
+        n = len(t.labelled)
+        share = t.matched / n if n else 0.0
+        title = {"all": "TOTAL", "dev": "development set", "check": "check set (labelled after the rules)"}.get(key, key)
+        print(f"{title}: {t.matched}/{n} labelled forms found ({share:.1%}), {len(t.invented)} invented, "
+              f"{t.blanks} blanks ({t.known} with a known field)")
+    t = totals.get("all")
+    if t is not None and t.fillable:
+        print(f"fact blanks filled from the sample 企业资料 and the tender: {t.filled}/{t.fillable} "
+              f"({t.filled / t.fillable:.1%}); {t.answers} blanks are the user's answers "
               "(price, date, deviations, remarks, unclear)")
     return 0
 

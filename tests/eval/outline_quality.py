@@ -301,6 +301,8 @@ _JUDGING = "科学|合理|完善|完整|详细|详实|可行|全面|先进|有�
 _STACKED = re.compile(rf"^(?:{_JUDGING})(?:{_JUDGING})|^[\u4e00-\u9fff]{{1,4}}性(?:强|好|高|佳)(?=[\u4e00-\u9fff]{{2}})")
 _DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|投标文件中|注明|须提供|需提供|要求提供|予以证明")
 _ROLE_VERB = re.compile(r"(?:应答人|投标人|供应商|响应人|投标单位|磋商供应商|我方|我公司)(?:提供|应|需|须|必须|要|拟|能|负责|具有|具备)")
+_TIER_WORD = re.compile(r"(?<!比)较(?:为)?[\u4e00-\u9fff]|一般$|不够|欠缺")
+_SPEC = re.compile(r"可(?:设置|实现|支持|配置|调节|选择)|支持[\u4e00-\u9fff]{4,}$")
 
 
 def reads_as_fragment(title: str) -> str | None:
@@ -309,7 +311,8 @@ def reads_as_fragment(title: str) -> str | None:
     if t.count("（") + t.count("(") != t.count("）") + t.count(")"):
         return f"“{t}”括号不成对，是截断的片段"
     for pattern, what in ((_CONNECTIVE, "连接词开头"), (_CUT_SUFFIX, "以词尾开头"), (_STACKED, "评价形容词堆在名词前"),
-                          (_DOCUMENT, "是关于证明材料的要求"), (_ROLE_VERB, "写的是投标人要做什么")):
+                          (_DOCUMENT, "是关于证明材料的要求"), (_ROLE_VERB, "写的是投标人要做什么"),
+                          (_TIER_WORD, "是评分档次的用语"), (_SPEC, "是一句产品参数")):
         m = pattern.search(t)
         if m:
             return f"“{t}”{what}（{m.group()}）"

@@ -121,6 +121,37 @@ async def test_export_from_the_file_menu_and_the_checks(window: MainWindow, qtbo
     assert "投标文件组成" in rules and "暗标" not in rules
 
 
+async def test_export_as_one_file_before_the_technical_part(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
+    from tests.export_sample import sample_chapters
+
+    await _open(window, tmp_path)
+    window.controller.outline.replace(sample_chapters())  # the technical part as drafted
+    target = tmp_path / "投标文件.docx"
+
+    async def answer() -> None:
+        from app.ui.forms.export_flow import FormsExportDialog
+
+        await wait_for(lambda: any(isinstance(w, FormsExportDialog) and w.isVisible() for w in window.findChildren(
+            FormsExportDialog)))
+        dialog = next(w for w in window.findChildren(FormsExportDialog) if w.isVisible())
+        dialog.path_edit.setText(str(target))
+        from PySide6.QtCore import QPoint
+
+        # 与技术部分合为一个文件（商务部分在前）: a click on its round indicator
+        qtbot.mouseClick(dialog.before, Qt.MouseButton.LeftButton, pos=QPoint(8, dialog.before.height() // 2))
+        assert dialog.before.isChecked()
+        qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
+
+    answering = asyncio.ensure_future(answer())
+    _menu_action(window, "文件", "exportFormsAction").trigger()
+    await answering
+    await wait_for(lambda: "商务标已导出" in window.statusBar().currentMessage(), timeout=120)
+    doc = docx.Document(str(target))
+    texts = [p.text for p in doc.paragraphs]
+    assert texts.index("目  录（商务部分）") < texts.index("一、投标函") < texts.index("目  录（技术部分）")
+    assert len(doc.sections) == 4 and window.forms.board.state.export.placement == "before_technical"
+
+
 async def test_what_the_user_typed_is_saved_with_the_project(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
     host = await _open(window, tmp_path)
     host.panel.price.edits["date"].setText("2026-06-30")
@@ -131,18 +162,21 @@ async def test_what_the_user_typed_is_saved_with_the_project(window: MainWindow,
     assert load_project(path).bid_forms is not None and load_project(path).bid_forms.values["date"] == "2026-06-30"
 
 
-async def test_the_facts_template_names_every_column_and_reads_back(window: MainWindow, qtbot: Any, tmp_path: Path,
-                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_facts_template_names_every_column_and_reads_back(window: MainWindow, qtbot: Any, tmp_path: Path) -> None:
     from openpyxl import load_workbook
+    from PySide6.QtWidgets import QFileDialog
 
     from app.library.facts import COLUMNS, KIND_LABELS, read_facts_xlsx
-    from app.ui.library import facts_panel
 
     target = tmp_path / "模板.xlsx"
-    monkeypatch.setattr(facts_panel.QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     facts = window.library.facts
-    qtbot.mouseClick(facts.template_button, Qt.MouseButton.LeftButton)
-    assert target.exists() and "已保存企业资料模板" in facts.status.text()
+    qtbot.mouseClick(facts.template_button, Qt.MouseButton.LeftButton)  # a save dialog, not blocking the window
+    await wait_for(lambda: any(d.isVisible() for d in facts.findChildren(QFileDialog)))
+    chooser = next(d for d in facts.findChildren(QFileDialog) if d.isVisible())
+    chooser.selectFile(str(target))
+    chooser.accept()
+    await wait_for(target.exists)
+    assert "已保存企业资料模板" in facts.status.text()
     wb = load_workbook(str(target))
     for kind, fields in COLUMNS.items():
         header = [c.value for c in wb[KIND_LABELS[kind]][1]]

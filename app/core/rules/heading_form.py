@@ -50,6 +50,7 @@ _LEAD_NUMBER = re.compile(
 )
 _LIST_MARK = re.compile(r"^(?:[①-⑳]|\d{1,2}[、.．]|[（(]\d{1,2}[)）])")
 _SENTENCE_WORDS = re.compile(r"并(?:进行|能|且|对)|进行|以便|从而|确保|使得|能够|[需须应]提供|需具备|需出具|须具备"
+                             r"|可(?:设置|实现|支持|配置|调节|选择|满足|达到)"
                              r"|(?:阐述|论述|描述|说明)(?:对|了|其|本|该)")
 #: Predicates of a requirement ("项目经理具有中级以上职称"): a heading names the part, it does not state it.
 _PREDICATE = re.compile(r"具有|具备|持有|不少于|不低于|不超过")
@@ -70,7 +71,7 @@ HEADING_NOUNS = (
     "理解", "特点", "难点", "重点", "条件", "需求", "人员", "岗位", "职称", "证书", "技能", "礼仪", "知识", "手段",
     "工艺", "材料", "性能", "指标", "参数", "结构", "功能", "接口", "模式", "思路", "策略", "路线", "步骤", "阶段",
     "进度", "工期", "时效", "响应", "机构", "情况", "业绩", "案例", "资料", "文件", "数据", "信息", "水平", "素质",
-    "负责人", "经理", "主管", "专员", "反馈", "回访", "投诉", "激励", "考勤", "招聘", "率", "性", "度", "化",
+    "负责人", "经理", "主管", "专员", "反馈", "回访", "投诉", "激励", "考勤", "招聘", "支持", "规程", "储备", "率", "性", "度", "化",
 )
 
 
@@ -213,7 +214,8 @@ _CUT_START = re.compile(r"^性(?![能质别价格向])(?=[\u4e00-\u9fff])")
 JUDGING_WORDS = ("科学|合理|完善|完整|详细|详实|详尽|可行|全面|先进|有效|切实|规范|具体|清晰|严密|周密|细致|充分|准确|高效|完备|可靠|"
                  "稳定|优良|良好|明确|突出|新颖|独特")
 _STACKED = re.compile(rf"^(?:{JUDGING_WORDS})(?:{JUDGING_WORDS})+的?(?=[\u4e00-\u9fff]{{2}})"
-                      r"|^[\u4e00-\u9fff]{1,4}性(?:强|好|高|佳|足)的?(?=[\u4e00-\u9fff]{2})")
+                      r"|^[\u4e00-\u9fff]{1,4}性(?:强|好|高|佳|足)的?(?=[\u4e00-\u9fff]{2})"
+                      rf"|(?<!比)较(?:为)?(?:{JUDGING_WORDS}|符合|好|强|多|少|差|简单)|(?:方案|措施|计划|制度|体系|内容)较")
 #: What a criterion says about the documents to hand in ("以上资料均要求提供扫描件加盖公章", "注明证明材料在投标文件中的位置").
 _DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|证明文件|投标文件中|响应文件中|注明|须提供|需提供|要求提供|予以证明|佐证")
 #: The bidder named with what it must do ("应答人提供技术方案"): the criteria's voice, not a part of the bid.
@@ -239,8 +241,8 @@ def bracket_problem(title: str) -> str | None:
 def judging_problem(title: str) -> str | None:
     """Why ``title`` is the criteria's judgement put before a noun ("科学合理技术措施", "可执行性强售后保障"), or None."""
     t = re.sub(r"\s+", "", bare_title(title))
-    m = _STACKED.match(t)
-    return f"“{t}”以评价用语“{m.group()}”开头，是评分标准的谓语而不是标题" if m else None
+    m = _STACKED.search(t)
+    return f"“{t}”含有评价用语“{m.group()}”，是评分标准的谓语而不是标题" if m else None
 
 
 def document_problem(title: str) -> str | None:

@@ -148,6 +148,7 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         "fragment", "a piece of a sentence: lead words, trailing particles or verbs, predicates, grading words, "
         "a criteria clause copied whole", _fragment,
         refuse=_ex(["如拣货", "与服务质量承诺", "数量大", "专业性强", "提供", "安装方案是否详实", "项目风险分析及应对措施及时性",
+                    "延时启动配置可设置模块启动延时",
                     "措施建设", "计划明确实施安排", "项目经理具有中级以上职称", "质量保证措施得3分",
                     "项目技术人员相关职称或证", "项目技术设计方案的成熟性", "安装方案是否详实施安排",
                     Example("服务人员配置合理且经验丰富", criteria="服务人员配置合理且经验丰富，得5分")]),
@@ -177,9 +178,10 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     ),
     HeadingRule(
         "judging_words", "the criteria's judgement put before a noun (科学合理技术措施, 可执行性强售后保障)", _judging,
-        refuse=_ex(["科学合理技术措施", "可执行性强售后保障", "完整可行的实施方案", "针对性强培训计划", "详细具体工作计划"]),
+        refuse=_ex(["科学合理技术措施", "可执行性强售后保障", "完整可行的实施方案", "针对性强培训计划", "详细具体工作计划",
+                    "应急服务方案较服务安排", "表述较清晰"]),
         accept=_ex(["详细设计", "科学管理", "合理化建议", "全面质量管理", "具体实施方案", "规范化管理", "先进技术应用",
-                    "完善服务体系", "稳定性保障", "可靠性设计", "安全性要求"]),
+                    "完善服务体系", "稳定性保障", "可靠性设计", "安全性要求", "方案比较分析", "比较优势"]),
     ),
     HeadingRule(
         "document_instruction", "what the criteria say about documents to hand in (扫描件, 加盖公章, 注明…位置)", _document,

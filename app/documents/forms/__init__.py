@@ -6,9 +6,9 @@ ordered forms with their text, tables and blanks); ``fill.fill_forms(reading, Fi
 (project name and number, buyer, agency with their ✓/待确认 state).
 
 Inside: ``flow`` (a DOCX body with its underlined runs), ``flow_pages`` and ``pdf_lines`` (a PDF's
-chapter pages read line by line with gaps, rules and ruled tables), ``chapter`` (where the
-format chapter is), ``titles`` and ``hierarchy`` (which lines open forms), ``blanks`` and
-``fields`` (every blank and what it asks for).
+chapter pages read line by line with gaps, rules, ruled tables, running headers left out),
+``chapter`` (where the format chapter is), ``titles``, ``numbering`` and ``hierarchy`` (which lines
+open forms), ``blanks`` and ``fields`` (every blank and what it asks for).
 
 Imports: ``app.core`` and ``app.documents``.
 """

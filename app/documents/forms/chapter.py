@@ -11,6 +11,7 @@ mention in the instructions (``按第六章投标文件格式编写``) never win
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from app.documents.forms.flow import FlowItem, FlowParagraph
@@ -76,6 +77,18 @@ def is_format_heading(text: str) -> bool:
     return not re.match(r"^\d+(?:\.\d+)+", body)
 
 
+#: The title of a buyer's document (招标文件, 采购文件 …): a new document starts, the bidder's formats end.
+_TENDER_TITLE = re.compile(r"(?:招标|采购|磋商|谈判|询价|比选|竞价|遴选)文件(?:[（(][^（）()]{0,12}[)）])?$")
+
+
+def is_tender_title(it: FlowParagraph) -> bool:
+    """A short centred or heading line naming a buyer's document (``…公开招标文件（2.0版）``): where a
+    format chapter ends when another document (a 专用文件 bound after it) starts."""
+    t = _compact(it.text)
+    return (bool(it.heading_level) or it.align == "center") and 4 <= len(t) <= 40 and bool(_TENDER_TITLE.search(t)) \
+        and not re.search(r"[，,。；;：:]", t) and not _NOT_HEADING_START.match(t)
+
+
 def _unit(text: str) -> str | None:
     m = _CHAPTER.match(_compact(text))
     return m.group("unit") if m else None
@@ -87,6 +100,9 @@ def chapter_spans(flow: list[FlowItem]) -> list[ChapterSpan]:
     chapters = [(i, _unit(it.text)) for i, it in enumerate(flow)
                 if isinstance(it, FlowParagraph) and _unit(it.text) and len(_compact(it.text)) <= 40
                 and not is_toc_line(it.text)]
+    seen = Counter(_compact(it.text) for it in flow if isinstance(it, FlowParagraph))
+    tender_titles = [i for i, it in enumerate(flow) if isinstance(it, FlowParagraph) and is_tender_title(it)
+                     and seen[_compact(it.text)] <= 2]  # a running page header repeats on every page
     spans = []
     for i, it in heads:
         unit = _unit(it.text)
@@ -95,6 +111,7 @@ def chapter_spans(flow: list[FlowItem]) -> list[ChapterSpan]:
             if j > i and (u == unit or unit is None):
                 end = j
                 break
+        end = min([end, *(j for j in tender_titles if j > i)])
         spans.append(ChapterSpan(i, end, _compact(it.text) if len(_compact(it.text)) < 40 else it.text.strip(),
                                  heading_rank(it.text)))
     return spans

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +22,7 @@ from app.documents.forms.chapter import ChapterSpan, chapter_spans, is_toc_line
 from app.documents.forms.flow import FlowItem, FlowParagraph, FlowTable, docx_flow
 from app.documents.forms.flow_pages import document_flow
 from app.documents.forms.hierarchy import contents_lines, keep_forms
+from app.documents.forms.numbering import style_rank
 from app.documents.forms.titles import (
     _NUMBER,
     FORM_END,
@@ -29,6 +31,7 @@ from app.documents.forms.titles import (
     compact,
     form_kind,
     parse_title,
+    repeats,
     same_name,
 )
 
@@ -43,28 +46,91 @@ def _styled(p: FlowParagraph) -> bool:
     return bool(p.heading_level) or p.align == "center" or p.bold
 
 
+_BARE_NUMBER = re.compile(r"(?P<num>(?:附件|格式|附表)\s*[-－]?\s*(?:\d+(?:[-－.．]\d+)*|[一二三四五六七八九十]{1,3})\s*[:：]?)"
+                          r"(?:[（(](?P<note>[^（）()]{1,30})[)）])?")
+
+
+def _line(flow: list[FlowItem], i: int, hi: int) -> FlowParagraph | None:
+    it = flow[i] if i < hi else None
+    return it if isinstance(it, FlowParagraph) else None
+
+
+def _split_title(flow: list[FlowItem], i: int, hi: int, number: str = "") -> Title | None:
+    """A title printed over two lines (``财务状况及税收、社会保障资金`` / ``缴纳情况声明函``): two short lines
+    set the same way (centred, bold or a heading), neither a sentence nor a label, that make a title only together."""
+    a, b = _line(flow, i, hi), _line(flow, i + 1, hi)
+    if a is None or b is None or not _styled(a) or (a.align, a.bold, a.heading_level) != (b.align, b.bold, b.heading_level):
+        return None
+    if len(compact(a.text)) > 36 or len(compact(b.text)) > 24 or any(re.search(r"[，,。；;：:]", x.text) for x in (a, b)):
+        return None
+    if re.match(r"[（(【\[]", compact(a.text)) or _NUMBER.match(compact(b.text)):
+        return None  # a note, or a line that starts something of its own
+    if any(len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"[年月日]", "", compact(x.text)))) < 2 for x in (a, b)):
+        return None  # a date line (年  月  日) or a lone word is no half of a title
+    if compact(b.text) in ("目录", "目次"):
+        return None
+    if re.search(r"(?:项目|工程|采购|标段|包\s*[\d一二三四五六七八九十]*)$|编号", compact(a.text)):
+        return None  # a project's name over the form's title, not its first half
+    joined = parse_title(number + a.text.strip() + b.text.strip(), styled=True)  # ``number``: the 附件 line above
+    if joined is None or joined.group or joined.weak:
+        return None
+    return Title(f"{a.text.strip()} {b.text.strip()}", "" if number else joined.number, joined.name, joined.condition,
+                 joined.self_drafted)
+
+
+_LABEL_TAIL = re.compile(r"^(?P<head>.+?)[\s\u3000]+(?P<label>[\u4e00-\u9fff（）()]{2,10}[：:][\s_＿\u3000]*)$")
+
+
+def _copy_note(it: FlowParagraph | None) -> bool:
+    """A line that is only a bracketed note asking for a copy (``（复印件加盖单位公章）``)."""
+    t = compact(it.text) if it is not None else ""
+    return bool(re.fullmatch(r"[（(][^（）()]*(?:复印件|扫描件|影印件)[^（）()]*[)）]", t))
+
+
+def _title_before_label(text: str) -> Title | None:
+    """A numbered title run together with the form's first label line (``1、项目负责人情况表 项目名称：``, as a
+    PDF→DOCX conversion leaves it): the title before the label."""
+    m = _LABEL_TAIL.match(text.strip())
+    if m is None:
+        return None
+    title = parse_title(m.group("head"))
+    return title if title is not None and title.number and not title.weak and not title.group else None
+
+
 def _titles(flow: list[FlowItem], span: ChapterSpan) -> list[tuple[int, Title]]:
     """The title lines inside a chapter span (the chapter heading itself excluded)."""
     out: list[tuple[int, Title]] = []
     listed = contents_lines(flow, span.start, span.end)
+    skip = -1
     for i in range(span.start + 1, span.end):
         it = flow[i]
-        if not isinstance(it, FlowParagraph) or is_toc_line(it.text) or it.list_item or i in listed:
+        if i == skip or not isinstance(it, FlowParagraph) or is_toc_line(it.text) or it.list_item or i in listed:
             continue
         title = parse_title(it.text, styled=_styled(it))
         if title is None:
-            # "附件1：" alone, its title on the next line
-            if re.fullmatch(r"(?:附件|格式|附表)\s*[-－]?\s*(?:\d+(?:[-－.．]\d+)*|[一二三四五六七八九十]{1,3})\s*[:：]?",
-                            compact(it.text)):
-                nxt = flow[i + 1] if i + 1 < span.end else None
-                if isinstance(nxt, FlowParagraph):
-                    inner = parse_title(nxt.text, styled=True)
-                    if inner is not None and not inner.group:
-                        out.append((i, Title(f"{it.text.strip()} {nxt.text.strip()}", compact(it.text).rstrip("：:"),
-                                             inner.name, inner.condition, inner.self_drafted)))
-            continue
+            bare = _BARE_NUMBER.fullmatch(compact(it.text))
+            if bare:  # "附件1：" alone (or with a note), its title on the next line (or two)
+                nxt = _line(flow, i + 1, span.end)
+                inner = parse_title(nxt.text, styled=True) if nxt is not None else None
+                if inner is None and nxt is not None:
+                    inner = _split_title(flow, i + 1, span.end, bare.group("num"))
+                    if inner is not None:
+                        nxt = FlowParagraph(nxt.index, inner.text)
+                if nxt is not None and inner is not None and not inner.group:
+                    out.append((i, Title(f"{it.text.strip()} {nxt.text.strip()}", bare.group("num").rstrip("：:"),
+                                         inner.name, inner.condition or (bare.group("note") or ""), inner.self_drafted,
+                                         inner=inner.number)))
+                continue
+            title = _title_before_label(it.text)
+            if title is None:
+                title = _split_title(flow, i, span.end)
+                if title is None:
+                    continue
+                skip = i + 1
+        if title.weak and _copy_note(_line(flow, i + 1, span.end)):
+            title = replace(title, weak=False)  # "表2 法定代表人身份证" over "（复印件加盖单位公章）": a copy to attach
         prev = flow[i - 1] if i - 1 > span.start else None
-        if not title.number and isinstance(prev, FlowParagraph) and not (out and out[-1][0] == i - 1):
+        if not title.number and isinstance(prev, FlowParagraph) and not (out and out[-1][0] == i - 1) and i - 1 not in listed:
             lead = _numbered_lead(prev.text)
             if lead is not None:  # "十、…不得具有行贿犯罪记录的" above "承诺函": one title on two lines
                 title = Title(f"{prev.text.strip()} {it.text.strip()}", lead[0], lead[1] + title.name, title.condition,
@@ -81,6 +147,9 @@ def _numbered_lead(text: str) -> tuple[str, str] | None:
     m = _NUMBER.match(t)
     if not m or m.end() >= len(t) or len(t) > 40 or re.search(r"[。；;！!？?：:]", t):
         return None
+    whole = parse_title(text)
+    if whole is not None and not whole.weak and not whole.group:
+        return None  # a whole title of its own ("三、合同用款估算表"), not the first half of the one below
     return m.group("num"), t[m.end():]
 
 
@@ -97,16 +166,23 @@ def _fold(flow: list[FlowItem], titles: list[tuple[int, Title]]) -> list[tuple[i
         if out and not t.group:
             j, prev = out[-1]
             near = i - j <= 3 and not any(isinstance(flow[k], FlowTable) for k in range(j + 1, i))
-            if near and not prev.group and same_name(prev.name, t.name) and i - j <= 2:
+            both = bool(prev.number and t.number)  # two numbers: a part or the next form, never a repetition
+            same_page = flow[i].page == flow[j].page
+            if near and not prev.group and i - j <= 2 and (
+                    clean_name(prev.name) == clean_name(t.name) if both
+                    else repeats(prev.name, t.name) or (same_page and same_name(prev.name, t.name))):
                 if not prev.number and t.number:
                     out[-1] = (j, t)
+                elif _styled(flow[i]) and not both:  # type: ignore[arg-type]
+                    out[-1] = (j, replace(prev, echoed=True))
                 continue
-            if near and not prev.group and (not t.number or not prev.number):
-                if same_name(prev.name, t.name):
+            if near and not prev.group and not both:
+                if repeats(prev.name, t.name):
                     if not prev.number and t.number:
                         out[-1] = (j, t)
                     continue
-                if prev.number and not t.number and i - j == 1 and not FORM_END.search(prev.name):
+                if (prev.number and not t.number and i - j == 1 and not FORM_END.search(prev.name)
+                        and not prev.text.rstrip().endswith(("）", ")"))):  # a closed note ends a title
                     out[-1] = (j, Title(f"{prev.text} {t.text}", prev.number, prev.name + t.name, prev.condition or t.condition,
                                         prev.self_drafted or t.self_drafted))
                     continue
@@ -159,14 +235,22 @@ def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
     forms: list[TenderForm] = []
     structural: list[bool] = []  # the title is a heading by Word's own numbering or outline level
     group = ""
+    group_rank = -1
     for k, (i, title) in enumerate(titles):
         end = titles[k + 1][0] if k + 1 < len(titles) else span.end
         empty = not _has_content(flow, i, end)
+        rank = style_rank(title.number)
         if title.group:
-            group = title.name
+            group, group_rank = title.name, (rank if rank is not None else -1)
             continue
-        if empty and any(same_name(title.name, later.name) for _j, later in titles[k + 1:]):
-            continue  # an entry of a list at the chapter's start: the form comes later
+        if rank is not None and rank <= group_rank:
+            group, group_rank = "", -1  # "三、联合体协议书" after the forms under "二、…": out of that group
+        if empty and any(same_name(title.name, later.name) and _has_content(flow, j, titles[m + 1][0] if m + 1 < len(titles)
+                                                                             else span.end)
+                         for m, (j, later) in enumerate(titles) if m > k):
+            continue  # an entry of a list at the chapter's start: the form comes later, with its content
+        if _to_all_bidders(flow, i, end):
+            continue  # "各供应商：…" — the buyer's notice to every bidder printed among the formats, nothing to fill
         forms.append(_form(flow, i, end, title, group, len(forms) + 1))
         it = flow[i]
         structural.append(isinstance(it, FlowParagraph) and (it.auto_numbered or bool(it.heading_level)))
@@ -177,6 +261,16 @@ def forms_in_span(flow: list[FlowItem], span: ChapterSpan) -> list[TenderForm]:
         counts[base] += 1
         f.key = f"{base}@{counts[base]}"
     return forms
+
+
+_TO_ALL = re.compile(r"^(?:致)?[:：]?各(?:位|潜在)?(?:供应商|投标人|投标单位|响应人|申请人|参与人|竞买人)[:：,，]")
+
+
+def _to_all_bidders(flow: list[FlowItem], a: int, b: int) -> bool:
+    """Whether the first words under a title (its own second line aside) address every bidder (``各供应商：``):
+    a notice from the buyer."""
+    return any(isinstance(flow[k], FlowParagraph) and _TO_ALL.match(compact(flow[k].text))  # type: ignore[union-attr]
+               for k in range(a + 1, min(b, a + 3)))
 
 
 def _thin(form: TenderForm) -> bool:

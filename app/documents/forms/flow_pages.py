@@ -10,6 +10,7 @@ gaps and drawn rules that are a PDF form's blanks, and their ruled tables are us
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from app.documents.model import TenderDocument
 if TYPE_CHECKING:
     from app.documents.forms.pdf_lines import ChapterPages
 
+_SPACES = re.compile(r"[\s\u3000]+")
 _PAGE_NUMBER = re.compile(r"^\s*(?:[-—－]\s*)?(?:第\s*)?\d{1,4}\s*(?:页)?(?:\s*[/共]\s*\d{1,4}\s*页?)?(?:\s*[-—－])?\s*$")
 #: One line to place: text, right edge, source, centred, underlined spans.
 Line = tuple[str, float, int, bool, list[tuple[int, int]]]
@@ -39,11 +41,12 @@ def document_flow(doc: TenderDocument, closer: ChapterPages | None = None) -> li
             tables_by_page.setdefault(t.page, []).append(t)
     right = _text_right_edge(doc)
     left = _text_left_edge(doc)
+    headers = _running_headers(doc, closer)
     for page in doc.pages:
         if not page.readable:
             continue
         if closer is not None and page.number in closer.lines:
-            source = _closer_page(items, closer, page.number, source, left, right)
+            source = _closer_page(items, closer, page.number, source, left, right, headers)
             continue
         lines: list[Line] = []
         placed: set[str] = set()
@@ -61,7 +64,7 @@ def document_flow(doc: TenderDocument, closer: ChapterPages | None = None) -> li
             edge = block.bbox[2] if block.bbox is not None else 0.0
             parts = [p for p in block.text.split("\n") if p.strip()]
             for k, part in enumerate(parts):
-                if _PAGE_NUMBER.match(part):
+                if _PAGE_NUMBER.match(part) or _SPACES.sub("", part) in headers:
                     continue
                 last = k == len(parts) - 1
                 centred = (len(parts) == 1 and block.bbox is not None and right > left
@@ -70,6 +73,24 @@ def document_flow(doc: TenderDocument, closer: ChapterPages | None = None) -> li
                 lines.append((part.strip(), edge if last else right, source, centred, []))
         _flush(items, lines, page.number, right)
     return items
+
+
+def _running_headers(doc: TenderDocument, closer: ChapterPages | None) -> set[str]:
+    """Lines printed at the top of many pages (the tender's or the template's title as a running header),
+    compacted: left out of the flow, so they neither join the first line below nor pass for a title."""
+    counts: Counter[str] = Counter()
+    pages = 0
+    for page in doc.pages:
+        if not page.readable:
+            continue
+        pages += 1
+        if closer is not None and page.number in closer.lines:
+            lines = sorted(closer.lines[page.number], key=lambda ln: ln.bbox[1])
+            firsts = [ln.text for ln in lines[:2]]
+        else:
+            firsts = [part for b in page.blocks[:2] for part in b.text.split("\n") if part.strip()][:2]
+        counts.update({_SPACES.sub("", t) for t in firsts})
+    return {t for t, n in counts.items() if n >= 3 and n * 5 >= pages and 4 <= len(t) <= 60 and not _PAGE_NUMBER.match(t)}
 
 
 def _text_left_edge(doc: TenderDocument) -> float:
@@ -90,7 +111,7 @@ _STARTS_ITEM = re.compile(r"^\s*(?:[（(]?[一二三四五六七八九十\d]{1,3
 
 
 def _closer_page(items: list[FlowItem], closer: ChapterPages, number: int, source: int, left: float,
-                 right: float) -> int:
+                 right: float, headers: set[str] | frozenset[str] = frozenset()) -> int:
     """A page read again: its lines and ruled tables in reading order; returns the last source number."""
     entries: list[tuple[float, Any]] = [(ln.bbox[1], ln) for ln in closer.lines.get(number, [])]
     entries += [(t.bbox[1] if t.bbox else 0.0, t) for t in closer.tables.get(number, [])]
@@ -102,7 +123,7 @@ def _closer_page(items: list[FlowItem], closer: ChapterPages, number: int, sourc
             _flush(items, lines, number, right)
             items.append(FlowTable(len(items), [list(r) for r in entry.rows], number, source))
             continue
-        if _PAGE_NUMBER.match(entry.text) or not entry.text.strip():
+        if _PAGE_NUMBER.match(entry.text) or not entry.text.strip() or _SPACES.sub("", entry.text) in headers:
             continue
         b = entry.bbox
         centred = (right > left and abs((b[0] + b[2]) / 2 - (left + right) / 2) < 18 and b[2] - b[0] < (right - left) * 0.7)

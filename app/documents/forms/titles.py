@@ -25,7 +25,7 @@ _NUMBER = re.compile(
 #: Words a form's name ends with (after conditions and 格式 are taken off).
 FORM_END = re.compile(
     r"(函|书|表|单|证明|声明|承诺|协议|格式|封面|复印件|扫描件|影印件|证明材料|证明文件|材料|凭证|保函|简历|目录|索引|"
-    r"清单|说明|方案|介绍|简介|情况|文件|报告|证书|证件|截图|记录|报价|业绩|资料|要求|条件|页|附件|信封|标识|合同|计划|机制|措施|制度|信息|事项|查询|袋|封套|包装|内容)等?$")
+    r"清单|说明|方案|介绍|简介|情况|文件|报告|证书|证件|截图|记录|报价|业绩|资料|要求|条件|页|附件|信封|标识|合同|计划|机制|措施|制度|信息|事项|查询|袋|封套|包装|内容|设计)等?$")
 #: Strong ends: an unnumbered line with one of these is a title.
 _STRONG_END = re.compile(r"(函|书|表|证明|声明|承诺|协议|格式|封面|复印件|扫描件|证明材料|凭证|保函|简历|清单|一览|信封)$")
 _CONDITION = re.compile(r"[（(【\[]\s*(如有|如需|如适用|若有|可选|不适用|选填|适用时提供|如需要|如要求|如项目允许[^）)]*|"
@@ -38,7 +38,9 @@ _SENTENCE = re.compile(r"[，,。；;！!？?]|……")
 _QUALIFIER = re.compile(r"[（(][^（）()]{1,16}[)）]$")
 _INSTRUCTIONS = re.compile(r"(?:注意事项|填写说明|填报说明|编制说明|使用说明|填写要求|编制要求|的通知|规定)$")
 #: Templates a format chapter may carry that never go into a bid (a complaint, the award notice's receipt).
-_NOT_A_RESPONSE = re.compile(r"质疑函|投诉书|质疑书|投诉函|中标通知书|成交通知书")
+_NOT_A_RESPONSE = re.compile(r"质疑函|投诉书|质疑书|投诉函|询问函|中标通知书|成交通知书")
+#: A note saying the thing is not part of the bid (``（不用在投标文件中提供）``).
+_OUTSIDE_BID = re.compile(r"(?:不用|无需|不需|不必|不要)(?:在|放入|装订在)?(?:投标|响应)?(?:文件)?(?:中|内)?(?:提供|装订|提交)")
 _HARD_SENTENCE = re.compile(r"[。；;！!？?]|……")
 _QUOTED = re.compile(r"《([^《》]{2,30})》")
 _NOT_TITLE_START = re.compile(r"^(?:(?:投标人|供应商|投标方|响应人)?(?:须|应|需|需要|应当)?(?:提供|签署|出具|附上|填写|加盖|按照)|"
@@ -87,6 +89,8 @@ class Title:
     self_drafted: bool = False
     group: bool = False
     weak: bool = False
+    inner: str = ""  # the number its own line carries under a bare "附件二：" ("1、"): the 附件 holds numbered forms
+    echoed: bool = False  # printed again right below as the form's own heading (格式6.投标函 / 投标函)
 
 
 def compact(text: str) -> str:
@@ -94,9 +98,13 @@ def compact(text: str) -> str:
     return _SPACES.sub("", text or "")
 
 
+#: Footnote marks after a title (①, *, ※, a superscript digit).
+_FOOTNOTE = re.compile(r"[①-⑳*＊※¹²³⁴-⁹]+$")
+
+
 def clean_name(text: str) -> str:
     """A title without number, conditions, decorations like （实质性格式）, and a trailing 格式."""
-    t = compact(text)
+    t = _FOOTNOTE.sub("", compact(text))
     m = _NUMBER.match(t)
     if m and len(t) > m.end():
         t = t[m.end():]
@@ -111,7 +119,7 @@ _TRAILING_NOTE = re.compile(r"[（(]([^（）()]{2,70})[)）]$")
 _NOTE_CONDITION = re.compile(r"如|若|无须|无需|不需|适用|可选|选填|需提供|时提供|不用|不涉及|非必须")
 
 
-_NOTE_INSTRUCTION = re.compile(r"提供|处理|否决|无效|必须|盖章|复印件|扫描件|附后|填写")
+_NOTE_INSTRUCTION = re.compile(r"提供|处理|否决|无效|必须|盖章|加盖|公章|复印件|扫描件|附后|填写")
 
 
 def _split_note(rest: str) -> tuple[str, str]:
@@ -133,7 +141,7 @@ def parse_title(text: str, *, styled: bool = False) -> Title | None:
     line with a weaker ending (…情况, …方案) count too. A numbered line that names no kind of
     document comes back ``weak`` (a form only where the chapter numbers its forms that way).
     """
-    t = compact(text)
+    t = _FOOTNOTE.sub("", compact(text))  # "分包意向协议①": the mark of a footnote below the form
     if not 2 <= len(t) <= 110 or t.endswith(("：", ":")) or _NOT_TITLE_START.match(t):
         return None
     m = _NUMBER.match(t)
@@ -168,6 +176,8 @@ def parse_title(text: str, *, styled: bool = False) -> Title | None:
         return Title(text.strip(), number, name, condition, drafted, group=True)
     if number:
         if not (FORM_END.search(core) or drafted):
+            if _OUTSIDE_BID.search(condition):
+                return None  # "五、其他格式（不用在投标文件中提供）": a heading over templates outside the bid
             return Title(text.strip(), number, name, condition, drafted, weak=True)
     elif len(name) > 30 or not (_STRONG_END.search(core) or (styled and FORM_END.search(core)) or drafted):
         return None
@@ -183,6 +193,26 @@ def form_kind(name: str) -> str:
     if n.endswith(("复印件", "扫描件", "影印件")):
         return "attachment"
     return "other"
+
+
+def repeats(a: str, b: str) -> bool:
+    """A title printed again right below itself (``格式6.投标函`` over ``投标函``): one clean name inside the
+    other. Stricter than :func:`same_name` — two different forms may share most characters
+    (``法定代表人身份证明复印件`` and ``法定代表人授权书和被授权人身份证明``)."""
+    x, y = clean_name(a), clean_name(b)
+    return bool(x and y) and (x == y or (len(x) >= 2 and x in y) or (len(y) >= 2 and y in x))
+
+
+_KIND_END = re.compile(r"(?:承诺|声明|证明)?(?:函|书|表|单)$")
+
+
+def same_document(a: str, b: str) -> bool:
+    """Two titles for one document: :func:`repeats`, or the same words before the kind of paper
+    (``招标代理服务费承诺书`` and ``招标代理服务费承诺函``)."""
+    if repeats(a, b):
+        return True
+    x, y = _KIND_END.sub("", clean_name(a)), _KIND_END.sub("", clean_name(b))
+    return len(x) >= 2 and x == y
 
 
 def same_name(a: str, b: str) -> bool:

@@ -7,7 +7,8 @@ factors and their sub-items), ``weights`` (parts scored out of 100 and weighted 
 ``reconcile`` (summary tables checked against the details they sum up), ``category``
 (技术/商务/价格), ``paragraphs`` (schemes written as prose), ``context`` (what the rest of the
 tender says), ``select`` (rank and choose), ``lots`` (one reading per lot), ``absence`` (why
-there is none, in Chinese), ``prose`` (the part totals the 评标办法 text states), ``calibrate``
+there is none, in Chinese), ``prose`` (the part totals the 评标办法 text states), ``explain`` (which of them a
+reading explains: it ranks the schemes and holds back a confirmation), ``calibrate``
 (confirmed only when independent checks agree; what to check otherwise).
 Nothing inside detection is fatal: a candidate whose reading raises is rejected with the reason.
 

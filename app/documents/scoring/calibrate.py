@@ -19,13 +19,15 @@ issue when the prose contradicts the table, so the reading never looks certain t
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from app.documents.model import TenderDocument
 from app.documents.scoring.absence import LOWEST_REJECT, NO_POINTS_METHODS
 from app.documents.scoring.cells import fmt_points
 from app.documents.scoring.context import SCORING_TITLE, table_section
+from app.documents.scoring.explain import another_lots, stated_numbers, unexplained_issues
 from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
-from app.documents.scoring.prose import part_statements, stated_parts
+from app.documents.scoring.prose import PartStatement, part_statements, stated_parts
 from app.documents.scoring.reconcile import summary_parts
 from app.documents.text_patterns import compact
 
@@ -67,10 +69,12 @@ def _details_of_summary(result: ScoringResult) -> list[ScoringTable]:
             and c.pages and abs(c.pages[0] - pages[-1]) <= 4]
 
 
-def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], list[str]]:
+def prose_check(doc: TenderDocument, result: ScoringResult, statements: list[PartStatement] | None = None,
+                others: Sequence[list[ScoringTable]] = ()) -> tuple[list[str], list[str]]:
     """(passed, issues) of the parts read against the parts the prose states (技术 first, then the others
-    the same statement gives)."""
-    statements = part_statements(doc)
+    the same statement gives); parts another lot's scheme (``others``) carries are that lot's."""
+    if statements is None:
+        statements = part_statements(doc)
     parts = stated_parts(statements)
     tech = parts.get(ScoreCategory.TECHNICAL)
     got = result.points_by_category().get(ScoreCategory.TECHNICAL.value, 0.0)
@@ -82,13 +86,13 @@ def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], 
         if abs(got - 100) < 0.01 and "weights" in result.uncertain:
             return [], []  # a 100-point technical table that the weight scales into the total
         return [], [f"正文规定技术部分权重 {fmt_points(weight)}%，评分表中的技术项合计 {fmt_points(got)} 分"]
-    if tech is None:
+    if tech is None or (abs(got - tech) >= 0.01 and another_lots(parts, others)):
         return [], []
     if abs(got - tech) < 0.01:
         by_category = result.points_by_category()
         for cat, stated in parts.items():  # the other parts the same sentence states must hold too
             other = by_category.get(cat.value, 0.0)
-            if cat != ScoreCategory.TECHNICAL and abs(other - stated) >= 0.01:
+            if cat != ScoreCategory.TECHNICAL and abs(other - stated) >= 0.01 and not another_lots(parts, others):
                 return [], [f"正文规定{cat.value}部分 {fmt_points(stated)} 分，评分表中的{cat.value}项合计 {fmt_points(other)} 分"]
         shown = "、".join(f"{c.value} {fmt_points(v)}" for c, v in parts.items())
         return [f"正文规定各部分分值（{shown}），与评分表一致"], []
@@ -98,8 +102,12 @@ def prose_check(doc: TenderDocument, result: ScoringResult) -> tuple[list[str], 
     return [], [f"正文规定技术部分 {fmt_points(tech)} 分，评分表中的技术项合计 {fmt_points(got)} 分"]
 
 
-def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResult:
-    """Set ``confirmed``, ``doubt_zh`` and the rows' ``doubt`` of a settled reading (in place, returned)."""
+def calibrate(doc: TenderDocument | None, result: ScoringResult, others: Sequence[list[ScoringTable]] = (),
+              statements: list[PartStatement] | None = None) -> ScoringResult:
+    """Set ``confirmed``, ``doubt_zh`` and the rows' ``doubt`` of a settled reading (in place, returned).
+
+    ``others``: the other lots' schemes, whose stated numbers this reading need not explain;
+    ``statements``: ``prose.part_statements`` of ``doc`` when the caller has them."""
     if not result.found:
         set_aside = [c for c in result.candidates if c.rejected == LOWEST_REJECT]
         result.confirmed = result.absence in _EXPLAINED_ABSENCE and not (result.absence in NO_POINTS_METHODS and set_aside)
@@ -114,7 +122,10 @@ def calibrate(doc: TenderDocument | None, result: ScoringResult) -> ScoringResul
     doubts: list[str] = []
     independent = [c for c in result.checks_passed if "全部评分项合计" not in c]
     if doc is not None:
-        passed, issues = prose_check(doc, result)
+        if statements is None:
+            statements = part_statements(doc)
+        passed, issues = prose_check(doc, result, statements, others)
+        issues += unexplained_issues(result.tables, stated_numbers(statements), others, said=issues)
         result.checks_passed.extend(passed)
         independent.extend(passed)
         if issues:

@@ -42,7 +42,7 @@ def table_lot(doc: TenderDocument | None, table: ScoringTable) -> str:
     among the few text blocks right above it on its page."""
     lines = [x for x in re.split(r"[。；;]|\s{2,}", table.caption.strip()) if x.strip()]
     tail = compact(lines[-1])[-_MAX_LINE:] if lines else ""  # the title line closest to the table
-    for text in (table.label, *lines[-2:], tail):
+    for text in (table.label, *reversed(lines[-2:]), tail):  # the line closest to the table first
         if name := lot_name(text):
             return name
     if doc is None or not table.table_ids:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.documents.model import TenderDocument
@@ -135,17 +136,26 @@ def _windows(usable: list[ScoringTable]) -> list[tuple[float, list[ScoringTable]
     return out
 
 
-def choose(candidates: list[ScoringTable], alternatives: int = 2) -> Choice | None:
-    """The best run of neighbouring usable candidates, or None when nothing ranks high enough."""
+def choose(candidates: list[ScoringTable], alternatives: int = 2,
+           fit: Callable[[list[ScoringTable]], float] | None = None) -> Choice | None:
+    """The best run of neighbouring usable candidates, or None when nothing ranks high enough.
+
+    ``fit`` (``explain.scheme_fit``) adds what the prose's stated numbers say of a scheme: among schemes
+    that may be claimed by structure, the one that explains them ranks first. It never lets a scheme
+    be claimed that structure alone would not claim.
+    """
     usable = [t for t in candidates if not t.rejected]
-    windows = sorted(_windows(usable), key=lambda w: -w[0])
-    if not windows or windows[0][0] < CLAIM_THRESHOLD:
+    claimable = [(score, w) for score, w in _windows(usable) if score >= CLAIM_THRESHOLD]
+    if not claimable:
         return None
+    if fit is not None:
+        claimable = [(round(score + fit(w), 2), w) for score, w in claimable]
+    windows = sorted(claimable, key=lambda w: -w[0])
     best_score, best = windows[0]
     taken = {id(t) for t in best}
     rivals: list[tuple[float, list[ScoringTable]]] = []
     for score, window in windows[1:]:
-        if len(rivals) >= alternatives or score < CLAIM_THRESHOLD:
+        if len(rivals) >= alternatives:
             break
         ids = {id(t) for t in window}
         if not ids & taken:

@@ -27,6 +27,7 @@ from app.documents.scoring.candidates import candidates_from_tables
 from app.documents.scoring.category import assign_categories
 from app.documents.scoring.cells import explicit_category, fmt_points
 from app.documents.scoring.context import evaluation_method, technical_part_by_weight
+from app.documents.scoring.explain import scheme_fit, stated_numbers
 from app.documents.scoring.lots import find_lots
 from app.documents.scoring.model import (
     ScoreCategory,
@@ -37,7 +38,7 @@ from app.documents.scoring.model import (
     ScoringTable,
 )
 from app.documents.scoring.paragraphs import paragraph_scheme
-from app.documents.scoring.prose import part_statements, price_label, stated_parts
+from app.documents.scoring.prose import PartStatement, part_statements, price_label, stated_parts
 from app.documents.scoring.reconcile import reconcile_summaries
 from app.documents.scoring.select import SURE_MARGIN, choose, rank
 from app.documents.scoring.weights import weigh_parts
@@ -89,17 +90,19 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
         except Exception as exc:
             c.rejected = f"解析出错，已跳过（{type(exc).__name__}: {str(exc)[:80]}）"
     candidates = reconcile_summaries(candidates)
-    choice = choose(candidates)
+    statements = part_statements(doc)
+    fit = scheme_fit(stated_numbers(statements))
+    choice = choose(candidates, fit=fit)
     lowest = bool(evaluation_method(doc))
     while choice is not None and lowest and all(t.stated_total is None for t in choice.tables) \
             and abs(sum(t.points_sum for t in choice.tables) - 100) > 0.01:
         for t in choice.tables:  # a lowest-price method has no points: an unlabelled look-alike is not its table
             t.rejected = LOWEST_REJECT
-        choice = choose(candidates)
+        choice = choose(candidates, fit=fit)
     tables: list[ScoringTable] = choice.tables if choice is not None else []
     lots = find_lots(doc, [c for c in candidates if not c.rejected], tables) if choice is not None else []
     if lots:
-        choice = choose(candidates, alternatives=len(lots) + 2)
+        choice = choose(candidates, alternatives=len(lots) + 2, fit=fit)
         assert choice is not None  # the same candidates chose before
         tables = lots[0][1]
     if not tables and (para := paragraph_scheme(doc)) is not None:
@@ -112,8 +115,9 @@ def _parse_scoring(doc: TenderDocument) -> ScoringResult:
         rivals = [score for score, w in choice.alternatives if not in_lots & {id(t) for t in w}]
         best = max(score for score, w in [(choice.score, choice.tables), *choice.alternatives] if in_lots & {id(t) for t in w})
         sure = not rivals or best - rivals[0] >= SURE_MARGIN
-    readings = [settle(doc, w, candidates, sure=sure) for _, w in lots[1:]]
-    result = settle(doc, tables, candidates, sure=sure)
+    schemes = [w for _, w in lots]
+    readings = [settle(doc, w, candidates, sure=sure, lots=schemes, statements=statements) for w in schemes[1:]]
+    result = settle(doc, tables, candidates, sure=sure, lots=schemes, statements=statements)
     if lots:
         result.lots = [_lot(name, w, candidates, r) for (name, w), r in zip(lots, [result, *readings], strict=True)]
     if choice is not None:
@@ -133,7 +137,8 @@ def select_lot(doc: TenderDocument | None, result: ScoringResult, index: int) ->
     """The reading of another lot (``result.lots[index]``), settled and checked like the first one."""
     lot = result.lots[index]
     tables = [result.candidates[i] for i in lot.tables]
-    out = settle(doc, tables, result.candidates, sure="table" not in result.uncertain)
+    schemes = [[result.candidates[i] for i in x.tables] for x in result.lots]
+    out = settle(doc, tables, result.candidates, sure="table" not in result.uncertain, lots=schemes)
     out.lots, out.lot = result.lots, index
     out.options = [lot.tables, *(o for o in result.options if o != lot.tables)]
     return out
@@ -144,14 +149,21 @@ def _index(candidates: list[ScoringTable], table: ScoringTable) -> int:
 
 
 def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: list[ScoringTable], *,
-           sure: bool = True) -> ScoringResult:
-    """Categories, checks and the message for a chosen set of tables (also after a user's pick)."""
+           sure: bool = True, lots: list[list[ScoringTable]] | None = None,
+           statements: list[PartStatement] | None = None) -> ScoringResult:
+    """Categories, checks and the message for a chosen set of tables (also after a user's pick).
+
+    ``lots``: every lot's scheme when the tender scores its lots apart (a number the prose states for
+    another lot is that lot's to explain); ``statements``: ``prose.part_statements`` of ``doc`` when
+    the caller has them."""
+    if doc is not None and statements is None:
+        statements = part_statements(doc)
     by_weight = doc is not None and len(tables) == 1 and technical_part_by_weight(doc)
     for c in candidates:
         if all(c is not t for t in tables):
             assign_categories([c])
     assign_categories(tables, technical_by_weight=by_weight)
-    if doc is not None and tables and (price := prose_price(doc, tables)) is not None:
+    if doc is not None and tables and (price := prose_price(doc, tables, statements)) is not None:
         tables = [*tables, price]
     result = check_scoring(tables)
     result.candidates = candidates
@@ -162,20 +174,23 @@ def settle(doc: TenderDocument | None, tables: list[ScoringTable], candidates: l
         result.absence, result.message_zh = code, message
     elif by_weight and any(r.category_source == "weights" for t in tables for r in t.rows):
         result.uncertain.append("weights")
-    return calibrate(doc, result)
+    others = [w for w in lots or [] if [id(t) for t in w] != [id(t) for t in tables]]
+    return calibrate(doc, result, others=others, statements=statements)
 
 
-def prose_price(doc: TenderDocument, tables: list[ScoringTable]) -> ScoringTable | None:
+def prose_price(doc: TenderDocument, tables: list[ScoringTable],
+                statements: list[PartStatement] | None = None) -> ScoringTable | None:
     """The price part stated only in prose ("其中投标报价为70分") when the tables have no price row and
     the tables plus that part make the stated 100 points; None otherwise."""
     if any(r.category == ScoreCategory.PRICE for t in tables for r in t.rows):
         return None
-    statements = [st for st in part_statements(doc) if st.category == ScoreCategory.PRICE and not st.weight]
+    every = part_statements(doc) if statements is None else statements
+    prices = [st for st in every if st.category == ScoreCategory.PRICE and not st.weight]
     total = sum(t.points_sum for t in tables)
-    points = stated_parts(part_statements(doc)).get(ScoreCategory.PRICE)
-    fits = [st for st in statements if abs(total + st.points - 100) < 0.01]
+    points = stated_parts(every).get(ScoreCategory.PRICE)
+    fits = [st for st in prices if abs(total + st.points - 100) < 0.01]
     if points is None or abs(total + points - 100) > 0.01 or not fits:
-        if not fits or len({st.points for st in statements}) > 1:
+        if not fits or len({st.points for st in prices}) > 1:
             return None  # nothing stated, or the prose names more than one price figure
         points = fits[0].points
     statement = fits[0]

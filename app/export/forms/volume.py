@@ -21,11 +21,9 @@ from typing import TYPE_CHECKING, Any
 
 import docx
 from docx.enum.section import WD_SECTION
-from docx.enum.text import WD_BREAK
 
 from app.core.bid_forms import FilledBlank, FormParagraph, FormsReading, FormTable, TenderForm, blank_key
 from app.export.fields import (
-    BODY_START_BOOKMARK,
     PageFields,
     TocEntry,
     add_page_number_footer,
@@ -43,6 +41,9 @@ if TYPE_CHECKING:
     pass
 
 PRESET = "标准投标版"
+#: Where the 商务 volume's page numbering starts (its TOC); not the technical part's bookmark, so both can
+#: stand in one file.
+FORMS_BODY_START = "_BidFormsBodyStart"
 
 
 @dataclass(frozen=True)
@@ -248,7 +249,7 @@ def build_forms_volume(reading: FormsReading, values: Mapping[str, FilledBlank],
     add_page_number_footer(body_section, fields, after_cover=True)
     marks = [(f"_BidForm{k}", f.title) for k, f in enumerate(forms, 1)]
     toc = add_table_of_contents(doc, [TocEntry(1, title, mark) for mark, title in marks], fields)
-    bookmark_paragraph(toc, BODY_START_BOOKMARK, len(forms) + 1)
+    bookmark_paragraph(toc, FORMS_BODY_START, len(forms) + 1)
     vol.first_text = toc.text
     composer = Composer(doc)
     for k, (form, (mark, title)) in enumerate(zip(forms, marks, strict=True), 1):
@@ -291,7 +292,7 @@ def export_forms_volume(reading: FormsReading, values: Mapping[str, FilledBlank]
             marks = [HeadingMark(mark, 1, title) for mark, title in vol.marks]
             vol.fields.fill_placeholder(2)
             try:
-                layout = lay_out(lambda p: vol.doc.save(str(p)), marks, BODY_START_BOOKMARK, vol.first_text, soffice=exe)
+                layout = lay_out(lambda p: vol.doc.save(str(p)), marks, FORMS_BODY_START, vol.first_text, soffice=exe)
             except LayoutError as exc:
                 vol.fields.clear()
                 vol.notes.append(f"页码排版未完成（{exc.message_zh}），目录页码以域保存，打开时请更新域")
@@ -302,19 +303,3 @@ def export_forms_volume(reading: FormsReading, values: Mapping[str, FilledBlank]
     if vol.empty:
         vol.notes.append(f"有 {vol.empty} 处空白无人填写，已原样保留（下划线空白），请在 Word 中补填")
     return FormsExportReport(target, vol.forms, vol.filled, vol.empty, vol.copies, laid_out, tuple(vol.notes))
-
-
-def place_before(forms_volume: str | Path, technical: str | Path, path: str | Path) -> Path:
-    """One file: the 商务 volume, then the technical part (each keeping its own cover and TOC)."""
-    from docxcompose.composer import Composer
-
-    try:
-        first = docx.Document(str(forms_volume))
-        second = docx.Document(str(technical))
-    except Exception as exc:  # a file that is not a Word document
-        raise ExportError(f"无法合并商务部分和技术部分：{exc}") from None
-    first.add_paragraph().add_run().add_break(WD_BREAK.PAGE)
-    Composer(first).append(second)
-    target = Path(path)
-    _save(first, target)
-    return target

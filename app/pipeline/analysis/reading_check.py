@@ -171,13 +171,18 @@ def _in_table_row(page: _Page, core: str, points: float) -> bool:
     return False
 
 
-def check_row(pages: list[_Page], name: str, points: float | None) -> RowCheck:
-    """Where the row stands and whether its points are printed beside it."""
+PART_PROBLEM = "是一个部分的名称，不是评分项（可能读的是汇总表）"
+
+
+def check_row(pages: list[_Page], name: str, points: float | None, *, whole_part: bool = False) -> RowCheck:
+    """Where the row stands and whether its points are printed beside it. A row named as a whole part
+    (技术部分 42) is refused unless ``whole_part``: a part scored as one by a formula and weighted into
+    the total ("商务标（满分100分，权重30%）"), which code reads as one row as well."""
     core = name_core(name)
     if len(core) < 2:
         return RowCheck(0, "名称太短，无法在原文中核对")
-    if _PART_ROW.match(core):
-        return RowCheck(0, "是一个部分的名称，不是评分项（可能读的是汇总表）")
+    if _PART_ROW.match(core) and not whole_part:
+        return RowCheck(0, PART_PROBLEM)
     found = 0
     for page in pages:
         starts: list[int] = []
@@ -226,10 +231,16 @@ def _group_members(rows: list[tuple[str, float | None, str, str]]) -> dict[str, 
     return out
 
 
-def check_sums(rows: list[tuple[str, float | None, str, str]], stated: dict[str, float]) -> tuple[list[str], list[str]]:
-    """(problems, passed) of rows given as (name, points, category, group) against every stated total."""
+def check_sums(rows: list[tuple[str, float | None, str, str]], stated: dict[str, float],
+               printed: list[float | None] | None = None) -> tuple[list[str], list[str]]:
+    """(problems, passed) of rows given as (name, points, category, group) against every stated total.
+
+    ``printed``: in a scheme whose parts are scored out of 100 and weighted into the total, the points
+    each row's table prints (the rows' own points are then the weighted ones): a group label and a part
+    the prose states may give either scale, the total is the weighted one."""
     problems: list[str] = []
     passed: list[str] = []
+    raw = printed if printed is not None and len(printed) == len(rows) else [p for _, p, _, _ in rows]
     total = round(sum(p or 0.0 for _, p, _, _ in rows), 4)
     expected = [100.0] + ([round(sum(stated.values()), 4)] if stated else [])
     if any(abs(total - e) < 0.01 for e in expected):
@@ -238,19 +249,23 @@ def check_sums(rows: list[tuple[str, float | None, str, str]], stated: dict[str,
         problems.append(f"各项合计 {fmt(total)} 分，应为 {fmt(expected[-1])} 分")
     for cat, value in stated.items():
         got = round(sum(p or 0.0 for _, p, c, _ in rows if c == cat), 4)
-        if abs(got - value) < 0.01:
-            passed.append(f"{cat} {fmt(got)} 分与正文一致")
+        got_raw = round(sum(r or 0.0 for r, (_, _, c, _) in zip(raw, rows, strict=True) if c == cat), 4)
+        if abs(got - value) < 0.01 or abs(got_raw - value) < 0.01:
+            passed.append(f"{cat} {fmt(value)} 分与正文一致")
         else:
             problems.append(f"{cat}各项合计 {fmt(got)} 分，正文规定 {fmt(value)} 分")
-    for label, members in _group_members(rows).items():
+    members = _group_members([(n, p, c, g) for (n, p, c, g) in rows])
+    members_raw = _group_members([(n, r, c, g) for r, (n, _, c, g) in zip(raw, rows, strict=True)])
+    for label, group in members.items():
         want = _group_points(label)
-        got = round(sum(p or 0.0 for p, _ in members), 4)
-        if want is not None and abs(got - want) < 0.01:
-            passed.append(f"“{label}”下各项合计 {fmt(got)} 分")
+        got = round(sum(p or 0.0 for p, _ in group), 4)
+        got_raw = round(sum(p or 0.0 for p, _ in members_raw[label]), 4)
+        if want is not None and (abs(got - want) < 0.01 or abs(got_raw - want) < 0.01):
+            passed.append(f"“{label}”下各项合计 {fmt(want)} 分")
         elif want is not None:
             problems.append(f"“{label}”下各项合计 {fmt(got)} 分，标明 {fmt(want)} 分")
         named = explicit_category(label) if _PART_LABEL.search(norm(label)) else None
-        wrong = [c for _, c in members if named is not None and c not in (named.value, ScoreCategory.PRICE.value)]
+        wrong = [c for _, c in group if named is not None and c not in (named.value, ScoreCategory.PRICE.value)]
         if named is not None and wrong:
             problems.append(f"“{label}”下有 {len(wrong)} 项类别不是{named.value}")
     if any(p is None for _, p, _, _ in rows):
@@ -258,11 +273,22 @@ def check_sums(rows: list[tuple[str, float | None, str, str]], stated: dict[str,
     return problems, passed
 
 
-def check_reading(doc: TenderDocument, pages: list[int],
-                  rows: list[tuple[str, float | None, str, str]]) -> ReadingCheck:
-    """Check every row of a reading (name, points, category, group) and the reading's sums."""
+def check_rows(doc: TenderDocument, pages: list[int], rows: list[tuple[str, float | None, str, str]],
+               whole_parts: frozenset[int] | set[int] = frozenset()) -> list[RowCheck]:
+    """Where each row (name, points, category, group) stands in ``pages`` and whether its points are printed
+    beside it (rows in ``whole_parts`` may be named as a whole weighted part, see :func:`check_row`)."""
     texts = page_texts(doc, pages)
-    checks = [check_row(texts, name, points) for name, points, _, _ in rows]
+    return [check_row(texts, name, points, whole_part=k in whole_parts) for k, (name, points, _, _) in enumerate(rows)]
+
+
+def check_reading(doc: TenderDocument, pages: list[int], rows: list[tuple[str, float | None, str, str]],
+                  sums: list[tuple[str, float | None, str, str]] | None = None,
+                  printed: list[float | None] | None = None, checks: list[RowCheck] | None = None) -> ReadingCheck:
+    """Check every row of a reading (name, points as printed, category, group) and the reading's sums
+    (``sums``: the same rows with their points weighted into the total, when the scheme weighs its parts;
+    ``printed`` then holds the printed points of ``sums``' rows; ``checks``: the rows' checks, when made)."""
+    checks = checks if checks is not None else check_rows(doc, pages, rows)
     stated = stated_totals(doc)
-    problems, passed = check_sums(rows, stated) if rows else (["没有读到任何评分项"], [])
+    summed = sums if sums is not None else rows
+    problems, passed = check_sums(summed, stated, printed) if summed else (["没有读到任何评分项"], [])
     return ReadingCheck(checks, problems, passed, stated)

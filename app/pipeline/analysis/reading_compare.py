@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from app.core.analysis import Analysis, ScoringCategory, ScoringGroup, SecondReading, renumber_groups
 from app.core.tender_titles import display_title
-from app.pipeline.analysis.reading_check import check_reading, fmt, name_core
+from app.pipeline.analysis.reading_check import PART_PROBLEM, check_reading, check_rows, fmt, name_core
 
 if TYPE_CHECKING:
     from app.documents.locate import Section
@@ -149,18 +149,57 @@ def model_groups(reading: ModelReading, problems: list[str], code: list[ScoringG
     return renumber_groups(out)
 
 
+def printed(code: list[ScoringGroup]) -> list[ScoringGroup]:
+    """Code's rows with the points their tables print: a scheme whose parts are scored out of 100 and weighted
+    into the total is compared with a reading of the page on the page's own scale."""
+    return [g.model_copy(update={"points": g.raw_points}) if g.raw_points is not None else g for g in code]
+
+
+def _weighted(groups: list[ScoringGroup], code: list[ScoringGroup], comparison: Comparison) -> list[ScoringGroup]:
+    """The model's rows paired with code's weighted rows, on the weighted scale (the printed points kept)."""
+    out = list(groups)
+    for i, js in comparison.pairs:
+        g = code[i]
+        if g.raw_points is None or not g.raw_points or g.points is None:
+            continue
+        factor = g.points / g.raw_points
+        for j in js:
+            m = out[j]
+            if m.points is not None:
+                out[j] = m.model_copy(update={"points": round(m.points * factor, 4), "raw_points": m.points})
+    return out
+
+
 def second_reading(doc: TenderDocument, reading: ModelReading, code: list[ScoringGroup],
                    model: str = "") -> SecondReading:
-    """The model's reading checked against the text and compared with code's rows."""
+    """The model's reading checked against the text and compared with code's rows.
+
+    The model reads the points the page prints; where code's rows are weighted into the total (their
+    ``raw_points`` printed), the two readings are compared on the printed points and the model's rows
+    paired with them are weighted the same way before the sums are checked."""
     rows = [(r.name, r.points, r.category, r.group) for r in reading.rows]
-    check = check_reading(doc, reading.pages, rows)
-    groups = model_groups(reading, [c.problem for c in check.rows], code)
-    for g, c in zip(groups, check.rows, strict=True):
+    checks = check_rows(doc, reading.pages, rows)
+    page_code = printed(code)
+    groups = model_groups(reading, [c.problem for c in checks], page_code)
+    for g, c in zip(groups, checks, strict=True):
         if c.page and g.source_page != c.page:
             g.source_page = c.page
-    comparison = compare(code, groups) if code else Comparison()
+    comparison = compare(page_code, groups) if code else Comparison()
+    parts = {j for i, js in comparison.pairs for j in js
+             if code[i].raw_points is not None and checks[j].problem == PART_PROBLEM}
+    if parts:  # a weighted part scored as a whole, read as one row by both: checked where the page prints it
+        again = check_rows(doc, reading.pages, rows, whole_parts=parts)
+        checks = [again[k] if k in parts else c for k, c in enumerate(checks)]
+        groups = [g.model_copy(update={"doubt": checks[k].problem[:200]}) if k in parts else g
+                  for k, g in enumerate(groups)]
+    weighted = any(g.raw_points is not None for g in code)
+    if weighted:
+        groups = _weighted(groups, code, comparison)
+    sums = [(g.title, g.points, ZH_OF[g.category], g.group_label) for g in groups] if weighted else None
+    raw = [g.raw_points if g.raw_points is not None else g.points for g in groups] if weighted else None
+    check = check_reading(doc, reading.pages, rows, sums=sums, printed=raw, checks=checks)
     return SecondReading(rows=groups, pages=reading.pages, verified=check.verified, agrees=comparison.agrees,
-                         problems=check.problems + [f"“{g.title}”{c.problem}" for g, c in zip(groups, check.rows,
+                         problems=check.problems + [f"“{g.title}”{c.problem}" for g, c in zip(groups, checks,
                                                                                                strict=True) if c.problem],
                          differences=comparison.differences[:MAX_DIFFERENCES],
                          stated_by_category=check.stated_by_category, model=model)

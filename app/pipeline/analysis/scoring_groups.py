@@ -97,7 +97,7 @@ def row_group(row: ScoringRow, key: str, weighted: bool = False) -> ScoringGroup
         id="", title=display_title(row.factor) or row.factor[:60] or "评分项", description=row.criteria[:2000],
         detail_points=seeds_of(row), points=row.points, source_page=row.page or None,
         category=CATEGORY_OF[row.category], sub_items=subs, group_label=row.group[:80], table_key=key,
-        chapter=row.chapter, decided_by=decided, doubt=row.doubt[:200], weighted=weighted,
+        chapter=row.chapter, decided_by=decided, doubt=row.doubt[:200], weighted=weighted, raw_points=row.raw_points,
     )
 
 

@@ -132,14 +132,18 @@ def _wire_cap() -> int:
 
 
 def reading_pages(doc: TenderDocument, scoring: ScoringResult, section: Section | None) -> list[int]:
-    """The pages to read: those of the tables code used, then the other candidates', then the chapter's."""
+    """The pages to read: those of the tables code used, then the other candidates', then the chapter's.
+
+    A tender that scores its lots apart is read lot by lot: only the chosen lot's tables' pages (another
+    lot's tables are not rivals, and reading them would only add rows this lot does not have)."""
     ordered: list[int] = []
     for t in scoring.tables:
         ordered += t.pages
-    for t in sorted((c for c in scoring.candidates if not c.rejected), key=lambda c: -c.score):
-        ordered += t.pages
-    if section is not None:
-        ordered += list(range(section.first_page, section.last_page + 1))
+    if not scoring.lots:
+        for t in sorted((c for c in scoring.candidates if not c.rejected), key=lambda c: -c.score):
+            ordered += t.pages
+        if section is not None:
+            ordered += list(range(section.first_page, section.last_page + 1))
     out: list[int] = []
     for n in ordered:
         if n not in out and 1 <= n <= doc.page_count and doc.page(n).readable:
@@ -157,22 +161,33 @@ def _inside(block_box: tuple[float, float, float, float] | None, box: tuple[floa
     return box[0] <= x <= box[2] and box[1] <= y <= box[3]
 
 
-def page_prompt_text(doc: TenderDocument, number: int) -> str:
+def other_lots_tables(scoring: ScoringResult) -> set[str]:
+    """Ids of the document tables that belong to lots other than the one ``scoring`` reads."""
+    if not scoring.lots:
+        return set()
+    mine = {i for t in scoring.tables for i in t.table_ids}
+    return {i for k, lot in enumerate(scoring.lots) if k != scoring.lot
+            for c in lot.tables if 0 <= c < len(scoring.candidates) for i in scoring.candidates[c].table_ids} - mine
+
+
+def page_prompt_text(doc: TenderDocument, number: int, leave_out: set[str] | frozenset[str] = frozenset()) -> str:
     """A page as the model reads it: tables as rows of cells joined by " | ", and the text around them.
 
     A DOCX page keeps its tables, headings and the paragraphs that speak of points (a long
     estimated page is mostly other text); a PDF page has the text inside a table found there
-    replaced by that table's rows.
+    replaced by that table's rows. Tables in ``leave_out`` (another lot's) are left out.
     """
     page = doc.page(number)
     tables = [t for t in doc.tables if t.page == number]
     lines: list[str] = []
     if doc.kind != "pdf":
         for b in page.blocks:
+            if b.kind == "table" and b.table_id in leave_out:
+                continue
             if b.kind in ("table", "heading") or len(b.text) <= 40 or _POINTS_WORDS.search(b.text):
                 lines.append(b.text)
         return "\n".join(lines)
-    placed: set[str] = set()
+    placed: set[str] = set(leave_out)
     for b in page.blocks:
         table = next((t for t in tables if t.bbox is not None and _inside(b.bbox, t.bbox)), None)
         if table is None:
@@ -206,11 +221,12 @@ def _split(text: str, size: int) -> list[str]:
     return [p for p in pieces if p.strip()]
 
 
-def reading_pieces(doc: TenderDocument, pages: list[int]) -> list[Piece]:
-    """The pieces to send: each page (or part of a long one) that speaks of points, in page order."""
+def reading_pieces(doc: TenderDocument, pages: list[int], leave_out: set[str] | frozenset[str] = frozenset()) -> list[Piece]:
+    """The pieces to send: each page (or part of a long one) that speaks of points, in page order
+    (without the tables in ``leave_out``)."""
     pieces: list[Piece] = []
     for n in pages:
-        for text in _split(page_prompt_text(doc, n), PIECE_CHARS):
+        for text in _split(page_prompt_text(doc, n, leave_out), PIECE_CHARS):
             if _POINTS_WORDS.search(text):
                 pieces.append(Piece(n, text))
     return pieces[:MAX_PIECES]
@@ -284,7 +300,7 @@ async def read_scoring_pages(client: LLMClient, doc: TenderDocument, scoring: Sc
                              section: Section | None, meter: RunMeter) -> ModelReading:
     """The model's own reading of the scoring pages (rows with pages), or a note saying why there is none."""
     pages = reading_pages(doc, scoring, section)
-    pieces = reading_pieces(doc, pages)
+    pieces = reading_pieces(doc, pages, other_lots_tables(scoring))
     if not pieces:
         return ModelReading(pages=pages, note="")
     meter.emit("analysis", "正在请模型独立读取评分表")

@@ -22,15 +22,17 @@ from app.core.analysis import (
     AnalysisSource,
     ProjectOverview,
     ScoringGroup,
+    ScoringLotInfo,
     renumber_groups,
 )
 from app.core.rules.outline import normalize_title
+from app.core.scoring_edit import with_lot_saved
 from app.documents.locate import LocatedSections, chars_for_context, locate_sections, section_text
 from app.documents.model import DiagnosticCode, TenderDocument
 from app.documents.project_facts import read_project_facts
 from app.documents.requirement_headings import requirement_headings
 from app.documents.scoring.model import ScoringResult
-from app.documents.scoring.table import parse_scoring
+from app.documents.scoring.table import parse_scoring, select_lot
 from app.llm.client.context_fit import fit_text
 from app.llm.client.errors import LLMConfigError, LLMConnectionError
 from app.llm.json.collect import collect_json
@@ -198,19 +200,49 @@ def _fallback_name(doc: TenderDocument) -> str:
     return ""
 
 
+def choose_lot_reading(doc: TenderDocument, scoring: ScoringResult, lot: str | None) -> ScoringResult:
+    """The reading of the lot named ``lot`` (the one the user chose before) when the tender scores lots apart;
+    ``scoring`` itself without lots, without a name or when no lot has it."""
+    if not scoring.lots or not lot:
+        return scoring
+    index = next((i for i, x in enumerate(scoring.lots) if x.name == lot), scoring.lot)
+    return scoring if index == scoring.lot else select_lot(doc, scoring, index)
+
+
+def lot_infos(doc: TenderDocument, scoring: ScoringResult, analysis: Analysis) -> list[ScoringLotInfo]:
+    """Every lot's scheme as read and checked; the chosen lot's is the analysis' own (its items, its verdict)."""
+    out: list[ScoringLotInfo] = []
+    for i, lot in enumerate(scoring.lots):
+        if i == scoring.lot:
+            tables = [t for t in analysis.scoring_tables if t.used]
+            out.append(ScoringLotInfo(name=lot.name, pages=lot.pages, total=lot.total, tables=tables,
+                                      groups=list(analysis.groups), confirmed=analysis.scoring_confirmed,
+                                      doubt=analysis.scoring_doubt))
+            continue
+        other = select_lot(doc, scoring.model_copy(deep=True), i)  # a copy: settling re-labels the candidates
+        tables = [t for t in scoring_tables(other) if t.used]
+        out.append(ScoringLotInfo(name=lot.name, pages=lot.pages, total=other.total_points, tables=tables,
+                                  groups=scoring_items(tables), confirmed=other.confirmed, doubt=other.doubt_zh))
+    return out
+
+
 async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scoring: ScoringResult | None = None,
                          meter: RunMeter | None = None, json_attempts: int = 3,
-                         model_groups: bool | None = None) -> Analysis:
+                         model_groups: bool | None = None, lot: str | None = None) -> Analysis:
     """Overview + technical scoring groups of ``doc``; without a client, the table-only analysis.
 
     ``model_groups``: ask the model for the scoring groups (True), never (False), or only
     when the table cannot stand alone (None: no confident table, or a technical group
     without detail points that code could read from its criteria).
 
+    ``lot``: when the tender scores its lots apart, the name of the lot to read the items of (the
+    one the user chose; the first lot otherwise). Every lot's scheme is kept in ``scoring_lots``;
+    the second reader verifies the chosen lot's.
+
     Never raises for model misbehaviour (the table result and a note are kept instead);
     :class:`LLMConfigError` and :class:`LLMConnectionError` propagate: the endpoint is at fault.
     """
-    scoring = scoring if scoring is not None else parse_scoring(doc)
+    scoring = choose_lot_reading(doc, scoring if scoring is not None else parse_scoring(doc), lot)
     meter = meter or RunMeter()
     decisions: list[str] = []
     if client is not None and scoring.found:
@@ -279,8 +311,13 @@ async def analyze_tender(client: LLMClient | None, doc: TenderDocument, *, scori
                         scoring_tables=tables, scoring_message=scoring.message_zh, scoring_absence=scoring.absence,
                         scoring_decisions=decisions, scoring_confirmed=scoring.confirmed,
                         scoring_doubt=scoring.doubt_zh, scoring_stated_parts=stated_totals(doc))
+    if scoring.lots:
+        analysis = analysis.model_copy(update={"scoring_lots": lot_infos(doc, scoring, analysis),
+                                               "scoring_lot": scoring.lot})
     if client is not None:  # a second, independent reading of the same pages: confirmed when the two agree
         analysis = await confirm_by_second_reading(client, doc, scoring, sections.scoring, analysis, meter)
+        if scoring.lots:  # the chosen lot keeps the verdict of the two readings
+            analysis = analysis.model_copy(update={"scoring_lots": with_lot_saved(analysis)})
     return analysis
 
 

@@ -26,13 +26,16 @@ from app.core.rules.heading_form import JUDGING_WORDS, document_problem
 #: A sentence that only tells the bidder what to hand in, or only grades.
 _NOTE = re.compile(r"^(?:注|备注|说明)[:：]|^以上|^上述|^未提供|^不提供|^缺项|^没有")
 _SCORED = re.compile(r"\d+(?:\.\d+)?\s*(?:[-~～—至]\s*\d+(?:\.\d+)?\s*)?分|不得分|加分|扣分|满分")
-_TIER = re.compile(r"较|一般|基本|欠缺|不足|不够|差")
+_TIER = re.compile(r"(?<!比)较|一般|基本|欠缺|不足|不够|差|缺漏|存在缺陷|简单|粗糙|未提供|仅提供|不提供")
 _LIST_LEAD = re.compile(r"^(?:如|例如|比如|包括但不限于|包含但不限于|至少包括|至少包含|包括|包含|含|主要有|主要包括|具体包括)[:：]?")
 _CONNECTIVE = re.compile(r"^(?:在此基础上|此外|另外|同时|并且|而且|其中)[，,]?")
 _WITH_NOTE = re.compile(r"^(.{2,24}?)[（(](?:含|包含|包括|如)([^（）()]+)[）)]")
 _PROVIDED = re.compile(
     r"^(?:投标人|投标单位|供应商|响应人|应答人|磋商供应商|我方)?(?:须|需|应)?(?:提供|编制|制定|制订|提交)(?:的)?(.{2,24})$"
     r"|^(?:投标人|投标单位|供应商|响应人|应答人|磋商供应商)(?:所)?(?:提供|编制|制定|制订|提交)的(.{2,24})$")
+#: What a grade asks the bidder to have ("有道班房的…得5分", "具有自有仓库的").
+_HAS = re.compile(r"(?:具有|拥有|(?<![自具拥没])有)(?![或和及与一二三四五六七八九十]|\d)(?:自有|固定|独立)?的?"
+                  r"([\u4e00-\u9fff]{2,8}?)(?:的|并|且|，|,|得)")
 #: A product's function a criterion checks ("所投设备支持对镜头前盖玻璃加热").
 _FEATURE = re.compile(r"(?:设备|产品|系统|软件|平台|终端|主机)(?:应|须|需)?(?:支持|具备|具有|实现)(?:对)?([\u4e00-\u9fffA-Za-z0-9]{4,18})$")
 #: What a grading clause says of a part: "理解透彻", "科学合理", "可执行性强", "到位".
@@ -97,7 +100,8 @@ def _shared_quality_tail(items: list[str]) -> list[str]:
 #: "定期巡检是否符合实际", "售后服务机构设置情况", "措施完善方面").
 _ITEM_JUDGEMENT = re.compile(
     rf"(?:是否.*|的?(?:{JUDGING_WORDS}|内容)*程度|的?(?:{JUDGING_WORDS})*(?:合理|科学|可行|完整|先进|针对|有效|全面)性"
-    rf"|(?:情况)?(?:综合)?评分|方面|(?:描述)?(?:{JUDGING_WORDS}|到位|透彻|齐全|清楚|切合实际)+)$")
+    rf"|(?:情况)?(?:综合)?评分|方面|(?:描述|表述)?(?:{JUDGING_WORDS}|到位|透彻|齐全|清楚|切合实际|且|强)+"
+    r"|(?:符合|满足|优于)(?:招标|采购|磋商|项目)?(?:文件)?(?:的)?(?:要求|特点|需求)|针对性(?:强|一般|不足))$")
 _QUALITY_ITEM = re.compile(r"^(?:.{0,12}的)?[\u4e00-\u9fff]{1,4}性$")
 
 
@@ -165,9 +169,12 @@ def graded_block_points(block: str, make: PointMaker) -> list[object]:
     points: list[object] = []
     judged_read = False
     for sentence in re.split(r"[。；;]", block):
-        sentence = _CONNECTIVE.sub("", sentence.strip())
+        sentence = _CONNECTIVE.sub("", re.sub(r"^\s*(?:\d{1,2}[、.．]|[（(]\d{1,2}[)）]|[①-⑳])", "", sentence.strip()))
         if not sentence or _NOTE.search(sentence):
             continue
+        scored = graded(sentence)
+        if scored and _TIER.search(sentence):
+            continue  # a lower grade: "服务方案较符合招标要求…得12分" names nothing new
         last: list[str] | None = None  # the items list of the point just read (a list after it is its parts)
         previous = ""  # the clause before, when it named nothing itself ("常规供应交货期满足要求的，得1分")
         for clause in _clauses(sentence):
@@ -184,6 +191,9 @@ def graded_block_points(block: str, make: PointMaker) -> list[object]:
             if graded(clause):
                 if not judged_read and not _TIER.search(previous + clause):
                     nouns = judged_parts(clause) or (judged_parts(previous + "，" + clause) if previous else [])
+                    owned = _HAS.search(previous + clause)
+                    if not nouns and owned:  # "在…范围内有道班房的…得5分": what the bidder must have
+                        nouns = [owned.group(1)]
                     for noun in nouns:
                         points.append(make(noun, "judged", []))
                     judged_read = True
@@ -196,6 +206,8 @@ def graded_block_points(block: str, make: PointMaker) -> list[object]:
                 continue
             if len(items) >= 2:
                 items = [_OWNER_LEAD.sub("", items[0]), *items[1:]]
+                if scored and not qualities(items) and judged_items(items) != items:
+                    continue  # the grade's own judgements ("符合招标要求、表述清晰且完整"), not a list of parts
                 parts = judged_items(items) if qualities(items) else judged_items(_shared_quality_tail(items))
                 points.extend(make(x, "enumeration", []) for x in parts)
                 last = None

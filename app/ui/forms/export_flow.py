@@ -80,26 +80,33 @@ class FormsExportDialog(QDialog):
 
 
 def _technical(window: Any, path: Path) -> Any:
-    """The technical part exported the usual way (default options), for 商务在前."""
+    """The technical part exported the usual way (default options), for 商务在前; the merged file is laid out
+    once afterwards, so this one is not."""
     from app.export import ExportMeta, ExportOptions, export_bid
 
     c = window.controller
     chapters = [ch.model_copy(deep=True) for ch in c.outline.chapters]
     meta = ExportMeta(project_name=c.analysis.overview.project_name or window.display_name())
-    return export_bid(chapters, path, meta, ExportOptions(), analysis=c.analysis.model_copy(deep=True))
+    return export_bid(chapters, path, meta, ExportOptions(layout_pass=False), analysis=c.analysis.model_copy(deep=True))
 
 
 def _export(host: FormsHost, path: Path, before: bool, job: dict[str, Any]) -> FormsExportReport:
-    from app.export.forms.volume import export_forms_volume, place_before
+    from dataclasses import replace
 
-    report = export_forms_volume(job["reading"], job["values"], path if not before else job["tmp"] / "商务部分.docx",
-                                 certificates=job["certificates"], options=job["options"])
+    from app.export.fields import BODY_START_BOOKMARK
+    from app.export.forms.merge import place_before
+    from app.export.forms.volume import FORMS_BODY_START, export_forms_volume
+
     if not before:
-        return report
+        return export_forms_volume(job["reading"], job["values"], path, certificates=job["certificates"],
+                                   options=job["options"])
+    report = export_forms_volume(job["reading"], job["values"], job["tmp"] / "商务部分.docx",
+                                 certificates=job["certificates"], options=replace(job["options"], layout_pass=False))
     technical = _technical(host.window, job["tmp"] / "技术部分.docx")
-    merged = place_before(report.path, technical.path, path)
-    notes = (*report.notes, "技术部分接在商务部分之后；技术部分的目录页码请在 Word 中更新域")
-    return type(report)(merged, report.forms, report.filled, report.empty, report.copies, report.laid_out, notes)
+    merged = place_before(report.path, technical.path, path, forms_start=FORMS_BODY_START,
+                          technical_start=BODY_START_BOOKMARK, layout_pass=job["options"].layout_pass)
+    notes = tuple(n for n in report.notes if "LibreOffice" not in n and "页码" not in n) + merged.notes
+    return type(report)(merged.path, report.forms, report.filled, report.empty, report.copies, merged.laid_out, notes)
 
 
 async def export_forms(host: FormsHost, path: Path | None = None, *, before: bool | None = None) -> Path | None:

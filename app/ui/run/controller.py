@@ -465,7 +465,8 @@ class AppController(QObject):
         self._begin("正在分析招标文件……", kind="analysis")
         ok, message = False, "分析已取消"
         try:
-            analysis = await _run_analysis(client, self.document, self.on_progress)
+            lot = self.analysis.lot_name
+            analysis = await _run_analysis(client, self.document, self.on_progress, lot)
             self.set_analysis(analysis)
             ok = True
             message = f"分析完成：找到 {len(analysis.technical_groups)} 个技术评分项"
@@ -771,9 +772,10 @@ def table_analysis(document: TenderDocument) -> Analysis:
 
 
 async def _run_analysis(client: LLMClient, document: TenderDocument,
-                        progress: Callable[[PipelineEvent], None]) -> Analysis:
-    """The pipeline's analysis: overview and technical groups, cross-checked with the table."""
+                        progress: Callable[[PipelineEvent], None], lot: str = "") -> Analysis:
+    """The pipeline's analysis: overview and technical groups, cross-checked with the table (of the lot the
+    user chose, when the tender scores its lots apart)."""
     from app.pipeline.analysis.tender import analyze_tender
     from app.pipeline.outline.budget import RunMeter
 
-    return await analyze_tender(client, document, meter=RunMeter(progress=progress))
+    return await analyze_tender(client, document, meter=RunMeter(progress=progress), lot=lot or None)

@@ -28,6 +28,7 @@ OVERVIEW_LABELS: dict[str, str] = {
     "scope": "项目概况",
 }
 GROUPS = "groups"
+LOT = "lot"
 #: ``QUndoCommand.id`` shared by analysis edits (merging is decided in ``mergeWith``).
 MERGE_ID = 0x414E
 
@@ -35,15 +36,19 @@ Store = Callable[[Analysis, bool], None]
 
 
 def changed_fields(old: Analysis, new: Analysis) -> frozenset[str]:
-    """Which overview fields (by name) and whether the groups (``"groups"``) differ."""
+    """Which overview fields (by name), and whether the groups (``"groups"``) and the chosen lot (``"lot"``) differ."""
     out = {name for name in OVERVIEW_LABELS if getattr(old.overview, name) != getattr(new.overview, name)}
     if old.groups != new.groups:
         out.add(GROUPS)
+    if old.scoring_lot != new.scoring_lot:
+        out.add(LOT)
     return frozenset(out)
 
 
 def edit_label(fields: frozenset[str]) -> str:
-    """The undo text, e.g. "编辑项目名称" or "编辑评分项"."""
+    """The undo text, e.g. "编辑项目名称", "编辑评分项" or "改选包（标段）"."""
+    if LOT in fields:
+        return "改选包（标段）"
     if fields == {GROUPS}:
         return "编辑评分项"
     names = sorted({OVERVIEW_LABELS[f] for f in fields if f in OVERVIEW_LABELS})
@@ -71,7 +76,7 @@ class EditAnalysisCommand(QUndoCommand):
     @override
     def mergeWith(self, other: QUndoCommand) -> bool:
         """Qt override: merge consecutive edits of the same single overview field."""
-        if not isinstance(other, EditAnalysisCommand) or GROUPS in self.fields or other.fields != self.fields:
+        if not isinstance(other, EditAnalysisCommand) or self.fields & {GROUPS, LOT} or other.fields != self.fields:
             return False
         if len({OVERVIEW_LABELS[f] for f in self.fields}) != 1:
             return False

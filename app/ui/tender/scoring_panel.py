@@ -17,6 +17,7 @@ from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -35,6 +36,7 @@ from app.core.analysis import CATEGORY_ZH, Analysis, ScoringCategory, ScoringGro
 from app.core.scoring_edit import (
     SELF_CHECK_NOTES,
     Explanation,
+    choose_lot,
     confirm_scoring,
     explaining_rows,
     move_to_category,
@@ -112,6 +114,7 @@ class ScoringPanel(QWidget):
         self._preview_by_user: bool | None = None  # the user's own choice, once made, is kept
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self._lot_row())
         layout.addLayout(self._source_row())
         layout.addWidget(self.candidates)
         self.checks_label = QLabel()
@@ -152,6 +155,24 @@ class ScoringPanel(QWidget):
         self.preview.setVisible(False)
 
     # ------------------------------------------------------------------ building
+    def _lot_row(self) -> QHBoxLayout:
+        """The lots, when the tender scores them apart: choosing one scores the bid by its scheme (one undo step)."""
+        self.lot_label = QLabel("评分包：")
+        box = QComboBox()
+        box.setObjectName("scoringLot")
+        box.setToolTip("本招标文件各包（标段）分别评分：选择投标的包，评分项、核对结果和一一对应目录随之改用该包的评分表")
+        box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        box.activated.connect(self._on_lot_chosen)  # the user's choice only, never a refill
+        self.lot_box = box
+        self.lot_hint = QLabel("各包分别评分，请选择投标的包")
+        self.lot_hint.setStyleSheet("color: #555;")
+        self.lot_hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        row = QHBoxLayout()
+        row.addWidget(self.lot_label)
+        row.addWidget(box)
+        row.addWidget(self.lot_hint, 1)
+        return row
+
     def _source_row(self) -> QHBoxLayout:
         self.source_label = QLabel()
         self.source_label.setWordWrap(True)
@@ -258,6 +279,7 @@ class ScoringPanel(QWidget):
         if [(t.key, t.pages) for t in analysis.scoring_tables] != [(t.key, t.pages) for t in self._analysis.scoring_tables]:
             self._preview_by_user = None  # another tender (or reading): the page opens by itself again
         self._analysis = analysis
+        self._show_lots(analysis)
         self._explanation = explaining_rows(analysis) if analysis.groups else None
         marks = {i: self._explanation.why for i in self._explanation.ids} if self._explanation else {}
         self.table_model.set_groups(analysis.groups, marks)
@@ -291,6 +313,32 @@ class ScoringPanel(QWidget):
             self.compare.set_analysis(analysis)
         self.stack.setCurrentIndex(1 if comparing else 0)
         self._open_preview(analysis, comparing)
+
+    def _show_lots(self, analysis: Analysis) -> None:
+        """The lot choice, shown only when the tender scores two or more lots apart."""
+        lots = analysis.scoring_lots
+        shown = len(lots) >= 2
+        self.lot_box.blockSignals(True)
+        try:
+            self.lot_box.clear()
+            for k, lot in enumerate(lots):
+                confirmed = lot.confirmed or lot.user_confirmed if k != analysis.scoring_lot else (
+                    analysis.scoring_confirmed or analysis.scoring_user_confirmed)
+                self.lot_box.addItem(f"{lot.name}（{lot.total:g} 分）{' ✓' if confirmed else ''}")
+                pages = _pages(lot.pages)
+                self.lot_box.setItemData(k, f"{lot.name}：{pages}的评分表" + (f"\n{lot.doubt}" if lot.doubt else ""),
+                                         Qt.ItemDataRole.ToolTipRole)
+            if shown:
+                self.lot_box.setCurrentIndex(min(analysis.scoring_lot, len(lots) - 1))
+        finally:
+            self.lot_box.blockSignals(False)
+        for w in (self.lot_label, self.lot_box, self.lot_hint):
+            w.setVisible(shown)
+
+    def _on_lot_chosen(self, index: int) -> None:
+        current = self._current()
+        if index != current.scoring_lot:
+            self._emit(choose_lot(current, index))
 
     @staticmethod
     def comparing(analysis: Analysis) -> bool:
