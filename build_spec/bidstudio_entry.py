@@ -90,7 +90,12 @@ def self_check() -> int:
     finally:
         child.close()
     print(f"selfcheck_render={width}x{height} pages={len(sizes)} child_pid={pid} parent_pid={os.getpid()}", flush=True)
-    docx.Document().add_paragraph("技术标")
+    word = docx.Document()  # templates python-docx reads from files: the document, a new footer and header
+    word.add_paragraph("技术标")
+    word.sections[0].footer.is_linked_to_previous = False
+    word.sections[0].header.is_linked_to_previous = False
+    print(f"selfcheck_word footer={len(word.sections[0].footer.paragraphs)} "
+          f"header={len(word.sections[0].header.paragraphs)}", flush=True)
     scan = os.environ.get("BIDSTUDIO_SELF_CHECK_OCR")
     if scan:  # the window's OCR path: a spawned worker process reads page 1 into the cache
         ocr_worker_check(scan)

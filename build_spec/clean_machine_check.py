@@ -60,6 +60,8 @@ def in_root(root: Path, script: str, display: str | None = None, env: dict[str, 
     /dev/shm, the X socket and a clean environment."""
     mounts = [f"mount -t proc proc {root}/proc", f"mount -t tmpfs tmpfs {root}/dev/shm",
               f"mount -t tmpfs tmpfs {root}/tmp"]
+    if not network:  # the namespace's own loopback (the built-in model listens there); nothing else
+        mounts.insert(0, "ip link set lo up")
     if display:
         mounts += [f"mkdir -p {root}/tmp/.X11-unix", f"mount --bind /tmp/.X11-unix {root}/tmp/.X11-unix"]
     clean = {"HOME": HOME, "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "USER": "writer"}
@@ -214,8 +216,12 @@ def main() -> int:
                 seconds = f"{time.monotonic() - started:.1f}" if fields["step"] == "start" else fields["seconds"]
                 rows.append((fields["step"], seconds, fields["ok"], memory.take() / 1024, detail))
             if time.monotonic() > deadline:
-                proc.kill()
                 break
+        for pid in descendants(proc.pid)[1:]:  # whatever is left in the namespace (its init ignores TERM)
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
         code = proc.wait(60)
         memory.stop()
         total = time.monotonic() - started
@@ -223,7 +229,7 @@ def main() -> int:
         xvfb.terminate()
         xvfb.wait(10)
     left = processes_running(root / HOME.lstrip("/") / ".local" / "lib" / "bidstudio" / "model" / "llama-server")
-    print(f"display:         Xvfb {display} 1366x768; network: none (unshare --net); exit code {code}; "
+    print(f"display:         Xvfb {display} 1366x768; network: none (unshare --net, own loopback only); exit code {code}; "
           f"whole session {total:.1f} s; peak memory {memory.overall / 1024:.0f} MiB")
     print(f"{'step':<18}{'seconds':>9}  {'ok':<4}{'peak MiB':>9}  detail")
     for step, seconds, ok, peak, detail in rows:

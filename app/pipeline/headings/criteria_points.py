@@ -304,6 +304,8 @@ def _merge_suffix(text: str, suffix: str) -> str:
     return text + suffix
 
 
+#: Words that name an aspect of the item (its time, place, aim, way, people, count, strengths), not an instance of it.
+_ASPECT_END = re.compile(r"(?:时间|时限|地点|目标|方式|对象|次数|人数|频次|期限|范围|优势|特点|条件|经验|能力|数量|日志|质保期)$")
 _EVALUATIVE_TAIL = re.compile(r"(?:稳定可靠|合理|先进|可靠|稳定|科学|完整|全面|清晰|可行|到位|高效|便利|领先|优良)$")
 _VERB_CUT = re.compile(r"(?:满足|优于|符合|达到|不低于|高于)")
 
@@ -366,7 +368,11 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
         if e and e.start() >= 4:
             t = t[: e.start()]
     if suffix and (len(t) < 4 or not ends_with_heading_noun(t)) and not _needs_no_suffix(t):
-        t = _merge_suffix(t, suffix)
+        if not _ASPECT_END.search(t):
+            t = _merge_suffix(t, suffix)  # an instance of what the item is about: 火灾 → 火灾应急处置
+        elif len(t) <= 2 and len(suffix) <= 2:
+            t = suffix + t  # an aspect of it: 培训的地点 is 培训地点, never 地点培训
+        # an aspect already named (响应时间, 服务优势, 质保期) stays as it is: 响应时间售后保障 reads as no heading
     if not 3 <= len(t) <= MAX_HEADING or form_problem(t, criteria) is not None:
         return None
     return t
