@@ -58,6 +58,23 @@ def test_a_tender_whose_words_say_nothing_has_no_domain_and_a_structure_for_one_
     assert not TenderProfile("services", frozenset({"it"})).fits(("goods",))
 
 
+def test_a_domain_the_long_requirements_only_mention_in_passing_is_not_the_tenders() -> None:
+    """An online-resource service whose 采购需求 mention 期刊, 产品 and a mirror 服务器 in passing buys no
+    goods; a supply named only in those pages (nothing else named anywhere) is still read, and a domain the
+    requirements say as much as the named one stays."""
+    passing = ("供应商负责电子期刊的访问开通，出现故障时及时响应；协助提供产品清单；"
+               "必要时提供镜像服务器等数据保存服务，并提供使用统计数据。")
+    profile = profile_from_text("某大学文献数据库访问服务项目", (), (passing,))
+    assert profile.ranked == ("it",), profile
+    assert "goods" not in profile.domains and not profile.fits(("goods",))
+    unnamed = profile_from_text("某项目", (), ("供货清单：交换机、服务器、显示屏；产品型号与技术参数见附表，出厂检验合格后到货。",))
+    assert "goods" in unnamed.domains, unnamed
+    both = profile_from_text("某平台运维服务项目", (), (
+        "运维服务内容：系统巡检、数据备份、故障处理；设备采购：服务器、交换机、存储设备的供货与安装，"
+        "产品型号、技术参数、出厂检验、到货验收。",))
+    assert {"ops", "goods"} <= both.domains, both  # goods said as much as the named ops: kept
+
+
 def test_a_data_service_gets_no_site_safety_property_routines_or_supply_structures() -> None:
     a = analysis("某市数据核验服务项目",
                  ("安全性、稳定性管理", "提供安全性、稳定性管理措施，措施完善可行的得8分。"),

@@ -141,3 +141,72 @@ def test_judge_prints_the_share_of_criteria_points_the_headings_answer(tmp_path:
     assert main([str(out)]) == 1
     printed = capsys.readouterr().out
     assert "2/3 (67%)" in printed and "未覆盖：培训考核" in printed
+
+
+def test_the_script_flags_what_the_issue_saw_on_unseen_tenders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 38's examples, in generated tenders of the kinds they came from: a model's 建设管理部 and 服务员管理
+    and the library's 节能降耗建议 in a penetration test, 安全员配置 under a data service's 安全性 item, code's
+    在此基础上 and 详细项目开发计划（ from a software project's criteria. The script finds each, by the path
+    tests/eval/code_only.py takes (outline and analysis written side by side), and a fitting outline passes."""
+    def tender(project: str, *items: tuple[str, str]) -> Analysis:
+        return Analysis(overview=ProjectOverview(project_name=project), source="table",
+                        groups=[ScoringGroup(id=f"R{i + 1}", title=t, description=d, points=10.0, category="technical")
+                                for i, (t, d) in enumerate(items)])
+
+    def chapter(title: str, rid: str, *kids: OutlineNode) -> OutlineNode:
+        return OutlineNode(title=title, source_requirement_id=rid, source_requirement_title=title, children=list(kids))
+
+    cases = [
+        (tender("某银行2026年度渗透测试服务采购项目", ("项目组织", "项目组织架构及人员分工合理的得10分"),
+                ("增值服务", "提供增值服务方案的得5分")),
+         [chapter("项目组织", "R1", node("组织架构", node("建设管理部", origin=None), node("测试实施组")),
+                  node("人员分工", node("服务员管理", origin=None), node("渗透测试工程师"))),
+          chapter("增值服务", "R2", node("增值服务内容", node("节能降耗建议", origin="library"), node("安全意识培训")),
+                  node("服务承诺", node("响应时限", origin="library"), node("保密承诺", origin="library")))],
+         {"建设管理部", "服务员管理", "节能降耗建议"}),
+        (tender("某市数据核验服务项目", ("安全性、稳定性管理", "提供安全性、稳定性管理措施，措施完善可行的得8分。")),
+         [chapter("安全性、稳定性管理", "R1",
+                  node("安全性管理措施", node("安全员配置", origin="library"), node("数据访问控制", origin="library"),
+                       origin="tender"),
+                  node("稳定性管理措施", node("系统监控"), node("故障切换"), origin="tender"))],
+         {"安全员配置"}),
+        (tender("某大学教务管理软件开发项目",
+                ("实施方案", "在此基础上提出技术措施；提供详细项目开发计划（含里程碑）的得10分")),
+         [chapter("实施方案", "R1", node("技术措施", node("在此基础上", origin="tender"), node("技术路线", origin="library")),
+                  node("开发计划", node("详细项目开发计划（", origin="tender"), node("里程碑安排", origin="tender")))],
+         {"在此基础上", "详细项目开发计划（"}),
+    ]
+    for i, (analysis, chapters, bad) in enumerate(cases):
+        from tests.eval.outline_quality import judge
+
+        report = judge(chapters, analysis, f"t{i}")
+        flagged = {h.title for h in report.headings if h.misfit or h.fragment}
+        assert bad <= flagged, (bad - flagged, [(h.title, h.misfit, h.fragment) for h in report.headings])
+        assert not (flagged - bad), flagged - bad  # the fitting headings beside them pass
+        assert not report.ok
+        out = tmp_path / f"t{i}.outline.json"
+        out.write_text(json.dumps({"outline": [c.model_dump(mode="json") for c in chapters]}, ensure_ascii=False), "utf-8")
+        (tmp_path / f"t{i}.analysis.json").write_text(analysis.model_dump_json(), "utf-8")
+    assert main([str(tmp_path), "--sample", "3"]) == 1
+    printed = capsys.readouterr().out
+    for title in ("建设管理部", "服务员管理", "节能降耗建议", "安全员配置", "在此基础上", "详细项目开发计划（"):
+        line = next(x for x in printed.splitlines() if x.strip().startswith(title))
+        assert "⚠" in line, line
+    fitting = [chapter("项目组织", "R1", node("组织架构", node("项目管理组"), node("测试实施组")),
+                       node("人员分工", node("项目经理职责"), node("渗透测试工程师")))]
+    assert judge(fitting, cases[0][0], "fit").misfits == 0
+
+
+def test_a_point_the_criteria_put_after_a_preposition_is_answered_by_its_heading() -> None:
+    """Code drops the criteria's 对 in front of a point (对产品运输… → 产品运输建议); the point an evaluator looks
+    for does not ask the heading to repeat it."""
+    from app.pipeline.evaluation.matching import coverage
+    from app.pipeline.evaluation.terms import point_terms
+    from app.pipeline.headings.criteria_points import point_heading
+
+    for point, criteria in (("对本采购服务涉及的重点", "要求对本采购服务涉及的重点"), ("对产品运输的建议", "对产品运输的建议")):
+        heading = point_heading(point)
+        terms = point_terms(criteria)
+        assert heading and not heading.startswith("对") and terms is not None
+        assert coverage(terms, heading) >= 1.0, (criteria, heading, terms)
+    assert point_heading("对外协调机制") == "对外协调机制"  # 对外 is a word: kept

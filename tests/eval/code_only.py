@@ -1,6 +1,6 @@
 """What a weak or broken model's user gets: outlines code fills alone, on every shared tender.
 
-    python tests/eval/code_only.py ../shared/tenders --out /tmp/code-only [--only NAME …] [--sample 30]
+    python tests/eval/code_only.py ../shared/tenders --out /tmp/code-only [--only NAME …] [--sample 30] [--depth 3]
     python tests/eval/code_only.py ../shared/tenders --out DIR --eval-only     # judge outlines already in DIR
     python tests/eval/code_only.py ../shared/tenders --out DIR --no-eval       # only generate (another checkout)
 
@@ -15,6 +15,7 @@ judges every outline against its tender:
 - ``refused``: code headings the app's own heading rules refuse when a model writes them (target 0);
 - ``fragments`` / ``misfits``: what the quality script finds (pieces of sentences; headings of
   another trade than the tender's);
+- ``deeper than N``: headings below the depth asked (``--depth``, default 3; target 0);
 - ``points``: the share of the scoring items' criteria points that a heading (or the description
   under it) answers, by the 评审模拟 engine's matching (target ≥ 90% on every tender), and the lowest item.
 
@@ -51,9 +52,10 @@ def tenders_of(folder: Path, only: list[str]) -> list[Path]:
     return [p for p in out if not only or any(o in p.name for o in only)]
 
 
-async def generate_one(tender: Path, out: Path, base_url: str) -> dict[str, Any]:
+async def generate_one(tender: Path, out: Path, base_url: str, depth: int = 3) -> dict[str, Any]:
     """One code-only run of ``tender``: outline, analysis and report written to ``out``; the row."""
     from app.cli.common import ingest
+    from app.core.limits import OutlineLimits
     from app.documents.model import DiagnosticCode
     from app.llm.client.llm_client import EndpointConfig, LLMClient
     from app.llm.client.response_format import FormatRegistry
@@ -73,7 +75,7 @@ async def generate_one(tender: Path, out: Path, base_url: str) -> dict[str, Any]
                          max_retries=1, timeout=10.0)
     async with LLMClient(cfg, formats=FormatRegistry()) as client:
         analysis = await analyze_tender(client, doc, scoring=scoring)
-        res = await generate_outline(client, analysis, OutlineSettings())
+        res = await generate_outline(client, analysis, OutlineSettings(limits=OutlineLimits(depth=depth)))
     (out / f"{stem}.outline.json").write_text(json.dumps(res.document().model_dump(mode="json"), ensure_ascii=False,
                                                          indent=1), encoding="utf-8")
     (out / f"{stem}.analysis.json").write_text(analysis.model_dump_json(indent=1), encoding="utf-8")
@@ -83,20 +85,32 @@ async def generate_one(tender: Path, out: Path, base_url: str) -> dict[str, Any]
     return {"tender": tender.name, "status": "ok", "valid": res.valid, "seconds": report["seconds"]}
 
 
-def generate(tenders: list[Path], out: Path) -> None:
+def generate(tenders: list[Path], out: Path, depth: int = 3) -> None:
     """Generate every tender's code-only outline against the garbage server."""
     from tests.openai_server import OpenAIServer, Reply
 
     with OpenAIServer() as server:
         server.default = Reply.text(GARBAGE)
         for t in tenders:
-            row = asyncio.run(generate_one(t, out, server.base_url))
+            row = asyncio.run(generate_one(t, out, server.base_url, depth))
             (out / f"{t.stem}.status.json").write_text(json.dumps(row, ensure_ascii=False), encoding="utf-8")
             print(f"generated {t.name}: {row.get('status')} valid={row.get('valid')} {row.get('seconds', '')}s",
                   flush=True)
 
 
-def evaluate(tenders: list[Path], out: Path, sample: int, seed: int) -> bool:
+def _misfit_note(misfit: str | None) -> str:
+    """A misfit as printed: of another trade, or placed under a heading no library section puts it under."""
+    if not misfit:
+        return ""
+    return ("位置不当：" if misfit.startswith("标题库") else "另一行业：") + misfit
+
+
+def too_deep(chapters: list[Any], depth: int) -> int:
+    """Headings below the depth asked (a chapter is level 1)."""
+    return sum(1 for ch in chapters for path, _ in ch.walk() if len(path) + 1 > depth)
+
+
+def evaluate(tenders: list[Path], out: Path, sample: int, seed: int, depth: int = 3) -> bool:
     """Judge every outline in ``out`` against its analysis; print the table and the sample."""
     from app.core.analysis import Analysis
     from tests.eval.outline_quality import code_headings, judge, load_outline, print_table
@@ -104,7 +118,7 @@ def evaluate(tenders: list[Path], out: Path, sample: int, seed: int) -> bool:
     rows: list[dict[str, object]] = []
     pool: list[tuple[str, str]] = []
     ok = True
-    totals = {"code": 0, "refused": 0, "fragments": 0, "misfits": 0}
+    totals = {"code": 0, "refused": 0, "fragments": 0, "misfits": 0, "deep": 0}
     for t in tenders:
         status_path = out / f"{t.stem}.status.json"
         status = json.loads(status_path.read_text(encoding="utf-8")) if status_path.is_file() else {}
@@ -124,22 +138,24 @@ def evaluate(tenders: list[Path], out: Path, sample: int, seed: int) -> bool:
         totals["refused"] += len(refused)
         totals["fragments"] += len(fragments)
         totals["misfits"] += len(misfits)
+        deep = too_deep(chapters, depth)
+        totals["deep"] += deep
         cov = verdict.coverage
         low = verdict.lowest_share
         valid = bool(report.get("valid"))
-        ok &= valid and not refused and verdict.points_share >= 0.9
+        ok &= valid and not refused and not deep and verdict.points_share >= 0.9
         rows.append({"tender": t.stem[:34], "valid": "yes" if valid else "NO", "chapters": len(chapters),
                      "code": len(code), "refused": len(refused), "fragments": len(fragments), "misfits": len(misfits),
-                     "points": (f"{verdict.points_covered}/{verdict.points_total} ({verdict.points_share:.0%})"
+                     f"deeper than {depth}": deep, "points": (f"{verdict.points_covered}/{verdict.points_total} ({verdict.points_share:.0%})"
                                 if cov else "-"),
                      "lowest item": f"{low:.0%}" if cov else "-"})
         for h in code:
             pool.append((t.stem, h.line()))
         for h in [*refused, *fragments, *misfits][:12]:
-            print(f"  {t.stem}: {h.line()}  ⚠ {h.refused or h.fragment or ('另一行业：' + h.misfit if h.misfit else '')}")
+            print(f"  {t.stem}: {h.line()}  ⚠ {h.refused or h.fragment or _misfit_note(h.misfit)}")
     print_table(rows)
     print(f"# code headings {totals['code']}; refused by the app's rules {totals['refused']}; "
-          f"fragments {totals['fragments']}; misfits {totals['misfits']}; "
+          f"fragments {totals['fragments']}; misfits {totals['misfits']}; deeper than {depth}: {totals['deep']}; "
           f"valid {sum(1 for r in rows if r.get('valid') == 'yes')}/{sum(1 for r in rows if r.get('valid') in ('yes', 'NO'))}")
     if sample:
         rng = random.Random(seed)
@@ -159,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-eval", action="store_true", help="only generate")
     p.add_argument("--sample", type=int, default=0, help="print this many code headings drawn at random")
     p.add_argument("--seed", type=int, default=38)
+    p.add_argument("--depth", type=int, default=3, help="the outline depth asked (the app's default is 3)")
     args = p.parse_args(argv)
     logging.disable(logging.WARNING)
     tenders = tenders_of(args.folder, args.only)
@@ -167,10 +184,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     if not args.eval_only:
-        generate(tenders, args.out)
+        generate(tenders, args.out, args.depth)
     if args.no_eval:
         return 0
-    return 0 if evaluate(tenders, args.out, args.sample, args.seed) else 1
+    return 0 if evaluate(tenders, args.out, args.sample, args.seed, args.depth) else 1
 
 
 if __name__ == "__main__":

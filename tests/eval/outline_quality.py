@@ -226,7 +226,7 @@ def tender_texts(chapter: OutlineNode, criteria: str, requirements: list[str]) -
 TRADE_WORDS: dict[str, tuple[str, ...]] = {
     "works": ("施工", "工地", "脚手架", "文明施工", "扬尘", "土方", "混凝土", "钢筋", "基坑",
               "临时设施", "竣工", "创优", "特种作业", "隐蔽工程", "测量放样", "成品保护", "雨季", "冬季", "高处作业",
-              "关键工序", "工程质量"),
+              "关键工序", "工程质量", "建设工程", "建设管理部", "项目经理部"),
     "facility": ("保洁", "绿化", "保安", "门岗", "巡逻", "物业", "消杀", "公共区域",
                  "楼宇", "除四害", "秩序维护", "会务", "停车", "客户服务中心"),
     "catering": ("食材", "菜品", "菜谱", "留样", "餐具", "厨房", "烹饪", "就餐", "配餐", "膳食", "食堂", "餐饮", "原料采购"),
@@ -241,6 +241,7 @@ _SHIFTS = frozenset({"works", "facility", "catering", "logistics", "staffing", "
 SHARED_WORDS: dict[str, frozenset[str]] = {
     "排班": _SHIFTS, "轮岗": _SHIFTS, "交接班": _SHIFTS, "重点时段": _SHIFTS, "日常服务内容": _SHIFTS,
     "物资与设备保障": _SHIFTS,
+    "服务员": frozenset({"facility", "catering"}),
     "安全员": frozenset({"works", "facility", "catering", "logistics", "goods", "staffing", "ops"}),
     "安全交底": frozenset({"works", "facility", "catering", "logistics", "goods", "staffing", "ops"}),
     "消防": frozenset({"works", "facility", "catering", "logistics", "goods", "staffing", "ops"}),
@@ -295,7 +296,7 @@ def trade_misfit(title: str, trades: frozenset[str]) -> str | None:
 
 
 _CONNECTIVE = re.compile(r"^(?:在此基础上|在此|此外|另外|同时|并且|而且|因此|所以|从以下|以下|上述|以上|其中|然后|综上|总之|进而|从而|"
-                         r"为此|对此|据此|即|则|且)")
+                         r"为此|对此|据此|即(?!时)|则|且)")
 _CUT_SUFFIX = re.compile(r"^(?:性(?![能质别价格向])|等(?!级|同|候|待))")
 _JUDGING = "科学|合理|完善|完整|详细|详实|可行|全面|先进|有效|切实|规范|具体|清晰|严密|周密|细致|充分|准确|高效|完备|可靠|稳定"
 _STACKED = re.compile(rf"^(?:{_JUDGING})(?:{_JUDGING})|^[\u4e00-\u9fff]{{1,4}}性(?:强|好|高|佳)(?=[\u4e00-\u9fff]{{2}})")
@@ -303,6 +304,15 @@ _DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|�
 _ROLE_VERB = re.compile(r"(?:应答人|投标人|供应商|响应人|投标单位|磋商供应商|我方|我公司)(?:提供|应|需|须|必须|要|拟|能|负责|具有|具备)")
 _TIER_WORD = re.compile(r"(?<!比)较(?:为)?[\u4e00-\u9fff]|一般$|不够|欠缺")
 _SPEC = re.compile(r"可(?:设置|实现|支持|配置|调节|选择)|支持[\u4e00-\u9fff]{4,}$")
+#: A requirement stated (this script's reading): a modal and its verb, a purpose put in front, 可在….
+#: The criteria's sentence with a suffix put on (this script's reading): its verb in front, its judgement inside,
+#: its own words, the tender's markup, an aspect put before the suffix (地点培训), a quality the evaluator judges.
+_SENTENCE = re.compile(r"^(?:做好|协助|重点考察|尤其|切合|匹配|拟定|应于|有(?:具体|真实|建设|集|违约|肉类))"
+                       r"|得当|混乱|明显|不合理|不全|不便|不畅|不能管理|不予|可操作|充足|有价值|详实培训|细化程度|规范程度"
+                       r"|若能|无法|都要|不得超过|可能产生|三者之一|[★▲█■]|学历得$|方案中明确"
+                       r"|不承诺|不服务|准确到位|切实有利|完全实现|但不限|评审依据|评审内容|^内容覆盖|须为|确认函|发票"
+                       r"|^(?:时间|地点|目标|方式|对象)(?:培训|施工|运维|保洁|安装|养护)$|^(?:科学|合理|可行|可执行)性(?!研究|分析|论证)")
+_CLAUSE = re.compile(r"(?:需|须|应|必须)(?:经过|经|自带|按照|按|满足|达到|符合|在)|可在|^为(?:保证|确保|保障|满足|实现|提高)|^要求(?!与)")
 
 
 def reads_as_fragment(title: str) -> str | None:
@@ -312,7 +322,8 @@ def reads_as_fragment(title: str) -> str | None:
         return f"“{t}”括号不成对，是截断的片段"
     for pattern, what in ((_CONNECTIVE, "连接词开头"), (_CUT_SUFFIX, "以词尾开头"), (_STACKED, "评价形容词堆在名词前"),
                           (_DOCUMENT, "是关于证明材料的要求"), (_ROLE_VERB, "写的是投标人要做什么"),
-                          (_TIER_WORD, "是评分档次的用语"), (_SPEC, "是一句产品参数")):
+                          (_TIER_WORD, "是评分档次的用语"), (_SPEC, "是一句产品参数"), (_CLAUSE, "是招标要求的原句"),
+                          (_SENTENCE, "是评分标准的句子加了词尾")):
         m = pattern.search(t)
         if m:
             return f"“{t}”{what}（{m.group()}）"

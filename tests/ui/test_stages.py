@@ -275,3 +275,35 @@ async def test_the_log_shows_its_newest_lines_when_its_stage_comes_back(window: 
     table = window.log_pane.table
     bar = table.verticalScrollBar()
     await wait_for(lambda: bar.maximum() > 0 and bar.value() == bar.maximum())
+
+
+async def test_a_larger_system_font_never_makes_a_stage_larger_than_a_laptop(
+        qapp: Any, tmp_path: Path, llm_server: OpenAIServer, reporter: ErrorReporter,
+        monkeypatch: pytest.MonkeyPatch, qtbot: Any) -> None:
+    """Issue 37 §1: a window 741 px high where 736 fit — the layout depended on fonts by 5 px. With the
+    system font half as large again, the first-run guide and the sample note on show, every stage
+    still fits a 1366×768 laptop with the room to spare asked above; the panels scroll instead."""
+    from PySide6.QtGui import QFont
+
+    monkeypatch.setenv("BIDSTUDIO_DATA_DIR", str(tmp_path / "data"))
+    old = QFont(qapp.font())
+    big = QFont(old)
+    big.setPointSizeF(max(old.pointSizeF(), 9.0) * 1.5)
+    qapp.setFont(big)
+    win = _window(qapp, tmp_path, llm_server, reporter)
+    try:
+        win.set_model_configured(False)
+        win.sample_note.setVisible(True)
+        win.show()
+        await asyncio.sleep(0.1)
+        for key in STAGE_KEYS:
+            _click_stage(win, qtbot, key)
+            await asyncio.sleep(0.05)
+            hint = win.minimumSizeHint()
+            assert hint.height() <= MAX_MIN_HEIGHT and hint.width() <= MAX_MIN_WIDTH, (key, hint)
+            assert win.height() <= LAPTOP.height() - 32 and win.width() <= LAPTOP.width(), (key, win.size())
+            assert not _inside_window(win), key
+            assert win.status.isVisible() and win.outline_view.isVisible(), key
+    finally:
+        await close_window(win)
+        qapp.setFont(old)

@@ -86,6 +86,14 @@ def _bidder(ctx: HeadingContext) -> str | None:
     return hf.bidder_problem(ctx.title)
 
 
+def _requirement(ctx: HeadingContext) -> str | None:
+    return hf.requirement_problem(ctx.title)
+
+
+def _clause(ctx: HeadingContext) -> str | None:
+    return hf.clause_problem(ctx.title)
+
+
 def _vague(ctx: HeadingContext) -> str | None:
     return hf.vague_problem(ctx.title)
 

@@ -25,6 +25,7 @@ from app.core.rules.heading_checks import (
     Writer,
     _bidder,
     _bracket,
+    _clause,
     _connective,
     _document,
     _evidence,
@@ -37,6 +38,7 @@ from app.core.rules.heading_checks import (
     _project_echo,
     _prompt_words,
     _repeats_upper,
+    _requirement,
     _restates_project,
     _same_as_parent,
     _self_repeat,
@@ -186,7 +188,7 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
     HeadingRule(
         "document_instruction", "what the criteria say about documents to hand in (扫描件, 加盖公章, 注明…位置)", _document,
         refuse=_ex(["以上资料均要求提供扫描件加盖公章", "注明证明材料在投标文件中具体位置", "业绩合同复印件加盖公章",
-                    "须提供社保证明"]),
+                    "须提供社保证明", "原厂参数确认函", "专用车辆购置发票配置"]),
         accept=_ex(["文件收发登记", "档案资料管理", "技术文件提交", "技术资料交付", "资料移交", "原始记录管理"]),
         levels=_BELOW,
     ),
@@ -195,6 +197,27 @@ HEADING_RULES: tuple[HeadingRule, ...] = (
         refuse=_ex(["应答人提供技术方案", "投标人须具备的资质", "供应商应提供的服务", "我公司拟投入人员"]),
         accept=_ex(["供应商管理", "我公司业务流程规划", "我公司的服务承诺", "供应商准入与评价", "中标后服务安排",
                     "我方承诺"]),
+    ),
+    HeadingRule(
+        "requirement_clause", "a requirement of the tender stated (所投产品需经过…, 为保证…, 可在一个页面完成, 要求…): "
+        "the criteria's sentence, not a part of the bid", _requirement,
+        refuse=_ex(["投存储系列产品需经过服务安排", "为保证播出系统数据高安全性", "编排全部可在一个页面完成配置", "要求素材配置",
+                    "存储应自带数据复制功能", "系统须按等保三级建设", "设备必须满足国家标准", "项目负责人须为投标单位在职人员"]),
+        accept=_ex(["应对措施", "应急响应机制", "需求分析", "供应保障", "响应时间承诺", "适应性调整", "相应管理制度",
+                    "应用系统运维", "需方配合事项", "技术要求响应", "为民服务理念", "效应评估", "数据可用性保障"]),
+    ),
+    HeadingRule(
+        "criteria_sentence", "a sentence of the criteria cut into a heading: a lead verb (做好…, 重点考察…), a judgement "
+        "inside (措施得当有效…, 数量充足…), the sentence's words (若能, 不得超过), markup (★▲█), a bare quality judged "
+        "(合理性…), a cut 得", _clause,
+        refuse=_ex(["做好辖区内非机动车停放管理", "协助城管执法部门开展宣传活动", "重点考察总工期", "尤其是高性能电脑安装调试",
+                    "有具体时间保洁", "组织措施得当有效施工", "实施人员配备数量充足配置", "日常业务处理流程衔接不畅管理措施",
+                    "架构设计有明显不合理处服务安排", "相关业绩合同若能体现合同总金额业绩", "出库不得超过24小时",
+                    "“★”号参数为实质性要求", "合理性风险应对", "可执行性", "项目经理具本科以上学历得", "服务方案中明确服务团队人员",
+                    "对辖区内日常巡查工作", "评审依据实现", "准确到位分析", "目标不服务安排", "服务方案但不限分级管理"]),
+        accept=_ex(["提供小区部分智能化设备的改造更新方案和计划", "对管路的要求", "确保工期的技术组织措施", "有害生物防治",
+                    "有限空间作业安全", "从业人员管理", "配合措施", "“三包”服务承诺", "针对性对策", "合理化建议",
+                    "可行性研究", "工作心得", "有效性评价", "符合性审查", "满意度调查"]),
     ),
     HeadingRule(
         "vague", "a heading that says nothing (相关需求, 有关问题)", _vague,

@@ -304,6 +304,8 @@ def _merge_suffix(text: str, suffix: str) -> str:
     return text + suffix
 
 
+#: Words that name an aspect of the item (its time, place, aim, way, people, count, strengths), not an instance of it.
+_ASPECT_END = re.compile(r"(?:时间|时限|地点|目标|方式|对象|次数|人数|频次|期限|范围|优势|特点|条件|经验|能力|数量|日志|质保期)$")
 _EVALUATIVE_TAIL = re.compile(r"(?:稳定可靠|合理|先进|可靠|稳定|科学|完整|全面|清晰|可行|到位|高效|便利|领先|优良)$")
 _VERB_CUT = re.compile(r"(?:满足|优于|符合|达到|不低于|高于)")
 
@@ -330,6 +332,8 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
     t = re.sub(r"^(?:本次|本)(?=项目)", "", t)
     t = re.sub(r"^投标(?=产品|设备|货物|方案)", "", t)
     t = re.sub(r"^(?:具有|具备|达到|实现)", "", t)
+    # the criteria's verb or preposition in front of what is asked (对产品运输…, 有违约处罚承诺, 做好…, 尤其是…)
+    t = re.sub(r"^(?:对(?![外内接口标比策象话])|有(?![害限机效线色偿关氧毒])|做好|重点考察|尤其是)(?=[\u4e00-\u9fff]{4})", "", t)
     t = re.sub(r"[及和与]其他.*$", "", t)
     t = re.sub(r"各(?:个)?(?:环节|方面|项)", "", t)
     v = _VERB_CUT.search(t)
@@ -366,7 +370,11 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
         if e and e.start() >= 4:
             t = t[: e.start()]
     if suffix and (len(t) < 4 or not ends_with_heading_noun(t)) and not _needs_no_suffix(t):
-        t = _merge_suffix(t, suffix)
+        if not _ASPECT_END.search(t):
+            t = _merge_suffix(t, suffix)  # an instance of what the item is about: 火灾 → 火灾应急处置
+        elif len(t) <= 2 and len(suffix) <= 2:
+            t = suffix + t  # an aspect of it: 培训的地点 is 培训地点, never 地点培训
+        # an aspect already named (响应时间, 服务优势, 质保期) stays as it is: 响应时间售后保障 reads as no heading
     if not 3 <= len(t) <= MAX_HEADING or form_problem(t, criteria) is not None:
         return None
     return t

@@ -108,14 +108,22 @@ def domain_scores(weighted: Iterable[tuple[str, float]]) -> dict[Domain, float]:
     return scores
 
 
-def read_domains(weighted: Iterable[tuple[str, float]]) -> tuple[Domain, ...]:
+def read_domains(weighted: Iterable[tuple[str, float]], named: Iterable[tuple[str, float]] = ()) -> tuple[Domain, ...]:
     """The domains whose score is at least 3 and at least a third of the best one, best first (none when
-    nothing says)."""
+    nothing says).
+
+    ``named`` are the texts among ``weighted`` that name the purchase (project, items). When some domain
+    is named there, a domain only the long requirements text mentions needs half the best score: a
+    database-access service whose 采购需求 mention 期刊, 产品 and a mirror 服务器 in passing buys no goods.
+    """
     scores = domain_scores(weighted)
     top = max(scores.values(), default=0.0)
     if top < 3:
         return ()
-    kept = [d for d in DOMAINS if scores[d] >= 3 and scores[d] * 3 >= top]
+    heads = domain_scores(named)
+    some_named = any(heads.values())
+    kept = [d for d in DOMAINS if scores[d] >= 3 and scores[d] * 3 >= top
+            and (heads[d] or not some_named or scores[d] * 2 >= top)]
     return tuple(sorted(kept, key=lambda d: -scores[d]))
 
 
@@ -123,10 +131,10 @@ def profile_from_text(project: str, items: Iterable[str] = (), requirements: Ite
                       criteria: Iterable[str] = ()) -> TenderProfile:
     """A profile from the project's words (name, summary, scope: weight 3), its items' names (2), its
     requirements headings and text (1) and its criteria (0.5 each, the criteria of every item together at most 3)."""
-    crit = list(criteria)
+    crit, items = list(criteria), list(items)
     weighted = [(project, 3.0), *((t, 2.0) for t in items), *((t, 1.0) for t in requirements),
                 *((t, min(0.5, 3.0 / max(1, len(crit)))) for t in crit)]
-    ranked = read_domains(weighted)
+    ranked = read_domains(weighted, [(project, 3.0), *((t, 2.0) for t in items)])
     return TenderProfile(tender_kind(project), frozenset(ranked), ranked)
 
 

@@ -344,22 +344,45 @@ class RecordedRunCommand(QUndoCommand):
     Pushing it does not apply anything again; undo takes the whole run back in one step.
     """
 
-    def __init__(self, outline: Outline, recorder: OpRecorder, text: str = "AI 生成目录") -> None:
+    def __init__(self, outline: Outline, recorder: OpRecorder, text: str = "AI 生成目录", *,
+                 locks: LockChange | None = None) -> None:
         super().__init__(text)
         self.outline = outline
         self.ops = list(recorder.ops)
+        self.locks = locks
         self._first = True
 
     def redo(self) -> None:
         """Qt override: nothing the first time (already applied), replay afterwards."""
         if self._first:
             self._first = False
-            return
-        redo_ops(self.outline, self.ops)
+        else:
+            redo_ops(self.outline, self.ops)
+        if self.locks is not None:
+            self.locks.apply(after=True)
 
     def undo(self) -> None:
-        """Qt override: take the whole run back."""
+        """Qt override: take the whole run back, the chapter lock as it was before the run included."""
         undo_ops(self.outline, self.ops)
+        if self.locks is not None:
+            self.locks.apply(after=False)
+
+
+@dataclass
+class LockChange:
+    """The one-to-one chapter lock before and after a step that replaced chapters (a model run):
+    undoing the step brings the chapters back locked as they were, redoing it locks them as the run did.
+
+    ``model`` is anything with ``set_locked_top_level`` (the outline's item model).
+    """
+
+    model: Any
+    before: bool
+    after: bool
+
+    def apply(self, *, after: bool) -> None:
+        """Set the lock of one side of the step."""
+        self.model.set_locked_top_level(self.after if after else self.before)
 
 
 class ReplaceOutlineCommand(OutlineCommand):

@@ -49,7 +49,7 @@ from app.pipeline.outline.runner import (
     run_outline,
 )
 from app.pipeline.outline.user_outline import has_locks
-from app.ui.outline.commands import OpRecorder, RecordedRunCommand, undo_ops
+from app.ui.outline.commands import LockChange, OpRecorder, RecordedRunCommand, undo_ops
 from app.ui.outline.model import OutlineItemModel
 from app.ui.run.drafting_bridge import DraftingBridge
 
@@ -565,6 +565,7 @@ class AppController(QObject):
             return OutlineOutcome(False, exc.message_zh)
         await self._prepare(client)
         self.mode = mode
+        was_locked = self.model.locked_top_level
         self.model.set_locked_top_level(False)
         resume = self.can_resume(mode)
         request = OutlineRequest(mode=mode, guidance=guidance, analysis=self.analysis, resume=resume, limits=self.limits,
@@ -625,10 +626,15 @@ class AppController(QObject):
             if recorder.ops and not outcome.ok and not self.outline.chapters:
                 undo_ops(self.outline, recorder.ops)  # nothing came of the run: the user's outline comes back
                 recorder.ops.clear()
+            # One-to-one chapters are locked; the lock is part of the run's undo step (Ctrl+Z brings the
+            # chapters back locked as they were). A run that changed nothing leaves the lock as it was.
+            locked = mode == "aligned" and self.analysis.has_technical_scoring
+            self.model.set_locked_top_level(locked if recorder.ops else was_locked)
             if recorder.ops:
                 label = ("AI 生成目录" if outcome.ok else "程序生成目录（模型未参与）" if outcome.code_only
                          else "AI 生成目录（未完成）")
-                command = RecordedRunCommand(self.outline, recorder, label)
+                command = RecordedRunCommand(self.outline, recorder, label,
+                                             locks=LockChange(self.model, was_locked, locked))
                 self.undo_stack.push(command)
                 if not outcome.ok and not outcome.code_only:  # a code-made outline is not a run to continue
                     self._unfinished = (mode, command)
@@ -636,7 +642,6 @@ class AppController(QObject):
             if deferred is not None and deferred.switched and not outcome.ok and not _cancelling():
                 self.undo_stack.undo()  # a failed run over the user's outline: theirs comes back, the part is a redo
                 outcome.message += "；已恢复原有目录（未完成的新目录可用“重做”查看）"
-            self.model.set_locked_top_level(mode == "aligned" and self.analysis.has_technical_scoring)
             self._end(outcome.ok, outcome.message)
 
     def _restore_figures(self, kept: list[KeptFigures], under: OutlinePath = ()) -> str:

@@ -247,6 +247,7 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
         c.undo_stack.indexChanged.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_edited)
         c.model.modelReset.connect(self._on_outline_reset)
+        c.undo_stack.indexChanged.connect(self._on_outline_reset)  # an undone step may take the section shown
         c.model.rowsInserted.connect(self._on_rows_changed)  # a streaming run fills the tree without undo steps
         c.model.rowsRemoved.connect(self._on_rows_changed)
         self.status.cancel_requested.connect(c.cancel_slot)
@@ -289,19 +290,24 @@ class MainWindow(SessionViewMixin, WindowLayoutMixin, ProjectFilesMixin, Generat
             if path is not None and self.controller.outline.exists(path):  # a heading with sections below
                 self.section_editor.clear(f"“{self.controller.outline.node(path).title}”有下级标题，"
                                           "请选中其下的末级标题编写正文")
+            else:  # no heading current (the one shown was taken away): nothing to show or to draft
+                self.section_editor.clear()
             return
         key, node = leaf
         self.section_editor.show_section(key, node.title, node.content, self.controller.drafting.draft_of(key))
         if self.section_dock.isHidden() and self.workspace.current == "text":  # closed there: a section brings it back
             self.section_dock.show()
 
-    def _on_outline_reset(self) -> None:
-        """The whole outline changed (an import undone, a project loaded): the 正文 pane follows the
-        heading now current, or shows none — the one it showed may be gone (its id taken by another)."""
-        if self.outline_view.current_path() is None:
-            self.section_editor.clear()
-        else:
-            self._on_current_node_changed()
+    def _on_outline_reset(self, *_args: object) -> None:
+        """The outline changed as a whole or by an undo step (an import or a model run undone or redone,
+        a project loaded): the 正文 pane follows the heading now current, or shows none — the one it
+        showed may be gone, or its id taken by another. A section still current is left as it is (its
+        text and cursor untouched)."""
+        leaf = self._current_leaf()
+        editor = self.section_editor
+        if leaf is not None and leaf[0] == editor.key and editor.title_label.text() == f"{leaf[0]} {leaf[1].title}".strip():
+            return
+        self._on_current_node_changed()
 
     def _update_word_count(self, *_args: object) -> None:
         """“正文共 N 字” beside the outline, counting the section being typed as it is now.

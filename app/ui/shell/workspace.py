@@ -18,6 +18,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QToolBar
 from typing_extensions import override
 
+from app.ui.shell.panel_frame import frame_panel
 from app.ui.shell.stages import STAGE_KEYS, STAGES, PanelRegistry, Placement, stage_named
 
 if TYPE_CHECKING:
@@ -95,6 +96,7 @@ class StageWorkspace(QObject):
     def register(self, placement: Placement) -> None:
         """Record ``placement``; once started, the panel is placed (or hidden) at once."""
         self.registry.add(placement)
+        frame_panel(placement.dock)  # the panel scrolls rather than grow the window past the screen
         placement.dock.installEventFilter(self)
         if self._started and not self._switching:
             if placement.stage == self.current:
