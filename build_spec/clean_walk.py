@@ -98,8 +98,13 @@ async def export_word(win: Any, target: Path) -> str:
     return f"file={target.name} bytes={target.stat().st_size}"
 
 
-async def regenerate_first_chapter(win: Any) -> str:
-    """Right-click the first chapter → 重新生成本章 → 确定; wait for the built-in model to finish it."""
+async def regenerate_first_chapter(win: Any) -> tuple[bool, str]:
+    """Right-click the first chapter → 重新生成本章 → 确定; wait for the built-in model to finish it.
+
+    Passes only when the chapter was rewritten: some of its headings now come from the model. When
+    the model's answers were all refused the app keeps the old chapter (and says so in the status
+    bar): the step then fails with that status, and the walk goes on.
+    """
     from PySide6.QtGui import QContextMenuEvent
     from PySide6.QtWidgets import QDialog, QMenu
 
@@ -122,7 +127,10 @@ async def regenerate_first_chapter(win: Any) -> str:
     origins: dict[str, int] = {}
     for node in headings:
         origins[str(node.origin)] = origins.get(str(node.origin), 0) + 1
-    return f"chapter={chapter.title!r} headings={len(headings)} origins={origins} status={win.statusBar().currentMessage()!r}"
+    status = win.statusBar().currentMessage()
+    ok = origins.get("model", 0) > 0 and not status.startswith("未能")
+    return ok, f"chapter={chapter.title!r} headings={len(headings)} origins={origins} status={status!r}"
+
 
 async def open_scan(win: Any, scan: Path) -> str:
     """文件 → 打开 a scanned tender (a new project, the old one not saved); wait for its OCR."""
@@ -181,7 +189,8 @@ async def walk(work: Path) -> None:
         say(step, True, started, await export_word(win, work / "技术标.docx"))
         if os.environ.get("BIDSTUDIO_CLEAN_WALK_MODEL") == "1":
             step, started = "generate_chapter", time.monotonic()
-            say(step, True, started, await regenerate_first_chapter(win))
+            ok, detail = await regenerate_first_chapter(win)
+            say(step, ok, started, detail)
         scan = os.environ.get("BIDSTUDIO_CLEAN_WALK_SCAN")
         if scan:
             step, started = "ocr_page", time.monotonic()
