@@ -144,3 +144,16 @@ def test_judging_words_and_open_notes_leave_the_part_they_judge() -> None:
     assert point_heading("详细项目开发计划（含里程碑") == "项目开发计划"
     assert point_heading("应答人提供技术方案") == "技术方案"
     assert point_heading("详细设计") == "详细设计"  # a heading of its own, not a judgement
+
+
+@pytest.mark.parametrize(("point", "suffix", "heading"), [
+    ("地点", "培训", "培训地点"), ("时间", "培训", "培训时间"),  # an aspect of the item takes its subject in front
+    ("响应时间", "售后保障", "响应时间"), ("服务优势", "应急处置", "服务优势"),  # an aspect already named stays
+    ("质保期", "售后保障", "质保期"),
+    ("火灾", "应急处置", "火灾应急处置"), ("停电停水", "应急处置", "停电停水应急处置"),  # an instance takes the suffix
+    ("对产品运输", "建议", "产品运输建议"), ("有违约处罚承诺", "", "违约处罚承诺"),  # the criteria's verb in front goes
+    ("做好辖区内非机动车停放管理", "", "辖区内非机动车停放管理"), ("尤其是高性能电脑安装调试", "", "高性能电脑安装调试"),
+    ("对外协调", "", "对外协调"), ("有害生物防治", "", "有害生物防治"),  # words that start so stay
+])
+def test_a_point_becomes_the_heading_a_writer_would_write(point: str, suffix: str, heading: str) -> None:
+    assert point_heading(point, suffix) == heading

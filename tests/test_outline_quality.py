@@ -195,3 +195,18 @@ def test_the_script_flags_what_the_issue_saw_on_unseen_tenders(tmp_path: Path, c
     fitting = [chapter("项目组织", "R1", node("组织架构", node("项目管理组"), node("测试实施组")),
                        node("人员分工", node("项目经理职责"), node("渗透测试工程师")))]
     assert judge(fitting, cases[0][0], "fit").misfits == 0
+
+
+def test_a_point_the_criteria_put_after_a_preposition_is_answered_by_its_heading() -> None:
+    """Code drops the criteria's 对 in front of a point (对产品运输… → 产品运输建议); the point an evaluator looks
+    for does not ask the heading to repeat it."""
+    from app.pipeline.evaluation.matching import coverage
+    from app.pipeline.evaluation.terms import point_terms
+    from app.pipeline.headings.criteria_points import point_heading
+
+    for point, criteria in (("对本采购服务涉及的重点", "要求对本采购服务涉及的重点"), ("对产品运输的建议", "对产品运输的建议")):
+        heading = point_heading(point)
+        terms = point_terms(criteria)
+        assert heading and not heading.startswith("对") and terms is not None
+        assert coverage(terms, heading) >= 1.0, (criteria, heading, terms)
+    assert point_heading("对外协调机制") == "对外协调机制"  # 对外 is a word: kept

@@ -98,6 +98,13 @@ def generate(tenders: list[Path], out: Path, depth: int = 3) -> None:
                   flush=True)
 
 
+def _misfit_note(misfit: str | None) -> str:
+    """A misfit as printed: of another trade, or placed under a heading no library section puts it under."""
+    if not misfit:
+        return ""
+    return ("位置不当：" if misfit.startswith("标题库") else "另一行业：") + misfit
+
+
 def too_deep(chapters: list[Any], depth: int) -> int:
     """Headings below the depth asked (a chapter is level 1)."""
     return sum(1 for ch in chapters for path, _ in ch.walk() if len(path) + 1 > depth)
@@ -145,7 +152,7 @@ def evaluate(tenders: list[Path], out: Path, sample: int, seed: int, depth: int 
         for h in code:
             pool.append((t.stem, h.line()))
         for h in [*refused, *fragments, *misfits][:12]:
-            print(f"  {t.stem}: {h.line()}  ⚠ {h.refused or h.fragment or ('另一行业：' + h.misfit if h.misfit else '')}")
+            print(f"  {t.stem}: {h.line()}  ⚠ {h.refused or h.fragment or _misfit_note(h.misfit)}")
     print_table(rows)
     print(f"# code headings {totals['code']}; refused by the app's rules {totals['refused']}; "
           f"fragments {totals['fragments']}; misfits {totals['misfits']}; deeper than {depth}: {totals['deep']}; "

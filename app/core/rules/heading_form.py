@@ -217,7 +217,8 @@ _STACKED = re.compile(rf"^(?:{JUDGING_WORDS})(?:{JUDGING_WORDS})+的?(?=[\u4e00-
                       r"|^[\u4e00-\u9fff]{1,4}性(?:强|好|高|佳|足)的?(?=[\u4e00-\u9fff]{2})"
                       rf"|(?<!比)较(?:为)?(?:{JUDGING_WORDS}|符合|好|强|多|少|差|简单)|(?:方案|措施|计划|制度|体系|内容)较")
 #: What a criterion says about the documents to hand in ("以上资料均要求提供扫描件加盖公章", "注明证明材料在投标文件中的位置").
-_DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|证明文件|投标文件中|响应文件中|注明|须提供|需提供|要求提供|予以证明|佐证")
+_DOCUMENT = re.compile(r"扫描件|复印件|加盖|公章|原件|证明材料|证明文件|投标文件中|响应文件中|注明|须提供|需提供|要求提供|予以证明|佐证"
+                       r"|确认函|发票")
 #: The bidder named with what it must do ("应答人提供技术方案"): the criteria's voice, not a part of the bid.
 BIDDER = r"(?:应答人|投标人|投标单位|供应商|响应人|磋商供应商|比选申请人|报价人|参选人|中标人|成交供应商|我方|我公司|本公司)"
 _BIDDER_VERB = re.compile(BIDDER + r"(?:应当|应|需|须|必须|要|拟|能够|能|负责|具有|具备|自行|提供|提交|编制|制定|出具)")
@@ -226,7 +227,7 @@ _BIDDER_VERB = re.compile(BIDDER + r"(?:应当|应|需|须|必须|要|拟|能够
 #: A requirement stated, not a part named: a modal with its verb (需经过, 应自带, 须按), 可在…完成, a purpose put
 #: in front (为保证…), 要求 leading what is asked. 应对, 应急, 响应, 供应, 需求 are words, not modals.
 _REQUIREMENT = re.compile(r"(?<![供反响适对相效呼])(?:必须|应当|需|须|应)(?:经过|经|在|能|按|具|自带|满足|提|达|符|遵|有|由|采用|保证|"
-                          r"确保|支持|可|做)|可在|^为(?:保证|确保|保障|满足|实现|提高|加强|做好|使|避免|防止)|^要求")
+                          r"确保|支持|可|做|为)|可在|^为(?:保证|确保|保障|满足|实现|提高|加强|做好|使|避免|防止)|^要求")
 
 
 def requirement_problem(title: str) -> str | None:
@@ -243,9 +244,11 @@ def requirement_problem(title: str) -> str | None:
 #: 三者之一), the tender's markup (★, ▲, █), a bare quality the evaluator judges (合理性…, 可执行性), a cut 得.
 #: People open headings with 提供…, 对…的要求, 确保…措施: those stay.
 _CLAUSE_LEAD = re.compile(r"^(?:做好|协助|明确|重点考察|考察|尤其|从(?![业事])|符合(?!性)|匹配|满足|切合|有(?![害限机效线色偿关氧毒])|拟定|"
-                          r"应于|需描述|辞退|出现|以总公司|所提供|本采购|在保质期|配合(?!措施|协调|工作|事项|机制|方案|管理))")
-_CLAUSE_JUDGED = re.compile(r"得当|混乱|明显|不合理|不全|不便|不畅|不能|不予|不符合|可操作|充足|切合|有价值|具体详实|细化程度|规范程度|考虑")
-_CLAUSE_WORDS = re.compile(r"若能|无法|都要|不得超过|可能产生|之一|将不予|标注|为实质性|为重要|中(?:明确|列明|载明|体现)")
+                          r"应于|需描述|辞退|出现|以总公司|所提供|在保质期|配合(?!措施|协调|工作|事项|机制|方案|管理))")
+_CLAUSE_JUDGED = re.compile(r"得当|混乱|明显|不合理|不全|不便|不畅|不能|不予|不符合|不承诺|不服务|可操作|充足|切合|有价值|具体详实|"
+                            r"细化程度|规范程度|考虑|准确到位|切实有利|完全(?:实现|满足|响应)|提供(?:详细|具体|完整|以下)|但不限")
+_CLAUSE_WORDS = re.compile(r"若能|无法|都要|不得超过|可能产生|之一|将不予|标注|为实质性|为重要|中(?:明确|列明|载明|体现)|评审(?:依据|内容)"
+                           r"|^内容覆盖|^承诺(?=项目|在|对|所)|^对(?![外内接口标比策象话])(?!.*的)")
 _MARKUP = re.compile(r"[★▲█■◆※☆△]")
 _BARE_QUALITY = re.compile(r"^(?:科学|合理|可行|可执行)性(?!研究|分析|论证|评价|说明|报告)|^响应度")
 

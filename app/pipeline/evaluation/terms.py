@@ -119,7 +119,8 @@ def point_terms(text: str, points: float | None = None, parent: str = "") -> Poi
         label = f"{point_heading(parent) or parent[:16]}：{label}"
     if not (specific_grams(raw) or (specific_grams(heading) if heading else frozenset())):
         return None
-    base = heading if heading and len(_words(heading)) >= 2 else raw
+    # the criteria's preposition in front (对本采购服务涉及的重点) is no word the heading must repeat
+    base = heading if heading and len(_words(heading)) >= 2 else re.sub(r"^(?:要求|并|需|须|应)?对(?![外内接口标比策象话])", "", raw)
     own = _words(base)
     specific = specific_grams(base) & own
     variants = [g for g in (_words(n) for n in _variant_names(label)) if g and g != own]

@@ -332,6 +332,8 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
     t = re.sub(r"^(?:本次|本)(?=项目)", "", t)
     t = re.sub(r"^投标(?=产品|设备|货物|方案)", "", t)
     t = re.sub(r"^(?:具有|具备|达到|实现)", "", t)
+    # the criteria's verb or preposition in front of what is asked (对产品运输…, 有违约处罚承诺, 做好…, 尤其是…)
+    t = re.sub(r"^(?:对(?![外内接口标比策象话])|有(?![害限机效线色偿关氧毒])|做好|重点考察|尤其是)(?=[\u4e00-\u9fff]{4})", "", t)
     t = re.sub(r"[及和与]其他.*$", "", t)
     t = re.sub(r"各(?:个)?(?:环节|方面|项)", "", t)
     v = _VERB_CUT.search(t)
