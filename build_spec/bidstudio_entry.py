@@ -105,12 +105,8 @@ def self_check() -> int:
 
 if __name__ == "__main__":
     multiprocessing.freeze_support()  # the document pane spawns PDF child processes
-    if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
-        sys.exit(self_check())
-    if os.environ.get("BIDSTUDIO_CLEAN_WALK"):  # build_spec/clean_machine_check.py: a user's first session
-        import clean_walk
-
-        sys.exit(clean_walk.main())
+    # The sub-commands first: the guard is started by the app itself and inherits its environment,
+    # so a check's switches below (BIDSTUDIO_CLEAN_WALK, …) must not turn it into a second app.
     if len(sys.argv) > 1 and sys.argv[1] == "guard":  # keeps the built-in model server tied to the app
         from app.llm.local.guard import main as guard_main
 
@@ -119,6 +115,12 @@ if __name__ == "__main__":
         from app.cli import main as cli_main
 
         sys.exit(cli_main(sys.argv[2:]))
+    if os.environ.get("BIDSTUDIO_SELF_CHECK") == "1":
+        sys.exit(self_check())
+    if os.environ.get("BIDSTUDIO_CLEAN_WALK"):  # build_spec/clean_machine_check.py: a user's first session
+        import clean_walk
+
+        sys.exit(clean_walk.main())
     from app.__main__ import main
 
     sys.exit(main())

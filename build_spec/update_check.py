@@ -108,7 +108,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         shutil.copy2(scanned_scoring_pdf(Path(tmp)), home / "scan.pdf")
 
-    def install(tarball: Path, label: str) -> None:
+    program = home / ".local" / "lib" / "bidstudio"
+
+    def install(tarball: Path, label: str) -> bool:
+        """Install ``tarball``; whether the program folder then holds exactly its files (by their hashes)."""
         target = root / "opt" / "release" / label
         target.mkdir(parents=True)
         top = unpack(tarball, target)
@@ -116,16 +119,23 @@ def main() -> int:
                               capture_output=True, text=True, check=False)
         if proc.returncode:
             raise SystemExit(f"install of {label} failed: {proc.stdout}{proc.stderr}")
+        shipped = {str(p.relative_to(top)): hashlib.sha256(p.read_bytes()).hexdigest()
+                   for p in top.rglob("*") if p.is_file() and not p.is_symlink()}
+        installed = {str(p.relative_to(program)): hashlib.sha256(p.read_bytes()).hexdigest()
+                     for p in program.rglob("*") if p.is_file() and not p.is_symlink()}
+        same = installed == shipped
+        print(f"installed {label}: {len(installed)} files in the program folder, "
+              f"{'exactly' if same else 'NOT exactly'} the {len(shipped)} files of {tarball.name}")
+        return same
 
-    install(old_tar, "old")
+    old_exact = install(old_tar, "old")
     walk(root, "old")
     before = user_files(home)
     print(f"the old version left {len(before)} files in the user's folders: {sorted(before)}")
-    install(new_tar, "new")
+    new_exact = install(new_tar, "new")
     after_install = user_files(home)
     gone = sorted(set(before) - set(after_install))
     changed = sorted(k for k in before if k in after_install and after_install[k] != before[k])
-    program = home / ".local" / "lib" / "bidstudio"
     version_files = sorted(p.name for p in (program / "source").glob("*.tar.gz"))
     walk(root, "new")
     after = user_files(home)
@@ -140,6 +150,8 @@ def main() -> int:
         problems.append("the old version wrote nothing to the user's folders (nothing was tested)")
     if new_cache:
         problems.append("the new version did not use the old version's OCR cache")
+    if not (old_exact and new_exact):
+        problems.append("a program folder did not hold exactly the files of the version installed")
     if len(version_files) != 1:
         problems.append(f"the program folder holds more than one version's files: {version_files}")
     print("update check: " + ("OK" if not problems else "FAILED: " + "; ".join(problems)))

@@ -132,7 +132,29 @@ class BoundedClient(httpx2.AsyncClient):
         return BoundedTransport(self.caps, super()._init_proxy_transport(*args, **kwargs))
 
 
-def bounded_client(timeout: float) -> httpx2.AsyncClient:
-    """An HTTP client for :class:`openai.AsyncOpenAI` whose answers are capped (openai's defaults otherwise)."""
-    return BoundedClient(timeout=timeout, follow_redirects=True,
+def is_loopback_url(url: str) -> bool:
+    """Whether ``url`` names this machine itself (``localhost``, 127.0.0.0/8, ``::1``)."""
+    import ipaddress
+
+    try:
+        host = (httpx2.URL(url.strip()).host or "").strip("[]").lower()
+    except (httpx2.InvalidURL, TypeError, ValueError):
+        return False
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def bounded_client(timeout: float, base_url: str = "") -> httpx2.AsyncClient:
+    """An HTTP client for :class:`openai.AsyncOpenAI` whose answers are capped (openai's defaults otherwise).
+
+    A server on this machine (``base_url`` on loopback: the built-in model, a local llama.cpp or
+    Ollama) is reached directly, never through a proxy from the environment (``HTTP_PROXY``, the
+    system's settings): a proxy's own 127.0.0.1 is not this machine, and an office proxy that
+    refuses loopback would cut the user off from a model running beside the app.
+    """
+    return BoundedClient(timeout=timeout, follow_redirects=True, trust_env=not is_loopback_url(base_url),
                          limits=httpx2.Limits(max_connections=100, max_keepalive_connections=20))

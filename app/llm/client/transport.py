@@ -165,7 +165,7 @@ class Transport:
         if self._api is None:  # our own clocks fire first; this only backs them up
             timeout = cfg.timeout if cfg.timeout > 0 else call_timing(cfg, 8000, max(cfg.max_tokens, 4096)).deadline_s
             self._api = AsyncOpenAI(base_url=cfg.base_url.strip(), api_key=cfg.api_key.strip(), max_retries=0,
-                                    timeout=timeout, http_client=bounded_client(timeout))
+                                    timeout=timeout, http_client=bounded_client(timeout, cfg.base_url))
         return self._api
 
     async def aclose(self) -> None:
