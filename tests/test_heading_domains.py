@@ -112,3 +112,21 @@ def test_every_library_tag_is_a_domain_and_every_domain_has_structures() -> None
             for s in v.sections:
                 tagged.update(s.domains)
     assert {"it", "facility", "catering", "works", "goods", "logistics", "staffing"} <= tagged
+
+
+def test_an_item_that_scores_the_product_offered_gets_its_technical_response_not_a_service_or_site_plan() -> None:
+    """An item nothing in the library names, whose criteria score the product offered (所投…, 技术参数), is answered
+    by the product's technical response — not a service plan (服务交接与过渡) in a campus IT tender, not a site's
+    organisation (施工准备, 分部分项施工) in an equipment supply for a works project."""
+    campus = analysis("某学校智慧校园信息化设备采购及系统集成项目",
+                      ("分布式存储", "所投存储系列产品需经过第三方评估检测，提供基于策略的数据复制备份和恢复的得2分。"),
+                      ("培训方案", "培训方案完整的得5分"))
+    titles = headings(campus)
+    assert not [t for t in titles if t.startswith(("服务交接", "服务监督", "进场交接", "退场移交"))], titles
+    assert any("技术" in t or "参数" in t or "产品" in t for t in titles), titles
+    pumps = analysis("某泵站改造工程设备采购项目",
+                     ("技术指标响应情况", "用标注的技术参数全部满足招标文件要求且提供技术证明文件的得30分，负偏离每项扣5分。"),
+                     ("售后服务", "售后服务方案完整的得5分"))
+    titles = headings(pumps)
+    assert not [t for t in titles if "施工" in t], titles
+

@@ -12,7 +12,8 @@ outline says a person wrote it). Flagged for every heading, whoever wrote it:
 - fragments: what the app's heading-form checks refuse, and what this script reads on its own
   (:func:`reads_as_fragment`: a connective or a cut suffix in front, an open bracket, stacked
   judging adjectives before a noun, an instruction about documents to attach, the bidder's role
-  with a verb) — pieces of the criteria, not headings;
+  with a verb, a requirement stated (需经过…, 为保证…), the criteria's sentence with a suffix put on
+  (做好…, 措施得当有效…, 地点培训, ★) — pieces of the criteria, not headings;
 - misfits: a library heading under a tender heading no library section about it holds, and a
   heading of another trade than the tender's (:func:`trade_misfit`: construction-site safety under
   a data service, property-service routines under an IT item, warranty and installation under a

@@ -60,6 +60,9 @@ _FALLBACK_FOR_DOMAIN = (("works", "construction_org"), ("catering", "canteen"), 
 _ITEM_IS = ((re.compile(r"软件|系统|平台|APP|App|客户端|小程序|模块|数据库"), "software_dev"),
             (re.compile(r"摄像机|录像机|交换机|显示屏|一体机|终端|主机|传感器|控制器|UPS|电源|机柜|打印机|服务器|设备|仪器|"
                         r"产品|材料|器材|装置|机组|柜$|机$"), "product_design"))
+#: Criteria that score the product offered (所投…, 投标设备…, 技术参数/指标): the item is answered by its technical response.
+_OFFERED = re.compile(r"所投|投标(?:设备|产品|货物)|拟投(?:设备|产品)|技术参数|技术指标|产品参数")
+_OFFERED_REASON = "评分标准评所投产品"
 #: The generic structure for an item nothing matched, by the tender's kind.
 GENERIC_FOR = {"works": "construction_org", "goods": "technical_solution", "services": "service_plan"}
 _BACKGROUND = re.compile(r"概况|概述|背景|简介|基本情况|项目情况|项目说明|总则")
@@ -240,9 +243,16 @@ def _clean_candidates(items: list[Candidate], chapter: str, siblings: list[str],
 
 
 def _fallback_entries(title: str, project: str, library: HeadingLibrary,
-                      profile: TenderProfile | None = None) -> list[EntryMatch]:
-    """Entries for an item nothing matched: the project's domain, else a generic plan that fits the tender."""
+                      profile: TenderProfile | None = None, criteria: str = "") -> list[EntryMatch]:
+    """Entries for an item nothing matched: what the item scores when its criteria score the product offered
+    (a device, a system: its technical response, never a service plan or a site's organisation), else the
+    project's domain, else a generic plan that fits the tender."""
     prof = profile or TenderProfile(tender_kind(project))
+    if _OFFERED.search(criteria) and (prof.kind == "goods" or "goods" in prof.domains):
+        for pattern, entry_id in (*_ITEM_IS, (re.compile(""), GENERIC_FOR["goods"])):
+            entry = library.get(entry_id)
+            if pattern.search(title) and entry is not None and prof.fits_entry(entry):
+                return [EntryMatch(entry, 0.9, None, (_OFFERED_REASON,))]
     for entry_id in _DOMAIN_FALLBACK:
         entry = library.get(entry_id)
         if (entry and prof.fits_entry(entry) and prof.fits(entry.kinds, entry.domains, strict=True)
@@ -269,7 +279,7 @@ def chapter_entries(name: str, criteria: str = "", project: str = "",
     the tender's kind and domains (``profile``)."""
     lib = library or default_library()
     return (distinct_parts(match_item(name, criteria, project, library=lib, profile=profile))
-            or _fallback_entries(name, project, lib, profile))
+            or _fallback_entries(name, project, lib, profile, criteria))
 
 
 def _requirement_candidates(headings: list[RequirementHeading], title: str, points: list[str],
