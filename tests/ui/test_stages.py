@@ -115,6 +115,16 @@ async def test_every_stage_fits_a_1366x768_screen_with_room_to_spare(window: Mai
         assert not _tab_bar_faults(window), key
         assert window.status.isVisible() and window.outline_view.isVisible(), key  # the outline stays in view
         assert window.outline_view.width() >= 260, key
+        assert not _scrolled_panels(window), key  # a laptop has room for every panel unscrolled
+
+
+def _scrolled_panels(window: MainWindow) -> list[str]:
+    """Panels on show that their frame scrolls (given less than they need): only for too small a screen."""
+    from app.ui.shell.panel_frame import PanelFrame
+
+    return [d.objectName() for d in window.findChildren(QDockWidget)
+            if d.isVisible() and not d.visibleRegion().isEmpty() and isinstance(d.widget(), PanelFrame)
+            and (d.widget().horizontalScrollBar().isVisible() or d.widget().verticalScrollBar().isVisible())]
 
 
 async def test_each_stage_shows_its_own_panels(window: MainWindow, qtbot: Any) -> None:

@@ -18,7 +18,7 @@ from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QToolBar
 from typing_extensions import override
 
-from app.ui.shell.panel_frame import frame_panel
+from app.ui.shell.panel_frame import frame_panel, natural_minimum
 from app.ui.shell.stages import STAGE_KEYS, STAGES, PanelRegistry, Placement, stage_named
 
 if TYPE_CHECKING:
@@ -302,19 +302,27 @@ class StageWorkspace(QObject):
                 if above is not None and above.isVisible() and not above.isFloating():
                     splits.append((above, p.dock, p.share))
                 continue
+            # a share is never less than the panel (and its tab mates) needs unscrolled; where the window
+            # is too small for that, Qt gives less and the panel scrolls (PanelFrame)
+            natural = natural_minimum(p.dock)
+            for mate in window.tabifiedDockWidgets(p.dock):
+                natural = natural.expandedTo(natural_minimum(mate))
             if p.area in (Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea):
                 columns.append(p.dock)
-                widths.append(int(window.width() * p.share))
+                widths.append(max(int(window.width() * p.share), natural.width()))
             else:
                 rows.append(p.dock)
-                heights.append(int(window.height() * p.share))
+                heights.append(max(int(window.height() * p.share), natural.height()))
         if columns:
             window.resizeDocks(columns, widths, Qt.Orientation.Horizontal)
         if rows:
             window.resizeDocks(rows, heights, Qt.Orientation.Vertical)
         for above, below, share in splits:  # a panel under another takes its share of their height
             total = above.height() + below.height()
-            window.resizeDocks([above, below], [total - int(total * share), int(total * share)], Qt.Orientation.Vertical)
+            # …or what it needs unscrolled, as long as the panel above keeps what it needs
+            low = min(max(int(total * share), natural_minimum(below).height()),
+                      max(total - natural_minimum(above).height(), int(total * share)))
+            window.resizeDocks([above, below], [total - low, low], Qt.Orientation.Vertical)
 
     def window_shown(self) -> None:
         """The window is on screen: size a first-start layout built before it was, its front tabs on top."""
