@@ -157,3 +157,17 @@ def test_judging_words_and_open_notes_leave_the_part_they_judge() -> None:
 ])
 def test_a_point_becomes_the_heading_a_writer_would_write(point: str, suffix: str, heading: str) -> None:
     assert point_heading(point, suffix) == heading
+
+
+def test_examples_of_a_noun_in_brackets_are_not_the_parts_asked_for() -> None:
+    """硬件（如专业图形显卡、高性能CPU等）的供应渠道…: the examples name what the hardware is; the parts the evaluator
+    looks at are the sentence's own run. A bracket that lists what a plan holds (包括…, 根据…各环节) still wins."""
+    texts = [p.text for p in split_criteria(
+        "重点考察专用硬件（如专业图形显卡、高性能CPU等）的原材料供应渠道可靠性、采购管理流程规范性、源头质量把控措施，"
+        "以及功能性能适配性（适配创作软件、渲染需求等）等。")]
+    assert not [t for t in texts if "显卡" in t or "CPU" in t or "渲染" in t], texts
+    assert {"采购管理流程规范性", "源头质量把控措施"} <= set(texts), texts
+    plan = [p.text for p in split_criteria("根据投标人的食品安全管理方案（根据货物的来源、生长环境、加工、包装各环节的安全措施）进行评审")]
+    assert {"生长环境", "加工"} <= set(plan), plan
+    kept = split_criteria("投标人提供的系统可用性保障方案，如冗余设计、故障切换、数据备份等，方案完善得10分。")
+    assert [(p.text, p.items) for p in kept] == [("系统可用性保障方案", ["冗余设计", "故障切换", "数据备份"])]

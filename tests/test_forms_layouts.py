@@ -174,3 +174,26 @@ def test_a_pdf_running_header_is_neither_a_title_nor_glued_to_one(tmp_path: Path
     ]
     reading = find_forms(write_pdf_chapter(tmp_path / "tender.pdf", pages, header=header))
     assert [f.name for f in reading.forms] == ["投标书", "授权委托书", "开标一览表"]
+
+
+def test_a_cover_over_instructions_and_a_list_of_the_forms_below_is_no_form(tmp_path: Path) -> None:
+    cover: list[Item] = [
+        ("c", "资格审查资料"), ("p", "一、资格审查须知"),
+        ("p", "1.投标人必须按本须知要求认真填写招标文件规定的所有表格，并对其真实性负责。"),
+        ("p", "2.资格审查按通过和不通过方式进行评定，有一项不符合要求则资格审查不通过。"),
+        ("p", "二、资格审查资料表格式"), ("p", "1.资格审查申请表"), ("p", "2.企业资质要求表（附表1）"),
+        ("p", "3.无限制投标情形承诺书（附表2）"), ("page",),
+        ("c", "资格审查申请表"), ("p", "申请人名称：________"), *signature(), ("page",),
+        ("c", "企业资质要求表（附表1）"), ("t", [["序号", "企业资质等级", "投标人达到的程度"], ["1", "", ""]]), *signature(),
+        ("page",),
+        ("c", "无限制投标情形承诺书（附表2）"), *DECLARATION, ("page",),
+    ]
+    letter: list[Item] = [  # a letter listing its attachments by number is a form all the same
+        ("c", "投标函"), ("p", "致：________（采购人名称）"),
+        ("p", "我方决定参加________（项目名称）投标，投标总价为________元，并提交下列文件："),
+        ("p", "1.开标一览表"), ("p", "2.中小企业声明函"), *signature(), ("page",),
+        ("c", "开标一览表"), ("t", [["项目名称", "投标总价（元）"], ["", ""]]), *signature(), ("page",),
+        ("c", "中小企业声明函"), *DECLARATION,
+    ]
+    assert _names(tmp_path, cover + letter) == ["资格审查申请表", "企业资质要求表（附表1）", "无限制投标情形承诺书（附表2）",
+                                                "投标函", "开标一览表", "中小企业声明函"]

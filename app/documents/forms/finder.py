@@ -302,10 +302,30 @@ def _without_duplicates(forms: list[TenderForm], structural: list[bool]) -> list
     for k, f in enumerate(forms):
         if k in in_list or (thin[k] and any(same_name(f.name, g.name) and not _thin(g) for g in forms[k + 1:])):
             continue
+        if _cover_of_later_forms(f, forms[k + 1:]):
+            continue
         if compact(f.name).endswith(("目录", "目次")):
             continue
         out.append(f)
     return out
+
+
+_LIST_ENTRY = re.compile(r"^(?:\d{1,2}|[一二三四五六七八九十]{1,3})[.．、]\s*(?P<name>\S.{1,40})$")
+
+
+def _cover_of_later_forms(form: TenderForm, later: list[TenderForm]) -> bool:
+    """A title over instructions and a numbered list of the forms printed after it (``资格审查资料`` over
+    ``一、须知 … 二、表格式 1.申请表 2.…表``): the cover of a part, not a form — it has no table, next to no
+    blank (a 投标函 listing its attachments has many) and two or more of its numbered lines name forms that
+    follow with their own content."""
+    if any(isinstance(it, FormTable) for it in form.items) or len(form.blanks) > 2 or not later:
+        return False
+    named = 0
+    for it in form.items:
+        m = _LIST_ENTRY.match(it.text.strip()) if isinstance(it, FormParagraph) else None
+        if m and any(same_name(m.group("name"), g.name) for g in later[:12]):
+            named += 1
+    return named >= 2
 
 
 def _weight(forms: list[TenderForm]) -> float:

@@ -134,12 +134,19 @@ _PREDICATE_START = re.compile(r"(?:齐全|完善|及时|并能|满足|符合|达
 def _enumeration(text: str) -> list[str]:
     """Items of the best 甲、乙、丙 run in ``text`` (lead words and trailing 等 removed).
 
-    A run inside parentheses wins (that is where tenders put 包括…); a shared tail on the
+    A run inside parentheses wins (that is where tenders put 包括…) unless it only gives examples (如…等) and the
+    sentence has a run of its own; a shared tail on the
     last item ("甲、乙、丙的应急预案") is given to every item that lacks it.
     """
-    inner = [m.group(1) for m in re.finditer(r"[（(]([^（）()]*、[^（）()]*)[)）]", text)]
+    found = list(re.finditer(r"[（(]([^（）()]*、[^（）()]*)[)）]", text))
+    inner = [m.group(1) for m in found]
+    # a note on a noun inside the sentence (硬件（如专业图形显卡、高性能CPU等）的供应渠道…, 适配性（适配…、…等）等):
+    # examples, not the parts asked for — the sentence's own run comes first
+    examples = [m.group(1) for m in found if re.match(r"(?:如|例如|比如|诸如)", m.group(1))
+                or (not re.match(r"(?:包括|包含|含|主要|具体|其中)", m.group(1))
+                    and re.match(r"的|等", text[m.end():]) and "、" in _PAREN.sub("", text))]
     outer = _PAREN.sub("，", text)
-    for source in (*inner, outer):
+    for source in (*(x for x in inner if x not in examples), outer, *examples):
         for clause in re.split(r"[，,。；;\n：:]", source):
             if "、" not in clause:
                 continue
