@@ -80,6 +80,14 @@ def test_coverage_finds_uncovered_points() -> None:
     assert point_label("①项目人员配置方案：配置合理得5分") == "项目人员配置方案"
 
 
+def test_a_two_character_point_is_covered_by_the_heading_that_names_it() -> None:
+    chapter = N(title="培训方案", children=[
+        N(title="培训内容设置", children=[N(title="培训地点"), N(title="培训方式")]),
+        N(title="培训考核", children=[N(title="考核方式"), N(title="效果评估")]),
+    ])
+    assert uncovered_points(chapter, ["地点", "方式", "目标", "师资"]) == ["目标", "师资"]
+
+
 def test_bounded_schema_carries_limits_and_is_lenient_where_code_can_fix() -> None:
     model = children_model(2, 1, 14)
     schema = model.model_json_schema()

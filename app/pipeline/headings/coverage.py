@@ -36,7 +36,8 @@ def _covers(point_grams: set[str], node_grams: set[str]) -> bool:
     if not point_grams or not node_grams:
         return False
     common = len(point_grams & node_grams)
-    return common >= 2 and common / min(len(point_grams), len(node_grams)) >= 0.5
+    # a two-character point (培训的 地点, 方式) has one bigram: the heading that names it (培训地点) covers it
+    return common >= min(2, len(point_grams)) and common / min(len(point_grams), len(node_grams)) >= 0.5
 
 
 def uncovered_points(chapter: OutlineNode, points: list[str]) -> list[str]:
