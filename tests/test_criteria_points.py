@@ -171,3 +171,11 @@ def test_examples_of_a_noun_in_brackets_are_not_the_parts_asked_for() -> None:
     assert {"生长环境", "加工"} <= set(plan), plan
     kept = split_criteria("投标人提供的系统可用性保障方案，如冗余设计、故障切换、数据备份等，方案完善得10分。")
     assert [(p.text, p.items) for p in kept] == [("系统可用性保障方案", ["冗余设计", "故障切换", "数据备份"])]
+
+
+def test_a_subject_cut_before_its_qualities_leaves_no_modal_verb() -> None:
+    # "运维方案和实施安排应科学、合理" read up to its qualities: the heading is the subject, not "…安排应运维"
+    assert point_heading("运维方案和实施安排应", "运维") == "运维方案和实施安排"
+    assert point_heading("驻场服务人员须") == "驻场服务人员"
+    assert point_heading("售后服务响应") == "售后服务响应"  # 响应, 供应 are words of their own
+    assert point_heading("备品备件供应", "方案") == "备品备件供应方案"

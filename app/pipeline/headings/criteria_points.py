@@ -347,6 +347,9 @@ def point_heading(point: str, suffix: str = "", criteria: str = "") -> str | Non
     if v and v.start() >= 4:
         t = t[: v.start()]
     t = _SCORE.sub("", t)
+    # the subject of a judgement cut before its qualities ("运维方案和实施安排应科学、合理" → 运维方案和实施安排):
+    # the modal verb left at the end is no part of it (响应, 供应, 适应… are words of their own)
+    t = re.sub(r"(?<=[\u4e00-\u9fff]{3})(?<![响供适对反相呼效感顺])(?:应当|应|必须|须)$", "", t)
     t = _TAIL.sub("", t) or t
     t = re.sub(r"(?<=[\u4e00-\u9fff]{4})(?:情况|内容|事项)$", "", t)  # "备品备件供应情况" → 备品备件供应; 培训内容 stays
     t = _QUALITY_TAIL.sub("", t) or t
