@@ -106,17 +106,7 @@ def _top_paragraphs(body: Any) -> list[Any]:
 
 def _mark_paragraph(p: Any, name: str, bookmark_id: int) -> None:
     """A bookmark around a paragraph's content (the part's first paragraph)."""
-    start = OxmlElement("w:bookmarkStart")
-    start.set(qn("w:id"), str(bookmark_id))
-    start.set(qn("w:name"), name)
-    end = OxmlElement("w:bookmarkEnd")
-    end.set(qn("w:id"), str(bookmark_id))
-    ppr = p.find(qn("w:pPr"))
-    if ppr is not None:
-        ppr.addnext(start)
-    else:
-        p.insert(0, start)
-    p.append(end)
+    _span(p, p, name, bookmark_id)
 
 
 def _span(first: Any, last: Any, name: str, bookmark_id: int) -> None:
