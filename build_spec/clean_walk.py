@@ -101,12 +101,15 @@ async def export_word(win: Any, target: Path) -> str:
 async def regenerate_first_chapter(win: Any) -> tuple[bool, str]:
     """Right-click the first chapter → 重新生成本章 → 确定; wait for the built-in model to finish it.
 
-    Passes only when the chapter was rewritten: some of its headings now come from the model. When
-    the model's answers were all refused the app keeps the old chapter (and says so in the status
-    bar): the step then fails with that status, and the walk goes on.
+    Passes when the app ends with a chapter within the chapter's time limit (``CHAPTER_BUDGET`` plus the
+    server's start): the run succeeded and every heading under the chapter is marked with its origin —
+    written by the model, or filled by code from the tender and the heading library when the model's answers
+    were refused or its time ran out (the status bar then says so). A failed run or an unmarked heading fails.
     """
     from PySide6.QtGui import QContextMenuEvent
     from PySide6.QtWidgets import QDialog, QMenu
+
+    from app.pipeline.outline.budget import CHAPTER_BUDGET
 
     c = win.controller
     view = win.outline_view
@@ -119,17 +122,23 @@ async def regenerate_first_chapter(win: Any) -> tuple[bool, str]:
     menu.close()
     action.trigger()
     await until(lambda: top(QDialog, "regenerateDialog") is not None, 30, "regenerate dialog")
+    before = c.last_outcome
     top(QDialog, "regenerateDialog").ok_button.click()
     await until(lambda: c.busy_generating, 60, "generation start")
-    await until(lambda: not c.busy, 3600, "generation end")
+    limit = (CHAPTER_BUDGET.max_minutes or 25.0) * 60 + 180  # the chapter's minutes, the server's start, the last call
+    await until(lambda: not c.busy, limit, "generation end")
     chapter = c.outline.node((0,))
-    headings = [node for _path, node in chapter.walk()]
+    headings = [node for _path, node in chapter.walk() if node is not chapter]
     origins: dict[str, int] = {}
     for node in headings:
         origins[str(node.origin)] = origins.get(str(node.origin), 0) + 1
     status = win.statusBar().currentMessage()
-    ok = origins.get("model", 0) > 0 and not status.startswith("未能")
-    return ok, f"chapter={chapter.title!r} headings={len(headings)} origins={origins} status={status!r}"
+    outcome = c.last_outcome
+    ok = (outcome is not None and outcome is not before and outcome.ok and bool(headings) and "None" not in origins
+          and (origins.get("model", 0) > 0 or "已由程序依据" in status))
+    who = "model" if origins.get("model", 0) else "code (marked)"
+    return ok, (f"chapter={chapter.title!r} written_by={who} headings={len(headings)} origins={origins} "
+                f"status={status!r}")
 
 
 async def open_scan(win: Any, scan: Path) -> str:

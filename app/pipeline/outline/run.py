@@ -574,7 +574,7 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     result = OutlineResult(chapters=run.chapters, valid=valid, mode=run.mode, strategy=run.selector.summary(),
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
                            warnings=run.warnings, uncovered=uncovered, notes=run.notes,
-                           heading_sources=dict(sources))
+                           heading_sources=dict(sources), code_filled=list(run.code_filled))
     for i, plan in sorted(run.plans.items()):
         if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
             result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
@@ -669,7 +669,39 @@ async def regenerate_node(client: LLMClient, analysis: Analysis, chapters: list[
     failure = await _guarded(run, body)
     if failure is not None:
         run.chapters = [c.model_copy(deep=True) for c in chapters]
+        if failure.kind in ("model", "budget") and _code_chapter(run, path, failure):
+            failure = None
     return _finish(run, failure)
+
+
+def _code_chapter(run: _Run, path: Path, failure: OutlineFailure) -> bool:
+    """A chapter the model could not rewrite (refused answers, the run's time or call limit) takes its plan.
+
+    The plan is what code writes for a chapter: the tender's points and requirement headings, the user's past
+    bids and the heading library, each heading marked with its origin. The chapter's own current headings are
+    not reserved (they may be what code planned before). Nothing here calls the model. True when the chapter
+    was filled; False (the old chapter stays, the failure stands) for a section, with code filling switched
+    off, or when nothing planned fits the chapter.
+    """
+    if len(path) != 1 or not run.job.settings.code_fill or not 0 <= path[0] < len(run.chapters):
+        return False
+    index = path[0]
+    own = run.chapters[index]
+    run.chapters[index] = own.model_copy(update={"children": []})
+    run.plan_chapters()
+    plan = run.plans.get(index)
+    candidate = (own.model_copy(update={"children": [n.model_copy(deep=True) for n in plan.nodes]})
+                 if plan is not None and plan.chapter == own.title and plan.nodes else None)
+    if candidate is None or _chapter_problems(candidate, run.limits):
+        run.chapters[index] = own
+        return False
+    run.chapters[index] = candidate
+    renumber_nodes(run.chapters)
+    run.sync_draft()
+    run.code_filled = [index]
+    lead = f"模型未能重新写出“{own.title}”，" if failure.kind == "model" else f"{failure.message_zh}："
+    run.warnings.append(f"{lead}“{own.title}”已由程序依据招标文件要点和标题库补全（已标注来源），请核对；撤销可恢复原有内容")
+    return True
 
 
 def strategies_available() -> list[OutlineStrategy]:
