@@ -132,6 +132,16 @@ def test_a_numbered_clause_gives_its_points_without_its_number_and_verb() -> Non
     from app.pipeline.headings.detail_points import split_points
 
     assert split_points("3.有绿化养护的各工种、各片区养护标准、作业指导书、作业流程。制度健全的得1分。") == [
-        "绿化养护的各工种", "各片区养护标准", "作业指导书", "作业流程"]
+        "绿化养护的各工种养护标准", "各片区养护标准", "作业指导书", "作业流程"]
     assert split_points("（2）有建立各岗位的巡检记录、交接班记录、维修台账") == ["各岗位的巡检记录", "交接班记录", "维修台账"]
     assert split_points("有害生物防治、绿化修剪、保洁服务") == ["有害生物防治", "绿化修剪", "保洁服务"]  # a word, not the verb
+
+
+def test_a_bare_each_shares_the_thing_the_next_part_names() -> None:
+    from app.pipeline.headings.criteria_points import split_criteria
+
+    points = split_criteria("3.有绿化养护的各工种、各片区养护标准、作业指导书、养护台账。制度健全的得1分。\n"
+                            "4.有各岗位、各班组考核制度。内容细致的得1分。")
+    items = [x for p in points for x in p.items]
+    assert items[:4] == ["各工种养护标准", "各片区养护标准", "作业指导书", "养护台账"]  # not 各工种 alone
+    assert items[4:] == ["各岗位考核制度", "各班组考核制度"]
