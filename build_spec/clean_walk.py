@@ -7,7 +7,10 @@ window's own actions, menus and dialogs: the sample project opens (``--sample``)
 a .docx through the export dialog and the file dialog, with ``BIDSTUDIO_CLEAN_WALK_MODEL=1`` the
 first chapter is regenerated (右键 → 重新生成本章) by the built-in model, a scanned page
 (``BIDSTUDIO_CLEAN_WALK_SCAN``) is opened through 打开 and read by OCR, and the app quits without
-saving. Each step prints one line ``clean_walk step=NAME seconds=S ok=1 …`` for the script to read;
+saving. For the update check: ``BIDSTUDIO_CLEAN_WALK_LEAVE_WORK=TEXT`` ends the session instead with
+unsaved work (TEXT as the first chapter's description) and a SIGTERM, which leaves a recovery file;
+``BIDSTUDIO_CLEAN_WALK_RECOVER=TEXT`` starts without the sample, answers the recovery question with
+恢复 and checks the first chapter's description is TEXT. Each step prints one line ``clean_walk step=NAME seconds=S ok=1 …`` for the script to read;
 a failed step prints ``ok=0`` with the reason and the walk ends.
 """
 
@@ -101,12 +104,15 @@ async def export_word(win: Any, target: Path) -> str:
 async def regenerate_first_chapter(win: Any) -> tuple[bool, str]:
     """Right-click the first chapter → 重新生成本章 → 确定; wait for the built-in model to finish it.
 
-    Passes only when the chapter was rewritten: some of its headings now come from the model. When
-    the model's answers were all refused the app keeps the old chapter (and says so in the status
-    bar): the step then fails with that status, and the walk goes on.
+    Passes when the app ends with a chapter within the chapter's time limit (``CHAPTER_BUDGET`` plus the
+    server's start): the run succeeded and every heading under the chapter is marked with its origin —
+    written by the model, or filled by code from the tender and the heading library when the model's answers
+    were refused or its time ran out (the status bar then says so). A failed run or an unmarked heading fails.
     """
     from PySide6.QtGui import QContextMenuEvent
     from PySide6.QtWidgets import QDialog, QMenu
+
+    from app.pipeline.outline.budget import CHAPTER_BUDGET
 
     c = win.controller
     view = win.outline_view
@@ -119,17 +125,23 @@ async def regenerate_first_chapter(win: Any) -> tuple[bool, str]:
     menu.close()
     action.trigger()
     await until(lambda: top(QDialog, "regenerateDialog") is not None, 30, "regenerate dialog")
+    before = c.last_outcome
     top(QDialog, "regenerateDialog").ok_button.click()
     await until(lambda: c.busy_generating, 60, "generation start")
-    await until(lambda: not c.busy, 3600, "generation end")
+    limit = (CHAPTER_BUDGET.max_minutes or 25.0) * 60 + 180  # the chapter's minutes, the server's start, the last call
+    await until(lambda: not c.busy, limit, "generation end")
     chapter = c.outline.node((0,))
-    headings = [node for _path, node in chapter.walk()]
+    headings = [node for _path, node in chapter.walk() if node is not chapter]
     origins: dict[str, int] = {}
     for node in headings:
         origins[str(node.origin)] = origins.get(str(node.origin), 0) + 1
     status = win.statusBar().currentMessage()
-    ok = origins.get("model", 0) > 0 and not status.startswith("未能")
-    return ok, f"chapter={chapter.title!r} headings={len(headings)} origins={origins} status={status!r}"
+    outcome = c.last_outcome
+    ok = (outcome is not None and outcome is not before and outcome.ok and bool(headings) and "None" not in origins
+          and (origins.get("model", 0) > 0 or "已由程序依据" in status))
+    who = "model" if origins.get("model", 0) else "code (marked)"
+    return ok, (f"chapter={chapter.title!r} written_by={who} headings={len(headings)} origins={origins} "
+                f"status={status!r}")
 
 
 async def open_scan(win: Any, scan: Path) -> str:
@@ -171,6 +183,42 @@ async def quit_without_saving(win: Any) -> None:
             return
 
 
+def edit_description(win: Any, text: str) -> bool:
+    """Type ``text`` as the first chapter's description (the tree's description cell, as the delegate commits it)."""
+    from PySide6.QtCore import Qt
+
+    from app.ui.outline.model import COL_DESCRIPTION
+
+    model = win.controller.model
+    index = model.index_for_path((0,)).siblingAtColumn(COL_DESCRIPTION)
+    return bool(model.setData(index, text, Qt.ItemDataRole.EditRole))
+
+
+async def leave_work(win: Any, marker: str) -> str:
+    """Unsaved work, then the session ends by SIGTERM (a shutdown, a killed session): the recovery file stays."""
+    import signal
+
+    if not edit_description(win, marker):
+        raise RuntimeError("the first chapter's description could not be edited")
+    await asyncio.sleep(0.2)
+    os.kill(os.getpid(), signal.SIGTERM)  # the app's handler writes the recovery file and closes the window
+    return f"description={marker!r}; SIGTERM sent"
+
+
+async def recover(win: Any, marker: str) -> str:
+    """At start the app offers the recovery file an earlier (older) version left: 恢复; the edit is back."""
+    from PySide6.QtWidgets import QMessageBox
+
+    await until(lambda: top(QMessageBox, "recoveryBox") is not None, 120, "the recovery question")
+    box = top(QMessageBox, "recoveryBox")
+    question = box.text()
+    click_text(box, "恢复")
+    c = win.controller
+    await until(lambda: len(c.outline) > 0 and c.outline.node((0,)).description == marker and not c.busy, 120,
+                "the restored project")
+    return f"question={question[:30]!r} chapters={len(c.outline.chapters)} description={marker!r}"
+
+
 async def walk(work: Path) -> None:
     """The steps; each prints its line; the first failure ends the walk (and the app)."""
     from PySide6.QtWidgets import QMainWindow
@@ -182,9 +230,14 @@ async def walk(work: Path) -> None:
         win = top(QMainWindow, "mainWindow")
         say(step, True, started, f"pid={os.getpid()}")
         c = win.controller
-        step, started = "open_sample", time.monotonic()
-        await until(lambda: c.document is not None and len(c.outline) > 0 and not c.busy, 300, "sample project")
-        say(step, True, started, f"pages={c.document.page_count} chapters={len(c.outline.chapters)}")
+        restore = os.environ.get("BIDSTUDIO_CLEAN_WALK_RECOVER", "")
+        if restore:
+            step, started = "recover", time.monotonic()
+            say(step, True, started, await recover(win, restore))
+        else:
+            step, started = "open_sample", time.monotonic()
+            await until(lambda: c.document is not None and len(c.outline) > 0 and not c.busy, 300, "sample project")
+            say(step, True, started, f"pages={c.document.page_count} chapters={len(c.outline.chapters)}")
         step, started = "export_word", time.monotonic()
         say(step, True, started, await export_word(win, work / "技术标.docx"))
         if os.environ.get("BIDSTUDIO_CLEAN_WALK_MODEL") == "1":
@@ -195,6 +248,11 @@ async def walk(work: Path) -> None:
         if scan:
             step, started = "ocr_page", time.monotonic()
             say(step, True, started, await open_scan(win, Path(scan)))
+        leave = os.environ.get("BIDSTUDIO_CLEAN_WALK_LEAVE_WORK", "")
+        if leave:
+            step, started = "leave_work", time.monotonic()
+            say(step, True, started, await leave_work(win, leave))
+            return
         say("quit", True, time.monotonic(), "asked to quit (the window closes next)")
         await quit_without_saving(win)
     except Exception as exc:
@@ -226,7 +284,8 @@ def main() -> int:
     tasks: list[asyncio.Task[None]] = []
     _app = QApplication.instance() or QApplication(["bidstudio"])  # the timer needs the application first
     QTimer.singleShot(300, lambda: tasks.append(asyncio.ensure_future(walk(work))))
-    return run(["bidstudio", "--sample"])
+    # Restoring an earlier session's work starts on the empty window (the recovery question comes first).
+    return run(["bidstudio"] if os.environ.get("BIDSTUDIO_CLEAN_WALK_RECOVER") else ["bidstudio", "--sample"])
 
 
 if __name__ == "__main__":

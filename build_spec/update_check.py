@@ -61,15 +61,25 @@ def user_files(home: Path) -> dict[str, str]:
     return found
 
 
-def walk(root: Path, label: str) -> list[str]:
-    """Run the installed program's walk in the root (no network, Xvfb); its step lines."""
+#: The unsaved edit the old version leaves behind in its recovery file (the first chapter's description).
+MARKER = "升级前未保存的修改：请保留"
+
+
+def walk(root: Path, label: str, extra: dict[str, str] | None = None, last: str = "ocr_page",
+         exit_code: int = 0) -> list[str]:
+    """Run the installed program's walk in the root (no network, Xvfb); its step lines.
+
+    ``extra``: more walk settings (``clean_walk``'s environment); the walk must reach step ``last`` and the
+    program end with ``exit_code`` (128 + 15 after the SIGTERM that leaves a recovery file).
+    """
     from clean_machine_check import HOME, in_root
 
     from tests.tools.xvfb_walkthrough import start_xvfb
 
     xvfb, display = start_xvfb((1366, 768))
     try:
-        env = {"BIDSTUDIO_CLEAN_WALK": f"{HOME}/walk-{label}", "BIDSTUDIO_CLEAN_WALK_SCAN": f"{HOME}/scan.pdf"}
+        env = {"BIDSTUDIO_CLEAN_WALK": f"{HOME}/walk-{label}", **(extra if extra is not None else
+                                                                 {"BIDSTUDIO_CLEAN_WALK_SCAN": f"{HOME}/scan.pdf"})}
         proc = subprocess.run(in_root(root, f"{HOME}/.local/bin/bidstudio", display=display, env=env),
                               capture_output=True, text=True, timeout=1800, check=False)
     finally:
@@ -78,10 +88,18 @@ def walk(root: Path, label: str) -> list[str]:
     lines = [line for line in proc.stdout.splitlines() if line.startswith("clean_walk ")]
     for line in lines:
         print(f"  {label}: {line}")
-    if proc.returncode != 0 or not any("step=ocr_page" in line and "ok=1" in line for line in lines):
+    failed = [line for line in lines if " ok=0" in line]
+    if proc.returncode != exit_code or failed or not any(f"step={last} " in line and "ok=1" in line for line in lines):
         print(proc.stdout[-4000:] + proc.stderr[-2000:])
-        raise SystemExit(f"the {label} version's walk failed")
+        raise SystemExit(f"the {label} version's walk failed (exit code {proc.returncode})")
     return lines
+
+
+def recovery_files(home: Path) -> dict[str, str]:
+    """The user's recovery files (relative path → text) that hold the old version's unsaved edit."""
+    return {str(p.relative_to(home)): p.read_text(encoding="utf-8")
+            for p in sorted((home / ".local/share/BidStudio/recovery").glob("*.recovery.json"))
+            if MARKER in p.read_text(encoding="utf-8")}
 
 
 def main() -> int:
@@ -130,6 +148,11 @@ def main() -> int:
 
     old_exact = install(old_tar, "old")
     walk(root, "old")
+    # A second session of the old version ends with unsaved work and a SIGTERM (the machine shut down for the
+    # update, a killed session): its recovery file must survive the update and be offered by the new version.
+    walk(root, "old-unsaved", {"BIDSTUDIO_CLEAN_WALK_LEAVE_WORK": MARKER}, last="leave_work", exit_code=128 + 15)
+    left = recovery_files(home)
+    print(f"the old version's unsaved work is in {len(left)} recovery file(s): {sorted(left)}")
     before = user_files(home)
     print(f"the old version left {len(before)} files in the user's folders: {sorted(before)}")
     new_exact = install(new_tar, "new")
@@ -137,7 +160,7 @@ def main() -> int:
     gone = sorted(set(before) - set(after_install))
     changed = sorted(k for k in before if k in after_install and after_install[k] != before[k])
     version_files = sorted(p.name for p in (program / "source").glob("*.tar.gz"))
-    walk(root, "new")
+    walk(root, "new", {"BIDSTUDIO_CLEAN_WALK_RECOVER": MARKER, "BIDSTUDIO_CLEAN_WALK_SCAN": f"{HOME}/scan.pdf"})
     after = user_files(home)
     new_cache = sorted(k for k in set(after) - set(before) if "/ocr/" in k)
     print(f"after installing the new version: {len(gone)} files gone, {len(changed)} changed by the install; "
@@ -148,6 +171,14 @@ def main() -> int:
         problems.append(f"the install touched the user's files: gone {gone}, changed {changed}")
     if not before:
         problems.append("the old version wrote nothing to the user's folders (nothing was tested)")
+    if not left:
+        problems.append("the old version left no recovery file with its unsaved edit (recovery not tested)")
+    kinds = {k: any(f"/{part}" in k for k in before) for k, part in
+             (("settings", "BidStudio/settings.json"), ("recovery", "BidStudio/recovery/"),
+              ("library", "BidStudio/library/"))}
+    print(f"kinds of user files the old version left: {kinds}")
+    if not all(kinds.values()):
+        problems.append(f"missing among the old version's files: {[k for k, v in kinds.items() if not v]}")
     if new_cache:
         problems.append("the new version did not use the old version's OCR cache")
     if not (old_exact and new_exact):

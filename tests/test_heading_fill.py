@@ -73,7 +73,13 @@ async def test_a_model_that_ignores_the_candidates_writes_its_own(llm_server: Op
         res = await generate_outline(client, sample_analysis(GROUPS), OutlineSettings(mode="aligned", review=False))
     assert res.ok
     assert [n.title for n in res.chapters[1].children] == own["应急预案"]
-    assert res.heading_sources == {"model": 18}
+    assert res.heading_sources["model"] == 18  # every heading it wrote is kept as its own
+    # the scored points it ignored (项目人员配置方案, 实施进度计划, 售后服务方案) are answered by code, marked
+    first = res.chapters[0]
+    assert [n.title for n in first.children][:3] == own["服务方案"]
+    added = [n for _, n in first.walk() if n.origin == "tender"]
+    assert res.heading_sources.get("tender", 0) == len(added) == 3, [n.title for n in added]
+    assert res.uncovered == {}
     assert "可参考的二级标题" in llm_server.completion_requests[0].prompt_text  # it was offered them
 
 

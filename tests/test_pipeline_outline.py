@@ -252,9 +252,40 @@ async def test_regeneration_failure_keeps_the_old_subtree(llm_server: OpenAIServ
         first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
         router.default = lambda kind, req: Reply.text('{"children": [{"title": "一级目录"}]}')
         res = await regenerate_node(client, sample_analysis(), first.chapters, (0,), "重写",
-                                    OutlineSettings(stepwise=False))
+                                    OutlineSettings(stepwise=False, code_fill=False))
     assert res.failure is not None and res.failure.stage == "regenerate"
     assert [c.model_dump() for c in res.chapters] == [c.model_dump() for c in first.chapters]
+
+
+async def test_a_chapter_the_model_cannot_rewrite_is_filled_by_code_and_marked(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        router.default = lambda kind, req: Reply.text('{"children": [{"title": "一级目录"}]}')
+        res = await regenerate_node(client, sample_analysis(), first.chapters, (0,), "重写",
+                                    OutlineSettings(stepwise=False))
+    assert res.ok and res.failure is None and res.code_filled == [0]
+    chapter = res.chapters[0]
+    assert chapter.title == first.chapters[0].title and chapter.children
+    assert any(n.origin == "model" for _, n in first.chapters[0].walk())  # the model wrote the first one
+    assert all(n.origin in ("tender", "library") for _, n in chapter.walk() if n is not chapter)  # code's, marked
+    for i in (1, 2):
+        assert res.chapters[i].model_dump() == first.chapters[i].model_dump()
+    assert res.warnings[0].startswith("模型未能重新写出“服务方案”，“服务方案”已由程序依据招标文件要点和标题库补全（已标注来源）")
+
+
+async def test_a_chapter_past_its_time_limit_is_filled_by_code_without_a_call(llm_server: OpenAIServer) -> None:
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        before = len(llm_server.completion_requests)
+        res = await regenerate_node(client, sample_analysis(), first.chapters, (1,), "",
+                                    OutlineSettings(budget=RunBudget(max_minutes=0.0)))
+    assert len(llm_server.completion_requests) == before
+    assert res.ok and res.code_filled == [1] and res.warnings[0].startswith("生成时间已达上限")
+    assert all(n.origin in ("tender", "library") for _, n in res.chapters[1].walk() if n is not res.chapters[1])
 
 
 async def test_no_technical_scoring_goes_to_free_mode(llm_server: OpenAIServer) -> None:
@@ -467,6 +498,25 @@ async def test_time_budget_ends_valid_with_the_rest_filled_by_code(llm_server: O
     assert res.ok and _titles(res.chapters) == TITLES
     assert all(n.origin in ("tender", "library") for ch in res.chapters for _, n in ch.walk())
     assert any("生成时间已达上限" in w for w in res.warnings), res.warnings
+
+
+async def test_a_slow_answer_stops_when_the_chapters_time_is_up(llm_server: OpenAIServer) -> None:
+    """The run's time limit also ends the call in flight: a valid answer that would arrive after it is not
+    waited for (without the in-call deadline the model's slow chapter would be taken), code fills the chapter."""
+    router = Router()
+    llm_server.handler = router
+    async with make_client(llm_server) as client:
+        first = await generate_outline(client, sample_analysis(), OutlineSettings(mode="aligned", review=False))
+        title = first.chapters[0].title
+        slow = json.dumps(chapter_children(title, dict(GROUPS).get(title)), ensure_ascii=False)
+        router.add(f"chapter:{title}", Reply.text(slow, chunk_size=1, chunk_delay=0.05))
+        before = len(llm_server.completion_requests)
+        res = await regenerate_node(client, sample_analysis(), first.chapters, (0,), "",
+                                    OutlineSettings(stepwise=False, budget=RunBudget(max_minutes=0.04)))
+    assert len(slow) * 0.05 > 6  # the answer takes longer than the chapter's 2.4 s
+    assert len(llm_server.completion_requests) == before + 1  # stopped mid-answer; no call after the limit
+    assert res.ok and res.code_filled == [0] and "已由程序依据招标文件要点和标题库补全" in res.warnings[0]
+    assert all(n.origin in ("tender", "library") for n in res.chapters[0].children)
 
 
 def test_level3_headings_another_chapter_has_are_dropped_while_enough_remain() -> None:

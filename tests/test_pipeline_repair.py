@@ -5,9 +5,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from app.core.analysis import ScoringGroup
 from app.core.outline import OutlineNode as N
 from app.core.rules.outline import check_outline, clean_title, title_problem
-from app.pipeline.headings.coverage import point_label, uncovered_points
+from app.pipeline.evaluation.outline_points import item_coverage
+from app.pipeline.headings.coverage import point_label
 from app.pipeline.outline.budget import BudgetExhausted, RunBudget, RunMeter
 from app.pipeline.outline.repair import repair_outline
 from app.pipeline.outline.schemas import children_model, full_outline_model, to_nodes
@@ -76,7 +78,8 @@ def test_coverage_finds_uncovered_points() -> None:
         N(title="实施进度安排", description="按实施进度计划推进", children=[N(title="进度节点"), N(title="进度控制")]),
     ])
     points = ["①项目人员配置方案合理得5分", "②实施进度计划科学", "③设备配置和技术工具方案"]
-    assert uncovered_points(chapter, points) == ["③设备配置和技术工具方案"]
+    group = ScoringGroup(id="R1", title="服务方案", detail_points=points)  # a point's number and grade are no words of it
+    assert item_coverage(group, [chapter], [(0,)]).missing == ["设备配置和技术工具方案"]
     assert point_label("①项目人员配置方案：配置合理得5分") == "项目人员配置方案"
 
 
@@ -85,7 +88,8 @@ def test_a_two_character_point_is_covered_by_the_heading_that_names_it() -> None
         N(title="培训内容设置", children=[N(title="培训地点"), N(title="培训方式")]),
         N(title="培训考核", children=[N(title="考核方式"), N(title="效果评估")]),
     ])
-    assert uncovered_points(chapter, ["地点", "方式", "目标", "师资"]) == ["目标", "师资"]
+    group = ScoringGroup(id="R1", title="培训方案", detail_points=["地点", "方式", "目标", "师资"])
+    assert item_coverage(group, [chapter], [(0,)]).missing == ["目标", "师资"]
 
 
 def test_bounded_schema_carries_limits_and_is_lenient_where_code_can_fix() -> None:

@@ -159,3 +159,51 @@ def test_installing_a_newer_version_keeps_the_model_and_the_users_work(tmp_path:
     assert (prefix / "share" / "icons" / "hicolor" / "256x256" / "apps" / "bidstudio.png").is_file()
     subprocess.run(["sh", str(app_dir / "uninstall.sh")], env=env, capture_output=True, check=True, timeout=60)
     assert not app_dir.exists() and (user_data / "library.sqlite3").is_file()
+
+
+def test_an_older_versions_settings_recovery_file_and_library_are_found_after_an_update(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What one version wrote is what the next finds once the program folder was replaced (the data paths
+    depend on the user's folders, never on the program's): its settings, its crashed session's recovery
+    file — offered, and restored with the unsaved edit — and its library with the facts stored in it."""
+    import json
+
+    import app.library.engines  # noqa: F401  (registers the SQLite engine)
+    from app.core.project import Project
+    from app.core.recovery import (
+        default_recovery_dir,
+        load_recovery,
+        recovery_file_for,
+        scan_recoveries,
+        write_recovery,
+    )
+    from app.core.settings_model import EMBEDDED, AppSettings, ModelSettings, load_settings, save_settings
+    from app.library.store import LibraryStore, default_library_path
+
+    program_dir = _frozen_layout(tmp_path, monkeypatch)
+    (program_dir / "_internal" / "only-in-old.txt").write_text("old", encoding="utf-8")
+    save_settings(AppSettings(model=ModelSettings(provider=EMBEDDED)))
+    file = recovery_file_for(None, "oldsession01", default_recovery_dir())
+    write_recovery(Project(title="升级前未保存的项目"), None, file)
+    envelope = json.loads(file.read_text(encoding="utf-8"))
+    envelope.update(pid=2**22 + 7, process="")  # the old version's process is gone (it crashed or was stopped)
+    file.write_text(json.dumps(envelope, ensure_ascii=False), encoding="utf-8")
+    store = LibraryStore(default_library_path())
+    try:
+        assert store.add_facts([("staff", {"name": "张工", "title": "高级工程师"}, "升级前")])[0] is not None
+    finally:
+        store.close()
+
+    shutil.rmtree(program_dir)  # the update: a new program folder in the same place
+    (program_dir / "_internal").mkdir(parents=True)
+    (program_dir / "_internal" / "only-in-new.txt").write_text("new", encoding="utf-8")
+
+    assert load_settings().model.provider == EMBEDDED
+    offers = scan_recoveries().offers
+    assert [info.path for info in offers] == [file] and offers[0].newer_than_project
+    assert load_recovery(offers[0]).title == "升级前未保存的项目"
+    store = LibraryStore(default_library_path())
+    try:
+        assert [(f.kind, f.data.get("name")) for f in store.facts()] == [("staff", "张工")]
+    finally:
+        store.close()

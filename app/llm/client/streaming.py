@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import httpx2
 import openai
 
-from app.llm.client.call_limits import tokens_allowed
+from app.llm.client.call_limits import past_run_deadline, tokens_allowed
 from app.llm.client.call_log import CallLog
 from app.llm.client.chunk_parts import SurrogateMender, chunk_parts
 from app.llm.client.completion import Completion, Message, Usage, estimate_tokens
@@ -201,6 +201,8 @@ class CompletionStream:
 
     async def _attempt(self, fmt: dict[str, Any] | None, delivered: list[str]) -> None:
         transport, call = self._transport, self._call
+        if past_run_deadline():  # a retry or a next attempt after the run's time is up: no request at all
+            raise DegenerateOutput("本次运行的时间已到上限，已停止当前调用", partial_text="")
         api = transport.api()
         params = transport.params(call.temperature, call.max_tokens)
         kwargs: dict[str, Any] = {**params, "messages": call.sent_messages,
@@ -273,6 +275,8 @@ class CompletionStream:
                     allowed = tokens_allowed()
                     if allowed is not None and tokens > allowed:
                         raise DegenerateOutput("本次运行的令牌预算已用尽，已停止当前调用", partial_text="".join(raw))
+                    if past_run_deadline():
+                        raise DegenerateOutput("本次运行的时间已到上限，已停止当前调用", partial_text="".join(raw))
             except openai.APIError as exc:
                 raise transport.classify(exc, fmt) from exc
             except httpx2.TransportError as exc:

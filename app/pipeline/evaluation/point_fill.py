@@ -1,6 +1,9 @@
 """Every criteria point of a chapter's item answered by a heading code planned, as an evaluator reads it.
 
-Used by the outline run as the last step of planning each chapter (``plan_outline(..., complete=complete_plan)``).
+Used by the outline run as the last step of planning each chapter (``plan_outline(..., complete=complete_plan)``)
+and, through :func:`answer_chapter`, as the run's last step on the chapters as the model left them: a weak
+model may answer a chapter with one leaf titled like an overview, put a section under the next chapter or pick
+numbers off the list, and what it dropped is put back here (``_Run.answer_points``).
 
 The 评审模拟 engine matches each point an item's criteria name to the bid (``app.pipeline.evaluation``);
 applied to a chapter's planned headings it says which points no heading (nor the description under
@@ -20,7 +23,7 @@ from typing import TYPE_CHECKING
 from app.core.outline import OutlineNode
 from app.core.rules.heading_form import form_problem, is_predicate, vague_problem
 from app.core.rules.outline import normalize_title
-from app.pipeline.evaluation.outline_points import covering_heading
+from app.pipeline.evaluation.outline_points import covering_heading, item_coverage
 from app.pipeline.evaluation.terms import item_points
 from app.pipeline.headings.candidates import grams, heading_defect
 from app.pipeline.headings.criteria_points import point_heading
@@ -89,12 +92,15 @@ def complete_plan(plan: ChapterPlan, group: ScoringGroup | None, registry: Title
 
 
 def answer_points(nodes: list[OutlineNode], group: ScoringGroup, chapter: str, registry: TitleRegistry, *,
-                  levels: int = 2, max_children: int = 10, project: str = "") -> list[OutlineNode]:
-    """``nodes`` (a chapter's planned children) with every criteria point of ``group`` answered (see module)."""
+                  levels: int = 2, max_children: int = 10, project: str = "", thin: bool = False) -> list[OutlineNode]:
+    """``nodes`` (a chapter's planned children) with every criteria point of ``group`` answered (see module).
+
+    ``thin``: the chapter's sections are too few to hold the item's points (one leaf titled like an
+    overview): each point that reads as a heading becomes a section of its own beside them."""
     criteria = "\n".join([group.description, *group.detail_points])
     points = item_points(group)
     root = OutlineNode(title=chapter, children=nodes)
-    planned = bool(root.children)  # code planned sections: a point goes under one; else points are the sections
+    planned = bool(root.children) and not thin  # code planned sections: a point goes under one; else points are sections
     if not root.children:  # nothing planned: the chapter's own name names its parts ("产物利用与末端管控方案")
         for part in name_parts(chapter):
             if registry.free(part) and heading_defect(part, 2, chapter, chapter, criteria, project) is None:
@@ -112,7 +118,7 @@ def answer_points(nodes: list[OutlineNode], group: ScoringGroup, chapter: str, r
         if usable and heading is not None and (levels < 2 or section is None or not planned) \
                 and len(root.children) < max_children:
             if heading_defect(heading, 2, chapter, chapter, criteria, project) is None:
-                node = OutlineNode(title=heading, origin="tender", description=f"{NOTE}{terms.label}")
+                node = OutlineNode(title=heading, origin="tender", description=f"{NOTE}{raw}")
                 root.children.append(node)
                 registry.take(heading)
                 continue
@@ -124,6 +130,23 @@ def answer_points(nodes: list[OutlineNode], group: ScoringGroup, chapter: str, r
                 if covering_heading(terms, list(root.walk())):
                     continue
         anywhere = section or (root.children[0] if root.children else None)
-        if anywhere is not None:
-            _note(anywhere, terms.label)
+        if anywhere is not None:  # the part alone: its clause's words would answer its siblings too
+            _note(anywhere, raw)
     return root.children
+
+
+def answer_chapter(chapter: OutlineNode, group: ScoringGroup, registry: TitleRegistry, *, levels: int,
+                   min_children: int, max_children: int, project: str = "") -> OutlineNode:
+    """``chapter`` as the run finished it (whoever wrote its headings) with every criteria point of ``group``
+    answered below it: :func:`answer_points` on a copy of its sections, within ``levels`` levels below the
+    chapter. A chapter with fewer than ``min_children`` sections gets the points as sections of their own.
+    Returns ``chapter`` itself when every point is already answered (or nothing could be added)."""
+    if not item_coverage(group, [chapter], [(0,)]).missing:  # as the report and the quality script judge it
+        return chapter
+    before = [c.model_copy(deep=True) for c in chapter.children]
+    kids = answer_points([c.model_copy(deep=True) for c in chapter.children], group, chapter.title, registry,
+                         levels=levels, max_children=max_children, project=project,
+                         thin=len(chapter.children) < min_children)
+    if kids == before:
+        return chapter
+    return chapter.model_copy(update={"children": kids})

@@ -106,6 +106,13 @@ def _variant_names(label: str) -> list[str]:
     return out
 
 
+#: A point's own number in front (①, 2., （3）): no word of what it asks.
+_NUMBER_LEAD = re.compile(r"^(?:[①-⑳]|\d+[、.．](?!\d)|[（(]\d+[)）])")
+#: The grade a point states after what it asks (…方案合理得 5 分, …的，得 2 分): no word of it either.
+_GRADE_TAIL = re.compile(r"[，,；;]?(?:(?:合理|科学|完善|可行|详细|全面|完整|清晰|明确|具体|周密|齐全|详实|详尽|细致|充分)[的、，,]?)*"
+                         r"(?:的)?[，,]?(?:得|加|扣)\s*[\d.]+\s*分.*$")
+
+
 @lru_cache(maxsize=4096)
 def point_terms(text: str, points: float | None = None, parent: str = "") -> PointTerms | None:
     """The terms of one point, or None when it has no specific word to look for.
@@ -113,6 +120,7 @@ def point_terms(text: str, points: float | None = None, parent: str = "") -> Poi
     ``parent`` is the point a sub-item belongs to: shown in the label, not looked for.
     """
     raw = re.sub(r"\s+", "", text).strip(" ，,。；;：:、")
+    raw = _GRADE_TAIL.sub("", _NUMBER_LEAD.sub("", raw)) or raw
     heading = point_heading(raw)
     label = heading or re.sub(r"^[对中]", "", _VOICE.sub("", raw).strip(" ，,。；;：:、的"))[:24] or raw[:24]
     if parent:

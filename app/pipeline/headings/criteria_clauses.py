@@ -86,6 +86,21 @@ def share_tail_phrase(items: list[str]) -> list[str]:
     return [re.sub(r"^各类", "", x) + phrase.group() for x in items[:-1]] + [re.sub(r"^[及和与]", "", last)]
 
 
+_BARE_EACH = re.compile(r"^各[\u4e00-\u9fff]{2}$")
+
+
+def share_each_head(items: list[str]) -> list[str]:
+    """A bare 各X before a 各Y that names its thing shares that thing ("各工种、各区域作业标准" → 各工种作业标准,
+    各区域作业标准): 各工种 alone names whose, not what."""
+    out = list(items)
+    for i in range(len(out) - 1):
+        x, nxt = out[i], out[i + 1]
+        tail = nxt[3:]
+        if _BARE_EACH.match(x) and nxt.startswith("各") and len(tail) >= 2 and _HEADING_END.search(tail):
+            out[i] = x + tail
+    return out
+
+
 def _shared_quality_tail(items: list[str]) -> list[str]:
     """A list of qualities sharing the last item's noun ("提供安全性、稳定性管理措施" → 安全性管理措施,
     稳定性管理措施); the verb in front of the first item goes."""

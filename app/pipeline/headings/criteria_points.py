@@ -19,6 +19,7 @@ from app.pipeline.headings.criteria_clauses import (
     graded_block_points,
     judged_items,
     qualities,
+    share_each_head,
     share_tail_phrase,
 )
 
@@ -211,7 +212,7 @@ def _asked(sentence: str) -> CriteriaPoint | None:
     obj = _OBJECT.search(first)
     text = _object_of(obj.group(1)) if obj else re.sub(r"^对", "", _ASK_LEAD.sub("", first))
     if "、" in text:  # "集动车列车保洁的各工种、各区域作业标准、指导书": the things listed
-        listed = share_tail_phrase(judged_items(text.rpartition("的")[2].split("、")) or [text])
+        listed = share_each_head(share_tail_phrase(judged_items(text.rpartition("的")[2].split("、")) or [text]))
         return CriteriaPoint(text=text, kind="numbered", items=listed)
     parts = judged_items([text])
     return CriteriaPoint(text=parts[0], kind="numbered") if parts and len(parts[0]) >= 2 else None

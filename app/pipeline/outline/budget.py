@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from app.core.pipeline_events import PipelineEvent, ProgressCallback, Stage, ignore_progress, stage_label
-from app.llm.client.call_limits import set_token_allowance
+from app.llm.client.call_limits import set_run_deadline, set_token_allowance
 from app.llm.client.model_health import ModelHealth
 
 
@@ -28,6 +28,11 @@ class RunBudget:
     #: Wall-clock minutes a run may spend on model calls; past it, code fills what is left (a slow
     #: local model on a laptop still ends in a valid outline in bounded time).
     max_minutes: float | None = 25.0
+
+
+#: One chapter (重新生成本章) gets a third of a whole outline's time: past it the chapter takes its plan (code
+#: from the tender and the heading library, marked), so a slow local model still ends with a chapter soon.
+CHAPTER_BUDGET = RunBudget(max_calls=40, max_tokens=150_000, max_minutes=8.0)
 
 
 class BudgetExhausted(Exception):
@@ -82,6 +87,13 @@ class RunMeter:
         if self.health is not None and self.health.tripped:
             raise BudgetExhausted(self.health.verdict_zh)
         set_token_allowance(self.tokens_left if b.max_tokens is not None else None)
+        set_run_deadline(self.seconds_left if b.max_minutes is not None else None)
+
+    def seconds_left(self) -> int | None:
+        """Whole seconds the run may still spend (None: no time limit); a streaming call stops at 0."""
+        if self.budget.max_minutes is None:
+            return None
+        return max(0, int(self.budget.max_minutes * 60 - self.elapsed_s))
 
     def tokens_left(self) -> int | None:
         """Tokens the run may still use (None: unlimited); a streaming call stops past it."""

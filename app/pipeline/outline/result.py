@@ -42,6 +42,7 @@ class OutlineResult:
     uncovered: dict[str, list[str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     heading_sources: dict[str, int] = field(default_factory=dict)  # level-2+ headings by origin (model/tender/library)
+    code_filled: list[int] = field(default_factory=list)  # chapters code filled from their plan (the model could not)
 
     @property
     def ok(self) -> bool:

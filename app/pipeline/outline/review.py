@@ -1,6 +1,6 @@
 """The LLM review of a finished outline, given facts that code has computed.
 
-A weak reviewer cannot count, so code counts: chapters, depth, headings, uncovered detail
+A weak reviewer cannot count, so code counts: chapters, depth, headings, uncovered criteria
 points, titles repeated across chapters. The reviewer answers ``{passed, suggestions[]}``
 through ``collect_json`` at low temperature. A review that fails (bad JSON three times, an
 endpoint error) is a *warning*: the valid outline stays (the reference tool aborted here).

@@ -32,9 +32,10 @@ from app.core.rules.outline import (
 )
 from app.core.tender_titles import display_title
 from app.llm.client.errors import LLMConfigError, LLMConnectionError, LLMError
-from app.pipeline.evaluation.point_fill import complete_plan
-from app.pipeline.headings.candidates import ChapterPlan, iter_plan_outline
-from app.pipeline.headings.coverage import point_label, uncovered_points
+from app.pipeline.evaluation.outline_points import item_coverage
+from app.pipeline.evaluation.point_fill import answer_chapter, complete_plan
+from app.pipeline.headings.candidates import ChapterPlan, TitleRegistry, iter_plan_outline
+from app.pipeline.headings.coverage import point_label
 from app.pipeline.headings.fill import count_origins, plan_context
 from app.pipeline.headings.free_chapters import free_chapters
 from app.pipeline.headings.subsections import write_subsections
@@ -376,14 +377,42 @@ class _Run:
 
     # ------------------------------------------------------------------ after generation
     def uncovered(self) -> dict[int, list[str]]:
+        """Per chapter, the criteria points of its item no heading below it answers (the 评审模拟 engine's
+        matching, as ``tests/eval/outline_quality.py`` judges; a heading under another chapter never counts)."""
         out: dict[int, list[str]] = {}
         for i, ch in enumerate(self.chapters):
             group = self.group_of(ch)
-            if group is not None and group.detail_points:
-                missing = uncovered_points(ch, group.detail_points)
+            if group is not None:
+                missing = item_coverage(group, self.chapters, [(i,)]).missing
                 if missing:
                     out[i] = missing
         return out
+
+    def answer_points(self) -> None:
+        """The last point fill (one-to-one mode): whatever the model did to a chapter (one leaf titled like an
+        overview, a section put under the next chapter, picks off the list), each criteria point of its item
+        that no heading below it answers gets a code heading from the criteria's own words (marked ``tender``)
+        or a note in the description of the section most about it — within the depth asked, never the title
+        of a heading the outline already has. A chapter the fill would make break a rule keeps what it had."""
+        if self.mode != "aligned" or not self.job.settings.code_fill:
+            return
+        lim = self.job.limits
+        registry = TitleRegistry([t for ch in self.chapters for t in (ch.title, *(n.title for _, n in ch.walk()))])
+        added = 0
+        for i, ch in enumerate(self.chapters):
+            group = self.group_of(ch)
+            if group is None or not ch.children or i in self.failed_chapters:
+                continue
+            new = answer_chapter(ch, group, registry, levels=lim.depth - 1, min_children=lim.min_children,
+                                 max_children=lim.max_children, project=self.job.analysis.overview.project_name)
+            if new is ch or (_chapter_problems(new, self.limits) and not _chapter_problems(ch, self.limits)):
+                continue
+            added += sum(1 for _ in new.walk()) - sum(1 for _ in ch.walk())
+            self.chapters[i] = new
+        if added:
+            renumber_nodes(self.chapters)
+            self.sync_draft()
+            self.notes.append(f"模型的目录没有回答部分评分要点：程序依据评分标准补上了 {added} 个标题（已标注来源）")
 
     async def review_loop(self) -> None:
         s = self.job.settings
@@ -545,7 +574,7 @@ def _finish(run: _Run, failure: OutlineFailure | None) -> OutlineResult:
     result = OutlineResult(chapters=run.chapters, valid=valid, mode=run.mode, strategy=run.selector.summary(),
                            meter=run.job.meter, issues=issues, failure=failure, review_passed=run.review_passed,
                            warnings=run.warnings, uncovered=uncovered, notes=run.notes,
-                           heading_sources=dict(sources))
+                           heading_sources=dict(sources), code_filled=list(run.code_filled))
     for i, plan in sorted(run.plans.items()):
         if plan.attachments and i < len(run.chapters) and plan.chapter == run.chapters[i].title:
             result.warnings.append(f"第 {i + 1} 章“{plan.chapter}”的评分标准要求附上证明材料（未列入目录，请放在附件中）："
@@ -591,6 +620,7 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
             await run.free(base, resume)
         renumber_nodes(run.chapters)
         run.sync_draft()
+        run.answer_points()  # the reviewer judges the outline with every point answered
         if s.review:
             await run.review_loop()
 
@@ -599,6 +629,7 @@ async def generate_outline(client: LLMClient, analysis: Analysis, settings: Outl
         failure = run.fill_after_budget(failure)
         if failure is None and run.code_filled:
             await run.small_questions_after_stop()
+    run.answer_points()  # what the review's rewrites or the model's last answers left unanswered
     return _finish(run, failure)
 
 
@@ -638,7 +669,39 @@ async def regenerate_node(client: LLMClient, analysis: Analysis, chapters: list[
     failure = await _guarded(run, body)
     if failure is not None:
         run.chapters = [c.model_copy(deep=True) for c in chapters]
+        if failure.kind in ("model", "budget") and _code_chapter(run, path, failure):
+            failure = None
     return _finish(run, failure)
+
+
+def _code_chapter(run: _Run, path: Path, failure: OutlineFailure) -> bool:
+    """A chapter the model could not rewrite (refused answers, the run's time or call limit) takes its plan.
+
+    The plan is what code writes for a chapter: the tender's points and requirement headings, the user's past
+    bids and the heading library, each heading marked with its origin. The chapter's own current headings are
+    not reserved (they may be what code planned before). Nothing here calls the model. True when the chapter
+    was filled; False (the old chapter stays, the failure stands) for a section, with code filling switched
+    off, or when nothing planned fits the chapter.
+    """
+    if len(path) != 1 or not run.job.settings.code_fill or not 0 <= path[0] < len(run.chapters):
+        return False
+    index = path[0]
+    own = run.chapters[index]
+    run.chapters[index] = own.model_copy(update={"children": []})
+    run.plan_chapters()
+    plan = run.plans.get(index)
+    candidate = (own.model_copy(update={"children": [n.model_copy(deep=True) for n in plan.nodes]})
+                 if plan is not None and plan.chapter == own.title and plan.nodes else None)
+    if candidate is None or _chapter_problems(candidate, run.limits):
+        run.chapters[index] = own
+        return False
+    run.chapters[index] = candidate
+    renumber_nodes(run.chapters)
+    run.sync_draft()
+    run.code_filled = [index]
+    lead = f"模型未能重新写出“{own.title}”，" if failure.kind == "model" else f"{failure.message_zh}："
+    run.warnings.append(f"{lead}“{own.title}”已由程序依据招标文件要点和标题库补全（已标注来源），请核对；撤销可恢复原有内容")
+    return True
 
 
 def strategies_available() -> list[OutlineStrategy]:

@@ -674,6 +674,7 @@ class AppController(QObject):
         headings survive their text back.
         """
         from app.core.limits import OutlineLimits
+        from app.pipeline.outline.budget import CHAPTER_BUDGET
         from app.pipeline.outline.job import OutlineSettings
         from app.pipeline.outline.run import regenerate_node
 
@@ -682,7 +683,7 @@ class AppController(QObject):
         await self._prepare(client)
         title = self.outline.node(path).title
         aligned = any(c.source_requirement_id for c in self.outline.chapters) and self.analysis.has_technical_scoring
-        settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(),
+        settings = OutlineSettings(mode="aligned" if aligned else "free", limits=OutlineLimits(), budget=CHAPTER_BUDGET,
                                    requirements=self.breakdown.to_prompt_text() if self.breakdown else "",
                                    library=self.past_bids())
         kept = drafted_texts(self.outline, under=path) if keep_texts else []
@@ -703,7 +704,10 @@ class AppController(QObject):
             elif result.failure is not None:
                 outcome = OutlineOutcome(False, result.failure.message_zh)
             else:
-                outcome = OutlineOutcome(True, f"已重新生成“{title}”", prompt_tokens=result.meter.prompt_tokens,
+                # The model could not rewrite the chapter (refused answers, the time or call limit): code filled it
+                # from the tender and the heading library, marked; the message says so (its first warning).
+                done = result.warnings[0] if result.code_filled and result.warnings else f"已重新生成“{title}”"
+                outcome = OutlineOutcome(True, done, prompt_tokens=result.meter.prompt_tokens,
                                          completion_tokens=result.meter.completion_tokens)
             self.last_outcome = outcome
             return outcome
