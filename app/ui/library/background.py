@@ -11,13 +11,13 @@ message instead of an error dialog.
 from __future__ import annotations
 
 import functools
-import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.library.store import LibraryError, LibraryStore
+from app.ui.widgets.polled_worker import PolledWorker
 
 F = TypeVar("F", bound=Callable[..., Any])
 #: Seconds between pings while the server is down / up.
@@ -25,31 +25,18 @@ RETRY_DOWN_S = 3.0
 CHECK_UP_S = 15.0
 
 
-class BlockingCall(QObject):
+class BlockingCall(PolledWorker):
     """Runs one blocking call at a time in a worker thread; ``finished`` carries its result (or the exception).
 
     Signals:
         finished(object): the return value, or the exception the call raised, in the GUI thread.
     """
 
-    finished = Signal(object)
-
     def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._thread: threading.Thread | None = None
-        self._result: Any = None
-        self.timer = QTimer(self)
-        self.timer.setInterval(30)
-        self.timer.timeout.connect(self._on_poll)
-
-    def running(self) -> bool:
-        """Whether a call is under way (or its result not yet delivered)."""
-        return self._thread is not None
+        super().__init__(parent, 30)
 
     def start(self, work: Callable[[], Any], name: str = "bidstudio-library") -> bool:
         """Run ``work()`` in a worker thread; False when one is still running."""
-        if self._thread is not None:
-            return False
 
         def run() -> None:
             try:
@@ -57,11 +44,7 @@ class BlockingCall(QObject):
             except Exception as exc:  # delivered to the GUI thread, which shows it
                 self._result = exc
 
-        self._result = None
-        self._thread = threading.Thread(target=run, name=name)
-        self._thread.start()
-        self.timer.start()
-        return True
+        return self._begin(run, name)
 
     def wait(self, timeout: float = 15.0) -> None:
         """Join the worker (closing); its result is dropped."""
@@ -70,15 +53,6 @@ class BlockingCall(QObject):
             thread.join(timeout)
         self.timer.stop()
         self._thread = None
-
-    def _on_poll(self) -> None:
-        thread = self._thread
-        if thread is None or thread.is_alive():
-            return
-        thread.join()
-        self._thread = None
-        self.timer.stop()
-        self.finished.emit(self._result)
 
 
 class LibraryMonitor(QObject):

@@ -12,10 +12,12 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject
+
+from app.ui.widgets.polled_worker import PolledWorker
 
 
-class BackgroundCoroutine(QObject):
+class BackgroundCoroutine(PolledWorker):
     """Runs coroutines one at a time in a worker thread with its own asyncio loop.
 
     The worker never touches Qt: it stores its result and a ``QTimer`` in the GUI thread
@@ -27,34 +29,20 @@ class BackgroundCoroutine(QObject):
         finished(object): the coroutine's result (None when cancelled), in the GUI thread.
     """
 
-    finished = Signal(object)
-
     def __init__(self, parent: QObject | None = None, on_error: Callable[[Exception], Any] | None = None) -> None:
-        super().__init__(parent)
+        super().__init__(parent, 20, "backgroundCoroutinePoll")
         self._on_error = on_error
-        self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._task: asyncio.Task[Any] | None = None
-        self._result: Any = None
         self._lock = threading.Lock()
-        self.timer = QTimer(self)
-        self.timer.setObjectName("backgroundCoroutinePoll")
-        self.timer.setInterval(20)
-        self.timer.timeout.connect(self._on_poll)
 
     def is_running(self) -> bool:
         """Whether a coroutine is still running (or its result not yet delivered)."""
-        return self._thread is not None
+        return self.running()
 
     def start(self, factory: Callable[[], Coroutine[Any, Any, Any]], name: str = "bidstudio-check") -> bool:
         """Run ``factory()`` in the worker; False when one is already running."""
-        if self.is_running():
-            return False
-        self._result = None
-        self._thread = threading.Thread(target=self._run, args=(factory,), name=name)
-        self._thread.start()
-        self.timer.start()
-        return True
+        return self._begin(lambda: self._run(factory), name)
 
     def cancel(self) -> None:
         """Ask the running coroutine to stop (it is cancelled inside its own loop)."""
@@ -75,15 +63,6 @@ class BackgroundCoroutine(QObject):
         self.wait()
         self.timer.stop()
         self._thread = None
-
-    def _on_poll(self) -> None:
-        thread = self._thread
-        if thread is None or thread.is_alive():
-            return
-        thread.join()
-        self._thread = None
-        self.timer.stop()
-        self.finished.emit(self._result)
 
     def _run(self, factory: Callable[[], Coroutine[Any, Any, Any]]) -> None:
         loop = asyncio.new_event_loop()
