@@ -75,6 +75,27 @@ def test_a_domain_the_long_requirements_only_mention_in_passing_is_not_the_tende
     assert {"ops", "goods"} <= both.domains, both  # goods said as much as the named ops: kept
 
 
+@pytest.mark.parametrize(("project", "ranked"), [
+    ("某银行园区餐厅洗碗业务外包项目", ("staffing",)),   # dishwashing labour at a canteen: no cooking
+    ("某大楼空调系统维修保养服务", ("ops",)),            # upkeep of a building's plant: no property service
+    ("某中学食堂托管服务", ("catering",)),              # the canteen itself is what is bought
+    ("某机关食堂餐饮服务项目", ("catering",)),
+    ("某区政务大楼物业管理服务", ("facility",)),
+    ("某中学食堂劳务派遣服务", ("catering", "staffing")),  # dispatched staff do the canteen's own work
+])
+def test_a_place_named_in_the_project_is_not_its_trade_when_the_project_names_other_work(
+        project: str, ranked: tuple[str, ...]) -> None:
+    assert set(profile_from_text(project).ranked) == set(ranked)
+
+
+def test_a_canteens_dishwashing_contract_gets_no_menu_or_cooking_headings() -> None:
+    a = analysis("某银行园区餐厅洗碗业务外包项目", ("服务内容与作业流程", "服务内容全面、作业流程合理的得20分"),
+                 ("服务保障措施", "保障措施完善的得10分"))
+    titles = headings(a)
+    assert titles
+    assert not [t for t in titles if any(w in t for w in ("菜谱", "烹饪", "菜品", "原料采购", "物业", "门岗", "绿化"))], titles
+
+
 def test_a_data_service_gets_no_site_safety_property_routines_or_supply_structures() -> None:
     a = analysis("某市数据核验服务项目",
                  ("安全性、稳定性管理", "提供安全性、稳定性管理措施，措施完善可行的得8分。"),

@@ -41,19 +41,38 @@ _WORDS: dict[Domain, tuple[str, ...]] = {
     "it": (r"软件", r"信息系统|信息化|数字化|智慧|智能化", r"数据(?!线)", r"网络(?!货运)|网站|云平台|APP|小程序",
            r"渗透|漏洞|等级保护|等保|安全测评|安全评估|网络安全|信息安全", r"系统(?:开发|集成|建设|平台|运维|功能)|平台(?:建设|开发|采购)",
            r"RPA|IPTV|元数据|短信|机房|服务器|计算机|信创|数据库|编目"),
-    "facility": (r"物业", r"保洁|清洁|清扫|环卫", r"保安|安保|特保|门卫|秩序维护|巡逻", r"绿化|园林", r"后勤|会务|前台|行政辅助",
-                 r"楼宇|大楼|公共区域|宿舍"),
+    "facility": (r"物业", r"保洁|清洁|清扫|环卫", r"保安|安保|特保|门卫|秩序维护|巡逻", r"绿化|园林",
+                 r"后勤|会务|前台|行政辅助", r"楼宇|大楼|公共区域|宿舍"),
     "catering": (r"食堂|餐厅|餐饮|伙食|膳食|配餐|就餐", r"食材|食品|菜品|肉|粮油|蔬菜|营养"),
     "works": (r"施工", r"工程(?!师|部|化)", r"修缮|装修|改造(?!升级服务)|土建|管网|道路|桥梁|管廊", r"市政(?!府)|养护工程|安装工程|总承包"),
     "goods": (r"货物|供货|到货|交货", r"设备(?:采购|购置|供应)|采购及安装|供应及安装", r"仪器|开关柜|泵|电缆|变压器|家具|车辆采购|软硬件|硬件",
               r"产品|型号|技术参数|出厂", r"期刊|图书|教材|种子|化肥",
               r"摄像机|录像机|交换机|显示屏|一体机|终端|主机|传感器|控制器|UPS|电源|机柜|打印机|服务器"),
     "logistics": (r"配送", r"物流|快递", r"仓储|冷库|冷藏库", r"运输|收运|装卸"),
-    "staffing": (r"劳务", r"派遣", r"外包(?:服务)?人员|人员外包|用工", r"船员|船管员|辅助人员|辅助服务|护工"),
+    "staffing": (r"劳务", r"派遣", r"外包(?:服务)?人员|人员外包|业务外包|用工", r"船员|船管员|辅助人员|辅助服务|护工"),
     "consulting": (r"咨询", r"设计服务|深化设计|勘察|测绘", r"监理|审计|评估|造价", r"管家|专家|策划|代理"),
     "ops": (r"运维|运行维护|维保", r"(?<!数据)维护|维修|保养|养护|检修", r"驻场|值守|值班|巡检|点检|巡查"),
 }
 _COMPILED = {d: tuple(re.compile(p) for p in pats) for d, pats in _WORDS.items()}
+#: Families that name where the work is done, not what is bought: a canteen (食堂, 餐厅) or a building
+#: (大楼, 宿舍). In a name or a heading such a family counts for its domain only when it names no other
+#: domain's work:
+#: 餐厅洗碗业务外包 buys dishwashing labour at a canteen, not a canteen's cooking (菜谱, 烹饪), while
+#: 食堂劳务派遣 staffs the canteen's own work.
+_PLACES: dict[tuple[Domain, int], re.Pattern[str]] = {
+    ("catering", 0): re.compile(r"食堂|餐厅|就餐"), ("facility", 5): re.compile(r"楼宇|大楼|公共区域|宿舍"),
+}
+
+
+_NAME_LENGTH = 60  # a text this short names something (a project, an item, a heading)
+#: Washing named at a canteen is other work than the canteen's cooking, though no property service either.
+_WASHING = re.compile(r"洗碗|洗涤|餐具清洗|清洗消毒")
+
+
+def _place_only(domain: Domain, family: int, flat: str) -> bool:
+    """Whether the family's words in ``flat`` all name a place (食堂, 大楼), none the work bought (餐饮, 配餐)."""
+    place = _PLACES.get((domain, family))
+    return place is not None and not _COMPILED[domain][family].search(place.sub("", flat))
 
 
 @dataclass(frozen=True)
@@ -97,14 +116,23 @@ class TenderProfile:
 
 
 def domain_scores(weighted: Iterable[tuple[str, float]]) -> dict[Domain, float]:
-    """Each domain's score: for every text, the number of its word families found there times the text's weight."""
+    """Each domain's score: for every text, the number of its word families found there times the text's weight
+    (a family naming a place only where the text names no other domain's work, see ``_PLACES``)."""
     scores: dict[Domain, float] = dict.fromkeys(DOMAINS, 0.0)
     for text, weight in weighted:
         flat = re.sub(r"\s+", "", text or "")
         if not flat:
             continue
-        for d, pats in _COMPILED.items():
-            scores[d] += weight * sum(1 for p in pats if p.search(flat))
+        found = {d: [(i, _place_only(d, i, flat)) for i, p in enumerate(pats) if p.search(flat)]
+                 for d, pats in _COMPILED.items()}
+        # in a name or a heading the place qualifies the work named beside it (staffing is how the work is
+        # bought, not other work: 食堂劳务派遣 staffs the canteen's cooking); a long text says everything
+        work = set()
+        if len(flat) <= _NAME_LENGTH:
+            work = {d for d, hits in found.items() if d != "staffing" and any(not place for _, place in hits)}
+            work |= {"facility"} if _WASHING.search(flat) else set()
+        for d, hits in found.items():
+            scores[d] += weight * sum(1 for _, place in hits if not place or not (work - {d}))
     return scores
 
 
