@@ -73,7 +73,7 @@ def ocr_worker_check(scan: str) -> None:
 
 
 def self_check() -> int:
-    """Exercise the frozen build's PDF child processes, tender reading and Word templates."""
+    """Exercise the frozen build's PDF child processes, tender reading, Word templates and a figure."""
     import docx
 
     from app.core.resources import resource_path
@@ -96,6 +96,15 @@ def self_check() -> int:
     word.sections[0].header.is_linked_to_previous = False
     print(f"selfcheck_word footer={len(word.sections[0].footer.paragraphs)} "
           f"header={len(word.sections[0].header.paragraphs)}", flush=True)
+    # A figure with Chinese labels, PNG and SVG: matplotlib's data (the fonts kept, see bidstudio.spec) and Agg.
+    from app.core.figures import Figure, OrgChart, OrgUnit
+    from app.export.figures.render import render_png, render_svg
+
+    figure = Figure(title="项目组织机构图", data=OrgChart(units=[
+        OrgUnit(name="项目经理", note="总体负责"), OrgUnit(name="技术保障部", parent="项目经理"),
+        OrgUnit(name="质量管理部", parent="项目经理")]))
+    png, svg = render_png(figure, dpi=100), render_svg(figure)
+    print(f"selfcheck_figure png_bytes={len(png.png)} svg_bytes={len(svg)} cjk_font={png.cjk_font}", flush=True)
     scan = os.environ.get("BIDSTUDIO_SELF_CHECK_OCR")
     if scan:  # the window's OCR path: a spawned worker process reads page 1 into the cache
         ocr_worker_check(scan)

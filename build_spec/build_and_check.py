@@ -451,6 +451,8 @@ def main() -> int:
         self_ok, self_output, self_wall = smoke_test(
             extra_env={"BIDSTUDIO_SELF_CHECK": "1", "BIDSTUDIO_SELF_CHECK_OCR": str(scan)}, expect="selfcheck_ok",
             prefix=offline_prefix()[0])
+    if not re.search(r"selfcheck_figure png_bytes=[1-9]", self_output):
+        self_ok = False  # the figure (matplotlib, its fonts) did not draw
     worker = re.search(r"selfcheck_ocr_worker .*", self_output)
     if not (worker and "ocr_pages=[1]" in worker.group(0) and "评标办法" in worker.group(0)
             and "技术评分表" in worker.group(0)):
@@ -487,7 +489,11 @@ def main() -> int:
     if not ok:
         print(output)
     print(f"self check:       {'OK' if self_ok else 'FAILED'} (sample tender read, PDF child process render, "
-          f"Word template, a scanned page read by the window's OCR worker process) in {self_wall:.1f} s")
+          f"Word template, a figure with Chinese labels, a scanned page read by the window's OCR worker process) "
+          f"in {self_wall:.1f} s")
+    figure_line = re.search(r"selfcheck_figure .*", self_output)
+    if figure_line:
+        print(f"                  {figure_line.group(0)}")
     if worker:
         print(f"                  {worker.group(0)}")
     if not self_ok:
