@@ -6,6 +6,7 @@ Each opens its own connection to the office library, as another writer's BidStud
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 import time
 from pathlib import Path
@@ -49,9 +50,25 @@ def _open(target: ServerConfig | LibrarySpec) -> LibraryStore:
     return open_library(target if isinstance(target, LibrarySpec) else LibrarySpec("postgres", server=target))
 
 
-def import_and_search(config: ServerConfig | LibrarySpec, files: list[str], queries: list[str]) -> dict[str, object]:
-    """Import ``files`` one by one, searching ``queries`` after each; what happened, with the time window."""
+def all_ready(ready: str, count: int, timeout: float = 120.0) -> None:
+    """A barrier across processes: mark this one ready in the folder ``ready`` and wait until ``count`` are
+    (nothing when ``ready`` is empty), so that on a busy machine no process starts its work after another
+    has finished."""
+    if not ready:
+        return
+    folder = Path(ready)
+    (folder / f"{os.getpid()}.ready").touch()
+    deadline = time.monotonic() + timeout
+    while len(list(folder.glob("*.ready"))) < count and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def import_and_search(config: ServerConfig | LibrarySpec, files: list[str], queries: list[str],
+                      ready: str = "", count: int = 0) -> dict[str, object]:
+    """Import ``files`` one by one, searching ``queries`` after each; what happened, with the time window
+    (``ready``/``count``: start once ``count`` processes are connected, see :func:`all_ready`)."""
     store = _open(config)
+    all_ready(ready, count)
     start = time.time()
     statuses, hits, errors = [], 0, []
     try:
@@ -68,10 +85,11 @@ def import_and_search(config: ServerConfig | LibrarySpec, files: list[str], quer
 
 
 def search_until(config: ServerConfig | LibrarySpec, queries: list[str], seconds: float,
-                 pause: float = 0.0, stop_file: str = "") -> dict[str, object]:
+                 pause: float = 0.0, stop_file: str = "", ready: str = "", count: int = 0) -> dict[str, object]:
     """Search over and over for ``seconds``, or until ``stop_file`` exists (another office member looking for
-    a section while others import); each search's ms."""
+    a section while others import); each search's ms (``ready``/``count``: see :func:`all_ready`)."""
     store = _open(config)
+    all_ready(ready, count)
     done, found, errors, times = 0, 0, [], []
     start = time.time()
     try:

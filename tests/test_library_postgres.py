@@ -191,9 +191,11 @@ def test_five_processes_importing_and_searching_at_once(pg_config: ServerConfig,
         own = [str(write_docx(make_bid(10 + w * 3 + k), tmp_path / f"w{w}_{k}.docx")) for k in range(3)]
         jobs.append(shared + own)  # every writer also imports the two shared bids: one copy each must remain
     PostgresStore(pg_config).close()  # schema first, so the writers' window is about importing
+    ready = tmp_path / "ready"  # all six connected before any starts: a busy machine spawns them slowly
+    ready.mkdir()
     with ProcessPoolExecutor(max_workers=6, mp_context=get_context("spawn")) as pool:
-        writers = [pool.submit(import_and_search, pg_config, files, list(QUERIES)[:2]) for files in jobs]
-        reader = pool.submit(search_until, pg_config, list(QUERIES), 3.0)
+        writers = [pool.submit(import_and_search, pg_config, files, list(QUERIES)[:2], str(ready), 6) for files in jobs]
+        reader = pool.submit(search_until, pg_config, list(QUERIES), 3.0, 0.0, "", str(ready), 6)
         results = [f.result(timeout=240) for f in writers]
         searched = reader.result(timeout=240)
     assert all(r["errors"] == [] for r in results) and searched["errors"] == []
