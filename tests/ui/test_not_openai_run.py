@@ -19,7 +19,7 @@ from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.pipeline_support import Router, sample_analysis
 from tests.ui.test_workflow import free_and_aligned
-from tests.ui.ui_helpers import click_generate, wait_for
+from tests.ui.ui_helpers import click_generate, regenerate_chapter_by_menu, wait_for
 
 pytestmark = pytest.mark.qt_log_ignore(r"This plugin does not support propagateSizeHints")
 
@@ -87,9 +87,6 @@ async def test_over_an_existing_outline_the_dialog_says_the_old_one_was_kept(
 @pytest.mark.qt_log_ignore(r"This plugin does not support (propagateSizeHints|raise|grabbing)")  # popup offscreen
 async def test_regenerating_one_chapter_against_a_web_page_keeps_it_and_says_why(
         window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
-    from PySide6.QtGui import QContextMenuEvent
-    from PySide6.QtWidgets import QDialog, QMenu
-
     c = window.controller
     c.set_analysis(sample_analysis())
     llm_server.handler = Router(free_and_aligned)
@@ -98,16 +95,7 @@ async def test_regenerating_one_chapter_against_a_web_page_keeps_it_and_says_why
     before = c.outline.to_data()
     steps = c.undo_stack.count()
     llm_server.handler = _web_page
-    view = window.outline_view
-    rect = view.visualRect(c.model.index_for_path((1,)))
-    view.contextMenuEvent(QContextMenuEvent(QContextMenuEvent.Reason.Mouse, rect.center(),
-                                            view.viewport().mapToGlobal(rect.center())))
-    menu = next(m for m in view.findChildren(QMenu) if m.isVisible())
-    next(a for a in menu.actions() if a.text().startswith("重新生成本章")).trigger()
-    menu.close()
-    await wait_for(lambda: (d := window.findChild(QDialog, "regenerateDialog")) is not None and d.isVisible())
-    dialog = window.findChild(QDialog, "regenerateDialog")
-    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)  # type: ignore[union-attr]
+    await regenerate_chapter_by_menu(window, qtbot, (1,))
     box = await _failure_box(window)
     assert not c.busy
     assert c.outline.to_data() == before and c.undo_stack.count() == steps  # the chapter as it was, no step

@@ -11,13 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
 
 from app.ui.shell.main_window import MainWindow
 from tests.openai_server import OpenAIServer, Reply
 from tests.pipeline_support import Router, sample_analysis
 from tests.ui.test_workflow import free_and_aligned
-from tests.ui.ui_helpers import click_generate, wait_for
+from tests.ui.ui_helpers import click_generate, regenerate_chapter_by_menu, wait_for
 
 LOOP = "总体技术方案，" * 400  # what a 270M model sends back: one phrase over and over
 
@@ -25,9 +24,6 @@ LOOP = "总体技术方案，" * 400  # what a 270M model sends back: one phrase
 @pytest.mark.qt_log_ignore(r"This plugin does not support (propagateSizeHints|raise|grabbing)")  # popup offscreen
 async def test_a_chapter_the_model_only_loops_on_is_filled_by_code_marked_and_undoable(
         window: MainWindow, llm_server: OpenAIServer, qtbot: Any) -> None:
-    from PySide6.QtGui import QContextMenuEvent
-    from PySide6.QtWidgets import QDialog, QMenu
-
     c = window.controller
     c.set_analysis(sample_analysis())
     llm_server.handler = Router(free_and_aligned)
@@ -36,16 +32,7 @@ async def test_a_chapter_the_model_only_loops_on_is_filled_by_code_marked_and_un
     before = c.outline.to_data()
     steps = c.undo_stack.count()
     llm_server.handler = lambda _req: Reply.text(LOOP, chunk_size=14)
-    view = window.outline_view
-    rect = view.visualRect(c.model.index_for_path((0,)))
-    view.contextMenuEvent(QContextMenuEvent(QContextMenuEvent.Reason.Mouse, rect.center(),
-                                            view.viewport().mapToGlobal(rect.center())))
-    menu = next(m for m in view.findChildren(QMenu) if m.isVisible())
-    next(a for a in menu.actions() if a.text().startswith("重新生成本章")).trigger()
-    menu.close()
-    await wait_for(lambda: (d := window.findChild(QDialog, "regenerateDialog")) is not None and d.isVisible())
-    dialog = window.findChild(QDialog, "regenerateDialog")
-    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)  # type: ignore[union-attr]
+    await regenerate_chapter_by_menu(window, qtbot, (0,))
     await wait_for(lambda: c.busy_generating, timeout=30)
     await wait_for(lambda: not c.busy, timeout=120)
 

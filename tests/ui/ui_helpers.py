@@ -47,3 +47,21 @@ async def click_generate(window: Any, qtbot: Any) -> tuple[int, str]:
     qtbot.mouseClick(window.generate_button, Qt.MouseButton.LeftButton)
     await wait_for(lambda: bool(finished) and not window.controller.busy, timeout=60)
     return finished[-1]
+
+
+async def regenerate_chapter_by_menu(window: Any, qtbot: Any, path: tuple[int, ...]) -> None:
+    """Right-click the chapter at ``path`` in the outline tree, choose 重新生成本章… and click OK in its dialog."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QContextMenuEvent
+    from PySide6.QtWidgets import QDialog, QMenu
+
+    view = window.outline_view
+    rect = view.visualRect(window.controller.model.index_for_path(path))
+    view.contextMenuEvent(QContextMenuEvent(QContextMenuEvent.Reason.Mouse, rect.center(),
+                                            view.viewport().mapToGlobal(rect.center())))
+    menu = next(m for m in view.findChildren(QMenu) if m.isVisible())
+    next(a for a in menu.actions() if a.text().startswith("重新生成本章")).trigger()
+    menu.close()
+    await wait_for(lambda: (d := window.findChild(QDialog, "regenerateDialog")) is not None and d.isVisible())
+    dialog = window.findChild(QDialog, "regenerateDialog")
+    qtbot.mouseClick(dialog.ok_button, Qt.MouseButton.LeftButton)
