@@ -295,6 +295,33 @@ def long_paragraph_items_pdf(path: Path) -> Expect:
                                            (names[2], 20, "技术"), ("其他", 5, "技术")])
 
 
+def blank_gap_pdf(path: Path) -> Expect:
+    """One table over three pages whose middle page holds only its page number (a section break or a
+    conversion left it empty), and whose second piece splits the criteria into graded sub-columns, so it
+    has two more columns than the first piece while keeping its outer and inner edges."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分100分。评分因素及分值见下表。")
+    c.space_to(430)
+    draw_grid(c, [40, 110, 250, 50], [
+        ["序号", "评审因素", "评分标准", "分值"],
+        ["1", "总体服务方案", _criteria("总体服务方案") * 2, "30"],
+        ["2", "项目实施计划", _criteria("项目实施计划") * 2, "20"],
+        ["3", "质量保证措施", _criteria("质量保证措施") * 2, "15"],
+    ])
+    c.new_page()  # nothing on it but "- 2 -"
+    c.new_page()
+    draw_grid(c, [40, 110, 100, 50, 100, 50], [
+        ["4", "人员培训方案", "培训计划完整、课时充足的得5分", "较完整的得3分", "内容简单的得1分", "5"],
+        ["5", "售后服务承诺", "响应及时、措施具体的得10分", "较具体的得6分", "一般的得2分", "10"],
+        ["6", "投标报价", "价格分=评标基准价/投标报价×20", "", "", "20"],
+    ])
+    c.text("以上各项得分相加为投标人的综合得分。")
+    c.save(path)
+    return Expect(rows=[("总体服务方案", 30, "技术"), ("项目实施计划", 20, "技术"), ("质量保证措施", 15, "技术"),
+                        ("人员培训方案", 5, "技术"), ("售后服务承诺", 10, "技术"), ("投标报价", 20, "价格")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -303,4 +330,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "described_names": ("described_names.pdf", described_names_pdf),
     "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
+    "blank_gap": ("blank_gap.pdf", blank_gap_pdf),
 }

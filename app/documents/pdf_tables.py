@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.documents.model import Table
 from app.documents.pdf_grid import Grid, Rect, tidy
-from app.documents.text_patterns import compact
+from app.documents.text_patterns import compact, furniture_only
 
 if TYPE_CHECKING:
     from app.documents.model import Page
@@ -256,7 +256,7 @@ def _join_stop(number: int, follow: int, searched: int, total: int, pages: list[
         return f"一张表最多连读 {MAX_FOLLOW_PAGES + 1} 页"
     if searched >= MAX_TABLE_PAGES or time.monotonic() > deadline:
         return _SEARCH_CAP
-    if not pages[number].readable:
+    if not pages[number].readable and not furniture_only(pages[number].text):
         return f"第{number + 1}页没有可读的文字（可能是扫描件）"
     return ""
 
@@ -278,7 +278,19 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
             continue
         number, follow = start, 0
         running: Table | None = None  # the fragment at the bottom of the page before
-        while number <= len(pages) and number not in done and pages[number - 1].readable:
+        while number <= len(pages) and number not in done:
+            if running is not None and furniture_only(pages[number - 1].text):
+                # a page with nothing but its number between two pieces of a table (a section break
+                # or a conversion left it empty): the table goes on after it
+                done.add(number)
+                quiet += 1
+                if number >= len(pages) or _join_stop(number, follow, len(done) - quiet, len(pages), pages, deadline):
+                    break
+                number += 1
+                follow += 1
+                continue
+            if not pages[number - 1].readable:
+                break
             done.add(number)
             if number != start and not _scoring_signal(pages[number - 1].text):
                 quiet += 1

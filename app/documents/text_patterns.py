@@ -72,6 +72,18 @@ def clean_cell_text(text: str, *, keep_breaks: bool = True) -> str:
 _WHITESPACE = re.compile(r"\s+")
 
 
+# what a page carries besides its content: a page number, "第 3 页 共 9 页", "3/9", "Page 3 of 9"
+PAGE_FURNITURE = re.compile(
+    r"^(?:[-—–_]*\d{1,4}[-—–_]*|第\d{1,4}页(?:共\d{1,4}页)?|\d{1,4}/\d{1,4}|[Pp]age\d{1,4}(?:of\d{1,4})?)$"
+)
+
+
+def furniture_only(text: str) -> bool:
+    """True when ``text`` (a page's or a gap's) holds nothing but page numbers and blank lines: a page
+    a conversion or a section break left empty, which does not end a table running over it."""
+    return all(not (c := compact(line)) or PAGE_FURNITURE.match(c) for line in text.splitlines())
+
+
 def compact(text: str) -> str:
     """Text without any whitespace, for matching headers like "分 值" or "评审因素\\n及权重"."""
     return _WHITESPACE.sub("", text)

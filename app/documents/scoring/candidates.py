@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from app.documents.model import Table, TenderDocument
+from app.documents.pdf_tables import same_grid
 from app.documents.scoring.align import aligned_rows, run_edges
 from app.documents.scoring.cells import (
     TOTAL_ROW,
@@ -31,10 +32,9 @@ from app.documents.scoring.columns import Cells, Columns, detect_header, header_
 from app.documents.scoring.context import table_section
 from app.documents.scoring.fold import GridRow, fold_rows, label_text
 from app.documents.scoring.model import ScoringTable
-from app.documents.text_patterns import compact
+from app.documents.text_patterns import PAGE_FURNITURE, compact, furniture_only
 
-# what a PDF→DOCX conversion leaves between the pieces of one table: a page number or "第 3 页 共 9 页"
-_PAGE_FURNITURE = re.compile(r"^(?:[-—–_]*\d{1,4}[-—–_]*|第\d{1,4}页(?:共\d{1,4}页)?|\d{1,4}/\d{1,4}|[Pp]age\d{1,4}(?:of\d{1,4})?)$")
+_MAX_BLANK_PAGES = 2  # pages with nothing but their number a table may run over
 _WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
 MAX_RUN_ROWS = 600  # grid rows read per run of joined tables (a scoring table has tens)
 _MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
@@ -57,15 +57,27 @@ def _running_header(doc: TenderDocument, prev: Table, table: Table) -> bool:
     return any(t and (t == head or (len(head) >= 6 and head in t)) for t in tops)
 
 
+def _next_page(doc: TenderDocument, prev: Table, table: Table) -> bool:
+    """``table`` is on the page after ``prev``'s, or after pages that hold nothing but their numbers."""
+    if table.page == prev.page + 1:
+        return True
+    gap = range(prev.page + 1, table.page)
+    return 0 < len(gap) <= _MAX_BLANK_PAGES and table.page <= doc.page_count \
+        and all(furniture_only(doc.page(n).text) for n in gap)
+
+
 def _continues(prev: Table, table: Table, doc: TenderDocument) -> bool:
     """True when ``table`` continues ``prev`` (next PDF page, or DOCX with nothing between)."""
-    if abs(prev.col_count - table.col_count) > 1:
+    if prev.col_x and table.col_x:  # PDF: a page whose piece lacks a sub-column has fewer columns
+        if not same_grid(prev, table):
+            return False
+    elif abs(prev.col_count - table.col_count) > 1:
         return False
     if doc.kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
-        if not (prev.ends_page and table.page == prev.page + 1):
+        if not (prev.ends_page and _next_page(doc, prev, table)):
             return False
         return table.starts_page or _running_header(doc, prev, table)
-    return not table.caption.strip() or bool(_PAGE_FURNITURE.match(compact(table.caption)))
+    return not table.caption.strip() or bool(PAGE_FURNITURE.match(compact(table.caption)))
 
 
 def table_runs(doc: TenderDocument) -> list[list[Table]]:
