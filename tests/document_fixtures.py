@@ -29,9 +29,9 @@ def sample_module() -> ModuleType:
     return module
 
 
-def composer() -> Any:
-    """A fresh PdfComposer."""
-    return sample_module().PdfComposer()
+def composer(*, footer: bool = True) -> Any:
+    """A fresh PdfComposer (``footer``: a page number at each page's foot)."""
+    return sample_module().PdfComposer(footer=footer)
 
 
 TECH_ROWS = [

@@ -322,6 +322,42 @@ def blank_gap_pdf(path: Path) -> Expect:
                         ("人员培训方案", 5, "技术"), ("售后服务承诺", 10, "技术"), ("投标报价", 20, "价格")])
 
 
+def _furniture(c: Any, header: str, footer: str) -> None:
+    """A running header and footer on every page, set further from the edges than a page margin."""
+    for n, page in enumerate(c.doc, start=1):
+        page.insert_text((c.margin, 58), header, fontname=FONT, fontsize=9)
+        page.insert_text((c.margin + 150, page.rect.height - 62), f"{footer} 第{n}页", fontname=FONT, fontsize=9)
+
+
+def high_footer_pdf(path: Path) -> Expect:
+    """A table over a page break where a running footer stands above the usual margin and a running
+    header above the second piece: both repeat on every page, so the table still runs to the page foot."""
+    c = composer(footer=False)
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分100分。")
+    c.new_page()
+    c.text("评分标准如下表。")
+    c.space_to(360)
+    widths = [40, 120, 240, 50]
+    draw_grid(c, widths, [
+        ["序号", "评审因素", "评分标准", "分值"],
+        ["1", "服务实施方案", _criteria("服务实施方案") * 3, "35"],
+        ["2", "应急保障措施", _criteria("应急保障措施") * 3, "20"],
+    ])
+    c.new_page()
+    c.y = 80
+    draw_grid(c, widths, [
+        ["3", "人员培训计划", _criteria("人员培训计划"), "15"],
+        ["4", "投标报价", "价格分=评标基准价/投标报价×30", "30"],
+    ])
+    c.new_page()
+    c.text("第五章 合同条款")
+    _furniture(c, "第四章 评标办法及评分标准", "某区公共服务项目招标文件")
+    c.save(path)
+    return Expect(rows=[("服务实施方案", 35, "技术"), ("应急保障措施", 20, "技术"), ("人员培训计划", 15, "技术"),
+                        ("投标报价", 30, "价格")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -331,4 +367,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
     "blank_gap": ("blank_gap.pdf", blank_gap_pdf),
+    "high_footer": ("high_footer.pdf", high_footer_pdf),
 }

@@ -39,6 +39,8 @@ MIN_PAGE_HITS = 2.0
 _MENTION = re.compile(r"评标|评分|评审|打分|比选|磋商")
 _PAGE_NUMBER = re.compile(r"^(?:[-—–\s]*\d{1,4}[-—–\s]*|第\d+页(?:共\d+页)?|\d+/\d+)$")
 MARGIN_SHARE = 0.06  # top/bottom share of the page treated as running header/footer
+RUNNING_PAGES = 3  # pages a line must stand on, near the same edge, to be a running header/footer
+RUNNING_SHARE = 0.12  # top/bottom share in which a line repeated over many pages is a running header/footer
 CAPTION_GAP = 45.0  # points above a table in which its caption line may sit
 MAX_FOLLOW_PAGES = 30  # how many pages a table may continue over (the page and time caps bound the work too)
 MAX_TABLE_PAGES = 40  # pages searched for tables at most (densest in scoring words first; see _scoring_signal)
@@ -112,12 +114,38 @@ class _LineIndex:
         return "\n".join(out)
 
 
-def _is_margin_line(ln: _Line, height: float) -> bool:
-    """Running header/footer or a bare page number."""
+def _is_margin_line(ln: _Line, height: float, running: frozenset[str] = frozenset()) -> bool:
+    """Running header/footer or a bare page number: in the page's margin, or near its edge with the text
+    that stands there on many pages (a footer set higher than usual, a field code printed as text)."""
     top, bottom = ln.bbox[1], ln.bbox[3]
     if bottom < height * MARGIN_SHARE or top > height * (1 - MARGIN_SHARE):
         return True
+    if running and (bottom < height * RUNNING_SHARE or top > height * (1 - RUNNING_SHARE)) \
+            and _running_key(ln.text) in running:
+        return True
     return bool(_PAGE_NUMBER.match(compact(ln.text)))
+
+
+def _running_key(text: str) -> str:
+    """A line's text with its numbers blanked, so "第3页" and "第4页" are the same running line."""
+    return re.sub(r"\d+", "#", compact(text))
+
+
+def running_lines(pages: list[Page], height: float) -> frozenset[str]:
+    """Lines (numbers blanked) that stand near the top or bottom edge of three pages or more: the
+    document's running headers and footers (a chapter's own header runs over its pages only)."""
+    seen: dict[str, int] = {}
+    readable = [p for p in pages if p.readable]
+    for p in readable:
+        keys: set[str] = set()
+        for b in p.blocks:
+            if b.bbox is None or b.kind == "table":
+                continue
+            if b.bbox[3] < height * RUNNING_SHARE or b.bbox[1] > height * (1 - RUNNING_SHARE):
+                keys.update(k for line in b.text.splitlines() if (k := _running_key(line)))
+        for k in keys:
+            seen[k] = seen.get(k, 0) + 1
+    return frozenset(k for k, n in seen.items() if n >= RUNNING_PAGES)
 
 
 def _invisible(path: dict[str, Any]) -> bool:
@@ -157,7 +185,8 @@ def _find(page: PdfPage, lines: list[_Line] | None = None) -> list[Any]:
     return list(found.tables)
 
 
-def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Table], bool]:
+def _tables_on_page(page: PdfPage, number: int, first_id: int,
+                    running: frozenset[str] = frozenset()) -> tuple[list[Table], bool]:
     """Every table on one page as a :class:`Table` with clean cell text; True when rows were cut."""
     lines = _page_lines(page)
     if len(lines) > MAX_PAGE_LINES:
@@ -167,7 +196,7 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int) -> tuple[list[Tab
         return [], False
     index = _LineIndex(lines)
     height = float(page.rect.height)
-    body = [ln for ln in lines if not _is_margin_line(ln, height)]
+    body = [ln for ln in lines if not _is_margin_line(ln, height, running)]
     out: list[Table] = []
     cut = False
     for k, tb in enumerate(found):
@@ -270,6 +299,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
     done: set[int] = set()
     deadline = time.monotonic() + time_budget_s
     quiet = 0  # pages a table was followed onto that say nothing about points: they do not use up the page cap
+    furniture = running_lines(pages, float(doc[0].rect.height)) if len(doc) else frozenset()
     for start in todo:
         if start in done:
             continue
@@ -298,7 +328,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                 scan.skipped_pages.append(number)
                 break
             try:
-                found, cut = _tables_on_page(doc[number - 1], number, 0)
+                found, cut = _tables_on_page(doc[number - 1], number, 0, furniture)
             except _TooBig:
                 scan.skipped_pages.append(number)
                 break
