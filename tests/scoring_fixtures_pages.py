@@ -358,6 +358,41 @@ def high_footer_pdf(path: Path) -> Expect:
                         ("投标报价", 30, "价格")])
 
 
+def spaced_header_pdf(path: Path) -> Expect:
+    """A running header written in pieces with runs of spaces between them (as Word's PDF export writes a
+    header with spaces in it), a little below the top margin, over a table continued on the next page
+    in the middle of a factor whose name cell is merged over the page break."""
+    c = composer()
+    c.heading("第三章 评标办法")
+    c.text("采用综合评分法，满分100分，评分因素见下表。")
+    c.space_to(420)
+    widths = [50, 110, 240, 50]
+    draw_grid(c, widths, [
+        ["序号", "评分项目", "评分标准", "分值"],
+        ["1", "类似项目业绩", "每个类似业绩得2分，最多得10分。", "10"],
+        ["2", "技术参数响应", "完全满足技术参数的得50分，每负偏离一项扣2分。", "50"],
+        ["3", "安装调试与培训", "安装调试方案：" + _criteria("安装调试方案") * 2, "5"],
+    ])
+    c.new_page()
+    c.y = 76
+    draw_grid(c, widths, [
+        [None, None, "操作培训方案：" + _criteria("操作培训方案") * 2, "5"],
+        ["4", "投标报价", "价格分=评标基准价/投标报价×30", "30"],
+    ])
+    c.new_page()
+    c.text("第四章 合同条款")
+    for page in c.doc:
+        x = c.margin + 40
+        for piece in ("某市人民医院", " PCR", "检验设备采购项目", "      ", "公开招标文件"):
+            font = "helv" if piece.strip().isascii() else FONT  # Latin letters and spaces in other fonts:
+            font = "cour" if not piece.strip() else font  # other text lines, one of nothing but spaces
+            page.insert_text((x, 56), piece, fontname=font, fontsize=9)
+            x += (9 if font == FONT else 5) * len(piece) + 12
+    c.save(path)
+    return Expect(rows=[("类似项目业绩", 10, "商务"), ("技术参数响应", 50, "技术"), ("安装调试与培训", 10, "技术"),
+                        ("投标报价", 30, "价格")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -368,4 +403,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
     "blank_gap": ("blank_gap.pdf", blank_gap_pdf),
     "high_footer": ("high_footer.pdf", high_footer_pdf),
+    "spaced_header": ("spaced_header.pdf", spaced_header_pdf),
 }

@@ -120,9 +120,10 @@ def _is_margin_line(ln: _Line, height: float, running: frozenset[str] = frozense
     top, bottom = ln.bbox[1], ln.bbox[3]
     if bottom < height * MARGIN_SHARE or top > height * (1 - MARGIN_SHARE):
         return True
-    if running and (bottom < height * RUNNING_SHARE or top > height * (1 - RUNNING_SHARE)) \
-            and _running_key(ln.text) in running:
-        return True
+    if running and (bottom < height * RUNNING_SHARE or top > height * (1 - RUNNING_SHARE)):
+        key = _running_key(ln.text)  # a running line may come in pieces (a run of spaces splits it)
+        if key in running or (len(key) >= 2 and any(key in r for r in running)):
+            return True
     return bool(_PAGE_NUMBER.match(compact(ln.text)))
 
 
@@ -196,7 +197,7 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int,
         return [], False
     index = _LineIndex(lines)
     height = float(page.rect.height)
-    body = [ln for ln in lines if not _is_margin_line(ln, height, running)]
+    body = [ln for ln in lines if ln.text.strip() and not _is_margin_line(ln, height, running)]
     out: list[Table] = []
     cut = False
     for k, tb in enumerate(found):
