@@ -393,6 +393,33 @@ def spaced_header_pdf(path: Path) -> Expect:
                         ("投标报价", 30, "价格")])
 
 
+def group_tail_pdf(path: Path) -> Expect:
+    """A part cell ("商务部分") cut by the page break: "商务" ends the first page, "部分" opens the next
+    with the rest of the previous row's criteria, and the part's cell runs on, merged, beside its rows."""
+    c = composer()
+    c.heading("第五章 评标办法")
+    c.text("本项目采用综合评分法。评分标准如下：")
+    c.space_to(380)
+    widths = [50, 80, 50, 270]
+    draw_grid(c, widths, [
+        ["项目", "分项名称", "满分分值", "评分标准"],
+        ["价格部分", "报价得分", "30", "满足招标文件要求且投标价格最低的投标报价为评标基准价，其价格分为满分。"],
+        ["技术部分", "主要产品", "50", "满足产品技术参数要求的得50分，每负偏离一项扣2分。"],
+        ["商务", "业绩", "5", "自2023年1月1日至投标截止时间投标人完成的与"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["部分", "", "", "本项目同类的业绩，每提供一项得1分，满分5分。"],
+        [None, "供货安装方案", "5", _criteria("供货安装方案")],
+        [None, "培训方案", "5", _criteria("培训方案")],
+        [None, "售后服务方案", "5", _criteria("售后服务方案")],
+        ["总分100"],
+    ])
+    c.save(path)
+    return Expect(rows=[("报价得分", 30, "价格"), ("主要产品", 50, "技术"), ("业绩", 5, "商务"), ("供货安装方案", 5, "商务"),
+                        ("培训方案", 5, "商务"), ("售后服务方案", 5, "商务")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -404,4 +431,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "blank_gap": ("blank_gap.pdf", blank_gap_pdf),
     "high_footer": ("high_footer.pdf", high_footer_pdf),
     "spaced_header": ("spaced_header.pdf", spaced_header_pdf),
+    "group_tail": ("group_tail.pdf", group_tail_pdf),
 }

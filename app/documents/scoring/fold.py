@@ -28,6 +28,7 @@ from app.documents.scoring.cells import (
 from app.documents.scoring.columns import Cells, Columns
 from app.documents.scoring.model import ScoringItem, ScoringRow
 from app.documents.scoring.rows import (
+    NAME_TAIL,
     continue_criteria,
     item_name,
     lend_group_points,
@@ -180,6 +181,20 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                         out.subtotals.setdefault(group, value)  # a group's own 小计 row
                 else:
                     out.total = value
+            continue
+        if new_fragment and group_value and group_cell and points is None and is_empty(factor) and out.rows \
+                and len(compact(group_value)) <= NAME_TAIL and not (number and compact(number) != compact(
+                    out.rows[-1].number)):
+            # the end of the group cell carried over the page break ("商务" + "部分"): the rows under it
+            # and below it sit in the whole group; the row's other text continues the previous row's
+            joined = group_cell + clean_cell_text(group_value, keep_breaks=False)
+            for r in out.rows:
+                r.group = joined if r.group == group else r.group
+            if group in out.subtotals:
+                out.subtotals[joined] = out.subtotals.pop(group)
+            group = group_cell = joined
+            if criteria_cell and not is_empty(criteria_cell):
+                continue_criteria(out.rows[-1], clean_cell_text(criteria_cell), g.page)
             continue
         if group_value:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
