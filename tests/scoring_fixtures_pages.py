@@ -295,10 +295,11 @@ def long_paragraph_items_pdf(path: Path) -> Expect:
                                            (names[2], 20, "技术"), ("其他", 5, "技术")])
 
 
-def blank_gap_pdf(path: Path) -> Expect:
+def blank_gap_pdf(path: Path, header: str = "") -> Expect:
     """One table over three pages whose middle page holds only its page number (a section break or a
     conversion left it empty), and whose second piece splits the criteria into graded sub-columns, so it
-    has two more columns than the first piece while keeping its outer and inner edges."""
+    has two more columns than the first piece while keeping its outer and inner edges. With ``header``,
+    every page carries it as a running header, the empty page too."""
     c = composer()
     c.heading("第四章 评标办法")
     c.text("本项目采用综合评分法，满分100分。评分因素及分值见下表。")
@@ -317,6 +318,8 @@ def blank_gap_pdf(path: Path) -> Expect:
         ["6", "投标报价", "价格分=评标基准价/投标报价×20", "", "", "20"],
     ])
     c.text("以上各项得分相加为投标人的综合得分。")
+    for page in c.doc if header else []:
+        page.insert_text((c.margin + 60, 40), header, fontname=FONT, fontsize=9)
     c.save(path)
     return Expect(rows=[("总体服务方案", 30, "技术"), ("项目实施计划", 20, "技术"), ("质量保证措施", 15, "技术"),
                         ("人员培训方案", 5, "技术"), ("售后服务承诺", 10, "技术"), ("投标报价", 20, "价格")])
@@ -429,6 +432,7 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "three_levels_pdf": ("three_levels.pdf", three_levels_pdf),
     "long_paragraph_items": ("long_paragraph_items.pdf", long_paragraph_items_pdf),
     "blank_gap": ("blank_gap.pdf", blank_gap_pdf),
+    "blank_gap_header": ("blank_gap_header.pdf", lambda path: blank_gap_pdf(path, "招标文件  第四章 评标方法与程序")),
     "high_footer": ("high_footer.pdf", high_footer_pdf),
     "spaced_header": ("spaced_header.pdf", spaced_header_pdf),
     "group_tail": ("group_tail.pdf", group_tail_pdf),

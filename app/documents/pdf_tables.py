@@ -278,6 +278,11 @@ def _scoring_signal(text: str) -> bool:
     return bool(_POINTS.search(text) or SCORING_PAGE.search(text) or _SCORE_WORDS.search(text))
 
 
+def _neighbours(pages: list[Page], number: int) -> list[str]:
+    """The texts of the pages before and after page ``number`` (1-based), where there are such pages."""
+    return [pages[n - 1].text for n in (number - 1, number + 1) if 1 <= n <= len(pages)]
+
+
 def _join_stop(number: int, follow: int, searched: int, total: int, pages: list[Page], deadline: float) -> str:
     """Why a table still running at the bottom of page ``number`` is not followed further ("" to go on)."""
     if number >= total:
@@ -286,7 +291,7 @@ def _join_stop(number: int, follow: int, searched: int, total: int, pages: list[
         return f"一张表最多连读 {MAX_FOLLOW_PAGES + 1} 页"
     if searched >= MAX_TABLE_PAGES or time.monotonic() > deadline:
         return _SEARCH_CAP
-    if not pages[number].readable and not furniture_only(pages[number].text):
+    if not pages[number].readable and not furniture_only(pages[number].text, _neighbours(pages, number + 1)):
         return f"第{number + 1}页没有可读的文字（可能是扫描件）"
     return ""
 
@@ -310,7 +315,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
         number, follow = start, 0
         running: Table | None = None  # the fragment at the bottom of the page before
         while number <= len(pages) and number not in done:
-            if running is not None and furniture_only(pages[number - 1].text):
+            if running is not None and furniture_only(pages[number - 1].text, _neighbours(pages, number)):
                 # a page with nothing but its number between two pieces of a table (a section break
                 # or a conversion left it empty): the table goes on after it
                 done.add(number)

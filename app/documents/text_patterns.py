@@ -78,10 +78,22 @@ PAGE_FURNITURE = re.compile(
 )
 
 
-def furniture_only(text: str) -> bool:
-    """True when ``text`` (a page's or a gap's) holds nothing but page numbers and blank lines: a page
+def _line_key(line: str) -> str:
+    return re.sub(r"\d+", "#", compact(line))
+
+
+def furniture_only(text: str, neighbours: Iterable[str] = ()) -> bool:
+    """True when ``text`` (a page's) holds nothing but page numbers, blank lines and lines that also
+    stand on each neighbouring page (``neighbours``: their texts; a running header or footer): a page
     a conversion or a section break left empty, which does not end a table running over it."""
-    return all(not (c := compact(line)) or PAGE_FURNITURE.match(c) for line in text.splitlines())
+    around = [{_line_key(line) for line in n.splitlines()} for n in neighbours]
+    for line in text.splitlines():
+        c = compact(line)
+        if not c or PAGE_FURNITURE.match(c):
+            continue
+        if not around or not all(_line_key(line) in keys for keys in around):
+            return False
+    return True
 
 
 def compact(text: str) -> str:

@@ -58,12 +58,13 @@ def _running_header(doc: TenderDocument, prev: Table, table: Table) -> bool:
 
 
 def _next_page(doc: TenderDocument, prev: Table, table: Table) -> bool:
-    """``table`` is on the page after ``prev``'s, or after pages that hold nothing but their numbers."""
+    """``table`` is on the page after ``prev``'s, or after pages that hold nothing but their numbers and
+    the running header and footer of the pages around them."""
     if table.page == prev.page + 1:
         return True
     gap = range(prev.page + 1, table.page)
     return 0 < len(gap) <= _MAX_BLANK_PAGES and table.page <= doc.page_count \
-        and all(furniture_only(doc.page(n).text) for n in gap)
+        and all(furniture_only(doc.page(n).text, (doc.page(n - 1).text, doc.page(n + 1).text)) for n in gap)
 
 
 def _continues(prev: Table, table: Table, doc: TenderDocument) -> bool:
