@@ -423,6 +423,36 @@ def group_tail_pdf(path: Path) -> Expect:
                         ("培训方案", 5, "商务"), ("售后服务方案", 5, "商务")])
 
 
+def row_split_pdf(path: Path) -> Expect:
+    """Points only in the names, and one row cut by the page break under a header repeated on the next
+    page: its part cell ("企业业绩和履约能力" + "（9分）") and its name cell both end on the new page."""
+    c = composer()
+    c.heading("第六章 评标办法")
+    c.text("投标报价得分满分70分，按低价优先法计算。")
+    c.space_to(380)
+    c.text("第十一条 技术部分评分标准：")
+    widths = [30, 80, 100, 240]
+    head = ["序号", "项目", "内容", "评分标准"]
+    draw_grid(c, widths, [
+        head,
+        ["1", "企业资信（2分）", "经营资质（2分）", "实缴资本不低于三百万元的得2分。"],
+        ["2", "人员管理（4分）", "人员储备（2分）", _criteria("人员储备")],
+        [None, None, "入职培训方案（2分）", _criteria("入职培训方案")],
+        ["3", "企业业绩和履约能力", "具有良好的业绩和履", "1.企业持续经营且履约能力强，经营年限三年以上的得3"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        head,
+        ["", "（9分）", "约能力（9分）", "分。2.每个类似业绩得2分，最多得6分。"],
+        ["4", "管理思路（15分）", "安全管理（8分）", _criteria("安全管理")],
+        [None, None, "生产组织（7分）", _criteria("生产组织")],
+    ])
+    c.save(path)
+    return Expect(rows=[("经营资质", 2, "技术"), ("人员储备", 2, "技术"), ("入职培训方案", 2, "技术"),
+                        ("具有良好的业绩和履约能力", 9, "技术"), ("安全管理", 8, "技术"), ("生产组织", 7, "技术"),
+                        ("投标报价得分", 70, "价格")], kind="mixed")
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -436,4 +466,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "high_footer": ("high_footer.pdf", high_footer_pdf),
     "spaced_header": ("spaced_header.pdf", spaced_header_pdf),
     "group_tail": ("group_tail.pdf", group_tail_pdf),
+    "row_split": ("row_split.pdf", row_split_pdf),
 }

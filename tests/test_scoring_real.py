@@ -8,6 +8,7 @@ Chinese reason where a tender has no scoring table.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +16,7 @@ import pytest
 
 from app.documents.ingest import ingest_tender
 from tests.conftest import TENDERS
-from tests.eval.score_tables import evaluate
+from tests.eval.score_tables import as_pdf, evaluate
 
 pytestmark = pytest.mark.real_tender
 
@@ -61,3 +62,31 @@ def test_labelled_tender(name: str, tenders_dir: Path) -> None:
     assert not verdict.wrong_tables, verdict.wrong_tables
     if verdict.reason_fits is not None:
         assert verdict.reason_fits, verdict.message
+
+
+_DOCX = sorted(n for n in LABELS if n.endswith(".docx"))
+
+
+@pytest.fixture(scope="module")
+def as_pdf_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The labelled DOCX tenders as PDFs rendered by LibreOffice (Word's own PDF export looks alike),
+    with their labels: another layout of the same tables, read by the PDF path."""
+    if not TENDERS.is_dir():
+        pytest.skip("../shared/tenders is not present")
+    if not (shutil.which("soffice") or shutil.which("libreoffice")):
+        pytest.skip("LibreOffice is not installed")
+    return as_pdf(TENDERS, tmp_path_factory.mktemp("as_pdf"))
+
+
+@pytest.mark.libreoffice
+@pytest.mark.parametrize("name", _DOCX or ["(no ../shared/tenders)"])
+def test_docx_tender_read_as_pdf(name: str, as_pdf_folder: Path) -> None:
+    pdf = name.removesuffix(".docx") + ".pdf"
+    labels = json.loads((as_pdf_folder / "labels.json").read_text(encoding="utf-8"))
+    verdict = evaluate(pdf, labels[pdf], ingest_tender(as_pdf_folder / pdf))
+    wrong = [(u.name, u.found, u.parsed) for u in verdict.units if u.found != "ok"]
+    assert not wrong, wrong
+    assert verdict.tech_ok, (verdict.tech_found, verdict.tech_label)
+    if verdict.reason_fits is not None:
+        assert verdict.reason_fits, verdict.message
+    assert not (verdict.confirmed and not verdict.right), "a wrong reading shown as confirmed"

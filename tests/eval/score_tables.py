@@ -358,15 +358,17 @@ def as_pdf(folder: Path, cache: Path) -> Path:
         raise SystemExit("--as-pdf needs LibreOffice (soffice) on PATH")
     cache.mkdir(parents=True, exist_ok=True)
     labels = json.loads((folder / "labels.json").read_text(encoding="utf-8"))
+    names = [n for n in labels if n.endswith(".docx") and (folder / n).is_file()]
+    todo = [str(folder / n) for n in names if not (cache / (n.removesuffix(".docx") + ".pdf")).is_file()]
+    if todo:  # one LibreOffice run for all, with a profile of its own (another instance may be running)
+        profile = (cache / ".profile").resolve().as_uri()
+        subprocess.run([soffice, f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf",
+                        "--outdir", str(cache), *todo], check=True, capture_output=True, timeout=1200)
     out: dict[str, Any] = {}
-    for name, label in labels.items():
-        if not name.endswith(".docx") or not (folder / name).is_file():
-            continue
+    for name in names:
         target = cache / (name.removesuffix(".docx") + ".pdf")
-        if not target.is_file():
-            subprocess.run([soffice, "--headless", "--convert-to", "pdf", "--outdir", str(cache), str(folder / name)],
-                           check=True, capture_output=True, timeout=600)
-        out[target.name] = {k: v for k, v in label.items() if k != "location"}
+        if target.is_file():
+            out[target.name] = {k: v for k, v in labels[name].items() if k != "location"}
     (cache / "labels.json").write_text(json.dumps(out, ensure_ascii=False, indent=1), encoding="utf-8")
     if (folder / "README.md").is_file():
         shutil.copyfile(folder / "README.md", cache / "README.md")

@@ -114,12 +114,15 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     group_cell: str | None = None
     prev_table: str | None = None
     parent: ScoringRow | None = None  # a numbered heading row ("2、售后服务响应情况：") over point rows
+    fragment_top = False
     for index, g in enumerate(grid):
         cells = g.cells
         new_fragment = prev_table is not None and g.table_id != prev_table
         prev_table = g.table_id
         if all(is_empty(c) for c in cells) or _is_header_repeat(cells, cols):
-            continue
+            fragment_top = fragment_top or new_fragment  # the header repeated on the next page: the row
+            continue  # under it is still the first of the fragment
+        new_fragment, fragment_top = new_fragment or fragment_top, False
         label = label_text(cells)
         number = _cell(cells, cols.number)
         filled = [j for j, c in enumerate(cells) if c is not None and not is_empty(c)]
@@ -182,19 +185,27 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 else:
                     out.total = value
             continue
-        if new_fragment and group_value and group_cell and points is None and is_empty(factor) and out.rows \
-                and len(compact(group_value)) <= NAME_TAIL and not (number and compact(number) != compact(
+        if new_fragment and group_value and group_cell and points is None and out.rows \
+                and len(compact(strip_points(group_value))) <= NAME_TAIL and not (number and compact(number) != compact(
                     out.rows[-1].number)):
-            # the end of the group cell carried over the page break ("商务" + "部分"): the rows under it
-            # and below it sit in the whole group; the row's other text continues the previous row's
+            # the end of the group cell carried over the page break ("商务" + "部分", "…履约能力" + "（9 分）"):
+            # the whole row is the previous one's end, so its name and criteria continue too, and the rows
+            # under the group (and below it) sit in the whole group
             joined = group_cell + clean_cell_text(group_value, keep_breaks=False)
             for r in out.rows:
                 r.group = joined if r.group == group else r.group
-            if group in out.subtotals:
-                out.subtotals[joined] = out.subtotals.pop(group)
+            pts = out.subtotals.pop(group, None)
+            if (stated := name_points(joined) or stated_points(joined)) is not None:
+                pts = stated
+            if pts is not None:
+                out.subtotals[joined] = pts
             group = group_cell = joined
+            last_row = out.rows[-1]
+            if factor and not is_empty(factor) and compact(factor) != compact(last_row.factor_raw):
+                last_row.factor_raw += clean_cell_text(factor, keep_breaks=False)
+                last_row.factor = strip_points(last_row.factor_raw)
             if criteria_cell and not is_empty(criteria_cell):
-                continue_criteria(out.rows[-1], clean_cell_text(criteria_cell), g.page)
+                continue_criteria(last_row, clean_cell_text(criteria_cell), g.page)
             continue
         if group_value:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
