@@ -453,6 +453,59 @@ def row_split_pdf(path: Path) -> Expect:
                         ("投标报价得分", 70, "价格")], kind="mixed")
 
 
+def header_at_foot_pdf(path: Path) -> Expect:
+    """The header row alone at the foot of a page that says little about scoring (so it is not searched
+    for tables), the rows on the next page: parts as numbered rows spanning the name column."""
+    c = composer()
+    c.heading("第五章 评标办法")
+    c.text("评标委员会按下列内容及标准对投标文件进行评审。" * 3)
+    c.space_to(700)
+    c.text("五、评审内容及标准")
+    widths = [50, 330, 60]
+    draw_grid(c, widths, [["序号", "评审内容及标准", "分值"]])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["（一）", "商务部分", ""],
+        ["1、", "【客观分】保修期：全部产品保修期满足招标文件要求的得2分，每延长一年加1分，最高得4分。", "4 分"],
+        ["2、", "【主观分】售后服务方案：" + _criteria("售后服务方案"), "6 分"],
+        ["（二）", "技术部分", ""],
+        ["1、", "【客观分】技术需求符合度：完全满足的得50分，每负偏离一项扣2分。", "50 分"],
+        ["2、", "【主观分】安装调试方案：" + _criteria("安装调试方案"), "10 分"],
+        ["（三）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("技术需求符合度", 50, "技术"),
+                        ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
+
+
+def cut_text_pdf(path: Path) -> Expect:
+    """A row's text cut by the page break: the next page opens with a row of its own cells holding only
+    the rest of that text, which is no part label, so the rows after it stay in the part above."""
+    c = composer()
+    c.heading("第五章 评标办法")
+    c.text("五、评审内容及标准")
+    c.space_to(520)
+    widths = [50, 330, 60]
+    draw_grid(c, widths, [
+        ["序号", "评审内容及标准", "分值"],
+        ["（一）", "商务部分", ""],
+        ["1、", "【客观分】保修期：全部产品保修期满足招标文件要求的得2分，每延长一年加1分，最高得4分。", "4 分"],
+        ["2、", "【主观分】售后服务方案：提供详细的售后服务方案，包括对售后服", "6 分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "务体系、技术支持和服务措施的描述，综合评审。", ""],
+        ["3、", "【客观分】销售业绩：每提供一个同类产品销售业绩得1分，最高得5分。", "5 分"],
+        ["（二）", "技术部分", ""],
+        ["1、", "【客观分】技术需求符合度：完全满足的得45分，每负偏离一项扣2分。", "45 分"],
+        ["2、", "【主观分】安装调试方案：" + _criteria("安装调试方案"), "10 分"],
+        ["（三）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("销售业绩", 5, "商务"),
+                        ("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -467,4 +520,6 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "spaced_header": ("spaced_header.pdf", spaced_header_pdf),
     "group_tail": ("group_tail.pdf", group_tail_pdf),
     "row_split": ("row_split.pdf", row_split_pdf),
+    "header_at_foot": ("header_at_foot.pdf", header_at_foot_pdf),
+    "cut_text": ("cut_text.pdf", cut_text_pdf),
 }

@@ -137,3 +137,21 @@ def test_total_row_is_a_check_not_a_factor_and_merged_label_is_the_factor() -> N
         ("实施方案", 40, "技术"), ("质量保证", 20, "技术"), ("价格部分", 40, "价格")
     ]
     assert result.tables[0].stated_total == 100 and result.total_points == 100 and not result.issues
+
+
+@pytest.mark.parametrize(("caption", "decoy"), [
+    ("附件1：甲方对乙方服务质量评价标准", True),  # the buyer rating the contractor's service (a contract annex)
+    ("物业服务满意度测评表", True),
+    ("采购人对供应商履约评价表", True),
+    ("第四章 评标办法 评分标准", False),
+    ("服务方案评审细则（60分）", False),
+    ("技术评分表（服务质量、售后服务）", False),
+])
+def test_service_evaluation_tables_are_decoys(caption: str, decoy: bool) -> None:
+    from app.documents.scoring.model import ScoringTable
+    from app.documents.scoring.select import decoy_reason
+
+    reason = decoy_reason(ScoringTable(table_ids=["t1"], pages=[1], caption=caption, header=["评分项", "分值"]))
+    assert bool(reason) is decoy, reason
+    if decoy:
+        assert "履约" in reason

@@ -43,6 +43,7 @@ RUNNING_PAGES = 3  # pages a line must stand on, near the same edge, to be a run
 RUNNING_SHARE = 0.12  # top/bottom share in which a line repeated over many pages is a running header/footer
 CAPTION_GAP = 45.0  # points above a table in which its caption line may sit
 MAX_FOLLOW_PAGES = 30  # how many pages a table may continue over (the page and time caps bound the work too)
+MAX_BACK_PAGES = 2  # pages looked back over for the beginning of a table that opens a searched page
 MAX_TABLE_PAGES = 40  # pages searched for tables at most (densest in scoring words first; see _scoring_signal)
 TIME_BUDGET_S = 10.0  # table search stops after this, the remaining pages are reported
 MAX_PAGE_LINES = 3000  # a page with more text lines than this is not searched
@@ -296,6 +297,33 @@ def _join_stop(number: int, follow: int, searched: int, total: int, pages: list[
     return ""
 
 
+def _look_back(doc: PdfDocument, pages: list[Page], start: int, scan: TableScan, done: set[int],
+               furniture: frozenset[str]) -> None:
+    """The pages before a searched page, while the table opening it may have begun on them: its header
+    row or first rows at the foot of a page with too few scoring words to be searched (bounded)."""
+    number = start
+    for _ in range(MAX_BACK_PAGES):
+        here = [t for t in scan.tables if t.page == number]
+        if not here:
+            return
+        first = min(here, key=lambda t: t.bbox[1] if t.bbox else 0.0)
+        prev = number - 1
+        if not first.starts_page or prev < 1 or prev in done or not pages[prev - 1].readable \
+                or pages[prev - 1].text.count("\n") > MAX_PAGE_LINES:
+            return
+        try:
+            found, cut = _tables_on_page(doc[prev - 1], prev, 0, furniture)
+        except _TooBig:
+            return
+        if not found or not found[-1].ends_page or not same_grid(found[-1], first):
+            return
+        done.add(prev)
+        scan.tables.extend(found)
+        if cut:
+            scan.truncated_pages.append(prev)
+        number = prev
+
+
 def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                                      time_budget_s: float = TIME_BUDGET_S) -> TableScan:
     """Tables of the pages that may hold scoring tables, plus the pages they run onto (bounded)."""
@@ -356,6 +384,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
                 break
             number += 1
             follow += 1
+        _look_back(doc, pages, start, scan, done, furniture)
     scan.tables.sort(key=lambda t: (t.page, t.bbox[1] if t.bbox else 0.0))
     scan.skipped_pages = sorted(set(scan.skipped_pages))
     return scan

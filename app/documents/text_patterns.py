@@ -78,22 +78,19 @@ PAGE_FURNITURE = re.compile(
 )
 
 
-def _line_key(line: str) -> str:
-    return re.sub(r"\d+", "#", compact(line))
+MAX_RUNNING_LINES = 6  # lines a running header and footer take at most on a page left empty
 
 
 def furniture_only(text: str, neighbours: Iterable[str] = ()) -> bool:
-    """True when ``text`` (a page's) holds nothing but page numbers, blank lines and lines that also
-    stand on each neighbouring page (``neighbours``: their texts; a running header or footer): a page
-    a conversion or a section break left empty, which does not end a table running over it."""
-    around = [{_line_key(line) for line in n.splitlines()} for n in neighbours]
-    for line in text.splitlines():
-        c = compact(line)
-        if not c or PAGE_FURNITURE.match(c):
-            continue
-        if not around or not all(_line_key(line) in keys for keys in around):
-            return False
-    return True
+    """True when ``text`` (a page's) holds nothing but page numbers, blank lines and a few lines that
+    also stand, word for word, on each neighbouring page (``neighbours``: their texts; a running header
+    or footer): a page a conversion or a section break left empty, which does not end a table running
+    over it."""
+    around = [{compact(line) for line in n.splitlines()} for n in neighbours]
+    rest = [c for line in text.splitlines() if (c := compact(line)) and not PAGE_FURNITURE.match(c)]
+    if len(rest) > MAX_RUNNING_LINES:
+        return False
+    return all(around and all(c in keys for keys in around) for c in rest)
 
 
 def compact(text: str) -> str:

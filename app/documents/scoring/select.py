@@ -22,7 +22,8 @@ from app.documents.scoring.model import ScoringTable
 from app.documents.text_patterns import compact
 
 _DECOYS: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(r"考核|考评"), "履约考核/考评表，不是评标评分表"),
+    (re.compile(r"考核|考评|履约评价|服务质量评价|满意度(?:调查|测评|评价)|甲方对乙方|采购人对(?:供应商|中标人|成交供应商)"),
+     "履约考核/考评表，不是评标评分表"),
     (re.compile(r"自评"), "投标人自评表"),
     (re.compile(r"索引|页码|页次|对应.{0,4}位置"), "响应索引表（只列评分项及其页码）"),
     (re.compile(r"符合性|资格性|资格审查|形式审查|响应性审查|是否合格|合格性|否决|初步评审|通过/不通过"),
