@@ -27,6 +27,7 @@ the guard, and afterwards no server or guard process is left. Exit code 0 only w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +59,8 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
     ("Pillow", ("PIL", "pillow")),
     ("matplotlib + fontTools (figures)", ("matplotlib", "fontTools", "kiwisolver", "contourpy", "cycler", "pyparsing")),
     ("lxml / python-docx / docxcompose / babel", ("lxml", "docx", "docxcompose", "babel")),
-    ("cryptography (keyring, Secret Service)", ("cryptography", "libcrypto", "libssl", "_cffi")),
+    ("OpenSSL (Python's ssl and hashlib: HTTPS to the model)", ("libcrypto", "libssl")),
+    ("cryptography (left out: the keyring goes through jeepney)", ("cryptography", "_cffi", "secretstorage")),
     ("psycopg (office library)", ("psycopg",)),
     ("opencc / pypinyin (查重, 暗标)", ("opencc", "pypinyin")),
     ("shapely / pyclipper (OCR boxes)", ("shapely", "pyclipper", "libgeos")),
@@ -208,6 +211,8 @@ def check_resources() -> list[str]:
         problems.append("the source archive (AGPL) is missing from source/")
     if list(internal.glob("cv2")) or list(internal.glob("opencv*")):
         problems.append("OpenCV was bundled although cv2_lite stands in for it")
+    if list(internal.glob("cryptography")) or list(internal.glob("_cffi_backend*")):
+        problems.append("cryptography was bundled although app.core.secret_service needs only jeepney")
     if not (internal / "docx" / "templates").is_dir():
         problems.append("python-docx templates missing (Word export would fail)")
     excluded = [m for m in ("QtQml", "QtQuick", "QtNetwork", "QtSql") if list(internal.glob(f"PySide6/{m}.*"))]
@@ -328,6 +333,20 @@ def ocr_check(timeout: float = 600.0) -> tuple[bool, str, float]:
     return True, details, wall
 
 
+@contextlib.contextmanager
+def keyring_bus() -> Iterator[tuple[str | None, str]]:
+    """A private session bus with GNOME Keyring on it for the self check's keyring step (tests/secret_service_daemon.py);
+    (bus address or None, why not)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.secret_service_daemon import NoDaemon, session_bus
+
+    try:
+        with session_bus() as address:
+            yield address, ""
+    except NoDaemon as exc:
+        yield None, f"NOT CHECKED ({exc})"
+
+
 def startup_times(warm_runs: int = 3) -> tuple[float | None, list[float], str]:
     """Start to visible (inside the app): once cold — the page cache dropped first, where allowed
     (root) — then ``warm_runs`` times warm; (cold, warm list, how the cold start was made)."""
@@ -446,11 +465,14 @@ def main() -> int:
     build_s = None if args.no_build else build()
     problems = check_resources()
     ok, output, wall = smoke_test()
-    with tempfile.TemporaryDirectory(prefix="bidstudio-scan-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bidstudio-scan-") as tmp, keyring_bus() as (bus, keyring_note):
         scan = scanned_scoring_pdf(Path(tmp))
-        self_ok, self_output, self_wall = smoke_test(
-            extra_env={"BIDSTUDIO_SELF_CHECK": "1", "BIDSTUDIO_SELF_CHECK_OCR": str(scan)}, expect="selfcheck_ok",
-            prefix=offline_prefix()[0])
+        extra = {"BIDSTUDIO_SELF_CHECK": "1", "BIDSTUDIO_SELF_CHECK_OCR": str(scan)}
+        if bus:
+            extra.update(BIDSTUDIO_SELF_CHECK_KEYRING="1", DBUS_SESSION_BUS_ADDRESS=bus)
+        self_ok, self_output, self_wall = smoke_test(extra_env=extra, expect="selfcheck_ok", prefix=offline_prefix()[0])
+    if bus and "selfcheck_keyring ok" not in self_output:
+        self_ok = False
     if not re.search(r"selfcheck_figure png_bytes=[1-9]", self_output):
         self_ok = False  # the figure (matplotlib, its fonts) did not draw
     worker = re.search(r"selfcheck_ocr_worker .*", self_output)
@@ -489,13 +511,15 @@ def main() -> int:
     if not ok:
         print(output)
     print(f"self check:       {'OK' if self_ok else 'FAILED'} (sample tender read, PDF child process render, "
-          f"Word template, a figure with Chinese labels, a scanned page read by the window's OCR worker process) "
+          f"Word template, a figure with Chinese labels, the API key in the Secret Service, a scanned page read by the window's OCR worker process) "
           f"in {self_wall:.1f} s")
     figure_line = re.search(r"selfcheck_figure .*", self_output)
     if figure_line:
         print(f"                  {figure_line.group(0)}")
     if worker:
         print(f"                  {worker.group(0)}")
+    keyring_line = re.search(r"selfcheck_keyring .*", self_output)
+    print(f"                  {keyring_line.group(0) if keyring_line else 'keyring: ' + keyring_note}")
     if not self_ok:
         print(self_output)
     print(f"OCR check:        {'OK' if ocr_ok else 'FAILED'} (generated scanned scoring page read by the bundled "
