@@ -347,6 +347,46 @@ def keyring_bus() -> Iterator[tuple[str | None, str]]:
         yield None, f"NOT CHECKED ({exc})"
 
 
+def model_call_check(timeout: float = 300.0) -> tuple[bool, str, float]:
+    """The bundled CLI probes a scripted OpenAI-compatible server on loopback (tests/openai_server.py): the
+    openai client, httpx2 and streaming as the frozen app has them; (ok, details, wall seconds)."""
+    exe = executable()
+    if not exe.is_file():
+        return False, f"no executable at {exe}", 0.0
+    sys.path.insert(0, str(ROOT))
+    from tests.openai_server import OpenAIServer, Reply
+
+    server = OpenAIServer().start()
+    try:
+        server.default = Reply.text("好的，运维服务质量保障包括巡检、监控和应急响应。", chunk_size=3,
+                                    usage={"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60})
+        with tempfile.TemporaryDirectory(prefix="bidstudio-probe-") as tmp:
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_CONFIG_DIR=str(Path(tmp) / "config"),
+                       BIDSTUDIO_DATA_DIR=str(Path(tmp) / "data"), BIDSTUDIO_CACHE_DIR=str(Path(tmp) / "cache"),
+                       OPENAI_API_KEY="sk-build-check")
+            cmd = [str(exe), "cli", "probe", "--base-url", server.base_url, "--model", "test-model",
+                   "--max-context", "4096", "--json", "-q"]
+            t0 = time.monotonic()
+            try:
+                proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=tmp,
+                                      check=False)
+            except subprocess.TimeoutExpired:
+                return False, f"timed out after {timeout:.0f} s", timeout
+            wall = time.monotonic() - t0
+        calls = len(server.completion_requests)
+    finally:
+        server.close()
+    details = f"bidstudio cli probe (loopback model server): exit code {proc.returncode}; chat calls {calls}"
+    try:
+        profile = json.loads(proc.stdout)
+    except ValueError:
+        return False, f"{details}\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}", wall
+    details += f"; reachable {profile.get('reachable')}; tokens/s {profile.get('tokens_per_s')}"
+    if proc.returncode != 0 or not profile.get("reachable") or profile.get("error") or not calls:
+        return False, f"{details}; error {profile.get('error')}\n{proc.stderr[-4000:]}", wall
+    return True, details, wall
+
+
 def startup_times(warm_runs: int = 3) -> tuple[float | None, list[float], str]:
     """Start to visible (inside the app): once cold — the page cache dropped first, where allowed
     (root) — then ``warm_runs`` times warm; (cold, warm list, how the cold start was made)."""
@@ -480,6 +520,7 @@ def main() -> int:
             and "技术评分表" in worker.group(0)):
         self_ok = False
     ocr_ok, ocr_output, ocr_wall = ocr_check()
+    call_ok, call_output, call_wall = model_call_check()
     model_ok, model_output, model_wall = model_check() if args.model else (True, "", 0.0)
     size = folder_size(BUNDLE) if BUNDLE.is_dir() else 0
     files = sum(1 for p in BUNDLE.rglob("*") if p.is_file()) if BUNDLE.is_dir() else 0
@@ -525,6 +566,9 @@ def main() -> int:
     print(f"OCR check:        {'OK' if ocr_ok else 'FAILED'} (generated scanned scoring page read by the bundled "
           f"CLI) in {ocr_wall:.1f} s")
     print(f"                  {ocr_output}")
+    print(f"model call check: {'OK' if call_ok else 'FAILED'} (the bundled openai client streams from a loopback "
+          f"server) in {call_wall:.1f} s")
+    print(f"                  {call_output}")
     if args.model:
         print(f"model check:      {'OK' if model_ok else 'FAILED'} (built-in model, offline, one outline question) "
               f"in {model_wall:.1f} s")
@@ -533,7 +577,7 @@ def main() -> int:
         print(f"resource check:   FAILED: {p}")
     if not problems:
         print("resource check:   OK")
-    return 0 if ok and self_ok and ocr_ok and model_ok and not problems else 1
+    return 0 if ok and self_ok and ocr_ok and call_ok and model_ok and not problems else 1
 
 
 if __name__ == "__main__":
