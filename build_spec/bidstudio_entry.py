@@ -3,7 +3,9 @@
 ``BIDSTUDIO_SELF_CHECK=1`` runs a headless check of what a frozen build can miss instead
 of the GUI: the bundled sample tender is read (documents layer, PyMuPDF), rendered in a
 spawned PDF child process (the document pane's path) and a Word document is created
-(python-docx templates). ``build_and_check.py`` uses it next to the GUI smoke start.
+(python-docx templates); with ``BIDSTUDIO_SELF_CHECK_KEYRING=1`` (a Secret Service on the session
+bus) an API key is stored, read back and deleted through the bundled keyring. ``build_and_check.py``
+uses it next to the GUI smoke start.
 
 ``bidstudio cli COMMAND …`` runs the headless CLI (``bidstudio-cli COMMAND …``) from the
 same bundle, e.g. ``bidstudio cli analyze tender.pdf --ocr force``; the build check reads a
