@@ -154,3 +154,27 @@ def test_without_a_session_bus_the_backend_is_not_offered(monkeypatch: pytest.Mo
         SecretServiceKeyring.priority  # noqa: B018
     with pytest.raises(keyring.errors.KeyringError):
         SecretServiceKeyring().get_password(SERVICE, ACCOUNT)
+
+
+def test_a_secret_service_that_goes_away_keeps_the_key_for_the_session(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The daemon and its bus stop while the program runs (a logout, a crash): no exception reaches the
+    dialog; the key stays in memory and the Chinese note says so."""
+    bus = _bus(monkeypatch, keyring_daemon=True)
+    next(bus)
+    try:
+        store = ApiKeyStore()
+        assert store.persistent and store.set(ACCOUNT, KEY) is True
+    finally:
+        for _ in bus:  # stops GNOME Keyring and the bus, restores the keyring
+            pass
+    previous = keyring.get_keyring()
+    keyring.set_keyring(SecretServiceKeyring())  # what the running program still has
+    try:
+        assert store.get(ACCOUNT) == ""
+        assert store.persistent is False and store.warning_zh == NO_BACKEND_WARNING
+        assert store.set(ACCOUNT, "sk-later") is False
+        assert store.get(ACCOUNT) == "sk-later"
+        store.delete(ACCOUNT)
+        assert store.get(ACCOUNT) == ""
+    finally:
+        keyring.set_keyring(previous)

@@ -107,13 +107,18 @@ class SecretServiceKeyring(keyring.backend.KeyringBackend):
         except Exception as exc:
             raise SecretServiceError(f"no D-Bus session bus: {exc}") from exc
         with conn:
-            _output, session = _call(conn, SS_PATH, "Service", "OpenSession", "sv", "plain", ("s", ""))
+            try:
+                _output, session = _call(conn, SS_PATH, "Service", "OpenSession", "sv", "plain", ("s", ""))
+            except OSError as exc:  # the daemon or the bus went away mid-call
+                raise SecretServiceError(f"the Secret Service connection failed: {exc}") from exc
             try:
                 yield conn, session
+            except OSError as exc:  # TimeoutError included: the key stays in memory (ApiKeyStore catches this)
+                raise SecretServiceError(f"the Secret Service connection failed: {exc}") from exc
             finally:
                 try:
                     _call(conn, session, "Session", "Close")
-                except keyring.errors.KeyringError:
+                except (keyring.errors.KeyringError, OSError):
                     pass
 
     def _unlock(self, conn: DBusConnection, paths: list[str]) -> None:
