@@ -3,7 +3,9 @@
 ``BIDSTUDIO_SELF_CHECK=1`` runs a headless check of what a frozen build can miss instead
 of the GUI: the bundled sample tender is read (documents layer, PyMuPDF), rendered in a
 spawned PDF child process (the document pane's path) and a Word document is created
-(python-docx templates). ``build_and_check.py`` uses it next to the GUI smoke start.
+(python-docx templates); with ``BIDSTUDIO_SELF_CHECK_KEYRING=1`` (a Secret Service on the session
+bus) an API key is stored, read back and deleted through the bundled keyring. ``build_and_check.py``
+uses it next to the GUI smoke start.
 
 ``bidstudio cli COMMAND …`` runs the headless CLI (``bidstudio-cli COMMAND …``) from the
 same bundle, e.g. ``bidstudio cli analyze tender.pdf --ocr force``; the build check reads a
@@ -72,6 +74,27 @@ def ocr_worker_check(scan: str) -> None:
           f"ocr_pages={[p.number for p in doc.pages if p.source == 'ocr']} text={text[:60]}", flush=True)
 
 
+def keyring_check() -> None:
+    """The API key stored, read back by a new store (the next run) and deleted through the bundled keyring."""
+    import keyring
+
+    from app.core.api_keys import ApiKeyStore
+
+    account, key = "https://selfcheck.invalid/v1", "sk-selfcheck-密钥"
+    store = ApiKeyStore()
+    backend = keyring.get_keyring()
+    chained = getattr(backend, "backends", [backend])
+    stored = store.set(account, key)
+    read_back = ApiKeyStore().get(account) == key
+    store.set(account, "")
+    deleted = ApiKeyStore().get(account) == ""
+    ok = store.persistent and stored and read_back and deleted
+    print(f"selfcheck_keyring {'ok' if ok else 'FAILED'} backends={[type(b).__name__ for b in chained]} "
+          f"stored={stored} read_back={read_back} deleted={deleted} warning={store.warning_zh}", flush=True)
+    if not ok:
+        raise RuntimeError("the API key could not be stored in the Secret Service")
+
+
 def self_check() -> int:
     """Exercise the frozen build's PDF child processes, tender reading, Word templates and a figure."""
     import docx
@@ -105,6 +128,8 @@ def self_check() -> int:
         OrgUnit(name="质量管理部", parent="项目经理")]))
     png, svg = render_png(figure, dpi=100), render_svg(figure)
     print(f"selfcheck_figure png_bytes={len(png.png)} svg_bytes={len(svg)} cjk_font={png.cjk_font}", flush=True)
+    if os.environ.get("BIDSTUDIO_SELF_CHECK_KEYRING") == "1":  # a Secret Service is on the session bus
+        keyring_check()
     scan = os.environ.get("BIDSTUDIO_SELF_CHECK_OCR")
     if scan:  # the window's OCR path: a spawned worker process reads page 1 into the cache
         ocr_worker_check(scan)

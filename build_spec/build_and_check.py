@@ -27,6 +27,7 @@ the guard, and afterwards no server or guard process is left. Exit code 0 only w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import os
@@ -36,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +59,8 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
     ("Pillow", ("PIL", "pillow")),
     ("matplotlib + fontTools (figures)", ("matplotlib", "fontTools", "kiwisolver", "contourpy", "cycler", "pyparsing")),
     ("lxml / python-docx / docxcompose / babel", ("lxml", "docx", "docxcompose", "babel")),
-    ("cryptography (keyring, Secret Service)", ("cryptography", "libcrypto", "libssl", "_cffi")),
+    ("OpenSSL (Python's ssl and hashlib: HTTPS to the model)", ("libcrypto", "libssl")),
+    ("cryptography (left out: the keyring goes through jeepney)", ("cryptography", "_cffi", "secretstorage")),
     ("psycopg (office library)", ("psycopg",)),
     ("opencc / pypinyin (查重, 暗标)", ("opencc", "pypinyin")),
     ("shapely / pyclipper (OCR boxes)", ("shapely", "pyclipper", "libgeos")),
@@ -208,6 +211,8 @@ def check_resources() -> list[str]:
         problems.append("the source archive (AGPL) is missing from source/")
     if list(internal.glob("cv2")) or list(internal.glob("opencv*")):
         problems.append("OpenCV was bundled although cv2_lite stands in for it")
+    if list(internal.glob("cryptography")) or list(internal.glob("_cffi_backend*")):
+        problems.append("cryptography was bundled although app.core.secret_service needs only jeepney")
     if not (internal / "docx" / "templates").is_dir():
         problems.append("python-docx templates missing (Word export would fail)")
     excluded = [m for m in ("QtQml", "QtQuick", "QtNetwork", "QtSql") if list(internal.glob(f"PySide6/{m}.*"))]
@@ -325,6 +330,60 @@ def ocr_check(timeout: float = 600.0) -> tuple[bool, str, float]:
     details += f"; pages read by OCR {report.get('ocr_pages')}; scoring rows {rows}"
     if problems:
         return False, details + "\n" + "; ".join(problems) + "\n" + proc.stderr[-4000:], wall
+    return True, details, wall
+
+
+@contextlib.contextmanager
+def keyring_bus() -> Iterator[tuple[str | None, str]]:
+    """A private session bus with GNOME Keyring on it for the self check's keyring step (tests/secret_service_daemon.py);
+    (bus address or None, why not)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.secret_service_daemon import NoDaemon, session_bus
+
+    try:
+        with session_bus() as address:
+            yield address, ""
+    except NoDaemon as exc:
+        yield None, f"NOT CHECKED ({exc})"
+
+
+def model_call_check(timeout: float = 300.0) -> tuple[bool, str, float]:
+    """The bundled CLI probes a scripted OpenAI-compatible server on loopback (tests/openai_server.py): the
+    openai client, httpx2 and streaming as the frozen app has them; (ok, details, wall seconds)."""
+    exe = executable()
+    if not exe.is_file():
+        return False, f"no executable at {exe}", 0.0
+    sys.path.insert(0, str(ROOT))
+    from tests.openai_server import OpenAIServer, Reply
+
+    server = OpenAIServer().start()
+    try:
+        server.default = Reply.text("好的，运维服务质量保障包括巡检、监控和应急响应。", chunk_size=3,
+                                    usage={"prompt_tokens": 40, "completion_tokens": 20, "total_tokens": 60})
+        with tempfile.TemporaryDirectory(prefix="bidstudio-probe-") as tmp:
+            env = dict(os.environ, QT_QPA_PLATFORM="offscreen", BIDSTUDIO_CONFIG_DIR=str(Path(tmp) / "config"),
+                       BIDSTUDIO_DATA_DIR=str(Path(tmp) / "data"), BIDSTUDIO_CACHE_DIR=str(Path(tmp) / "cache"),
+                       OPENAI_API_KEY="sk-build-check")
+            cmd = [str(exe), "cli", "probe", "--base-url", server.base_url, "--model", "test-model",
+                   "--max-context", "4096", "--json", "-q"]
+            t0 = time.monotonic()
+            try:
+                proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout, cwd=tmp,
+                                      check=False)
+            except subprocess.TimeoutExpired:
+                return False, f"timed out after {timeout:.0f} s", timeout
+            wall = time.monotonic() - t0
+        calls = len(server.completion_requests)
+    finally:
+        server.close()
+    details = f"bidstudio cli probe (loopback model server): exit code {proc.returncode}; chat calls {calls}"
+    try:
+        profile = json.loads(proc.stdout)
+    except ValueError:
+        return False, f"{details}\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}", wall
+    details += f"; reachable {profile.get('reachable')}; tokens/s {profile.get('tokens_per_s')}"
+    if proc.returncode != 0 or not profile.get("reachable") or profile.get("error") or not calls:
+        return False, f"{details}; error {profile.get('error')}\n{proc.stderr[-4000:]}", wall
     return True, details, wall
 
 
@@ -446,11 +505,14 @@ def main() -> int:
     build_s = None if args.no_build else build()
     problems = check_resources()
     ok, output, wall = smoke_test()
-    with tempfile.TemporaryDirectory(prefix="bidstudio-scan-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bidstudio-scan-") as tmp, keyring_bus() as (bus, keyring_note):
         scan = scanned_scoring_pdf(Path(tmp))
-        self_ok, self_output, self_wall = smoke_test(
-            extra_env={"BIDSTUDIO_SELF_CHECK": "1", "BIDSTUDIO_SELF_CHECK_OCR": str(scan)}, expect="selfcheck_ok",
-            prefix=offline_prefix()[0])
+        extra = {"BIDSTUDIO_SELF_CHECK": "1", "BIDSTUDIO_SELF_CHECK_OCR": str(scan)}
+        if bus:
+            extra.update(BIDSTUDIO_SELF_CHECK_KEYRING="1", DBUS_SESSION_BUS_ADDRESS=bus)
+        self_ok, self_output, self_wall = smoke_test(extra_env=extra, expect="selfcheck_ok", prefix=offline_prefix()[0])
+    if bus and "selfcheck_keyring ok" not in self_output:
+        self_ok = False
     if not re.search(r"selfcheck_figure png_bytes=[1-9]", self_output):
         self_ok = False  # the figure (matplotlib, its fonts) did not draw
     worker = re.search(r"selfcheck_ocr_worker .*", self_output)
@@ -458,6 +520,7 @@ def main() -> int:
             and "技术评分表" in worker.group(0)):
         self_ok = False
     ocr_ok, ocr_output, ocr_wall = ocr_check()
+    call_ok, call_output, call_wall = model_call_check()
     model_ok, model_output, model_wall = model_check() if args.model else (True, "", 0.0)
     size = folder_size(BUNDLE) if BUNDLE.is_dir() else 0
     files = sum(1 for p in BUNDLE.rglob("*") if p.is_file()) if BUNDLE.is_dir() else 0
@@ -489,18 +552,23 @@ def main() -> int:
     if not ok:
         print(output)
     print(f"self check:       {'OK' if self_ok else 'FAILED'} (sample tender read, PDF child process render, "
-          f"Word template, a figure with Chinese labels, a scanned page read by the window's OCR worker process) "
+          f"Word template, a figure with Chinese labels, the API key in the Secret Service, a scanned page read by the window's OCR worker process) "
           f"in {self_wall:.1f} s")
     figure_line = re.search(r"selfcheck_figure .*", self_output)
     if figure_line:
         print(f"                  {figure_line.group(0)}")
     if worker:
         print(f"                  {worker.group(0)}")
+    keyring_line = re.search(r"selfcheck_keyring .*", self_output)
+    print(f"                  {keyring_line.group(0) if keyring_line else 'keyring: ' + keyring_note}")
     if not self_ok:
         print(self_output)
     print(f"OCR check:        {'OK' if ocr_ok else 'FAILED'} (generated scanned scoring page read by the bundled "
           f"CLI) in {ocr_wall:.1f} s")
     print(f"                  {ocr_output}")
+    print(f"model call check: {'OK' if call_ok else 'FAILED'} (the bundled openai client streams from a loopback "
+          f"server) in {call_wall:.1f} s")
+    print(f"                  {call_output}")
     if args.model:
         print(f"model check:      {'OK' if model_ok else 'FAILED'} (built-in model, offline, one outline question) "
               f"in {model_wall:.1f} s")
@@ -509,7 +577,7 @@ def main() -> int:
         print(f"resource check:   FAILED: {p}")
     if not problems:
         print("resource check:   OK")
-    return 0 if ok and self_ok and ocr_ok and model_ok and not problems else 1
+    return 0 if ok and self_ok and ocr_ok and call_ok and model_ok and not problems else 1
 
 
 if __name__ == "__main__":

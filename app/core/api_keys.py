@@ -1,8 +1,9 @@
 """API keys in the OS keyring only — never in settings, project files or logs.
 
-:class:`ApiKeyStore` wraps ``keyring``. When the machine has no usable keyring backend
-(a bare Linux box, a locked keychain) it keeps keys in memory for this session only and
-says so through :attr:`ApiKeyStore.warning_zh`, so the UI can warn the user.
+:class:`ApiKeyStore` wraps ``keyring`` (on Linux the Secret Service through
+:mod:`app.core.secret_service`; Windows' Credential Manager, macOS' Keychain). When the machine
+has no usable keyring backend (a bare Linux box, a locked keychain) it keeps keys in memory for
+this session only and says so through :attr:`ApiKeyStore.warning_zh`, so the UI can warn the user.
 """
 
 from __future__ import annotations
@@ -12,6 +13,10 @@ import logging
 import keyring
 import keyring.backend
 import keyring.errors
+
+# Registers the Secret Service backend on jeepney with keyring (Linux): keyring's own goes through
+# secretstorage and cryptography, which the packaged app leaves out (see app/core/secret_service.py).
+from app.core import secret_service  # noqa: F401
 
 log = logging.getLogger(__name__)
 
