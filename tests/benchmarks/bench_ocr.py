@@ -70,6 +70,10 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isascii() and ch.isdigit())
+
+
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance (insert, delete, substitute: 1 each)."""
     if len(a) < len(b):
@@ -202,6 +206,7 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None 
     """Character accuracy of OCR on scans of native pages."""
     engine = OcrEngine()
     total_chars = total_edits = total_found = aligned_edits = aligned_chars = 0
+    digit_chars = digit_edits = 0  # the digits alone (scores, sums, dates), in reading order
     secs: list[float] = []
     print(f"accuracy: {per_tender} page(s) per PDF tender, scanned at {dpi} dpi ({describe(how)})")
     for path in _pdf_tenders():
@@ -223,6 +228,9 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None 
                 total_chars += len(want)
                 total_edits += edits
                 total_found += found
+                want_digits, got_digits = _digits(want), _digits(got)
+                digit_chars += len(want_digits)
+                digit_edits += edit_distance(want_digits, got_digits)
                 a_edits, a_chars = aligned_errors(ndoc[number - 1], result.lines)
                 aligned_edits += a_edits
                 aligned_chars += a_chars
@@ -232,6 +240,8 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None 
     print(f"  TOTAL character accuracy {100 * (1 - total_edits / max(total_chars, 1)):.2f}% over {total_chars} chars "
           f"in reading order; line-aligned {100 * (1 - aligned_edits / max(aligned_chars, 1)):.2f}%; "
           f"order-free {100 * total_found / max(total_chars, 1):.2f}%; {statistics.mean(secs):.2f} s/page in-process")
+    print(f"  TOTAL digit accuracy {100 * (1 - digit_edits / max(digit_chars, 1)):.2f}% over {digit_chars} digits "
+          "(the page's digits alone, in reading order)")
 
 
 _LOCATION = re.compile(r"pp?\s*(\d+)(?:\s*-\s*(\d+))?")
