@@ -246,7 +246,7 @@ def check_resources() -> list[str]:
     if not (internal / "resources" / "samples" / "sample_tender.pdf").is_file():
         problems.append("sample tender missing from the bundle")
     models = internal / "rapidocr" / "models"
-    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx"):
+    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx"):  # the classifier is unused (use_cls off)
         if not (models / name).is_file():
             problems.append(f"OCR model {name} missing from {models}")
     if not (internal / "rapidocr" / "config.yaml").is_file():
