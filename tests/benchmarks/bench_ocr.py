@@ -70,6 +70,10 @@ def _squash(text: str) -> str:
     return "".join(text.split())
 
 
+def _digits(text: str) -> str:
+    return "".join(ch for ch in text if ch.isascii() and ch.isdigit())
+
+
 def edit_distance(a: str, b: str) -> int:
     """Levenshtein distance (insert, delete, substitute: 1 each)."""
     if len(a) < len(b):
@@ -83,18 +87,20 @@ def edit_distance(a: str, b: str) -> int:
     return prev[-1]
 
 
-def aligned_errors(page: Any, lines: list[Any]) -> tuple[int, int]:
+def aligned_errors(page: Any, lines: list[Any], digits_only: bool = False) -> tuple[int, int]:
     """(edits, native characters) with OCR characters placed on the native line under them.
 
     Each OCR line's characters are spread evenly over its box; a character goes to the
     native text line (PyMuPDF ``dict`` lines of the original page) holding its centre.
     Each native line is compared with what landed on it, and characters that landed on no
     line count as insertions, so reading order (table cells, columns) no longer counts.
+    ``digits_only`` compares the digits alone (native and OCR characters that are not digits dropped).
     """
+    keep = _digits if digits_only else _squash
     native: list[tuple[tuple[float, float, float, float], str]] = []
     for block in page.get_text("dict")["blocks"]:
         for line in block.get("lines", []):
-            text = _squash("".join(span["text"] for span in line["spans"]))
+            text = keep(_squash("".join(span["text"] for span in line["spans"])))
             if text:
                 native.append((tuple(line["bbox"]), text))
     landed: list[list[tuple[float, str]]] = [[] for _ in native]
@@ -103,7 +109,7 @@ def aligned_errors(page: Any, lines: list[Any]) -> tuple[int, int]:
         x0, y0, x1, y1 = ln.bbox
         step = (x1 - x0) / max(len(ln.text), 1)
         for k, ch in enumerate(ln.text):
-            if ch.isspace():
+            if ch.isspace() or not keep(ch):
                 continue
             cx, cy = x0 + (k + 0.5) * step, (y0 + y1) / 2
             for i, ((a, b, c, d), _text) in enumerate(native):
@@ -202,6 +208,7 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None 
     """Character accuracy of OCR on scans of native pages."""
     engine = OcrEngine()
     total_chars = total_edits = total_found = aligned_edits = aligned_chars = 0
+    digit_chars = digit_edits = digit_found = aligned_digit_edits = aligned_digits = 0  # the digits alone
     secs: list[float] = []
     print(f"accuracy: {per_tender} page(s) per PDF tender, scanned at {dpi} dpi ({describe(how)})")
     for path in _pdf_tenders():
@@ -223,6 +230,13 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None 
                 total_chars += len(want)
                 total_edits += edits
                 total_found += found
+                want_digits, got_digits = _digits(want), _digits(got)
+                digit_chars += len(want_digits)
+                digit_edits += edit_distance(want_digits, got_digits)
+                digit_found += sum((Counter(want_digits) & Counter(got_digits)).values())
+                d_edits, d_chars = aligned_errors(ndoc[number - 1], result.lines, digits_only=True)
+                aligned_digit_edits += d_edits
+                aligned_digits += d_chars
                 a_edits, a_chars = aligned_errors(ndoc[number - 1], result.lines)
                 aligned_edits += a_edits
                 aligned_chars += a_chars
@@ -232,6 +246,9 @@ def bench_accuracy(per_tender: int, dpi: int, work: Path, how: PrintScan | None 
     print(f"  TOTAL character accuracy {100 * (1 - total_edits / max(total_chars, 1)):.2f}% over {total_chars} chars "
           f"in reading order; line-aligned {100 * (1 - aligned_edits / max(aligned_chars, 1)):.2f}%; "
           f"order-free {100 * total_found / max(total_chars, 1):.2f}%; {statistics.mean(secs):.2f} s/page in-process")
+    print(f"  TOTAL digit accuracy {100 * (1 - digit_edits / max(digit_chars, 1)):.2f}% over {digit_chars} digits "
+          f"in reading order; line-aligned {100 * (1 - aligned_digit_edits / max(aligned_digits, 1)):.2f}%; "
+          f"order-free {100 * digit_found / max(digit_chars, 1):.2f}% (the pages' digits alone)")
 
 
 _LOCATION = re.compile(r"pp?\s*(\d+)(?:\s*-\s*(\d+))?")

@@ -23,7 +23,10 @@ log = logging.getLogger(__name__)
 
 #: Identifies engine + models + settings in cache keys: a change here reads pages anew.
 ENGINE_ID = "rapidocr3.10-ppocrv6s-8"  # 7: crooked scans straightened; 8: seals and uneven light kept out of the rulings
-MODEL_FILES = ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx", "ch_ppocr_mobile_v2.0_cls_mobile.onnx")
+MODEL_FILES = ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx")  # detection, recognition
+#: The 180° line classifier: never loaded (``Global.use_cls`` is off and rapidocr builds it only when on), so the
+#: packaged app leaves it out; passed to rapidocr when present so that nothing would ever be downloaded.
+CLS_FILE = "ch_ppocr_mobile_v2.0_cls_mobile.onnx"
 DET_LIMIT_SIDE = 1600  # the detector sees the page at most this many pixels on its long side (measured: 1280 cuts
 #                       some long lines short, 2000 costs a quarter more CPU for no better accuracy)
 
@@ -52,7 +55,7 @@ def models_dir() -> Path | None:
 
 
 def bundled_models() -> list[Path] | None:
-    """Paths of the det/rec/cls models when all are installed, else None."""
+    """Paths of the detection and recognition models when both are installed, else None."""
     folder = models_dir()
     if folder is None or importlib.util.find_spec("onnxruntime") is None:
         return None
@@ -89,12 +92,12 @@ class OcrEngine:
         cv2_lite.install()  # the packaged app leaves OpenCV out: numpy/Pillow stand in for it
         from rapidocr import RapidOCR
 
-        det, rec, cls = models
+        det, rec = models
+        cls = det.with_name(CLS_FILE)
         params: dict[str, Any] = {
             "Global.log_level": "warning",
             "Det.model_path": str(det),
             "Rec.model_path": str(rec),
-            "Cls.model_path": str(cls),
             "Det.limit_type": "max",
             "Det.limit_side_len": DET_LIMIT_SIDE,
             "Global.max_side_len": 4000,
@@ -105,6 +108,8 @@ class OcrEngine:
             # fifth more CPU per page (1.8 s against 1.45 s, measured on five scanned pages).
             "Rec.rec_batch_num": 1,
         }
+        if cls.is_file():
+            params["Cls.model_path"] = str(cls)
         params["EngineConfig.onnxruntime.intra_op_num_threads"] = self.threads
         params["EngineConfig.onnxruntime.inter_op_num_threads"] = 1
         return RapidOCR(params=params)
