@@ -506,6 +506,75 @@ def cut_text_pdf(path: Path) -> Expect:
                         ("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
 
 
+def name_cut_pdf(path: Path) -> Expect:
+    """A merged name cell with its points in the name cut mid-word by the page break, under a header
+    repeated on the next page: "针对本" ends the first page with the first sub-row's text cut
+    mid-sentence; the next page opens with an unnumbered row holding "项目的实施方案（30分）" and the
+    rest of that text, then the factor's other sub-rows."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分100分。")
+    c.space_to(640)
+    widths = [30, 90, 270, 50]
+    head = ["序号", "评审因素", "评审要求（100分）", "分值"]
+    draw_grid(c, widths, [
+        head,
+        ["1", "针对本", "根据投标单位所提供的实施方案，对项目特点、难点的分析", "15分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        head,
+        ["", "项目的实施方案（30分）", "是否清晰完整、针对性强进行评审：清晰完整的得15分，较完整的得8分。", ""],
+        [None, None, "根据投标单位的应急保障方案进行评审：完善的得5分，一般的得2分。", "5分"],
+        [None, None, "根据投标单位的进度计划进行评审：合理可行的得10分，一般的得5分。", "10分"],
+        ["2", "人员配备（30分）", _criteria("人员配备"), "30分"],
+        ["3", "培训方案（10分）", _criteria("培训方案"), "10分"],
+        ["4", "报价（30分）", "价格分=评标基准价/投标报价×30", "30分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("针对本项目的实施方案", 30, "技术"), ("人员配备", 30, "技术"), ("培训方案", 10, "技术"),
+                        ("报价", 30, "价格")])
+
+
+def open_parts_pdf(path: Path) -> Expect:
+    """Part subtotals in the column headed 分值 and the row points under 权重, the part cells merged
+    down the pages: the middle page's piece has no rule across the two part columns (only their sides
+    go on), so the line finder finds the last three columns alone there; the third page's piece is
+    whole again. The two part columns add up to 100 on the first page alone."""
+    c = composer()
+    c.heading("第六章 评审办法")
+    c.text("响应文件其他评分因素及分值设置详见《评分细则》。")
+    c.space_to(560)
+    widths = [60, 30, 110, 30, 220]
+    draw_grid(c, widths, [
+        ["类别", "分值", "项目", "权重", "评分办法"],
+        ["商务部分", "10", "报价得分", "10", "有效最低报价/投标报价×10"],
+        ["技术部分", "90", "重点难点分析及对策", "15", _criteria("重点难点分析及对策")],
+    ])
+    c.new_page()
+    left = c.margin
+    top = c.y
+    c.margin = left + 90  # the piece the line finder sees: 项目 | 权重 | 评分办法
+    draw_grid(c, widths[2:], [
+        ["工作内容及流程", "30", _criteria("工作内容及流程")],
+        ["服务承诺", "5", _criteria("服务承诺")],
+        ["人员招选方案", "20", _criteria("人员招选方案")],
+    ])
+    for x in (left, left + 60):  # the part cells' sides carry on, with no rule across them
+        c.page.draw_line((x, top), (x, c.y), width=0.6)
+    c.margin = left
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "", "应急预案", "10", _criteria("应急预案")],
+        [None, None, "质量保障措施", "10", _criteria("质量保障措施")],
+        ["合计", "100", "总得分", "", ""],
+    ])
+    c.save(path)
+    return Expect(rows=[("报价得分", 10, "价格"), ("重点难点分析及对策", 15, "技术"), ("工作内容及流程", 30, "技术"),
+                        ("服务承诺", 5, "技术"), ("人员招选方案", 20, "技术"), ("应急预案", 10, "技术"),
+                        ("质量保障措施", 10, "技术")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -522,4 +591,6 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "row_split": ("row_split.pdf", row_split_pdf),
     "header_at_foot": ("header_at_foot.pdf", header_at_foot_pdf),
     "cut_text": ("cut_text.pdf", cut_text_pdf),
+    "name_cut": ("name_cut.pdf", name_cut_pdf),
+    "open_parts": ("open_parts.pdf", open_parts_pdf),
 }

@@ -230,12 +230,20 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int,
 
 def same_grid(prev: Table, table: Table) -> bool:
     """``table`` may continue ``prev``: the same outer edges, and the columns of one among the other's
-    (a page without a sub-factor column lacks one edge); True when either has no edges."""
+    (a page without a sub-factor column lacks one edge); True when either has no edges. The later
+    one piece may also lack the leading columns whose merged cells (a part spanning its rows) carry on
+    over the page break without a rule across them: its left edge is one of the other's inner edges."""
     a, b = prev.col_x, table.col_x
     if len(a) < 2 or len(b) < 2:
         return True
-    if abs(a[0] - b[0]) > SAME_EDGE or abs(a[-1] - b[-1]) > SAME_EDGE:
+    if abs(a[-1] - b[-1]) > SAME_EDGE:
         return False
+    if abs(a[0] - b[0]) > SAME_EDGE:
+        wide, narrow = (a, b) if a[0] < b[0] else (b, a)
+        inner = [k for k, x in enumerate(wide[1:-1], start=1) if abs(x - narrow[0]) <= SAME_EDGE]
+        if not inner or len(wide) - inner[0] < 3:
+            return False
+        a, b = wide[inner[0]:], narrow
     fewer, more = (a, b) if len(a) <= len(b) else (b, a)
     return all(any(abs(x - y) <= SAME_EDGE for y in more) for x in fewer)
 

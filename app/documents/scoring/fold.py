@@ -245,9 +245,10 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue
         if parent is not None and fresh_number:
             parent = None
-        if new_fragment and last is not None and name_tail(factor, points, sub, fresh_number, last):
+        if new_fragment and last is not None and name_tail(factor, points, sub, fresh_number, last, criteria):
             last.factor_raw += clean_cell_text(factor or "", keep_breaks=False)  # "智能球型摄像" + "机"
             last.factor = strip_points(last.factor_raw)
+            last.stated_points = name_points(last.factor_raw)
             factor = None
         same = last is not None and (
             factor is None

@@ -38,16 +38,35 @@ def lend_group_points(subtotals: dict[str, float], rows: list[ScoringRow]) -> No
             mine[0].points = mine[0].items[0].points = pts
 
 
-def name_tail(factor: str | None, points: float | None, sub: str, fresh_number: bool, last: ScoringRow) -> bool:
+def name_tail(factor: str | None, points: float | None, sub: str, fresh_number: bool, last: ScoringRow,
+              criteria: str = "") -> bool:
     """The first row of a table's next page holding only the end of the previous name cell: a few
     characters ("机"), the end of a sentence ("况进行综合打分。"), or anything after a name cell that
-    was a description already; without points, number or sub-item; its criteria continue too."""
+    was a description already; without points, number or sub-item; its criteria continue too. When
+    the previous row's criteria stop mid-sentence and this row's go on, the whole name cell is the end
+    of the previous one, stated points and all ("针对本项" + "目的服务方案（30分）")."""
     if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
         return False
+    if cut_mid_sentence(last, criteria):
+        return True
     if name_points(factor) is not None:
         return False
     text = compact(factor)
     return len(text) <= NAME_TAIL or text[-1] in "。；;，," or len(compact(last.factor_raw)) > DESCRIBED
+
+
+_SENTENCE_END = "。；;！!？?：:）)分"
+_ITEM_START = re.compile(r"^(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[)）]|[①-⑳]|[一二三四五六七八九十]、)")
+
+
+def cut_mid_sentence(last: ScoringRow, criteria: str) -> bool:
+    """The previous row's criteria stop mid-sentence at a page break and this row's criteria go on:
+    neither ends or starts an item ("…难点分析" + "晰且完整、针对性强，得15 分")."""
+    before = compact(last.items[-1].criteria) if last.items else ""
+    after = compact(criteria)
+    if not before or not after or before[-1] in _SENTENCE_END or before[-1].isdigit():
+        return False
+    return not _ITEM_START.match(after) and after[0] not in "（(【[•·-—"
 
 
 def split_name(row: ScoringRow) -> None:
