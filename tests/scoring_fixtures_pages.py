@@ -575,6 +575,34 @@ def open_parts_pdf(path: Path) -> Expect:
                         ("质量保障措施", 10, "技术")])
 
 
+def spill_pdf(path: Path) -> Expect:
+    """A row taller than the room left on its page: its last words spill below the table's bottom rule,
+    beneath the page number set higher than the usual margin; the table goes on on the next page."""
+    c = composer(footer=False)
+    c.heading("第五章 评标办法")
+    c.text("评分项目及分值如下（满分100分）。")
+    c.space_to(672)
+    widths = [110, 60, 270]
+    draw_grid(c, widths, [
+        ["评分项目", "分值区间", "评分办法"],
+        ["报价分", "0~10", "价格分=评标基准价/投标报价×10"],
+        ["整体服务方案", "0~30", _criteria("整体服务方案")],
+    ])
+    page_number_y = c.y + 14
+    c.page.insert_text((290, page_number_y), "- 12 -", fontname=FONT, fontsize=9)
+    c.page.insert_text((c.margin + 173, page_number_y + 12), "评审。", fontname=FONT, fontsize=9)
+    c.new_page()
+    c.page.insert_text((290, page_number_y), "- 13 -", fontname=FONT, fontsize=9)
+    draw_grid(c, widths, [
+        ["人员配备", "0~30", _criteria("人员配备")],
+        ["应急预案", "0~20", _criteria("应急预案")],
+        ["类似业绩", "0~10", "每提供一个类似项目业绩得2分，最多得10分。"],
+    ])
+    c.save(path)
+    return Expect(rows=[("报价分", 10, "价格"), ("整体服务方案", 30, "技术"), ("人员配备", 30, "技术"),
+                        ("应急预案", 20, "技术"), ("类似业绩", 10, "商务")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -593,4 +621,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "cut_text": ("cut_text.pdf", cut_text_pdf),
     "name_cut": ("name_cut.pdf", name_cut_pdf),
     "open_parts": ("open_parts.pdf", open_parts_pdf),
+    "spill": ("spill.pdf", spill_pdf),
 }

@@ -128,6 +128,13 @@ def _is_margin_line(ln: _Line, height: float, running: frozenset[str] = frozense
     return bool(_PAGE_NUMBER.match(compact(ln.text)))
 
 
+def _page_number_top(lines: list[_Line], height: float) -> float | None:
+    """The top of the bare page number in the page's bottom band, if there is one."""
+    tops = [ln.bbox[1] for ln in lines if ln.bbox[1] > height * (1 - RUNNING_SHARE)
+            and _PAGE_NUMBER.match(compact(ln.text))]
+    return min(tops) if tops else None
+
+
 def _running_key(text: str) -> str:
     """A line's text with its numbers blanked, so "第3页" and "第4页" are the same running line."""
     return re.sub(r"\d+", "#", compact(text))
@@ -199,6 +206,9 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int,
     index = _LineIndex(lines)
     height = float(page.rect.height)
     body = [ln for ln in lines if ln.text.strip() and not _is_margin_line(ln, height, running)]
+    foot = _page_number_top(lines, height)
+    if foot is not None:  # text below the page number is a cell's overflow off the page, never body text
+        body = [ln for ln in body if ln.bbox[1] < foot]
     out: list[Table] = []
     cut = False
     for k, tb in enumerate(found):
