@@ -603,6 +603,70 @@ def spill_pdf(path: Path) -> Expect:
                         ("应急预案", 20, "技术"), ("类似业绩", 10, "商务")])
 
 
+def points_cut_pdf(path: Path) -> Expect:
+    """Points only in the names, inside a larger form table, and the first name's points cut by the page
+    break: "类似业绩（25" ends the page, "分）" opens the next with the rest of the criteria."""
+    c = composer()
+    c.heading("第三章 评标办法")
+    c.space_to(600)
+    widths = [70, 110, 260]
+    draw_grid(c, widths, [
+        ["评标方法", ("综合评分法，满分100分，价格分另计。", 2)],
+        [("评分细则（满分100分）", 3)],
+        ["评分细则", "类似业绩（25", "每提供一个同类项目业绩合同得5分，最高可得25分。业绩要求如下：1.业绩时间"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "分）", "自2022年1月1日起；2.业绩类型为同类服务合同。"],
+        [None, "公司认证情况（15分）", "具备质量管理体系认证的得5分，具备环境管理体系认证的得5分，具备职业健康安全管理体系认证的得5分。"],
+        [None, "服务方案（40分）", _criteria("服务方案")],
+        [None, "应急预案（20分）", _criteria("应急预案")],
+        ["注意事项", ("投标文件有下列情形之一的，作否决投标处理。", 2)],
+    ])
+    c.save(path)
+    return Expect(rows=[("类似业绩", 25, "商务"), ("公司认证情况", 15, "商务"), ("服务方案", 40, "技术"),
+                        ("应急预案", 20, "技术")])
+
+
+def landscape_title_pdf(path: Path) -> Expect:
+    """A scoring table set on a landscape page between portrait ones: the running header stands as far
+    from the top edge as on the portrait pages (a larger share of the shorter page), and the table's
+    title ("第十一条 技术部分评分标准：") is left alone at the foot of the portrait page before it."""
+    header = "某某公司保洁服务项目招标文件"
+
+    def running(c: Any) -> None:
+        c.page.insert_text((c.margin + 60, 74), header, fontname=FONT, fontsize=9)
+
+    c = composer()
+    running(c)
+    c.y = 90
+    c.heading("第四章 评标办法")
+    c.text("投标报价得分满分70分，按低价优先法计算，技术部分30分。" + "评标委员会对投标文件进行评审。" * 20)
+    c.space_to(720)
+    c.text("第十一条 技术部分评分标准：")
+    c.page = c.doc.new_page(width=842, height=595)
+    c.page.insert_text((421, 570), f"- {c.doc.page_count} -", fontname=FONT, fontsize=9)
+    running(c)
+    c.y = 84
+    draw_grid(c, [40, 120, 160, 400], [
+        ["序号", "项目", "内容", "评分标准"],
+        ["1", "企业资信（2分）", "依法登记，有相应的经营资质（2分）", "实缴资本不低于三百万元的得2分。"],
+        ["2", "人员管理（4分）", "人员储备（2分）", _criteria("人员储备")],
+        [None, None, "入职培训方案（2分）", _criteria("入职培训方案")],
+        ["3", "企业业绩（9分）", "具有良好的业绩和履约能力（9分）", "每个类似业绩得3分，最多得9分。"],
+        ["4", "管理思路（15分）", "安全管理（8分）", _criteria("安全管理")],
+        [None, None, "生产组织（7分）", _criteria("生产组织")],
+    ])
+    c.new_page()
+    running(c)
+    c.y = 90
+    c.text("第十二条 评标结果按综合得分由高到低排序。")
+    c.save(path)
+    return Expect(rows=[("依法登记，有相应的经营资质", 2, "技术"), ("人员储备", 2, "技术"), ("入职培训方案", 2, "技术"),
+                        ("具有良好的业绩和履约能力", 9, "技术"), ("安全管理", 8, "技术"), ("生产组织", 7, "技术"),
+                        ("投标报价得分", 70, "价格")], kind="mixed")
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -622,4 +686,6 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "name_cut": ("name_cut.pdf", name_cut_pdf),
     "open_parts": ("open_parts.pdf", open_parts_pdf),
     "spill": ("spill.pdf", spill_pdf),
+    "points_cut": ("points_cut.pdf", points_cut_pdf),
+    "landscape_title": ("landscape_title.pdf", landscape_title_pdf),
 }

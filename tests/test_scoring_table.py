@@ -155,3 +155,24 @@ def test_service_evaluation_tables_are_decoys(caption: str, decoy: bool) -> None
     assert bool(reason) is decoy, reason
     if decoy:
         assert "履约" in reason
+
+
+def test_a_response_index_whose_only_other_column_is_the_page_is_never_the_scheme() -> None:
+    """A 评分索引表 repeats the items with their points in the names and asks for the bid's page; its header
+    has one scoring word and a page column, and the real table below it has no header at all."""
+    index = Table(id="t1", page=1, caption="附件5（加盖公章）", rows=[
+        ["评分细则", None, "对应投标文件页码"],
+        ["类似业绩（25分）", "每提供一个同类业绩合同得5分，最高25分。", ""],
+        ["服务方案（45分）", "方案完整、针对性强的得45分，较完整的得30分，一般的得15分。", ""],
+        ["应急预案（30分）", "预案完善可行的得30分，较完善的得20分，一般的得10分。", ""],
+    ])
+    scheme = Table(id="t2", page=2, caption="第四章 评标办法 评分细则", rows=[
+        ["类似业绩（25分）", "每提供一个同类业绩合同得5分，最高25分。"],
+        ["服务方案（40分）", "方案完整、针对性强的得40分，较完整的得30分，一般的得15分。"],
+        ["应急预案（35分）", "预案完善可行的得35分，较完善的得20分，一般的得10分。"],
+    ])
+    result = parse_scoring(_doc(index, scheme))
+    chosen = [(r.factor, r.points) for t in result.tables for r in t.rows]
+    assert chosen == [("类似业绩", 25), ("服务方案", 40), ("应急预案", 35)], result.message_zh
+    rejected = [c for c in result.candidates if c.table_ids == ["t1"]]
+    assert rejected and "索引" in rejected[0].rejected

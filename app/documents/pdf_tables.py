@@ -115,13 +115,21 @@ class _LineIndex:
         return "\n".join(out)
 
 
-def _is_margin_line(ln: _Line, height: float, running: frozenset[str] = frozenset()) -> bool:
+def running_band(width: float, height: float) -> float:
+    """How far from a page's top or bottom edge a running line may stand: a share of the page's longer
+    side, so a landscape page (a scoring table set sideways) keeps the header distance of the portrait
+    pages around it."""
+    return RUNNING_SHARE * max(width, height)
+
+
+def _is_margin_line(ln: _Line, height: float, running: frozenset[str] = frozenset(), width: float = 0.0) -> bool:
     """Running header/footer or a bare page number: in the page's margin, or near its edge with the text
     that stands there on many pages (a footer set higher than usual, a field code printed as text)."""
     top, bottom = ln.bbox[1], ln.bbox[3]
     if bottom < height * MARGIN_SHARE or top > height * (1 - MARGIN_SHARE):
         return True
-    if running and (bottom < height * RUNNING_SHARE or top > height * (1 - RUNNING_SHARE)):
+    band = running_band(width, height)
+    if running and (bottom < band or top > height - band):
         key = _running_key(ln.text)  # a running line may come in pieces (a run of spaces splits it)
         if key in running or (len(key) >= 2 and any(key in r for r in running)):
             return True
@@ -135,22 +143,41 @@ def _page_number_top(lines: list[_Line], height: float) -> float | None:
     return min(tops) if tops else None
 
 
+_TITLE_WORDS = re.compile(r"评分|评审|评标|打分|细则|标准|评价")
+_TITLE_END = re.compile(r"(?:[：:]|表|[（(]\s*(?:满分|共|总分)?\s*\d+(?:\.\d+)?\s*分\s*[)）])$")
+
+
+def _title_at_foot(page: Page, furniture: frozenset[str]) -> str:
+    """A table's title left alone at the foot of the page before it ("第十一条 技术部分评分标准："): the
+    page's last line besides its running lines and number, when it is a short scoring title."""
+    lines = [ln.strip() for b in page.blocks for ln in b.text.splitlines() if ln.strip()]
+    while lines and (_running_key(lines[-1]) in furniture or _PAGE_NUMBER.match(compact(lines[-1]))):
+        lines.pop()
+    last = compact(lines[-1]) if lines else ""
+    if len(last) <= 40 and _TITLE_WORDS.search(last) and _TITLE_END.search(last):
+        return lines[-1]
+    return ""
+
+
 def _running_key(text: str) -> str:
     """A line's text with its numbers blanked, so "第3页" and "第4页" are the same running line."""
     return re.sub(r"\d+", "#", compact(text))
 
 
-def running_lines(pages: list[Page], height: float) -> frozenset[str]:
+def running_lines(pages: list[Page], sizes: list[tuple[float, float]]) -> frozenset[str]:
     """Lines (numbers blanked) that stand near the top or bottom edge of three pages or more: the
-    document's running headers and footers (a chapter's own header runs over its pages only)."""
+    document's running headers and footers (a chapter's own header runs over its pages only).
+    ``sizes``: each page's (width, height), by page number."""
     seen: dict[str, int] = {}
-    readable = [p for p in pages if p.readable]
+    readable = [p for p in pages if p.readable and 1 <= p.number <= len(sizes)]
     for p in readable:
         keys: set[str] = set()
+        width, height = sizes[p.number - 1]
+        band = running_band(width, height)
         for b in p.blocks:
             if b.bbox is None or b.kind == "table":
                 continue
-            if b.bbox[3] < height * RUNNING_SHARE or b.bbox[1] > height * (1 - RUNNING_SHARE):
+            if b.bbox[3] < band or b.bbox[1] > height - band:
                 keys.update(k for line in b.text.splitlines() if (k := _running_key(line)))
         for k in keys:
             seen[k] = seen.get(k, 0) + 1
@@ -205,7 +232,7 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int,
         return [], False
     index = _LineIndex(lines)
     height = float(page.rect.height)
-    body = [ln for ln in lines if ln.text.strip() and not _is_margin_line(ln, height, running)]
+    body = [ln for ln in lines if ln.text.strip() and not _is_margin_line(ln, height, running, float(page.rect.width))]
     foot = _page_number_top(lines, height)
     if foot is not None:  # text below the page number is a cell's overflow off the page, never body text
         body = [ln for ln in body if ln.bbox[1] < foot]
@@ -351,7 +378,7 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
     done: set[int] = set()
     deadline = time.monotonic() + time_budget_s
     quiet = 0  # pages a table was followed onto that say nothing about points: they do not use up the page cap
-    furniture = running_lines(pages, float(doc[0].rect.height)) if len(doc) else frozenset()
+    furniture = running_lines(pages, [(float(pg.rect.width), float(pg.rect.height)) for pg in doc])
     for start in todo:
         if start in done:
             continue
@@ -404,5 +431,10 @@ def extract_scoring_candidate_tables(doc: PdfDocument, pages: list[Page], *,
             follow += 1
         _look_back(doc, pages, start, scan, done, furniture)
     scan.tables.sort(key=lambda t: (t.page, t.bbox[1] if t.bbox else 0.0))
+    for k, table in enumerate(scan.tables):
+        before = scan.tables[k - 1] if k else None
+        if table.starts_page and not table.caption and 2 <= table.page <= len(pages) \
+                and not (before is not None and before.page == table.page - 1 and before.ends_page):
+            table.caption = _title_at_foot(pages[table.page - 2], furniture)
     scan.skipped_pages = sorted(set(scan.skipped_pages))
     return scan

@@ -182,9 +182,26 @@ def _heading_row(cells: Cells, number: int | None) -> bool:
         and is_group_label(next(c for j, c in enumerate(cells) if j != number and c is not None and not is_empty(c)))
 
 
+def _cut_points(body: list[GridRow]) -> set[int]:
+    """Rows whose points in a name are cut by a page break ("投标人类似业绩（25" + "分）"): the last row
+    of a page piece and the first of the next, whose cells joined state points neither states alone."""
+    out: set[int] = set()
+    for i in range(len(body) - 1):
+        a, b = body[i], body[i + 1]
+        if a.table_id == b.table_id or len(a.cells) != len(b.cells):
+            continue
+        for x, y in zip(a.cells, b.cells, strict=True):
+            if x is None or y is None or is_empty(x) or is_empty(y) or name_points(x) is not None:
+                continue
+            if name_points(compact(x) + compact(y)) is not None and name_points(y) is None:
+                out.update((i, i + 1))
+                break
+    return out
+
+
 def _blocks(body: list[GridRow], number: int | None) -> list[tuple[int, int]]:
     """(first, last) index ranges of the scoring blocks in a segment body."""
-    lent = _lent_points(body)
+    lent = _lent_points(body) | _cut_points(body)
     evidence = [i for i, g in enumerate(body) if i in lent or _is_evidence(g.cells, number)]
     if not evidence:
         return []

@@ -33,6 +33,7 @@ _HEADER_ROLES: list[tuple[str, re.Pattern[str]]] = [
     ("group", re.compile(r"^(类别|评分类别|评审类别|大类|评分大类|分类|类型|评分项类别|评审项类别)$")),
     ("note", re.compile(r"^(说明|备注|评分类型|客观/主观|证明材料|评分方式|证明文件)$")),
     ("band", re.compile(r"^(优|优秀|良|良好|中|中等|一般|较好|较差|差|缺项|合格|不合格)$")),  # grade bands
+    ("page", re.compile(r"页码|页次|所在页|^对应.{0,8}(?:位置|页)")),  # where the bid answers it (an index form)
     ("factor", re.compile(r"因素|评分项|评审项|要素|评分内容$|评审内容$|考核项目|考评项目|评价项目|指标")),
     ("points", re.compile(r"分值|分数|满分|标准分|最高分|^得分|^权重|^权值|^分$")),
     ("criteria", re.compile(r"标准|细则|规则|办法|要求|依据|评分方法|内容|说明")),
