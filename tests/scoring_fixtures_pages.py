@@ -667,6 +667,33 @@ def landscape_title_pdf(path: Path) -> Expect:
                         ("投标报价得分", 70, "价格")], kind="mixed")
 
 
+def tag_cut_pdf(path: Path) -> Expect:
+    """Sub-items under a numbered heading row, each cell opening with its scoring-type tag; the page
+    breaks right after the last sub-item's tag, so its name and text open the next page in a row of
+    their own."""
+    c = composer()
+    c.heading("第五章 评标办法")
+    c.text("五、评审内容及标准")
+    c.space_to(560)
+    widths = [50, 330, 60]
+    draw_grid(c, widths, [
+        ["序号", "评审内容及标准", "分值"],
+        ["（一）", "技术部分", ""],
+        ["1、", "【客观分】技术需求符合度：完全满足的得60分，每负偏离一项扣2分。", "60 分"],
+        ["2、", "技术服务、技术培训：", ""],
+        [None, "【主观分】操作应用培训：" + _criteria("操作应用培训"), "5 分"],
+        [None, "【主观分】", "5 分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "维修保养培训：" + _criteria("维修保养培训"), ""],
+        ["（二）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("技术需求符合度", 60, "技术"), ("技术服务、技术培训", 10, "技术"), ("价格部分", 30, "价格")],
+                  sub_points={"技术服务、技术培训": [5, 5]})
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -688,4 +715,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "spill": ("spill.pdf", spill_pdf),
     "points_cut": ("points_cut.pdf", points_cut_pdf),
     "landscape_title": ("landscape_title.pdf", landscape_title_pdf),
+    "tag_cut": ("tag_cut.pdf", tag_cut_pdf),
 }

@@ -94,11 +94,15 @@ def total_value(label: str) -> float | None:
 
 
 def continue_criteria(row: ScoringRow, text: str, page: int) -> None:
+    """``text`` goes on where the row's last item stopped (a cell cut by a page or table break). A
+    sub-item that held nothing but its scoring-type tag ("【主观分】" | 3 分) takes its name from it."""
     if not text:
         return
     if page not in row.pages:
         row.pages.append(page)
     item = row.items[-1]
+    if len(row.items) > 1 and not item.name and not untagged(item.criteria):
+        item.name = item_name(text)
     item.criteria = (item.criteria + "\n" + text).strip() if item.criteria else text
 
 
