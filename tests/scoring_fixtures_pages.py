@@ -478,13 +478,19 @@ def header_at_foot_pdf(path: Path) -> Expect:
                         ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
 
 
-def cut_text_pdf(path: Path) -> Expect:
-    """A row's text cut by the page break: the next page opens with a row of its own cells holding only
-    the rest of that text, which is no part label, so the rows after it stay in the part above."""
+def _numbered_scheme(top: float) -> Any:
+    """A composer on the 评标办法 chapter's page whose numbered scheme table starts at ``top``."""
     c = composer()
     c.heading("第五章 评标办法")
     c.text("五、评审内容及标准")
-    c.space_to(520)
+    c.space_to(top)
+    return c
+
+
+def cut_text_pdf(path: Path) -> Expect:
+    """A row's text cut by the page break: the next page opens with a row of its own cells holding only
+    the rest of that text, which is no part label, so the rows after it stay in the part above."""
+    c = _numbered_scheme(520)
     widths = [50, 330, 60]
     draw_grid(c, widths, [
         ["序号", "评审内容及标准", "分值"],
@@ -671,10 +677,7 @@ def tag_cut_pdf(path: Path) -> Expect:
     """Sub-items under a numbered heading row, each cell opening with its scoring-type tag; the page
     breaks right after the last sub-item's tag, so its name and text open the next page in a row of
     their own."""
-    c = composer()
-    c.heading("第五章 评标办法")
-    c.text("五、评审内容及标准")
-    c.space_to(560)
+    c = _numbered_scheme(560)
     widths = [50, 330, 60]
     draw_grid(c, widths, [
         ["序号", "评审内容及标准", "分值"],
