@@ -697,6 +697,68 @@ def tag_cut_pdf(path: Path) -> Expect:
                   sub_points={"技术服务、技术培训": [5, 5]})
 
 
+def points_tail_pdf(path: Path) -> Expect:
+    """A name cut by the page break after a row that already has its points ("针对本项目服" | 10分); the
+    next page, under the repeated header, opens with an unnumbered row holding the name's end with the
+    same points ("务人员的培训方案（10分）") and a new numbered paragraph of its criteria."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法。")
+    c.space_to(560)
+    widths = [30, 90, 270, 50]
+    head = ["序号", "评审因素", "评审要求（100分）", "分值"]
+    draw_grid(c, widths, [
+        head,
+        ["1", "服务方案（40分）", _criteria("服务方案"), "40分"],
+        ["2", "人员配备（30分）", _criteria("人员配备"), "30分"],
+        ["3", "针对本项目服", "对所有项目人员的培训方案综合评审：", "10分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        head,
+        ["", "务人员的培训方案（10分）", "1、培训方案内容全面针对性强的，得10分；2、内容较全面的，得7分。", ""],
+        ["4", "应急预案（10分）", _criteria("应急预案"), "10分"],
+        ["5", "报价（10分）", "价格分=评标基准价/投标报价×10", "10分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("服务方案", 40, "技术"), ("人员配备", 30, "技术"), ("针对本项目服务人员的培训方案", 10, "技术"),
+                        ("应急预案", 10, "技术"), ("报价", 10, "价格")])
+
+
+def framed_pdf(path: Path) -> Expect:
+    """A table set inside a frame (an empty column on each side, as a table pasted into a cell): the next
+    page's piece has only the frame's sides, no rule across them, so the line finder finds the inner
+    columns alone there; a heading row's numbered sub-items (3.1, 3.2 …) and a cut text run over."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("详细评审采用综合评分法，满分100分。")
+    c.space_to(520)
+    widths = [30, 40, 230, 50, 40, 30]
+    draw_grid(c, widths, [
+        ["", "序号", "评标内容", "说明", "分值", ""],
+        [None, "1", "业绩：每提供一个同类业绩得1分，最多得5分。", "客观分", "5", None],
+        [None, "2", "偏离度：对应于采购文件第四章的技术要求，技术参数每负偏离一项扣1分，扣完为止。", "客观分", "25", None],
+        [None, "3", "样品评分：", "/", "/", None],
+        [None, "3.1", "色泽：根据样品色泽的均一程度、光泽进行打分。【分", "主观分", "5", None],
+    ])
+    c.new_page()
+    left, top = c.margin, c.y
+    c.margin = left + widths[0]
+    draw_grid(c, widths[1:-1], [
+        ["", "值范围：5、3、1、0】", "", ""],
+        ["3.2", "口感：根据样品口感进行打分。【分值范围：5、3、1、0】", "主观分", "5"],
+        ["3.3", "气味：根据样品气味进行打分。【分值范围：5、3、1、0】", "主观分", "5"],
+        ["4", "配送方案：" + _criteria("配送方案"), "主观分", "25"],
+        ["5", "价格分：价格分=评标基准价/投标报价×30", "客观分", "30"],
+    ])
+    for x in (left, left + sum(widths)):
+        c.page.draw_line((x, top), (x, c.y), width=0.6)
+    c.margin = left
+    c.save(path)
+    return Expect(rows=[("业绩", 5, "商务"), ("偏离度", 25, "技术"), ("样品评分", 15, "技术"), ("配送方案", 25, "技术"),
+                        ("价格分", 30, "价格")], sub_points={"样品评分": [5, 5, 5]})
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -719,4 +781,6 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "points_cut": ("points_cut.pdf", points_cut_pdf),
     "landscape_title": ("landscape_title.pdf", landscape_title_pdf),
     "tag_cut": ("tag_cut.pdf", tag_cut_pdf),
+    "points_tail": ("points_tail.pdf", points_tail_pdf),
+    "framed": ("framed.pdf", framed_pdf),
 }

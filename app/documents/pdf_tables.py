@@ -268,19 +268,19 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int,
 def same_grid(prev: Table, table: Table) -> bool:
     """``table`` may continue ``prev``: the same outer edges, and the columns of one among the other's
     (a page without a sub-factor column lacks one edge); True when either has no edges. The later
-    one piece may also lack the leading columns whose merged cells (a part spanning its rows) carry on
-    over the page break without a rule across them: its left edge is one of the other's inner edges."""
+    one piece may also lack outer columns whose merged cells (a part spanning its rows, a frame around
+    the table) carry on over the page break without a rule across them: its outer edges are two of the
+    other's edges, three columns or more apart."""
     a, b = prev.col_x, table.col_x
     if len(a) < 2 or len(b) < 2:
         return True
-    if abs(a[-1] - b[-1]) > SAME_EDGE:
-        return False
-    if abs(a[0] - b[0]) > SAME_EDGE:
-        wide, narrow = (a, b) if a[0] < b[0] else (b, a)
-        inner = [k for k, x in enumerate(wide[1:-1], start=1) if abs(x - narrow[0]) <= SAME_EDGE]
-        if not inner or len(wide) - inner[0] < 3:
-            return False
-        a, b = wide[inner[0]:], narrow
+    if abs(a[0] - b[0]) > SAME_EDGE or abs(a[-1] - b[-1]) > SAME_EDGE:
+        wide, narrow = (a, b) if a[0] - SAME_EDGE <= b[0] and b[-1] <= a[-1] + SAME_EDGE else (b, a)
+        left = [k for k, x in enumerate(wide) if abs(x - narrow[0]) <= SAME_EDGE]
+        right = [k for k, x in enumerate(wide) if abs(x - narrow[-1]) <= SAME_EDGE]
+        if not left or not right or right[-1] - left[0] < 3:
+            return False  # the narrower piece must stand on the other's rules, over three columns or more
+        a, b = wide[left[0] : right[-1] + 1], narrow
     fewer, more = (a, b) if len(a) <= len(b) else (b, a)
     return all(any(abs(x - y) <= SAME_EDGE for y in more) for x in fewer)
 

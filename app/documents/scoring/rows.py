@@ -50,9 +50,19 @@ def name_tail(factor: str | None, points: float | None, sub: str, fresh_number: 
     if cut_mid_sentence(last, criteria):
         return True
     if name_points(factor) is not None:
-        return False
+        return _completes_points(last, factor)
     text = compact(factor)
     return len(text) <= NAME_TAIL or text[-1] in "。；;，," or len(compact(last.factor_raw)) > DESCRIBED
+
+
+def _completes_points(last: ScoringRow, factor: str) -> bool:
+    """The end of a name cell that states the points the previous row scores but its own start did not
+    ("针对本项目服" | 10 分, then "务人员的培训方案（10 分）" without points of its own)."""
+    if last.stated_points is not None or name_points(last.factor_raw) is not None:
+        return False
+    scored = [i.points for i in last.items if i.points is not None]
+    joined = name_points(compact(last.factor_raw) + compact(factor))
+    return bool(scored) and joined is not None and abs(joined - sum(scored)) < 0.01
 
 
 _SENTENCE_END = "。；;！!？?：:）)分"
