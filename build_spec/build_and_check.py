@@ -246,9 +246,15 @@ def check_resources() -> list[str]:
     if not (internal / "resources" / "samples" / "sample_tender.pdf").is_file():
         problems.append("sample tender missing from the bundle")
     models = internal / "rapidocr" / "models"
-    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx"):  # the classifier is unused (use_cls off)
-        if not (models / name).is_file():
-            problems.append(f"OCR model {name} missing from {models}")
+    sys.path.insert(0, str(ROOT))
+    from app.documents.ocr.engine import COMPACT_MODEL_FILES, MODEL_FILES
+
+    # the classifier is unused (use_cls off); the detection and recognition pair is the float16-weight one
+    # (model_compact) or, when the build had no onnx package, the float32 one; never both
+    pairs = [names for names in (COMPACT_MODEL_FILES, MODEL_FILES) if all((models / n).is_file() for n in names)]
+    if len(pairs) != 1:
+        present = sorted(p.name for p in models.glob("*.onnx")) if models.is_dir() else []
+        problems.append(f"OCR models: expected one detection/recognition pair in {models}, found {present}")
     if not (internal / "rapidocr" / "config.yaml").is_file():
         problems.append("rapidocr's config.yaml missing (the OCR engine could not start)")
     for name in ("LICENSE", "share/bidstudio.desktop", "share/bidstudio-256.png"):
@@ -583,6 +589,9 @@ def main() -> int:
     print("  largest entries:")
     for part_size, name in largest_parts(BUNDLE) if BUNDLE.is_dir() else []:
         print(f"  {part_size / 1024 / 1024:8.1f} MiB  {name}")
+    ocr_models = sorted((BUNDLE / "_internal" / "rapidocr" / "models").glob("*.onnx")) if BUNDLE.is_dir() else []
+    print("OCR models:       " + (", ".join(f"{p.name} {p.stat().st_size / 1024 / 1024:.1f} MiB" for p in ocr_models)
+                                  or "none"))
     if MODEL.is_dir():
         model_size = folder_size(MODEL)
         print(f"model component:  {MODEL} {model_size / 1024 / 1024:.1f} MiB")
