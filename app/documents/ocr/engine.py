@@ -3,6 +3,9 @@
 The models are inside the installed ``rapidocr`` package (``rapidocr/models``), so nothing
 is downloaded at run time; :func:`bundled_models` checks they are there before the engine
 is built, because rapidocr would otherwise try to fetch missing ones from the network.
+The packaged app ships them with their weights stored as float16 (computed in float32:
+``build_spec/ocr_compact.py``, issue 41) under :data:`COMPACT_MODEL_FILES`; that
+pair is used whenever both files are there, and the cache key (:data:`ENGINE_ID`) says so.
 """
 
 from __future__ import annotations
@@ -21,9 +24,12 @@ from app.documents.errors import DocumentError
 
 log = logging.getLogger(__name__)
 
-#: Identifies engine + models + settings in cache keys: a change here reads pages anew.
-ENGINE_ID = "rapidocr3.10-ppocrv6s-8"  # 7: crooked scans straightened; 8: seals and uneven light kept out of the rulings
+#: Engine + models + settings; :data:`ENGINE_ID` adds which weights are in use.
+ENGINE_BASE_ID = "rapidocr3.10-ppocrv6s-8"  # 7: crooked scans straightened; 8: seals and uneven light kept out of the rulings
 MODEL_FILES = ("PP-OCRv6_det_small.onnx", "PP-OCRv6_rec_small.onnx")  # detection, recognition
+#: The same models with their large weights stored as float16 and cast to float32 when loaded
+#: (``build_spec/ocr_compact.py``): what the packaged app ships instead of MODEL_FILES.
+COMPACT_MODEL_FILES = ("PP-OCRv6_det_small.f16w.onnx", "PP-OCRv6_rec_small.f16w.onnx")
 #: The 180° line classifier: never loaded (``Global.use_cls`` is off and rapidocr builds it only when on), so the
 #: packaged app leaves it out; passed to rapidocr when present so that nothing would ever be downloaded.
 CLS_FILE = "ch_ppocr_mobile_v2.0_cls_mobile.onnx"
@@ -55,12 +61,26 @@ def models_dir() -> Path | None:
 
 
 def bundled_models() -> list[Path] | None:
-    """Paths of the detection and recognition models when both are installed, else None."""
+    """Paths of the detection and recognition models when both are installed, else None: the compacted
+    pair (:data:`COMPACT_MODEL_FILES`) when both of its files are there, else the float32 pair."""
     folder = models_dir()
     if folder is None or importlib.util.find_spec("onnxruntime") is None:
         return None
-    paths = [folder / name for name in MODEL_FILES]
-    return paths if all(p.is_file() for p in paths) else None
+    for names in (COMPACT_MODEL_FILES, MODEL_FILES):
+        paths = [folder / name for name in names]
+        if all(p.is_file() for p in paths):
+            return paths
+    return None
+
+
+def _engine_id() -> str:
+    models = bundled_models()
+    return ENGINE_BASE_ID + ("-f16w" if models and models[0].name == COMPACT_MODEL_FILES[0] else "")
+
+
+#: Identifies engine + models + settings in cache keys: a change here reads pages anew
+#: (``-f16w``: the models with float16-stored weights).
+ENGINE_ID = _engine_id()
 
 
 def engine_available() -> bool:
