@@ -759,6 +759,32 @@ def framed_pdf(path: Path) -> Expect:
                         ("价格分", 30, "价格")], sub_points={"样品评分": [5, 5, 5]})
 
 
+def cut_points_text_pdf(path: Path) -> Expect:
+    """A name-and-criteria cell cut mid-sentence by the page break right before the points it states
+    ("…本项最" + "高得4分"): the next page's row holding only that end is no part label, so the rows
+    after it stay in the part above."""
+    c = _numbered_scheme(560)
+    widths = [50, 330, 60]
+    draw_grid(c, widths, [
+        ["序号", "评审内容及标准", "分值"],
+        ["（一）", "商务部分", ""],
+        ["1、", "【客观分】保修期：全部产品保修期满足招标文件要求的得2分，每延长一年加1分。本项最", "4 分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "高得4分", ""],
+        ["2、", "【主观分】售后服务方案：" + _criteria("售后服务方案"), "6 分"],
+        ["3、", "【客观分】销售业绩：每提供一个同类产品销售业绩得1分，最高得5分。", "5 分"],
+        ["（二）", "技术部分", ""],
+        ["1、", "【客观分】技术需求符合度：完全满足的得45分，每负偏离一项扣2分。", "45 分"],
+        ["2、", "【主观分】安装调试方案：" + _criteria("安装调试方案"), "10 分"],
+        ["（三）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("销售业绩", 5, "商务"),
+                        ("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -783,4 +809,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "tag_cut": ("tag_cut.pdf", tag_cut_pdf),
     "points_tail": ("points_tail.pdf", points_tail_pdf),
     "framed": ("framed.pdf", framed_pdf),
+    "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),
 }

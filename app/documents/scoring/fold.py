@@ -30,6 +30,7 @@ from app.documents.scoring.model import ScoringItem, ScoringRow
 from app.documents.scoring.rows import (
     NAME_TAIL,
     continue_criteria,
+    cut_mid_sentence,
     item_name,
     lend_group_points,
     name_tail,
@@ -131,7 +132,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             continue_criteria(out.rows[-1], clean_cell_text(cells[filled[0]] or ""), g.page)
             continue  # only the criteria cell has text: it continues the previous one
         if new_fragment and label is not None and len(filled) == 1 and out.rows and not is_group_label(label) \
-                and stated_points(label) is None and not TOTAL_ROW.match(compact(label)) \
+                and (stated_points(label) is None or cut_mid_sentence(out.rows[-1], label)) \
+                and not TOTAL_ROW.match(compact(label)) \
                 and not NOTE_START.match(compact(label)) \
                 and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
             # the top of a new page with one cell of text in a row of its own cells (not a label across the

@@ -72,7 +72,7 @@ _ITEM_START = re.compile(r"^(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[)）]|[①-⑳
 def cut_mid_sentence(last: ScoringRow, criteria: str) -> bool:
     """The previous row's criteria stop mid-sentence at a page break and this row's criteria go on:
     neither ends or starts an item ("…难点分析" + "晰且完整、针对性强，得15 分")."""
-    before = compact(last.items[-1].criteria) if last.items else ""
+    before = compact(last.items[-1].criteria if last.items and last.items[-1].criteria else last.factor_raw)
     after = compact(criteria)
     if not before or not after or before[-1] in _SENTENCE_END or before[-1].isdigit():
         return False
