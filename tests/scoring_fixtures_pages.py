@@ -785,6 +785,33 @@ def cut_points_text_pdf(path: Path) -> Expect:
                         ("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
 
 
+def unit_cut_pdf(path: Path) -> Expect:
+    """A merged name cell cut mid-word ("人员配备、专业素" + "养（30分）") where the sub-row's text is cut
+    between a number and its unit ("…得10" + "分；2、…"), under a header repeated on the next page."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分100分。")
+    c.space_to(600)
+    widths = [30, 90, 270, 50]
+    head = ["序号", "评审因素", "评审要求（100分）", "分值"]
+    draw_grid(c, widths, [
+        head,
+        ["1", "服务方案（40分）", _criteria("服务方案"), "40分"],
+        ["2", "人员配备、专业素", "根据项目负责人的工作经验综合评审：1、经验丰富的，得10", "10分"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        head,
+        ["", "养（30分）", "分；2、经验一般的，得5分。", ""],
+        [None, None, "对驾驶员的配备情况进行评分：证照齐全的得10分，不全的得5分。", "10分"],
+        [None, None, "根据其他辅助服务人员的配备综合评审：合理的得10分，一般的得5分。", "10分"],
+        ["3", "报价（30分）", "价格分=评标基准价/投标报价×30", "30分"],
+    ])
+    c.save(path)
+    return Expect(rows=[("服务方案", 40, "技术"), ("人员配备、专业素养", 30, "技术"), ("报价", 30, "价格")],
+                  sub_points={"人员配备、专业素养": [10, 10, 10]})
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -810,4 +837,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "points_tail": ("points_tail.pdf", points_tail_pdf),
     "framed": ("framed.pdf", framed_pdf),
     "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),
+    "unit_cut": ("unit_cut.pdf", unit_cut_pdf),
 }

@@ -71,11 +71,14 @@ _ITEM_START = re.compile(r"^(?:\d{1,2}[.、．)）]|[（(]\d{1,2}[)）]|[①-⑳
 
 def cut_mid_sentence(last: ScoringRow, criteria: str) -> bool:
     """The previous row's criteria stop mid-sentence at a page break and this row's criteria go on:
-    neither ends or starts an item ("…难点分析" + "晰且完整、针对性强，得15 分")."""
+    neither ends or starts an item ("…难点分析" + "晰且完整、针对性强，得15 分"), or a number and its
+    unit are parted ("…得10" + "分；2、…")."""
     before = compact(last.items[-1].criteria if last.items and last.items[-1].criteria else last.factor_raw)
     after = compact(criteria)
-    if not before or not after or before[-1] in _SENTENCE_END or before[-1].isdigit():
+    if not before or not after or before[-1] in _SENTENCE_END:
         return False
+    if before[-1].isdigit():  # "…得10" + "分；2、…": the points' unit on the next page
+        return after[0] == "分"
     return not _ITEM_START.match(after) and after[0] not in "（(【[•·-—"
 
 
