@@ -812,6 +812,35 @@ def unit_cut_pdf(path: Path) -> Expect:
                   sub_points={"人员配备、专业素养": [10, 10, 10]})
 
 
+def bracket_cut_pdf(path: Path) -> Expect:
+    """A name with a bracketed note cut by the page break inside the bracket ("服务方案（根据投标人提供的
+    详细" + "服务方案进行评价）"), the next page's criteria opening a numbered list; part rows span the table."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.space_to(560)
+    widths = [30, 80, 280, 50]
+    draw_grid(c, widths, [
+        ["序号", "评审因素", "评分标准", "满分值"],
+        ["一、价格部分（50分）"],
+        ["1", "价格", "报价得分=评标基准价/投标报价×50", "50"],
+        ["二、商务部分（18分）"],
+        ["2", "业绩经验", "每提供一个同类业绩得2分，最多得6分。", "6"],
+        ["3", "企业认证情况", "具有质量管理体系认证的得6分，具有环境管理体系认证的得6分。", "12"],
+        ["三、技术部分（32分）"],
+        ["4", "服务方案（根据投标人提供的详细", "1.总体运作方案：" + _criteria("总体运作方案"), "28"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["", "服务方案进行评价）", "（1）人员招聘：招聘渠道多、措施可行的得满分。", ""],
+        [None, None, "2.服务承诺事项：承诺完整可行的得4分，一般的得2分。", "4"],
+        ["合计", "", "综合得分", "100"],
+    ])
+    c.save(path)
+    return Expect(rows=[("价格", 50, "价格"), ("业绩经验", 6, "商务"), ("企业认证情况", 12, "商务"),
+                        ("服务方案（根据投标人提供的详细服务方案进行评价）", 32, "技术")],
+                  sub_points={"服务方案（根据投标人提供的详细服务方案进行评价）": [28, 4]})
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -838,4 +867,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "framed": ("framed.pdf", framed_pdf),
     "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),
     "unit_cut": ("unit_cut.pdf", unit_cut_pdf),
+    "bracket_cut": ("bracket_cut.pdf", bracket_cut_pdf),
 }

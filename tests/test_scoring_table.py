@@ -176,3 +176,19 @@ def test_a_response_index_whose_only_other_column_is_the_page_is_never_the_schem
     assert chosen == [("类似业绩", 25), ("服务方案", 40), ("应急预案", 35)], result.message_zh
     rejected = [c for c in result.candidates if c.table_ids == ["t1"]]
     assert rejected and "索引" in rejected[0].rejected
+
+
+def test_a_name_with_an_unpaired_bracket_is_not_confirmed() -> None:
+    """A name that closes a bracket it never opened ("进行评价）") is the end of a name cut by a page break
+    that was not joined: the reading adds up, but it is not confirmed and the row says why."""
+    rows = [
+        ["序号", "评审因素", "评分标准", "分值"],
+        ["1", "服务方案（根据方案评价）", "方案完整、针对性强的得40分，较完整的得30分，一般的得15分。", "40"],
+        ["2", "进行评价）", "措施完善可行的得30分，较完善的得20分，一般的得10分。", "30"],
+        ["3", "报价", "价格分=评标基准价/投标报价×30", "30"],
+    ]
+    result = parse_scoring(_doc(Table(id="t1", page=1, caption="第四章 评标办法 评分标准", rows=rows)))
+    assert [r.points for r in result.rows] == [40, 30, 30]
+    assert not result.confirmed
+    doubts = {r.factor: r.doubt for r in result.rows}
+    assert "括号" in doubts["进行评价）"] and "括号" not in doubts["服务方案（根据方案评价）"]

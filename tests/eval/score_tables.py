@@ -347,9 +347,28 @@ def added_sections(folder: Path) -> dict[str, list[str]]:
     return out
 
 
-def as_pdf(folder: Path, cache: Path) -> Path:
+def relaid(folder: Path, names: list[str], page: str, into: Path) -> Path:
+    """Copies of ``names`` whose every section is laid on another page: ``page`` is "W,H,TOP,BOTTOM,LEFT,RIGHT"
+    in centimetres (A4 with larger margins "21,29.7,4.2,4,3.2,3.2", landscape "29.7,21,2.5,2.5,2.5,2.5"), so
+    LibreOffice breaks the same tables at other places. Page sizes narrower than a table cut it off the page."""
+    import docx
+    from docx.shared import Cm
+
+    w, h, top, bottom, left, right = (float(x) for x in page.split(","))
+    into.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        d = docx.Document(str(folder / name))
+        for s in d.sections:
+            s.page_width, s.page_height = Cm(w), Cm(h)
+            s.top_margin, s.bottom_margin, s.left_margin, s.right_margin = Cm(top), Cm(bottom), Cm(left), Cm(right)
+        d.save(str(into / name))
+    return into
+
+
+def as_pdf(folder: Path, cache: Path, page: str = "") -> Path:
     """``cache`` holding each labelled DOCX tender of ``folder`` rendered to PDF by LibreOffice (done once per
-    file) and a labels.json for them; labels there carry no location, so no table counts as a wrong one."""
+    file; on another page when ``page`` says so, see :func:`relaid`) and a labels.json for them; labels there
+    carry no location, so no table counts as a wrong one."""
     import shutil
     import subprocess
 
@@ -359,7 +378,9 @@ def as_pdf(folder: Path, cache: Path) -> Path:
     cache.mkdir(parents=True, exist_ok=True)
     labels = json.loads((folder / "labels.json").read_text(encoding="utf-8"))
     names = [n for n in labels if n.endswith(".docx") and (folder / n).is_file()]
-    todo = [str(folder / n) for n in names if not (cache / (n.removesuffix(".docx") + ".pdf")).is_file()]
+    missing = [n for n in names if not (cache / (n.removesuffix(".docx") + ".pdf")).is_file()]
+    source = relaid(folder, missing, page, cache / ".docx") if page and missing else folder
+    todo = [str(source / n) for n in missing]
     if todo:  # one LibreOffice run for all, with a profile of its own (another instance may be running)
         profile = (cache / ".profile").resolve().as_uri()
         subprocess.run([soffice, f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf",
@@ -383,8 +404,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--as-pdf", type=Path, metavar="CACHE",
                     help="read the DOCX tenders as PDFs that LibreOffice renders into CACHE (another layout of the "
                          "same tables: Word's own PDF export, as many tenders are published), against the same labels")
+    ap.add_argument("--page", default="", metavar="W,H,TOP,BOTTOM,LEFT,RIGHT",
+                    help="with --as-pdf: lay every DOCX section on this page first (centimetres), so the tables break "
+                         "at other places; use a CACHE of its own per page")
     args = ap.parse_args(argv)
-    folder = as_pdf(args.folder, args.as_pdf) if args.as_pdf else args.folder
+    folder = as_pdf(args.folder, args.as_pdf, args.page) if args.as_pdf else args.folder
     verdicts = run(folder, [n.removesuffix(".docx") + ".pdf" for n in args.only] if args.as_pdf and args.only
                    else args.only)
     print_report(verdicts)

@@ -29,6 +29,7 @@ from app.documents.scoring.explain import another_lots, stated_numbers, unexplai
 from app.documents.scoring.model import ScoreCategory, ScoringResult, ScoringTable
 from app.documents.scoring.prose import PartStatement, part_statements, stated_parts
 from app.documents.scoring.reconcile import summary_parts
+from app.documents.scoring.rows import bracket_balance
 from app.documents.text_patterns import compact
 
 _LONG_NAME = 30
@@ -138,6 +139,8 @@ def calibrate(doc: TenderDocument | None, result: ScoringResult, others: Sequenc
                 r.doubt = "没有读到分值"
             elif len(compact(r.factor)) > _LONG_NAME or _CRITERIA_WORDS.search(compact(r.factor)):
                 r.doubt = "名称像是评分标准，评分项名称可能读错"
+            elif bracket_balance(r.factor) != 0:
+                r.doubt = "名称的括号不成对，可能是被分页截断的名称"
             elif r.category_source == "guess" and r.category != ScoreCategory.TECHNICAL:
                 r.doubt = f"类别“{r.category.value}”是按名称推断的"
     doubtful = [r for r in result.rows if r.doubt]

@@ -252,6 +252,9 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             last.factor = strip_points(last.factor_raw)
             last.stated_points = name_points(last.factor_raw)
             factor = None
+            if sub and last.items:  # the sub-item's name cut too ("产品技术参数" + "满足度")
+                last.items[-1].name += sub
+                sub = ""
         same = last is not None and (
             factor is None
             or (is_empty(factor) and not fresh_number)

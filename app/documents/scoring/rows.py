@@ -45,14 +45,31 @@ def name_tail(factor: str | None, points: float | None, sub: str, fresh_number: 
     was a description already; without points, number or sub-item; its criteria continue too. When
     the previous row's criteria stop mid-sentence and this row's go on, the whole name cell is the end
     of the previous one, stated points and all ("针对本项" + "目的服务方案（30分）")."""
-    if factor is None or is_empty(factor) or points is not None or sub or fresh_number:
+    if factor is None or is_empty(factor) or points is not None or fresh_number:
         return False
-    if cut_mid_sentence(last, criteria):
-        return True
+    if cut_mid_sentence(last, criteria) or (bracket_balance(last.factor_raw) > 0 > bracket_balance(factor)):
+        return True  # cut mid-sentence (a sub-item's name too), or the name's open bracket closes on the next page
+    if sub:
+        return False
     if name_points(factor) is not None:
         return _completes_points(last, factor)
     text = compact(factor)
     return len(text) <= NAME_TAIL or text[-1] in "。；;，," or len(compact(last.factor_raw)) > DESCRIBED
+
+
+def bracket_balance(text: str) -> int:
+    """Opening minus closing brackets, counting a closing one before any opening as -1 at once: > 0 when
+    a bracket stays open ("服务方案（根据投标人提供的详细"), < 0 when text closes one it never opened
+    ("进行评价）")."""
+    depth = 0
+    for ch in text:
+        if ch in "（(":
+            depth += 1
+        elif ch in "）)":
+            if depth <= 0:
+                return -1
+            depth -= 1
+    return depth
 
 
 def _completes_points(last: ScoringRow, factor: str) -> bool:
