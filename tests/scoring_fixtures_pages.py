@@ -841,6 +841,31 @@ def bracket_cut_pdf(path: Path) -> Expect:
                   sub_points={"服务方案（根据投标人提供的详细服务方案进行评价）": [28, 4]})
 
 
+def part_cut_pdf(path: Path) -> Expect:
+    """A part cell and a factor cell both cut by the page break ("技术分" + "(50分)", "产品技术参数" +
+    "满足度"), with the factor's text cut between a number and its unit ("满分32" + "分：…")."""
+    c = composer()
+    c.heading("第三章 评标办法")
+    c.text("详细评审：评委独立打分，综合评分得分=技术评审得分+商务评审得分。")
+    c.space_to(640)
+    widths = [60, 80, 40, 260]
+    draw_grid(c, widths, [
+        ["评分因素", "项目", "分值", "评分标准"],
+        ["技术分", "产品技术参数", "32", "对产品功能参数要求的响应程度进行评分，满分32"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["(50分)", "满足度", "", "分：全部满足的得32分，每负偏离一项扣2分。"],
+        [None, "实施方案", "10", _criteria("实施方案")],
+        [None, "培训方案", "8", _criteria("培训方案")],
+        ["商务分(50分)", "企业综合实力", "8", "具有质量管理体系认证的得4分，具有信息安全管理体系认证的得4分。"],
+        [None, "投标报价", "42", "价格分=评标基准价/投标报价×42"],
+    ])
+    c.save(path)
+    return Expect(rows=[("产品技术参数满足度", 32, "技术"), ("实施方案", 10, "技术"), ("培训方案", 8, "技术"),
+                        ("企业综合实力", 8, "商务"), ("投标报价", 42, "价格")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -868,4 +893,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),
     "unit_cut": ("unit_cut.pdf", unit_cut_pdf),
     "bracket_cut": ("bracket_cut.pdf", bracket_cut_pdf),
+    "part_cut": ("part_cut.pdf", part_cut_pdf),
 }

@@ -133,6 +133,14 @@ def is_placeholder(text: str | None) -> bool:
     return bool(_PLACEHOLDER.match(compact(text or "")))
 
 
+_POINTS_ONLY = re.compile(r"[（(]\d+(?:\.\d+)?分[)）]")
+
+
+def points_only(text: str | None) -> bool:
+    """A cell holding nothing but bracketed points ("(50 分)"): the end of a part or name cut by a page break."""
+    return bool(_POINTS_ONLY.fullmatch(compact(text or "")))
+
+
 def is_empty(text: str | None) -> bool:
     """No content: None, blank, "/", "---", "……"."""
     return text is None or compact(text) in _EMPTY

@@ -21,6 +21,7 @@ from app.documents.scoring.cells import (
     is_score_type,
     lead_name,
     name_points,
+    points_only,
     points_value,
     stated_points,
 )
@@ -237,9 +238,10 @@ def infer_columns(rows: list[Cells], header: list[str] | None = None, hints: dic
             or (names_carry and stats[j].name_points >= 2 and stats[j].name_points == len(stats[j].filled)))]
         if between:
             sub = between[0]  # names of the sub-items under a merged factor ("评分子项")
-            labels = stats[factor].filled
-            if labels and all(is_group_label(v) for v in labels) and len(stats[sub].filled) > len(labels):
-                group, factor, sub = factor, sub, None  # the merged cells are parts ("技术分(50分)"), not factors
+            labels = [v for v in stats[factor].filled if not points_only(v)]
+            if labels and all(is_group_label(v) for v in labels) and len(stats[sub].filled) > len(stats[factor].filled):
+                # the merged cells are parts ("技术分(50分)"; a part's points alone: its end cut by a page break)
+                group, factor, sub = factor, sub, None
     in_criteria = False
     if points is not None and criteria is not None and group is None and sub is None:
         labels = stats[factor].filled

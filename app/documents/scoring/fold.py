@@ -21,6 +21,7 @@ from app.documents.scoring.cells import (
     is_placeholder,
     lead_name,
     name_points,
+    points_only,
     points_value,
     stated_points,
     strip_points,
@@ -196,7 +197,8 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                     out.total = value
             continue
         if new_fragment and group_value and group_cell and points is None and out.rows \
-                and len(compact(strip_points(group_value))) <= NAME_TAIL and not (number and compact(number) != compact(
+                and (len(compact(strip_points(group_value))) <= NAME_TAIL or points_only(group_value)) \
+                and not (number and compact(number) != compact(
                     out.rows[-1].number)):
             # the end of the group cell carried over the page break ("商务" + "部分", "…履约能力" + "（9 分）"):
             # the whole row is the previous one's end, so its name and criteria continue too, and the rows
