@@ -866,6 +866,31 @@ def part_cut_pdf(path: Path) -> Expect:
                         ("企业综合实力", 8, "商务"), ("投标报价", 42, "价格")])
 
 
+def name_alone_pdf(path: Path) -> Expect:
+    """Points as ranges in a 分值区间 column; the page breaks inside a row after its name, so the next page
+    opens with the name alone in its cell ("拟派人员能力" | | ) and its range and text in the row below."""
+    c = composer()
+    c.heading("第三章 评审办法")
+    c.text("包1评分规则：")
+    c.space_to(600)
+    widths = [110, 60, 270]
+    draw_grid(c, widths, [
+        ["评分项目", "分值区间", "评分办法"],
+        ["报价得分10分", "0~10", "报价分=评标基准价/投标报价×10。"],
+    ])
+    c.new_page()
+    draw_grid(c, widths, [
+        ["拟派人员能力", "", ""],
+        [None, "0~30", "拟派人员专业对口、经验丰富的得22-30分，一般的得14-22分，欠缺的得0-14分。"],
+        ["管理机构设置", "0~30", _criteria("管理机构设置")],
+        ["风险处理方案", "0~20", _criteria("风险处理方案")],
+        ["投标人业绩", "0~10", "每提供一个类似项目业绩得2分，最多得10分。"],
+    ])
+    c.save(path)
+    return Expect(rows=[("报价得分", 10, "价格"), ("拟派人员能力", 30, "技术"), ("管理机构设置", 30, "技术"),
+                        ("风险处理方案", 20, "技术"), ("投标人业绩", 10, "商务")])
+
+
 PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "product_rows": ("product_rows.pdf", product_rows_pdf),
     "lots_pdf": ("lots.pdf", lots_pdf),
@@ -894,4 +919,5 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "unit_cut": ("unit_cut.pdf", unit_cut_pdf),
     "bracket_cut": ("bracket_cut.pdf", bracket_cut_pdf),
     "part_cut": ("part_cut.pdf", part_cut_pdf),
+    "name_alone": ("name_alone.pdf", name_alone_pdf),
 }

@@ -44,6 +44,7 @@ from app.documents.scoring.rows import (
 from app.documents.text_patterns import clean_cell_text, compact
 
 _LONG_LABEL = 60
+SHORT_LABEL = 20  # characters of a factor's name standing alone at a page's top
 _TOTAL_NAME = re.compile(r"分值构成|总分|满分值|分值分配|权重构成|^综合(?:评分|评审|评价)?(?:总)?得分$|^总得分$")
 
 
@@ -109,6 +110,14 @@ def _row_points(cells: Cells, cols: Columns) -> float | None:
     return None
 
 
+def _new_name(label: str, column: int, cols: Columns, last: ScoringRow) -> bool:
+    """A page-top row holding a short name alone in the names column, after a row whose text ended: the
+    next factor, its points in the rows below it ("拟派人员能力" over "| 0~30 | 备选的…")."""
+    text = compact(label)
+    return column == cols.factor and cols.factor != cols.criteria and len(text) <= SHORT_LABEL \
+        and text[-1] not in "。；;，," and not cut_mid_sentence(last, label)
+
+
 def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     """Factors with items, notes, the total row and the group subtotals of one block."""
     out = Folded()
@@ -132,8 +141,10 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
             continue_criteria(out.rows[-1], clean_cell_text(cells[filled[0]] or ""), g.page)
             continue  # only the criteria cell has text: it continues the previous one
+        named = new_fragment and label is not None and len(filled) == 1 and bool(out.rows) \
+            and not is_group_label(label) and _new_name(label, filled[0], cols, out.rows[-1])
         if new_fragment and label is not None and len(filled) == 1 and out.rows and not is_group_label(label) \
-                and (stated_points(label) is None or cut_mid_sentence(out.rows[-1], label)) \
+                and (stated_points(label) is None or cut_mid_sentence(out.rows[-1], label)) and not named \
                 and not TOTAL_ROW.match(compact(label)) \
                 and not NOTE_START.match(compact(label)) \
                 and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
@@ -141,7 +152,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             # table): the end of the previous row's text, cut by the page break
             continue_criteria(out.rows[-1], clean_cell_text(label), g.page)
             continue
-        if label is not None and (len(filled) == 1 or compact(label) == compact(number or "")):
+        if label is not None and not named and (len(filled) == 1 or compact(label) == compact(number or "")):
             if TOTAL_ROW.match(compact(label)):
                 out.total = total_value(label) if out.total is None else out.total
                 continue
