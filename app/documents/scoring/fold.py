@@ -30,6 +30,7 @@ from app.documents.scoring.columns import Cells, Columns
 from app.documents.scoring.model import ScoringItem, ScoringRow
 from app.documents.scoring.rows import (
     NAME_TAIL,
+    bracket_balance,
     continue_criteria,
     cut_mid_sentence,
     item_name,
@@ -115,7 +116,7 @@ def _new_name(label: str, column: int, cols: Columns, last: ScoringRow) -> bool:
     next factor, its points in the rows below it ("拟派人员能力" over "| 0~30 | 备选的…")."""
     text = compact(label)
     return column == cols.factor and cols.factor != cols.criteria and len(text) <= SHORT_LABEL \
-        and text[-1] not in "。；;，," and not cut_mid_sentence(last, label)
+        and text[-1] not in "。；;，," and bracket_balance(text) == 0 and not cut_mid_sentence(last, label)
 
 
 def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:

@@ -63,9 +63,9 @@ def bracket_balance(text: str) -> int:
     ("进行评价）")."""
     depth = 0
     for ch in text:
-        if ch in "（(":
+        if ch in "（(【[":
             depth += 1
-        elif ch in "）)":
+        elif ch in "）)】]":
             if depth <= 0:
                 return -1
             depth -= 1
