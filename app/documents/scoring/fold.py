@@ -142,10 +142,10 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
             continue_criteria(out.rows[-1], clean_cell_text(cells[filled[0]] or ""), g.page)
             continue  # only the criteria cell has text: it continues the previous one
-        named = new_fragment and label is not None and len(filled) == 1 and bool(out.rows) \
+        lone_name = new_fragment and label is not None and len(filled) == 1 and bool(out.rows) \
             and not is_group_label(label) and _new_name(label, filled[0], cols, out.rows[-1])
         if new_fragment and label is not None and len(filled) == 1 and out.rows and not is_group_label(label) \
-                and (stated_points(label) is None or cut_mid_sentence(out.rows[-1], label)) and not named \
+                and (stated_points(label) is None or cut_mid_sentence(out.rows[-1], label)) and not lone_name \
                 and not TOTAL_ROW.match(compact(label)) \
                 and not NOTE_START.match(compact(label)) \
                 and any(c is not None for j, c in enumerate(cells) if j != filled[0]):
@@ -153,7 +153,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             # table): the end of the previous row's text, cut by the page break
             continue_criteria(out.rows[-1], clean_cell_text(label), g.page)
             continue
-        if label is not None and not named and (len(filled) == 1 or compact(label) == compact(number or "")):
+        if label is not None and not lone_name and (len(filled) == 1 or compact(label) == compact(number or "")):
             if TOTAL_ROW.match(compact(label)):
                 out.total = total_value(label) if out.total is None else out.total
                 continue
