@@ -478,38 +478,51 @@ def header_at_foot_pdf(path: Path) -> Expect:
                         ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
 
 
-def _numbered_scheme(top: float) -> Any:
-    """A composer on the 评标办法 chapter's page whose numbered scheme table starts at ``top``."""
-    c = composer()
-    c.heading("第五章 评标办法")
-    c.text("五、评审内容及标准")
-    c.space_to(top)
-    return c
+_TECH_AND_PRICE: list[list[Cell]] = [  # the numbered scheme's technical and price parts, after its 商务 part
+    ["（二）", "技术部分", ""],
+    ["1、", "【客观分】技术需求符合度：完全满足的得45分，每负偏离一项扣2分。", "45 分"],
+    ["2、", "【主观分】安装调试方案：" + _criteria("安装调试方案"), "10 分"],
+    ["（三）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+]
+_TECH_AND_PRICE_ROWS = [("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")]
 
 
 def cut_text_pdf(path: Path) -> Expect:
     """A row's text cut by the page break: the next page opens with a row of its own cells holding only
     the rest of that text, which is no part label, so the rows after it stay in the part above."""
-    c = _numbered_scheme(520)
-    widths = [50, 330, 60]
-    draw_grid(c, widths, [
+    _two_pages(path, "第五章 评标办法", "五、评审内容及标准", 520, [50, 330, 60], [
         ["序号", "评审内容及标准", "分值"],
         ["（一）", "商务部分", ""],
         ["1、", "【客观分】保修期：全部产品保修期满足招标文件要求的得2分，每延长一年加1分，最高得4分。", "4 分"],
         ["2、", "【主观分】售后服务方案：提供详细的售后服务方案，包括对售后服", "6 分"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
+    ], [
         ["", "务体系、技术支持和服务措施的描述，综合评审。", ""],
         ["3、", "【客观分】销售业绩：每提供一个同类产品销售业绩得1分，最高得5分。", "5 分"],
-        ["（二）", "技术部分", ""],
-        ["1、", "【客观分】技术需求符合度：完全满足的得45分，每负偏离一项扣2分。", "45 分"],
-        ["2、", "【主观分】安装调试方案：" + _criteria("安装调试方案"), "10 分"],
-        ["（三）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+        *_TECH_AND_PRICE,
     ])
+    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("销售业绩", 5, "商务"), *_TECH_AND_PRICE_ROWS])
+
+
+_HEADED = ([30, 90, 270, 50], ["序号", "评审因素", "评审要求（100分）", "分值"])
+
+
+def _two_pages(path: Path, heading: str, intro: str, top: float, widths: list[float],
+               first: list[list[Cell]], second: list[list[Cell]]) -> None:
+    """A 评标办法 page whose table (rows ``first``) starts at ``top`` and goes on with ``second`` on the next page."""
+    c = composer()
+    c.heading(heading)
+    c.text(intro)
+    c.space_to(top)
+    draw_grid(c, widths, first)
+    c.new_page()
+    draw_grid(c, widths, second)
     c.save(path)
-    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("销售业绩", 5, "商务"),
-                        ("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
+
+
+def _headed_pages(path: Path, intro: str, top: float, first: list[list[Cell]], second: list[list[Cell]]) -> None:
+    """:func:`_two_pages` with a 序号/评审因素/评审要求/分值 header repeated on the second page."""
+    widths, head = _HEADED
+    _two_pages(path, "第四章 评标办法", intro, top, widths, [head, *first], [head, *second])
 
 
 def name_cut_pdf(path: Path) -> Expect:
@@ -517,19 +530,9 @@ def name_cut_pdf(path: Path) -> Expect:
     repeated on the next page: "针对本" ends the first page with the first sub-row's text cut
     mid-sentence; the next page opens with an unnumbered row holding "项目的实施方案（30分）" and the
     rest of that text, then the factor's other sub-rows."""
-    c = composer()
-    c.heading("第四章 评标办法")
-    c.text("本项目采用综合评分法，满分100分。")
-    c.space_to(640)
-    widths = [30, 90, 270, 50]
-    head = ["序号", "评审因素", "评审要求（100分）", "分值"]
-    draw_grid(c, widths, [
-        head,
+    _headed_pages(path, "本项目采用综合评分法，满分100分。", 640, [
         ["1", "针对本", "根据投标单位所提供的实施方案，对项目特点、难点的分析", "15分"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
-        head,
+    ], [
         ["", "项目的实施方案（30分）", "是否清晰完整、针对性强进行评审：清晰完整的得15分，较完整的得8分。", ""],
         [None, None, "根据投标单位的应急保障方案进行评审：完善的得5分，一般的得2分。", "5分"],
         [None, None, "根据投标单位的进度计划进行评审：合理可行的得10分，一般的得5分。", "10分"],
@@ -537,7 +540,6 @@ def name_cut_pdf(path: Path) -> Expect:
         ["3", "培训方案（10分）", _criteria("培训方案"), "10分"],
         ["4", "报价（30分）", "价格分=评标基准价/投标报价×30", "30分"],
     ])
-    c.save(path)
     return Expect(rows=[("针对本项目的实施方案", 30, "技术"), ("人员配备", 30, "技术"), ("培训方案", 10, "技术"),
                         ("报价", 30, "价格")])
 
@@ -677,22 +679,17 @@ def tag_cut_pdf(path: Path) -> Expect:
     """Sub-items under a numbered heading row, each cell opening with its scoring-type tag; the page
     breaks right after the last sub-item's tag, so its name and text open the next page in a row of
     their own."""
-    c = _numbered_scheme(560)
-    widths = [50, 330, 60]
-    draw_grid(c, widths, [
+    _two_pages(path, "第五章 评标办法", "五、评审内容及标准", 560, [50, 330, 60], [
         ["序号", "评审内容及标准", "分值"],
         ["（一）", "技术部分", ""],
         ["1、", "【客观分】技术需求符合度：完全满足的得60分，每负偏离一项扣2分。", "60 分"],
         ["2、", "技术服务、技术培训：", ""],
         [None, "【主观分】操作应用培训：" + _criteria("操作应用培训"), "5 分"],
         [None, "【主观分】", "5 分"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
+    ], [
         ["", "维修保养培训：" + _criteria("维修保养培训"), ""],
         ["（二）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
     ])
-    c.save(path)
     return Expect(rows=[("技术需求符合度", 60, "技术"), ("技术服务、技术培训", 10, "技术"), ("价格部分", 30, "价格")],
                   sub_points={"技术服务、技术培训": [5, 5]})
 
@@ -701,26 +698,15 @@ def points_tail_pdf(path: Path) -> Expect:
     """A name cut by the page break after a row that already has its points ("针对本项目服" | 10分); the
     next page, under the repeated header, opens with an unnumbered row holding the name's end with the
     same points ("务人员的培训方案（10分）") and a new numbered paragraph of its criteria."""
-    c = composer()
-    c.heading("第四章 评标办法")
-    c.text("本项目采用综合评分法。")
-    c.space_to(560)
-    widths = [30, 90, 270, 50]
-    head = ["序号", "评审因素", "评审要求（100分）", "分值"]
-    draw_grid(c, widths, [
-        head,
+    _headed_pages(path, "本项目采用综合评分法。", 560, [
         ["1", "服务方案（40分）", _criteria("服务方案"), "40分"],
         ["2", "人员配备（30分）", _criteria("人员配备"), "30分"],
         ["3", "针对本项目服", "对所有项目人员的培训方案综合评审：", "10分"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
-        head,
+    ], [
         ["", "务人员的培训方案（10分）", "1、培训方案内容全面针对性强的，得10分；2、内容较全面的，得7分。", ""],
         ["4", "应急预案（10分）", _criteria("应急预案"), "10分"],
         ["5", "报价（10分）", "价格分=评标基准价/投标报价×10", "10分"],
     ])
-    c.save(path)
     return Expect(rows=[("服务方案", 40, "技术"), ("人员配备", 30, "技术"), ("针对本项目服务人员的培训方案", 10, "技术"),
                         ("应急预案", 10, "技术"), ("报价", 10, "价格")])
 
@@ -763,51 +749,31 @@ def cut_points_text_pdf(path: Path) -> Expect:
     """A name-and-criteria cell cut mid-sentence by the page break right before the points it states
     ("…本项最" + "高得4分"): the next page's row holding only that end is no part label, so the rows
     after it stay in the part above."""
-    c = _numbered_scheme(560)
-    widths = [50, 330, 60]
-    draw_grid(c, widths, [
+    _two_pages(path, "第五章 评标办法", "五、评审内容及标准", 560, [50, 330, 60], [
         ["序号", "评审内容及标准", "分值"],
         ["（一）", "商务部分", ""],
         ["1、", "【客观分】保修期：全部产品保修期满足招标文件要求的得2分，每延长一年加1分。本项最", "4 分"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
+    ], [
         ["", "高得4分", ""],
         ["2、", "【主观分】售后服务方案：" + _criteria("售后服务方案"), "6 分"],
         ["3、", "【客观分】销售业绩：每提供一个同类产品销售业绩得1分，最高得5分。", "5 分"],
-        ["（二）", "技术部分", ""],
-        ["1、", "【客观分】技术需求符合度：完全满足的得45分，每负偏离一项扣2分。", "45 分"],
-        ["2、", "【主观分】安装调试方案：" + _criteria("安装调试方案"), "10 分"],
-        ["（三）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+        *_TECH_AND_PRICE,
     ])
-    c.save(path)
-    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("销售业绩", 5, "商务"),
-                        ("技术需求符合度", 45, "技术"), ("安装调试方案", 10, "技术"), ("价格部分", 30, "价格")])
+    return Expect(rows=[("保修期", 4, "商务"), ("售后服务方案", 6, "商务"), ("销售业绩", 5, "商务"), *_TECH_AND_PRICE_ROWS])
 
 
 def unit_cut_pdf(path: Path) -> Expect:
     """A merged name cell cut mid-word ("人员配备、专业素" + "养（30分）") where the sub-row's text is cut
     between a number and its unit ("…得10" + "分；2、…"), under a header repeated on the next page."""
-    c = composer()
-    c.heading("第四章 评标办法")
-    c.text("本项目采用综合评分法，满分100分。")
-    c.space_to(600)
-    widths = [30, 90, 270, 50]
-    head = ["序号", "评审因素", "评审要求（100分）", "分值"]
-    draw_grid(c, widths, [
-        head,
+    _headed_pages(path, "本项目采用综合评分法，满分100分。", 600, [
         ["1", "服务方案（40分）", _criteria("服务方案"), "40分"],
         ["2", "人员配备、专业素", "根据项目负责人的工作经验综合评审：1、经验丰富的，得10", "10分"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
-        head,
+    ], [
         ["", "养（30分）", "分；2、经验一般的，得5分。", ""],
         [None, None, "对驾驶员的配备情况进行评分：证照齐全的得10分，不全的得5分。", "10分"],
         [None, None, "根据其他辅助服务人员的配备综合评审：合理的得10分，一般的得5分。", "10分"],
         ["3", "报价（30分）", "价格分=评标基准价/投标报价×30", "30分"],
     ])
-    c.save(path)
     return Expect(rows=[("服务方案", 40, "技术"), ("人员配备、专业素养", 30, "技术"), ("报价", 30, "价格")],
                   sub_points={"人员配备、专业素养": [10, 10, 10]})
 
@@ -844,24 +810,17 @@ def bracket_cut_pdf(path: Path) -> Expect:
 def part_cut_pdf(path: Path) -> Expect:
     """A part cell and a factor cell both cut by the page break ("技术分" + "(50分)", "产品技术参数" +
     "满足度"), with the factor's text cut between a number and its unit ("满分32" + "分：…")."""
-    c = composer()
-    c.heading("第三章 评标办法")
-    c.text("详细评审：评委独立打分，综合评分得分=技术评审得分+商务评审得分。")
-    c.space_to(640)
-    widths = [60, 80, 40, 260]
-    draw_grid(c, widths, [
-        ["评分因素", "项目", "分值", "评分标准"],
-        ["技术分", "产品技术参数", "32", "对产品功能参数要求的响应程度进行评分，满分32"],
-    ])
-    c.new_page()
-    draw_grid(c, widths, [
-        ["(50分)", "满足度", "", "分：全部满足的得32分，每负偏离一项扣2分。"],
-        [None, "实施方案", "10", _criteria("实施方案")],
-        [None, "培训方案", "8", _criteria("培训方案")],
-        ["商务分(50分)", "企业综合实力", "8", "具有质量管理体系认证的得4分，具有信息安全管理体系认证的得4分。"],
-        [None, "投标报价", "42", "价格分=评标基准价/投标报价×42"],
-    ])
-    c.save(path)
+    _two_pages(path, "第三章 评标办法", "详细评审：评委独立打分，综合评分得分=技术评审得分+商务评审得分。", 640,
+               [60, 80, 40, 260], [
+                   ["评分因素", "项目", "分值", "评分标准"],
+                   ["技术分", "产品技术参数", "32", "对产品功能参数要求的响应程度进行评分，满分32"],
+               ], [
+                   ["(50分)", "满足度", "", "分：全部满足的得32分，每负偏离一项扣2分。"],
+                   [None, "实施方案", "10", _criteria("实施方案")],
+                   [None, "培训方案", "8", _criteria("培训方案")],
+                   ["商务分(50分)", "企业综合实力", "8", "具有质量管理体系认证的得4分，具有信息安全管理体系认证的得4分。"],
+                   [None, "投标报价", "42", "价格分=评标基准价/投标报价×42"],
+               ])
     return Expect(rows=[("产品技术参数满足度", 32, "技术"), ("实施方案", 10, "技术"), ("培训方案", 8, "技术"),
                         ("企业综合实力", 8, "商务"), ("投标报价", 42, "价格")])
 
