@@ -267,10 +267,10 @@ def _tables_on_page(page: PdfPage, number: int, first_id: int,
 
 def same_grid(prev: Table, table: Table) -> bool:
     """``table`` may continue ``prev``: the same outer edges, and the columns of one among the other's
-    (a page without a sub-factor column lacks one edge); True when either has no edges. The later
-    one piece may also lack outer columns whose merged cells (a part spanning its rows, a frame around
-    the table) carry on over the page break without a rule across them: its outer edges are two of the
-    other's edges, three columns or more apart."""
+    (a page without a sub-factor column lacks one edge); True when either has no edges. Either piece
+    may also lack outer columns whose merged cells (a part spanning its rows, a frame around the table)
+    carry on over the page break without a rule across them: its outer edges are two of the other's
+    edges, three columns or more apart."""
     a, b = prev.col_x, table.col_x
     if len(a) < 2 or len(b) < 2:
         return True
