@@ -10,6 +10,7 @@ a form table, the lowest-price method and a template without points.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,6 +154,36 @@ def nameless_subrows_docx(path: Path) -> Expect:
     return Expect(rows=[("项目实施方案", 20, "技术"), ("人员配置", 15, "技术"), ("售后服务", 15, "技术"),
                         ("履约能力", 20, "商务"), ("价格", 30, "价格")],
                   sub_points={"项目实施方案": [8, 7, 5], "人员配置": [6, 9]})
+
+
+def merge_cut_docx(path: Path) -> Expect:
+    """A factor merged over sub-rows, its table cut into two Word tables inside the merge: the lower
+    table's first rows continue a vertical merge that starts in the table above (no header repeated)."""
+    from docx.oxml.ns import qn
+
+    d = _doc("第三章 评审方法", "评审因素及标准（满分100分）")
+    _table(d, [["序号", "评审因素", "评审标准", "分值"],
+               ["1", "服务实施方案", _criteria("服务实施方案"), "25"],
+               ["2", "人员配置", "1.项目负责人具有高级职称的得6分。", "6"],
+               ["", "", "2.技术人员持证上岗的得9分。", "9"],
+               ["", "", "3.人员稳定措施得当的得5分。", "5"],
+               ["3", "同类业绩", "近三年每个同类项目得5分，最高15分。", "15"],
+               ["4", "投标报价", "最低报价得满分。", "40"]],
+           merges=((0, 2, 4), (1, 2, 4)))
+    upper = d.tables[0]._tbl
+    lower = copy.deepcopy(upper)
+    for tr in lower.findall(qn("w:tr")):
+        lower.remove(tr)
+    for tr in upper.findall(qn("w:tr"))[3:]:  # cut after the merge's first sub-row
+        upper.remove(tr)
+        lower.append(tr)
+    gap = upper.makeelement(qn("w:p"), {})
+    upper.addnext(gap)
+    gap.addnext(lower)
+    d.save(str(path))
+    return Expect(rows=[("服务实施方案", 25, "技术"), ("人员配置", 20, "技术"), ("同类业绩", 15, "商务"),
+                        ("投标报价", 40, "价格")],
+                  sub_points={"人员配置": [6, 9, 5]})
 
 
 def decoys_docx(path: Path) -> Expect:
@@ -360,6 +391,7 @@ FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "subtotal_rows": ("subtotal_rows.docx", subtotal_rows_docx),
     "nameless_subrows": ("nameless_subrows.docx", nameless_subrows_docx),
     "decoys": ("decoys.docx", decoys_docx),
+    "merge_cut": ("merge_cut.docx", merge_cut_docx),
     "paragraphs": ("paragraphs.docx", paragraph_docx),
     "crossing": ("crossing.pdf", crossing_pdf),
     "form_block": ("form_block.docx", form_block_docx),

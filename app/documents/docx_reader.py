@@ -16,6 +16,7 @@ from typing import Any
 
 from docx import Document
 from docx.table import Table as DocxTable
+from docx.table import _Cell
 from docx.text.paragraph import Paragraph
 
 from app.core.input_limits import LIMITS
@@ -83,8 +84,12 @@ def _table_rows(table: DocxTable) -> list[list[str | None]]:
     for row in table.rows:
         try:
             cells = list(row.cells)
-        except (IndexError, ValueError):  # malformed grid: fall back to the cells present
-            cells = []
+        except (IndexError, ValueError):  # a merge python-docx cannot resolve: read the row's own cells
+            own, own_tcs = _own_cells(table, row)
+            keep.append(own_tcs)
+            rows.append(own)
+            above = own_tcs
+            continue
         tcs = [c._tc for c in cells]
         keep.append(tcs)
         out: list[str | None] = []
@@ -96,6 +101,20 @@ def _table_rows(table: DocxTable) -> list[list[str | None]]:
         rows.append(out)
         above = tcs
     return rows
+
+
+def _own_cells(table: DocxTable, row: Any) -> tuple[list[str | None], list[Any]]:
+    """A row read from its own ``<w:tc>`` elements: a cell spanning columns once, then None; a cell that
+    continues a vertical merge None (python-docx refuses a row whose merge starts above the table's top:
+    a table that a conversion or the writer cut inside a merged cell, its upper part in the table before)."""
+    out: list[str | None] = []
+    tcs: list[Any] = []
+    for tc in row._tr.tc_lst:
+        span = max(1, int(tc.grid_span or 1))
+        out.append(None if tc.vMerge == "continue" else _Cell(tc, table).text.strip())
+        out.extend([None] * (span - 1))
+        tcs.extend([tc] * span)
+    return out, tcs
 
 
 def _render_table(rows: list[list[str | None]]) -> str:
