@@ -694,6 +694,24 @@ def tag_cut_pdf(path: Path) -> Expect:
                   sub_points={"技术服务、技术培训": [5, 5]})
 
 
+def tag_cut_first_pdf(path: Path) -> Expect:
+    """The same heading row, but the break comes right after its first sub-item's tag and points, so the
+    one item the row holds at the break is named by the text the next page opens with."""
+    _two_pages(path, "第五章 评标办法", "五、评审内容及标准", 560, [50, 330, 60], [
+        ["序号", "评审内容及标准", "分值"],
+        ["（一）", "技术部分", ""],
+        ["1、", "【客观分】技术需求符合度：完全满足的得60分，每负偏离一项扣2分。", "60 分"],
+        ["2、", "技术服务、技术培训：", ""],
+        [None, "【主观分】", "4 分"],
+    ], [
+        ["", "操作应用培训：" + _criteria("操作应用培训"), ""],
+        ["", "【主观分】维修保养培训：" + _criteria("维修保养培训"), "6 分"],
+        ["（二）", "价格部分：价格分=评标基准价/投标报价×30", "30 分"],
+    ])
+    return Expect(rows=[("技术需求符合度", 60, "技术"), ("技术服务、技术培训", 10, "技术"), ("价格部分", 30, "价格")],
+                  sub_points={"技术服务、技术培训": [4, 6]})
+
+
 def points_tail_pdf(path: Path) -> Expect:
     """A name cut by the page break after a row that already has its points ("针对本项目服" | 10分); the
     next page, under the repeated header, opens with an unnumbered row holding the name's end with the
@@ -872,6 +890,7 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "points_cut": ("points_cut.pdf", points_cut_pdf),
     "landscape_title": ("landscape_title.pdf", landscape_title_pdf),
     "tag_cut": ("tag_cut.pdf", tag_cut_pdf),
+    "tag_cut_first": ("tag_cut_first.pdf", tag_cut_first_pdf),
     "points_tail": ("points_tail.pdf", points_tail_pdf),
     "framed": ("framed.pdf", framed_pdf),
     "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),

@@ -44,6 +44,8 @@ def test_pattern_is_read_right(name: str, tmp_path: Path) -> None:
         assert [i.name for i in result.rows[0].items] == ["总体部署", "进度计划", "质量保证"]
     if name == "tag_cut":  # the sub-item cut after its tag is named by what the next page holds
         assert [i.name for i in result.rows[1].items] == ["操作应用培训", "维修保养培训"]
+    if name == "tag_cut_first":  # the row's one item at the break, named from the next page too
+        assert [i.name for i in result.rows[1].items] == ["操作应用培训", "维修保养培训"]
 
 
 @pytest.mark.parametrize(("cell", "points"), [

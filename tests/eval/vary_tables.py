@@ -15,7 +15,10 @@ The labels stay right because no name, point or row changes:
   word-processor templates type them;
 - ``split``: each scoring table cut in two Word tables at its middle row, a paragraph between (what a
   PDF-to-Word conversion makes of a page break; merged cells carry on empty in the second piece);
-- ``split-header``: the same with the header row repeated at the top of the second piece.
+- ``split-header``: the same with the header row repeated at the top of the second piece;
+- ``scale``: the labelled PDF tenders (not the DOCX) with every page drawn ``--factor`` times its size
+  (0.86: an A4 document printed to B5; 1.06: to Letter's width), the same text and rules at other
+  coordinates, so no tolerance in points holds by luck of one page size.
 
 A table whose merged cells straddle the two columns of ``swap``, or that has both a 分值 and a 权重
 column (which one holds the row points is the table's own business), is left as it is (and counted).
@@ -134,6 +137,13 @@ def _vary_table(tbl: Any, layout: Layout, kind: str, header: bool, turn: int, co
         if any(_straddles(tr, a, b) for tr in rows) or layout.weights:
             counts["left"] += 1
             return
+        grid = tbl.find(qn("w:tblGrid"))
+        cols = grid.findall(qn("w:gridCol")) if grid is not None else []
+        if max(a, b) < len(cols):  # the columns' widths change places with them
+            wa, wb = cols[a].get(qn("w:w")), cols[b].get(qn("w:w"))
+            if wa is not None and wb is not None:
+                cols[a].set(qn("w:w"), wb)
+                cols[b].set(qn("w:w"), wa)
         for tr in rows:
             ta, tb = _cell_at(tr, a), _cell_at(tr, b)
             if ta is None or tb is None:
@@ -212,12 +222,26 @@ def vary(path: Path, out: Path, kind: str) -> dict[str, int]:
     return counts
 
 
+def scale_pdf(path: Path, out: Path, factor: float) -> None:
+    """Every page of ``path`` drawn ``factor`` times its size into ``out`` (text and rules kept)."""
+    import pymupdf
+
+    src = pymupdf.open(str(path))
+    dst = pymupdf.open()
+    for page in src:
+        new = dst.new_page(width=page.rect.width * factor, height=page.rect.height * factor)
+        new.show_pdf_page(new.rect, src, page.number)
+    dst.save(str(out), garbage=3, deflate=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     ap.add_argument("src", type=Path, help="folder with the labelled tenders and labels.json")
     ap.add_argument("dst", type=Path, help="folder to write the varied copies into")
-    ap.add_argument("--kind", required=True, choices=["headers", "swap", "units", "fullwidth", "split", "split-header"])
+    ap.add_argument("--kind", required=True,
+                    choices=["headers", "swap", "units", "fullwidth", "split", "split-header", "scale"])
+    ap.add_argument("--factor", type=float, default=0.86, help="page size factor of --kind scale")
     args = ap.parse_args(argv)
     args.dst.mkdir(parents=True, exist_ok=True)
     if (args.src / "README.md").is_file():
@@ -226,6 +250,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.kind.startswith("split"):  # the tables are numbered anew: a label's table numbers no longer hold
         labels = {name: {k: v for k, v in label.items() if k != "location"} for name, label in labels.items()}
     (args.dst / "labels.json").write_text(json.dumps(labels, ensure_ascii=False, indent=1), encoding="utf-8")
+    if args.kind == "scale":
+        for path in sorted(args.src.glob("*.pdf")):
+            if path.name in labels:
+                scale_pdf(path, args.dst / path.name, args.factor)
+                print(f"{path.name}: scaled {args.factor:g}")
+        return 0
     for path in sorted(args.src.glob("*.docx")):
         counts = vary(path, args.dst / path.name, args.kind)
         print(f"{path.name}: " + ", ".join(f"{k} {v}" for k, v in counts.items() if v))

@@ -131,7 +131,7 @@ def continue_criteria(row: ScoringRow, text: str, page: int) -> None:
     if page not in row.pages:
         row.pages.append(page)
     item = row.items[-1]
-    if len(row.items) > 1 and not item.name and not untagged(item.criteria):
+    if not item.name and not untagged(item.criteria):
         item.name = item_name(text)
     item.criteria = (item.criteria + "\n" + text).strip() if item.criteria else text
 
