@@ -186,6 +186,29 @@ def merge_cut_docx(path: Path) -> Expect:
                   sub_points={"人员配置": [6, 9, 5]})
 
 
+def part_headings_docx(path: Path) -> Expect:
+    """Part rows across the table (商务部分, 技术部分) with unnumbered headings inside them ("售后服务：")
+    over point rows named in the criteria: the rows under a heading belong to the part above it."""
+    d = _doc("第四章 评标办法", "评分细则（满分100分）")
+    _table(d, [["评审内容及标准", "分值"],
+               ["商务部分", ""],
+               ["质保期限：质保期满足要求的得2分，每延长一年加1分，最高4分。", "4分"],
+               ["售后服务：", ""],
+               ["服务方案：" + _criteria("售后服务方案"), "6分"],
+               ["备件储备：" + _criteria("备品备件储备"), "5分"],
+               ["技术部分", ""],
+               ["参数响应：完全满足的得35分，每负偏离一项扣2分。", "35分"],
+               ["培训安排：", ""],
+               ["操作培训：" + _criteria("操作培训"), "10分"],
+               ["维修培训：" + _criteria("维修培训"), "10分"],
+               ["价格部分：价格分=评标基准价/投标报价×30", "30分"]],
+           spans=((1, 0, 1), (3, 0, 1), (6, 0, 1), (8, 0, 1)))
+    d.save(str(path))
+    return Expect(rows=[("质保期限", 4, "商务"), ("服务方案", 6, "商务"), ("备件储备", 5, "商务"),
+                        ("参数响应", 35, "技术"), ("操作培训", 10, "技术"), ("维修培训", 10, "技术"),
+                        ("价格部分", 30, "价格")])
+
+
 def decoys_docx(path: Path) -> Expect:
     """Look-alikes before and after the scoring table: 考核细则, 符合性审查, 响应索引, 自评表."""
     d = _doc("第二章 服务需求", "服务质量月度考核细则")
@@ -392,6 +415,7 @@ FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "nameless_subrows": ("nameless_subrows.docx", nameless_subrows_docx),
     "decoys": ("decoys.docx", decoys_docx),
     "merge_cut": ("merge_cut.docx", merge_cut_docx),
+    "part_headings": ("part_headings.docx", part_headings_docx),
     "paragraphs": ("paragraphs.docx", paragraph_docx),
     "crossing": ("crossing.pdf", crossing_pdf),
     "form_block": ("form_block.docx", form_block_docx),

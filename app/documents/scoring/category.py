@@ -90,7 +90,7 @@ def _remaining_part(labels: list[str]) -> str:
 
 def assign_categories(tables: list[ScoringTable], *, technical_by_weight: bool = False) -> None:
     """Set ``category``/``category_source`` on every row of ``tables`` (one scheme, in place)."""
-    labels = [r.group for t in tables for r in t.rows if r.group]
+    labels = [g for t in tables for r in t.rows for g in (r.group, r.part) if g]
     grouped = any(explicit_category(g) == ScoreCategory.TECHNICAL for g in labels)
     remaining = _remaining_part(labels) if grouped else ""
     cats = [table_category(t) for t in tables]
@@ -111,6 +111,8 @@ def _row_category(row: ScoringRow, table_cat: ScoreCategory | None, grouped: boo
                   technical_table: bool, remaining: str = "") -> tuple[ScoreCategory, CategorySource]:
     default, source = default_category(row.factor, row.criteria)
     group_cat = group_category(row.group, grouped, remaining)
+    if group_cat is None and row.part:  # a heading inside a part: the part speaks for its rows
+        group_cat = group_category(row.part, grouped, remaining)
     if default == ScoreCategory.PRICE:
         return default, ("column" if row.category_label else "group") if group_cat == default else source
     if group_cat is not None and table_cat is not None and group_cat != ScoreCategory.PRICE \

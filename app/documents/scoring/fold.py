@@ -12,9 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from app.documents.scoring.category import part_like
 from app.documents.scoring.cells import (
     NOTE_START,
     TOTAL_ROW,
+    explicit_category,
+    is_commercial_label,
     is_empty,
     is_group_label,
     is_part_number,
@@ -122,7 +125,7 @@ def _new_name(label: str, column: int, cols: Columns, last: ScoringRow) -> bool:
 def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     """Factors with items, notes, the total row and the group subtotals of one block."""
     out = Folded()
-    group = ""
+    group = part = within = ""
     group_cell: str | None = None
     prev_table: str | None = None
     parent: ScoringRow | None = None  # a numbered heading row ("2、售后服务响应情况：") over point rows
@@ -163,6 +166,10 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                 else:
                     out.notes.append(clean_cell_text(label))
                 continue
+            # a heading over some rows inside a part ("售后服务响应情况：" under "商务部分") keeps the part
+            within = part if part and explicit_category(label) is None and not is_commercial_label(label) \
+                and not part_like(label) else ""
+            part = within or label
             group = label
             group_cell = None
             short = len(compact(label)) <= 30 and not re.search(r"[；;。]", label)
@@ -193,6 +200,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         head = clean_cell_text((factor or "").strip().split("\n")[0]) if number and is_part_number(number) else ""
         if head and is_group_label(head):  # "（一） | 商务部分 |": a numbered part spanning the rows below it
             group, group_cell, parent = f"{clean_cell_text(number or '')} {head}", None, None
+            part, within = group, ""
             if points is None and len(filled) == 2:
                 continue
         if any(TOTAL_ROW.match(compact(c or "")) or _TOTAL_NAME.search(compact(c or ""))
@@ -234,6 +242,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         if group_value:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
             group = group_cell
+            part = within = ""
             pts = name_points(group_cell) or stated_points(group_cell)
             if pts is None and cols.subtotal is not None:
                 pts = points_value(_cell(cells, cols.subtotal))
@@ -292,6 +301,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             number=clean_cell_text(number or "", keep_breaks=False) or (last.number if last and number is None else ""),
             category_label=group_cell or "",
             group=group,
+            part=within if within != group else "",
             factor=strip_points(raw),
             factor_raw=raw,
             stated_points=stated,

@@ -49,6 +49,7 @@ class ScoringRow(BaseModel):
     category_source: CategorySource = "none"
     category_label: str = ""
     group: str = ""  # the group/subtotal label the row sits under ("技术部分（81分）")
+    part: str = ""  # the part label above a group that is only a heading inside it ("商务部分" over "售后服务：")
     factor: str
     factor_raw: str = ""
     points: float | None = None
