@@ -525,6 +525,28 @@ def _headed_pages(path: Path, intro: str, top: float, first: list[list[Cell]], s
     _two_pages(path, "第四章 评标办法", intro, top, widths, [head, *first], [head, *second])
 
 
+def cut_gap_pdf(path: Path) -> Expect:
+    """One table printed as two pieces on one page, a blank line between them and nothing written
+    there (a table cut in two Word tables, then printed): the lower piece opens with the rest of a
+    factor merged over sub-rows, its name cell empty, and no header."""
+    widths, head = _HEADED
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分100分。")
+    draw_grid(c, widths, [head,
+                          ["1", "实施方案", _criteria("实施方案"), "25分"],
+                          ["2", "人员配备（30分）", "项目负责人具有高级职称的得10分。", "10分"]])
+    c.y += 16
+    draw_grid(c, widths, [["", "", "技术人员持证上岗的得10分。", "10分"],
+                          ["", "", "人员稳定措施得当的得10分。", "10分"],
+                          ["3", "类似业绩", "近三年每个同类项目得3分，最多得15分。", "15分"],
+                          ["4", "报价", "价格分=评标基准价/投标报价×30", "30分"]])
+    c.save(path)
+    return Expect(rows=[("实施方案", 25, "技术"), ("人员配备", 30, "技术"), ("类似业绩", 15, "商务"),
+                        ("报价", 30, "价格")],
+                  sub_points={"人员配备": [10, 10, 10]})
+
+
 def name_cut_pdf(path: Path) -> Expect:
     """A merged name cell with its points in the name cut mid-word by the page break, under a header
     repeated on the next page: "针对本" ends the first page with the first sub-row's text cut
@@ -891,6 +913,7 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "landscape_title": ("landscape_title.pdf", landscape_title_pdf),
     "tag_cut": ("tag_cut.pdf", tag_cut_pdf),
     "tag_cut_first": ("tag_cut_first.pdf", tag_cut_first_pdf),
+    "cut_gap": ("cut_gap.pdf", cut_gap_pdf),
     "points_tail": ("points_tail.pdf", points_tail_pdf),
     "framed": ("framed.pdf", framed_pdf),
     "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),

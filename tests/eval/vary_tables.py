@@ -13,6 +13,7 @@ The labels stay right because no name, point or row changes:
   分 print the bare number;
 - ``fullwidth``: the digits of the points column in full-width forms ("１０"), as some
   word-processor templates type them;
+- ``no-number``: the 序号 column taken out (a merged cell across it loses that column);
 - ``split``: each scoring table cut in two Word tables at its middle row, a paragraph between (what a
   PDF-to-Word conversion makes of a page break; merged cells carry on empty in the second piece);
 - ``split-header``: the same with the header row repeated at the top of the second piece;
@@ -90,6 +91,8 @@ def _layout(tbl: Any) -> Layout | None:
             if span != 1:
                 continue
             t = _text(tc)
+            if "number" not in cols and t in ("序号", "编号", "条款号"):
+                cols["number"] = col
             for kind, rx in (("factor", _FACTOR), ("points", _POINTS), ("criteria", _CRITERIA)):
                 if kind not in cols and rx.match(t):
                     cols[kind] = col
@@ -153,6 +156,20 @@ def _vary_table(tbl: Any, layout: Layout, kind: str, header: bool, turn: int, co
             tr.replace(tb, ta)
             tr.replace(marker, tb)
             counts["rows swapped"] += 1
+    elif kind == "no-number" and "number" in layout.columns:
+        col = layout.columns["number"]
+        for tr in rows:
+            for first, span, tc in _grid(tr):
+                if first <= col < first + span:
+                    if span == 1:
+                        tr.remove(tc)
+                    else:
+                        tc.find(f"{qn('w:tcPr')}/{qn('w:gridSpan')}").set(qn("w:val"), str(span - 1))
+                    break
+        grid = tbl.find(qn("w:tblGrid"))
+        if grid is not None and col < len(grid.findall(qn("w:gridCol"))):
+            grid.remove(grid.findall(qn("w:gridCol"))[col])
+        counts["cells"] += 1
     elif kind in ("units", "fullwidth"):
         col = layout.columns["points"]
         for tr in body:
@@ -240,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("src", type=Path, help="folder with the labelled tenders and labels.json")
     ap.add_argument("dst", type=Path, help="folder to write the varied copies into")
     ap.add_argument("--kind", required=True,
-                    choices=["headers", "swap", "units", "fullwidth", "split", "split-header", "scale"])
+                    choices=["headers", "swap", "units", "fullwidth", "no-number", "split", "split-header", "scale"])
     ap.add_argument("--factor", type=float, default=0.86, help="page size factor of --kind scale")
     args = ap.parse_args(argv)
     args.dst.mkdir(parents=True, exist_ok=True)

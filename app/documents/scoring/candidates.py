@@ -35,6 +35,7 @@ from app.documents.scoring.model import ScoringTable
 from app.documents.text_patterns import PAGE_FURNITURE, compact, furniture_only
 
 _MAX_BLANK_PAGES = 2  # pages with nothing but their number a table may run over
+_MAX_CUT_GAP = 36.0  # points between two pieces of one table on one page (two blank lines at most)
 _WHOLE_TABLE = re.compile(r"满分|总分|合计|共计|共\d")
 MAX_RUN_ROWS = 600  # grid rows read per run of joined tables (a scoring table has tens)
 _MAX_GAP_ROWS = 2  # named rows without points allowed inside one block
@@ -67,13 +68,29 @@ def _next_page(doc: TenderDocument, prev: Table, table: Table) -> bool:
         and all(furniture_only(doc.page(n).text, (doc.page(n - 1).text, doc.page(n + 1).text)) for n in gap)
 
 
+def _right_below(doc: TenderDocument, prev: Table, table: Table) -> bool:
+    """``table`` starts on ``prev``'s page just under it (a blank line or two) with no text between
+    them: one table a writer or a conversion cut in two Word tables, printed to PDF."""
+    if prev.bbox is None or table.bbox is None or table.page != prev.page or not prev.col_x or not table.col_x:
+        return False
+    top, bottom = prev.bbox[3], table.bbox[1]
+    if not 0 <= bottom - top <= _MAX_CUT_GAP:
+        return False
+    return not any(b.bbox is not None and b.text.strip() and top - 1 < (b.bbox[1] + b.bbox[3]) / 2 < bottom + 1
+                   and b.bbox[0] < table.bbox[2] and b.bbox[2] > table.bbox[0]
+                   for b in doc.page(table.page).blocks if b.kind != "table")
+
+
 def _continues(prev: Table, table: Table, doc: TenderDocument) -> bool:
-    """True when ``table`` continues ``prev`` (next PDF page, or DOCX with nothing between)."""
+    """True when ``table`` continues ``prev`` (next PDF page, right below it on the same page with
+    nothing between, or DOCX with nothing between)."""
     if prev.col_x and table.col_x:  # PDF: a page whose piece lacks a sub-column has fewer columns
         if not same_grid(prev, table):
             return False
     elif abs(prev.col_count - table.col_count) > 1:
         return False
+    if _right_below(doc, prev, table):
+        return True
     if doc.kind == "pdf" or (prev.bbox is not None and table.bbox is not None):
         if not (prev.ends_page and _next_page(doc, prev, table)):
             return False
