@@ -209,6 +209,20 @@ def part_headings_docx(path: Path) -> Expect:
                         ("价格部分", 30, "价格")])
 
 
+def cn_numbers_docx(path: Path) -> Expect:
+    """Factors counted in Chinese numerals, the first of them the price ("一 | 报价 | 30"): a numeral
+    that numbers parts elsewhere numbers siblings here, so the price opens no part over the rest."""
+    d = _doc("第三章 评审办法", "综合评分明细（满分100分）")
+    _table(d, [["序号", "评审因素", "分值", "评分标准"],
+               ["一", "报价", "30", "满足要求的最低报价为基准价，价格分=基准价/投标报价×30。"],
+               ["二", "服务方案", "40", _criteria("服务方案")],
+               ["三", "应急保障措施", "18", _criteria("应急保障措施")],
+               ["四", "履约经验", "12", "近三年每个同类项目得3分，最多得12分。"]])
+    d.save(str(path))
+    return Expect(rows=[("报价", 30, "价格"), ("服务方案", 40, "技术"), ("应急保障措施", 18, "技术"),
+                        ("履约经验", 12, "商务")])
+
+
 def decoys_docx(path: Path) -> Expect:
     """Look-alikes before and after the scoring table: 考核细则, 符合性审查, 响应索引, 自评表."""
     d = _doc("第二章 服务需求", "服务质量月度考核细则")
@@ -416,6 +430,7 @@ FIXTURES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "decoys": ("decoys.docx", decoys_docx),
     "merge_cut": ("merge_cut.docx", merge_cut_docx),
     "part_headings": ("part_headings.docx", part_headings_docx),
+    "cn_numbers": ("cn_numbers.docx", cn_numbers_docx),
     "paragraphs": ("paragraphs.docx", paragraph_docx),
     "crossing": ("crossing.pdf", crossing_pdf),
     "form_block": ("form_block.docx", form_block_docx),

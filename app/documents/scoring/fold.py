@@ -122,10 +122,16 @@ def _new_name(label: str, column: int, cols: Columns, last: ScoringRow) -> bool:
         and text[-1] not in "。；;，," and bracket_balance(text) == 0 and not cut_mid_sentence(last, label)
 
 
+def _bracketed(number: str | None) -> bool:
+    """A part number in brackets ("（一）") rather than bare ("一、")."""
+    return compact(number or "").startswith(("（", "("))
+
+
 def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     """Factors with items, notes, the total row and the group subtotals of one block."""
     out = Folded()
     group = part = within = ""
+    part_style: bool | None = None  # whether the open numbered part's number is bracketed ("（一）")
     group_cell: str | None = None
     prev_table: str | None = None
     parent: ScoringRow | None = None  # a numbered heading row ("2、售后服务响应情况：") over point rows
@@ -170,7 +176,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             within = part if part and explicit_category(label) is None and not is_commercial_label(label) \
                 and not part_like(label) else ""
             part = within or label
-            group = label
+            group, part_style = label, None
             group_cell = None
             short = len(compact(label)) <= 30 and not re.search(r"[；;。]", label)
             pts = stated_points(label) if short else None
@@ -200,9 +206,12 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         head = clean_cell_text((factor or "").strip().split("\n")[0]) if number and is_part_number(number) else ""
         if head and is_group_label(head):  # "（一） | 商务部分 |": a numbered part spanning the rows below it
             group, group_cell, parent = f"{clean_cell_text(number or '')} {head}", None, None
-            part, within = group, ""
+            part, within, part_style = group, "", _bracketed(number)
             if points is None and len(filled) == 2:
                 continue
+        elif head and part_style is not None and _bracketed(number) == part_style:
+            group = part = within = ""  # "二 | 服务方案 | 42" after "一 | 报价 | 30": a sibling, so no part was open
+            part_style = None
         if any(TOTAL_ROW.match(compact(c or "")) or _TOTAL_NAME.search(compact(c or ""))
                for c in (number, group_value)) or any(TOTAL_ROW.match(compact(c or "")) for c in (factor,)) or (
                 factor and _TOTAL_NAME.search(compact(factor))):
@@ -243,6 +252,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
             group = group_cell
             part = within = ""
+            part_style = None
             pts = name_points(group_cell) or stated_points(group_cell)
             if pts is None and cols.subtotal is not None:
                 pts = points_value(_cell(cells, cols.subtotal))
