@@ -39,12 +39,13 @@ def _runs(page: Any, x: float, y: float, text: str, size: float, fill: tuple[flo
 
 
 def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float = 9.0,
-              fill: tuple[float, float, float] = WHITE) -> None:
+              fill: tuple[float, float, float] = WHITE, sides: bool = True) -> None:
     """Rows drawn without gaps at the composer's cursor, each cell's text over boxes of ``fill``
     (white: invisible text backgrounds; a colour: highlighted text).
 
     A row of one cell spans the whole width (a label row); ``None`` leaves the cell open to the
-    one above (a merged name cell); text wraps a character per ``size`` points.
+    one above (a merged name cell); text wraps a character per ``size`` points. ``sides=False``
+    leaves out the table's outer vertical rules (a table drawn without side borders).
     """
     pad = 3.0
     total = sum(widths)
@@ -56,8 +57,10 @@ def draw_grid(c: Any, widths: list[float], rows: list[list[Cell]], size: float =
         x = c.margin
         for cell, lines, w in zip(texts, wraps, cols, strict=True):
             top = c.y
-            c.page.draw_line((x, top), (x, top + height), width=0.6)
-            c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
+            if sides or x > c.margin:
+                c.page.draw_line((x, top), (x, top + height), width=0.6)
+            if sides or x + w < c.margin + total - 0.5:
+                c.page.draw_line((x + w, top), (x + w, top + height), width=0.6)
             if cell is not None:  # a merged cell has no rule between it and the one above
                 c.page.draw_line((x, top), (x + w, top), width=0.6)
             for k, line in enumerate(lines):
@@ -547,6 +550,24 @@ def cut_gap_pdf(path: Path) -> Expect:
                   sub_points={"人员配备": [10, 10, 10]})
 
 
+def open_sides_pdf(path: Path) -> Expect:
+    """A table ruled across its rows but drawn without its outer vertical rules: the names stand in
+    the first column and the notes in the last, both outside the inner rules."""
+    c = composer()
+    c.heading("第四章 评标办法")
+    c.text("本项目采用综合评分法，满分100分，评分标准见下表。")
+    draw_grid(c, [90, 260, 50, 50], [
+        ["评审项目", "评审内容及规则", "分值", "说明"],
+        ["服务方案", _criteria("服务方案"), "40", "主观"],
+        ["人员配置", _criteria("人员配置"), "20", "主观"],
+        ["同类业绩", "近三年每个同类项目得2分，最多得10分。", "10", "客观"],
+        ["价格评审", "价格分=评标基准价/投标报价×30", "30", "客观"],
+    ], sides=False)
+    c.save(path)
+    return Expect(rows=[("服务方案", 40, "技术"), ("人员配置", 20, "技术"), ("同类业绩", 10, "商务"),
+                        ("价格评审", 30, "价格")])
+
+
 def name_cut_pdf(path: Path) -> Expect:
     """A merged name cell with its points in the name cut mid-word by the page break, under a header
     repeated on the next page: "针对本" ends the first page with the first sub-row's text cut
@@ -914,6 +935,7 @@ PAGES: dict[str, tuple[str, Callable[[Path], Expect]]] = {
     "tag_cut": ("tag_cut.pdf", tag_cut_pdf),
     "tag_cut_first": ("tag_cut_first.pdf", tag_cut_first_pdf),
     "cut_gap": ("cut_gap.pdf", cut_gap_pdf),
+    "open_sides": ("open_sides.pdf", open_sides_pdf),
     "points_tail": ("points_tail.pdf", points_tail_pdf),
     "framed": ("framed.pdf", framed_pdf),
     "cut_points_text": ("cut_points_text.pdf", cut_points_text_pdf),

@@ -115,3 +115,22 @@ def test_a_table_that_gives_way_to_another_is_not_followed(tmp_path: Path) -> No
     doc = load_tender(tmp_path / "two.pdf")
     assert last - first >= 2
     assert max(t.page for t in doc.tables) == first  # the list's first page is read, the rest is not followed
+
+
+def test_open_sides_close_a_table_without_side_rules_only() -> None:
+    """Rules across three rows from x=60 to 540 with inner verticals at 110 and 480 only: both sides
+    are closed. Two tables of the same width stacked with a gap, each with its own side rules: nothing
+    is added (the gap between them is not joined)."""
+    from app.documents.pdf_tables import open_sides
+
+    rows = [(60.0, y, 540.0, y) for y in (100.0, 150.0, 300.0)]
+    inner = [(110.0, 100.0, 110.0, 300.0), (480.0, 100.0, 480.0, 300.0)]
+    added = sorted((round(a[0]), round(a[1]), round(b[1])) for a, b in open_sides(rows + inner))
+    assert added == [(60, 100, 300), (540, 100, 300)]
+
+    def table(top: float, bottom: float) -> list[tuple[float, float, float, float]]:
+        mid = (top + bottom) / 2
+        return [(60.0, top, 540.0, top), (60.0, mid, 540.0, mid), (60.0, bottom, 540.0, bottom),
+                *[(x, top, x, bottom) for x in (60.0, 200.0, 540.0)]]
+
+    assert open_sides(table(100.0, 300.0) + table(400.0, 600.0)) == []

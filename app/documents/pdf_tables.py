@@ -214,11 +214,80 @@ def _find(page: PdfPage, lines: list[_Line] | None = None) -> list[Any]:
     text = lines or []
     width = float(page.rect.width)
     paths = [p for p in page.get_drawings() if not _invisible(p) and not _highlight(p, text, width)]
+    sides = open_sides(_rules(paths))
     try:
-        found = page.find_tables(use_layout=False, paths=paths)
+        found = page.find_tables(use_layout=False, paths=paths, add_lines=sides or None)
     except TypeError:  # PyMuPDF < 1.27 has no layout analyser and no such argument
         found = page.find_tables()
     return list(found.tables)
+
+
+_Segment = tuple[float, float, float, float]  # x0, y0, x1, y1
+RULE = 1.5  # points: a drawn segment or bar this thin is a rule
+MIN_SIDE_ROWS = 3  # horizontal rules that must start (or end) at one x for an open side to be closed there
+MIN_OPEN_COLUMN = 10.0  # points between the rules' end and the outermost vertical rule: a column, not an overshoot
+
+
+def _rules(paths: list[dict[str, Any]]) -> list[_Segment]:
+    """Horizontal and vertical rules among the page's drawings: straight lines and thin bars."""
+    out: list[_Segment] = []
+    for path in paths:
+        for item in path.get("items", ()):
+            if item[0] == "l":
+                a, b = item[1], item[2]
+                seg = (float(min(a.x, b.x)), float(min(a.y, b.y)), float(max(a.x, b.x)), float(max(a.y, b.y)))
+            elif item[0] == "re":
+                r = item[1]
+                seg = (float(r.x0), float(r.y0), float(r.x1), float(r.y1))
+                if seg[2] - seg[0] > RULE and seg[3] - seg[1] > RULE:
+                    continue  # a box, not a bar
+            else:
+                continue
+            if seg[3] - seg[1] <= RULE or seg[2] - seg[0] <= RULE:
+                out.append(seg)
+    return out
+
+
+def open_sides(rules: list[_Segment]) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Lines closing the open sides of ruled tables: where three or more horizontal rules start (or end)
+    at one x well beyond the outermost vertical rule crossing them, the table has a column there
+    without its outer rule (a table drawn without side borders), and the line finder would drop it."""
+    flat = [r for r in rules if r[3] - r[1] <= RULE and r[2] - r[0] > RULE]
+    tall = [r for r in rules if r[2] - r[0] <= RULE and r[3] - r[1] > RULE]
+    out: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    for end in (0, 2):
+        groups: dict[int, list[_Segment]] = {}
+        for r in flat:
+            groups.setdefault(round(r[end] / 2), []).append(r)
+        for members in groups.values():
+            for run in _ruled_runs(sorted(members, key=lambda r: r[1]), tall):
+                if len(run) < MIN_SIDE_ROWS:
+                    continue
+                x = sum(r[end] for r in run) / len(run)
+                top, bottom = run[0][1], run[-1][3]
+                left, right = min(r[0] for r in run), max(r[2] for r in run)
+                crossing = [v[0] for v in tall if v[1] < bottom - 1 and v[3] > top + 1 and left + 1 < v[0] < right - 1]
+                side = sum(max(0.0, min(v[3], bottom) - max(v[1], top)) for v in tall if abs(v[0] - x) <= SAME_EDGE / 2)
+                if not crossing or side > (bottom - top) / 2:
+                    continue
+                outer = min(crossing) if end == 0 else max(crossing)
+                if abs(outer - x) >= MIN_OPEN_COLUMN:
+                    out.append(((x, top), (x, bottom)))
+    return out
+
+
+def _ruled_runs(flat: list[_Segment], tall: list[_Segment]) -> list[list[_Segment]]:
+    """Horizontal rules (top to bottom) cut where no vertical rule joins one to the next: one run per table."""
+    runs: list[list[_Segment]] = []
+    for r in flat:
+        if runs:
+            prev = runs[-1][-1]
+            lo, hi = max(prev[0], r[0]), min(prev[2], r[2])
+            if any(lo - 1 <= v[0] <= hi + 1 and v[1] <= prev[1] + 2 and v[3] >= r[1] - 2 for v in tall):
+                runs[-1].append(r)
+                continue
+        runs.append([r])
+    return runs
 
 
 def _tables_on_page(page: PdfPage, number: int, first_id: int,

@@ -14,6 +14,10 @@ The labels stay right because no name, point or row changes:
 - ``fullwidth``: the digits of the points column in full-width forms ("１０"), as some
   word-processor templates type them;
 - ``no-number``: the 序号 column taken out (a merged cell across it loses that column);
+- ``cn-numbers``: the 序号 column counts in Chinese numerals ("1" → "一", "2、" → "二、");
+- ``points-in-name``: the points written after the factor's name ("服务方案（10分）") and the points
+  column taken out, in tables whose factors are short names not merged over sub-rows and whose points
+  are plain numbers;
 - ``split``: each scoring table cut in two Word tables at its middle row, a paragraph between (what a
   PDF-to-Word conversion makes of a page break; merged cells carry on empty in the second piece);
 - ``split-header``: the same with the header row repeated at the top of the second piece;
@@ -124,6 +128,34 @@ def _straddles(tr: Any, a: int, b: int) -> bool:
                not (first <= a < first + span and first <= b < first + span) for first, span, _ in _grid(tr))
 
 
+_SEQ = re.compile(r"^(\d{1,2})([、.．]?)$")
+_CN = "零一二三四五六七八九十"
+_POINTS_TEXT = re.compile(r"^(\d+(?:\.\d+)?)分?$")
+
+
+def _merged_below(tr: Any, col: int) -> bool:
+    """The cell at ``col`` starts or continues a vertical merge."""
+    for first, _span, tc in _grid(tr):
+        if first == col:
+            return tc.find(f"{qn('w:tcPr')}/{qn('w:vMerge')}") is not None
+    return False
+
+
+def _drop_column(tbl: Any, col: int) -> None:
+    """Take grid column ``col`` out of every row (a cell spanning it loses one column)."""
+    for tr in tbl.findall(qn("w:tr")):
+        for first, span, tc in _grid(tr):
+            if first <= col < first + span:
+                if span == 1:
+                    tr.remove(tc)
+                else:
+                    tc.find(f"{qn('w:tcPr')}/{qn('w:gridSpan')}").set(qn("w:val"), str(span - 1))
+                break
+    grid = tbl.find(qn("w:tblGrid"))
+    if grid is not None and col < len(grid.findall(qn("w:gridCol"))):
+        grid.remove(grid.findall(qn("w:gridCol"))[col])
+
+
 def _vary_table(tbl: Any, layout: Layout, kind: str, header: bool, turn: int, counts: dict[str, int]) -> None:
     rows = tbl.findall(qn("w:tr"))
     body = rows[layout.header_rows:] if header else rows
@@ -157,19 +189,28 @@ def _vary_table(tbl: Any, layout: Layout, kind: str, header: bool, turn: int, co
             tr.replace(marker, tb)
             counts["rows swapped"] += 1
     elif kind == "no-number" and "number" in layout.columns:
-        col = layout.columns["number"]
-        for tr in rows:
-            for first, span, tc in _grid(tr):
-                if first <= col < first + span:
-                    if span == 1:
-                        tr.remove(tc)
-                    else:
-                        tc.find(f"{qn('w:tcPr')}/{qn('w:gridSpan')}").set(qn("w:val"), str(span - 1))
-                    break
-        grid = tbl.find(qn("w:tblGrid"))
-        if grid is not None and col < len(grid.findall(qn("w:gridCol"))):
-            grid.remove(grid.findall(qn("w:gridCol"))[col])
+        _drop_column(tbl, layout.columns["number"])
         counts["cells"] += 1
+    elif kind == "cn-numbers" and "number" in layout.columns:
+        for tr in body:
+            tc = _cell_at(tr, layout.columns["number"])
+            if tc is not None and (m := _SEQ.match(_text(tc))) and 0 < int(m.group(1)) < len(_CN):
+                _set_text(tc, _CN[int(m.group(1))] + m.group(2))
+                counts["cells"] += 1
+    elif kind == "points-in-name":
+        f, col = layout.columns["factor"], layout.columns["points"]
+        cells = [(_cell_at(tr, f), _cell_at(tr, col)) for tr in body]
+        if any(_straddles(tr, f, col) or _merged_below(tr, f) for tr in body) or any(
+                pts is not None and _text(pts) and not (name is not None and 0 < len(_text(name)) <= 30
+                                                        and _POINTS_TEXT.match(_text(pts))) for name, pts in cells):
+            counts["left"] += 1  # merged names, long names or points that are no plain number: left as they are
+            return
+        for tr in body:
+            name, pts = _cell_at(tr, f), _cell_at(tr, col)
+            if name is not None and pts is not None and _text(name) and (m := _POINTS_TEXT.match(_text(pts))):
+                _set_text(name, f"{_text(name)}（{m.group(1)}分）")
+                counts["cells"] += 1
+        _drop_column(tbl, col)
     elif kind in ("units", "fullwidth"):
         col = layout.columns["points"]
         for tr in body:
@@ -257,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("src", type=Path, help="folder with the labelled tenders and labels.json")
     ap.add_argument("dst", type=Path, help="folder to write the varied copies into")
     ap.add_argument("--kind", required=True,
-                    choices=["headers", "swap", "units", "fullwidth", "no-number", "split", "split-header", "scale"])
+                    choices=["headers", "swap", "units", "fullwidth", "no-number", "cn-numbers",
+                             "points-in-name", "split", "split-header", "scale"])
     ap.add_argument("--factor", type=float, default=0.86, help="page size factor of --kind scale")
     args = ap.parse_args(argv)
     args.dst.mkdir(parents=True, exist_ok=True)
