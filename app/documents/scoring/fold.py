@@ -130,7 +130,7 @@ def _bracketed(number: str | None) -> bool:
 def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
     """Factors with items, notes, the total row and the group subtotals of one block."""
     out = Folded()
-    group = part = within = ""
+    group = part = ""  # part: the last part label; the group differs from it under a heading inside it
     part_style: bool | None = None  # whether the open numbered part's number is bracketed ("（一）")
     group_cell: str | None = None
     prev_table: str | None = None
@@ -173,9 +173,9 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
                     out.notes.append(clean_cell_text(label))
                 continue
             # a heading over some rows inside a part ("售后服务响应情况：" under "商务部分") keeps the part
-            within = part if part and explicit_category(label) is None and not is_commercial_label(label) \
-                and not part_like(label) else ""
-            part = within or label
+            if not (part and explicit_category(label) is None and not is_commercial_label(label)
+                    and not part_like(label)):
+                part = label
             group, part_style = label, None
             group_cell = None
             short = len(compact(label)) <= 30 and not re.search(r"[；;。]", label)
@@ -206,11 +206,11 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         head = clean_cell_text((factor or "").strip().split("\n")[0]) if number and is_part_number(number) else ""
         if head and is_group_label(head):  # "（一） | 商务部分 |": a numbered part spanning the rows below it
             group, group_cell, parent = f"{clean_cell_text(number or '')} {head}", None, None
-            part, within, part_style = group, "", _bracketed(number)
+            part, part_style = group, _bracketed(number)
             if points is None and len(filled) == 2:
                 continue
         elif head and part_style is not None and _bracketed(number) == part_style:
-            group = part = within = ""  # "二 | 服务方案 | 42" after "一 | 报价 | 30": a sibling, so no part was open
+            group = part = ""  # "二 | 服务方案 | 42" after "一 | 报价 | 30": a sibling, so no part was open
             part_style = None
         if any(TOTAL_ROW.match(compact(c or "")) or _TOTAL_NAME.search(compact(c or ""))
                for c in (number, group_value)) or any(TOTAL_ROW.match(compact(c or "")) for c in (factor,)) or (
@@ -251,8 +251,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
         if group_value:
             group_cell = clean_cell_text(group_value, keep_breaks=False)
             group = group_cell
-            part = within = ""
-            part_style = None
+            part, part_style = "", None
             pts = name_points(group_cell) or stated_points(group_cell)
             if pts is None and cols.subtotal is not None:
                 pts = points_value(_cell(cells, cols.subtotal))
@@ -311,7 +310,7 @@ def fold_rows(grid: list[GridRow], cols: Columns) -> Folded:
             number=clean_cell_text(number or "", keep_breaks=False) or (last.number if last and number is None else ""),
             category_label=group_cell or "",
             group=group,
-            part=within if within != group else "",
+            part=part if part != group else "",  # set only under a heading inside the part
             factor=strip_points(raw),
             factor_raw=raw,
             stated_points=stated,
